@@ -1,0 +1,15 @@
+#pragma once
+// Shared by the subcommands: load FILE... into one Run, printing the one
+// error line for a bad file.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "model/Run.h"
+
+namespace prof::analyzer {
+
+// False after printing "profanalyze: FILE: byte N: why" to err.
+[[nodiscard]] bool loadFiles(const std::vector<std::string>& paths, Run& run, std::ostream& err);
+
+}  // namespace prof::analyzer

@@ -1,0 +1,32 @@
+#include "cli/ProfAnalyze.h"
+
+#include <CLI/CLI.hpp>
+
+#include "cli/InfoCommand.h"
+#include "cli/ReportCommand.h"
+
+namespace prof::analyzer {
+
+int runProfAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"profanalyze: read libprof capture files", "profanalyze"};
+  app.require_subcommand(1);
+  InfoOptions info;
+  ReportOptions report;
+  CLI::App* infoCommand = addInfoCommand(app, info);
+  CLI::App* reportCommand = addReportCommand(app, report);
+
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    // --help is a "ParseError" with exit code 0.
+    const int code = app.exit(e, out, err);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+  if (infoCommand->parsed()) return runInfoCommand(info, out, err);
+  if (reportCommand->parsed()) return runReportCommand(report, out, err);
+  return kExitUsage;
+}
+
+}  // namespace prof::analyzer

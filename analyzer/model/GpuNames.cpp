@@ -1,0 +1,55 @@
+#include "model/GpuNames.h"
+
+#include <cstdlib>
+#include <cxxabi.h>
+#include <memory>
+
+namespace prof::analyzer {
+namespace {
+
+// Kineto's memcpyKindString / memoryKindString wording.
+const char* copyKindName(prof::proto::CopyKind kind) {
+  switch (kind) {
+    case prof::proto::HOST_TO_DEVICE: return "HtoD";
+    case prof::proto::DEVICE_TO_HOST: return "DtoH";
+    case prof::proto::HOST_TO_HOST: return "HtoH";
+    case prof::proto::DEVICE_TO_DEVICE: return "DtoD";
+    case prof::proto::PEER_TO_PEER: return "PtoP";
+    case prof::proto::DEFAULT: return "Default";
+    default: return "Unknown";
+  }
+}
+
+const char* memoryKindName(prof::proto::MemoryKind kind) {
+  switch (kind) {
+    case prof::proto::PAGEABLE: return "Pageable";
+    case prof::proto::PINNED: return "Pinned";
+    case prof::proto::DEVICE: return "Device";
+    case prof::proto::ARRAY: return "Array";
+    case prof::proto::MANAGED: return "Managed";
+    case prof::proto::DEVICE_STATIC: return "Device Static";
+    case prof::proto::MANAGED_STATIC: return "Managed Static";
+    default: return "Unknown";
+  }
+}
+
+}  // namespace
+
+std::string demangle(const std::string& mangled) {
+  if (mangled.rfind("_Z", 0) != 0) return mangled;
+  int status = 0;
+  std::unique_ptr<char, decltype(&std::free)> out(
+      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
+  return status == 0 && out ? std::string(out.get()) : mangled;
+}
+
+std::string memcpyName(const prof::proto::Memcpy& copy) {
+  return std::string("Memcpy ") + copyKindName(copy.kind()) + " (" + memoryKindName(copy.src_kind()) +
+         " -> " + memoryKindName(copy.dst_kind()) + ")";
+}
+
+std::string memsetName(const prof::proto::Memset& set) {
+  return std::string("Memset (") + memoryKindName(set.memory_kind()) + ")";
+}
+
+}  // namespace prof::analyzer

@@ -1,0 +1,15 @@
+#pragma once
+// Display names of GPU work, as torch/Kineto tables show them, so users see
+// the rows they know ("Memcpy HtoD (Pageable -> Device)").
+#include <string>
+
+#include "proto/prof.pb.h"
+
+namespace prof::analyzer {
+
+// Demangled C++ name, or the input when it is not a mangled name.
+std::string demangle(const std::string& mangled);
+std::string memcpyName(const prof::proto::Memcpy& copy);
+std::string memsetName(const prof::proto::Memset& set);
+
+}  // namespace prof::analyzer

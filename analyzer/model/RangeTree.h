@@ -1,0 +1,39 @@
+#pragma once
+// Parent/child links between CPU events and their self times, by
+// torch.profiler's rule (profiler_util.py, _populate_cpu_children): per
+// thread, push/pop ranges and API calls sorted by (start, -end); walking that
+// order with a stack of open events, an open event that ends at or before
+// the new one starts, or ends before the new one ends (a partial overlap),
+// can no longer be a parent and is popped; the innermost remaining one is the
+// parent. Start/end NVTX ranges may cross threads, so they never nest.
+#include <cstdint>
+#include <vector>
+
+#include "model/Run.h"
+
+namespace prof::analyzer {
+
+class RangeTree {
+ public:
+  explicit RangeTree(const Run& run);
+
+  static constexpr int64_t kNoParent = -1;
+  // Index into Run::cpuEvents, or kNoParent.
+  int64_t parent(size_t event) const { return parent_[event]; }
+  // total - sum of direct children's totals. Clamped at 0: only overlapping
+  // siblings (impossible for one thread's push/pop ranges and calls, so a
+  // sign of bad data) could make it negative.
+  uint64_t selfNs(size_t event) const { return selfNs_[event]; }
+  // GPU time of the work this event's own API call launched.
+  uint64_t selfGpuNs(size_t event) const { return selfGpuNs_[event]; }
+  // selfGpuNs plus the children's gpuTotalNs.
+  uint64_t gpuTotalNs(size_t event) const { return gpuTotalNs_[event]; }
+
+ private:
+  std::vector<int64_t> parent_;
+  std::vector<uint64_t> selfNs_;
+  std::vector<uint64_t> selfGpuNs_;
+  std::vector<uint64_t> gpuTotalNs_;
+};
+
+}  // namespace prof::analyzer

@@ -1,0 +1,120 @@
+#pragma once
+// Everything loaded from one or more capture files, with absolute times and
+// names resolved: the model every view reads. Files of several processes
+// load into one Run; each record says which process it came from.
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "proto/prof.pb.h"
+
+namespace prof::analyzer {
+
+// Index into Run's name pool. Names are pooled per Run, not per file,
+// because interned ids are only unique within one file.
+using NameId = uint32_t;
+
+struct RecordCounts {
+  uint64_t apiCalls = 0;
+  uint64_t kernels = 0;
+  uint64_t memcpys = 0;
+  uint64_t memsets = 0;
+  uint64_t memoryEvents = 0;
+  uint64_t synchronizations = 0;
+  uint64_t nvtxRanges = 0;
+  uint64_t nvtxMarks = 0;
+  uint64_t overheads = 0;
+  // Definitions.
+  uint64_t stacks = 0;
+  uint64_t frames = 0;
+  uint64_t modules = 0;
+  uint64_t strings = 0;
+};
+
+struct ProcessInfo {
+  std::string path;  // the file it was read from
+  uint32_t formatMajor = 0;
+  uint32_t formatMinor = 0;
+  std::string producer;
+  std::optional<prof::proto::Process> process;  // absent if the file never had one
+  std::optional<prof::proto::ProcessEnd> end;    // absent: the run was cut short
+  std::map<uint32_t, std::string> threads;       // tid -> last name given
+  RecordCounts counts;
+  std::optional<prof::proto::DropCounts> drops;  // the last chunk's totals
+  uint64_t chunks = 0;
+  bool lastChunkTruncated = false;
+  // Earliest start and latest end over all records.
+  uint64_t firstEventNs = std::numeric_limits<uint64_t>::max();
+  uint64_t lastEventNs = 0;
+
+  bool cutShort() const { return !end.has_value(); }
+  // Process.start_ns when known, else the first event.
+  uint64_t startNs() const;
+  // ProcessEnd.end_ns when known, else the last event.
+  uint64_t endNs() const;
+};
+
+enum class CpuEventKind {
+  kPushPopRange,   // nvtxRangePush/Pop: nests on its thread
+  kStartEndRange,  // nvtxRangeStart/End: may cross threads, never nests
+  kApiCall,        // CUDA runtime or driver call: nests like push/pop
+};
+
+// A CPU-side interval: an NVTX range or a CUDA API call.
+struct CpuEvent {
+  CpuEventKind kind = CpuEventKind::kPushPopRange;
+  uint32_t process = 0;  // index into Run::processes
+  uint32_t tid = 0;
+  NameId domain = 0;  // NVTX domain; Run::kNoName for the default domain and API calls
+  NameId name = 0;
+  uint64_t startNs = 0;
+  uint64_t endNs = 0;
+  uint32_t correlationId = 0;  // API calls only; 0: none
+  bool unterminated = false;   // NVTX range still open when recording ended
+
+  uint64_t durationNs() const { return endNs - startNs; }
+};
+
+enum class GpuKind { kKernel, kMemcpy, kMemset };
+
+struct GpuActivity {
+  GpuKind kind = GpuKind::kKernel;
+  uint32_t process = 0;
+  NameId name = 0;  // kernels demangled; "Memcpy HtoD (Pageable -> Device)" style for copies
+  uint32_t deviceId = 0;
+  uint32_t streamId = 0;
+  uint32_t correlationId = 0;
+  uint64_t startNs = 0;
+  uint64_t endNs = 0;
+  uint64_t bytes = 0;
+  // Index into Run::cpuEvents of the API call that launched it (same process,
+  // same correlation id); -1 when none was recorded.
+  int64_t launchedBy = -1;
+
+  uint64_t durationNs() const { return endNs - startNs; }
+};
+
+class Run {
+ public:
+  // Name 0 is always the empty string, so "no domain" needs no optional.
+  static constexpr NameId kNoName = 0;
+  Run() { intern(""); }
+
+  NameId intern(std::string_view name);
+  const std::string& name(NameId id) const { return names_[id]; }
+
+  std::vector<ProcessInfo> processes;
+  std::vector<CpuEvent> cpuEvents;
+  std::vector<GpuActivity> gpuActivities;
+
+ private:
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, NameId> nameIds_;
+};
+
+}  // namespace prof::analyzer

@@ -1,0 +1,36 @@
+#pragma once
+// Loads capture files into a Run: reads chunk by chunk, applies each
+// chunk's definitions before its records (FORMAT.md, Interning), decodes
+// delta-encoded times, resolves interned names, then links GPU activity to
+// the API calls that launched it.
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "io/ReadError.h"
+#include "model/Run.h"
+
+namespace prof::analyzer {
+
+class RunBuilder {
+ public:
+  explicit RunBuilder(Run& run) : run_(run) {}
+
+  // Adds one file as one more process. Non-fatal problems (a truncated last
+  // chunk) go to `warnings` as one line each; a fatal one is returned, and
+  // the Run must then not be used.
+  [[nodiscard]] std::optional<ReadError> addFile(const std::string& path, std::ostream& warnings);
+
+  // Links GPU activities to their launching API calls. Call once, after the
+  // last addFile.
+  void finish();
+
+ private:
+  Run& run_;
+};
+
+// Convenience: one RunBuilder over `paths`, then finish().
+[[nodiscard]] std::optional<ReadError> loadRun(const std::vector<std::string>& paths, Run& run,
+                                               std::ostream& warnings);
+
+}  // namespace prof::analyzer

@@ -1,0 +1,23 @@
+#pragma once
+// torch's key_averages().table(sort_by=...) keys. Every key torch accepts is
+// accepted; the memory keys sort by 0 until memory columns exist, and the
+// "device_*" spellings of newer torch releases mean the same as "cuda_*".
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "views/KeyAverages.h"
+
+namespace prof::analyzer {
+
+// All accepted spellings, for --help and validation.
+const std::vector<std::string>& sortKeyNames();
+
+// The value rows are sorted by (descending), or nullopt for an unknown key.
+std::optional<double> sortValue(const std::string& key, const KeyAverage& row);
+
+// Sorts descending by `key`, keeping first-occurrence order among equal
+// values (Python's sorted(..., reverse=True) is stable the same way).
+void sortRows(std::vector<KeyAverage>& rows, const std::string& key);
+
+}  // namespace prof::analyzer
