@@ -1,0 +1,153 @@
+// The agent's lifecycle: start in the preload constructor, stop at exit, stay
+// out of forked children. Nothing here may break the app: every failure turns
+// recording off with one "libprof:" line and lets the app run on.
+#include <dlfcn.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "capture/nvtx_capture.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "config.h"
+#include "record/recorder.h"
+#include "record/writer.h"
+#include "signals.h"
+
+// One agent per process even when it is loaded twice under different paths
+// (LD_PRELOAD and CUDA_INJECTION64_PATH naming different copies): the first
+// copy in the global scope claims this symbol.
+extern "C" [[gnu::visibility("default")]] const char libprof_agent_marker = 1;
+
+namespace prof {
+namespace {
+
+// Set by the first agent of a process tree: a process that finds another
+// pid here was started by a profiled process (see disambiguate_for_child).
+constexpr char kAgentPidVariable[] = "PROF_AGENT_PID";
+
+enum class Phase { off, recording, finished };
+std::atomic<Phase> g_phase{Phase::off};
+// Deliberately leaked: app threads may still record while the process exits,
+// after static destructors would have run.
+Recorder* g_recorder = nullptr;
+Writer* g_writer = nullptr;
+
+std::string read_file(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string own_library_path() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&own_library_path), &info) == 0 || info.dli_fname == nullptr) {
+    return {};
+  }
+  return info.dli_fname;
+}
+
+ProcessInfo describe_process(const ProcessIdentity& identity, const AgentConfig& config) {
+  ProcessInfo process;
+  process.pid = identity.pid;
+  process.parent_pid = static_cast<uint32_t>(getppid());
+  process.hostname = identity.hostname;
+  process.rank = identity.rank;
+  process.world_size = identity.world_size;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n > 0) process.executable.assign(exe, static_cast<size_t>(n));
+  const std::string cmdline = read_file("/proc/self/cmdline");
+  for (size_t begin = 0; begin < cmdline.size();) {
+    size_t end = cmdline.find('\0', begin);
+    if (end == std::string::npos) end = cmdline.size();
+    process.command_line.emplace_back(cmdline, begin, end - begin);
+    begin = end + 1;
+  }
+  process.clock_anchor.realtime_ns = realtime_ns();
+  process.clock_anchor.monotonic_ns = monotonic_ns();
+  process.start_ns = process.clock_anchor.monotonic_ns;
+  process.options = {
+      {"output", config.output_path},
+      {"log", config.log_level == LogLevel::quiet ? "quiet"
+              : config.log_level == LogLevel::debug ? "debug" : "info"},
+      {"buffer_kb", std::to_string(config.thread_buffer_bytes >> 10)},
+      {"flush_ms", std::to_string(config.flush_interval_ms)},
+      {"nvtx", "on"},
+  };
+  return process;
+}
+
+void finish(EndReason reason) {
+  Phase expected = Phase::recording;
+  if (!g_phase.compare_exchange_strong(expected, Phase::finished)) return;
+  g_writer->wait_until_written(g_writer->request_flush(true, reason), 10'000);
+  g_recorder->stop_accepting();
+  g_writer->join();
+  log_info("wrote %s (%llu bytes)", g_writer->path().c_str(),
+           static_cast<unsigned long long>(g_writer->bytes_written()));
+}
+
+void on_exit_handler() { finish(EndReason::exit); }
+
+// A forked child has only the thread that called fork: no writer thread, and
+// the registry's mutex may be held by a thread that no longer exists. It
+// leaks the parent's state, records nothing and never touches the parent's
+// file. (A child that execs starts a fresh agent and writes its own file.)
+void on_fork_child() {
+  if (g_phase.load() != Phase::recording) return;
+  g_phase.store(Phase::off);
+  enable_nvtx_capture(nullptr);
+}
+
+void start() {
+  const ProcessIdentity identity = read_process_identity();
+  AgentConfig config = read_config(identity);
+
+  const char* ancestor = getenv(kAgentPidVariable);
+  const std::string own_pid = std::to_string(identity.pid);
+  const char* output = getenv("PROF_OUTPUT");
+  const bool template_has_pid = output != nullptr && std::string(output).find("%p") != std::string::npos;
+  if (ancestor != nullptr && own_pid != ancestor && !template_has_pid) {
+    config.output_path = disambiguate_for_child(config.output_path, identity.pid);
+  }
+  setenv(kAgentPidVariable, own_pid.c_str(), 1);
+
+  // NVTX3 reads this on its first call in each module; pointing it at
+  // ourselves is how NVTX ranges reach us. A tool the user set wins.
+  const std::string self = own_library_path();
+  if (!self.empty()) setenv("NVTX_INJECTION64_PATH", self.c_str(), 0);
+
+  g_recorder = new Recorder(config.thread_buffer_bytes);
+  g_writer = new Writer(*g_recorder, config, describe_process(identity, config));
+  if (!g_writer->open()) return;  // already said why; the app runs unrecorded
+  g_writer->start();
+  g_phase.store(Phase::recording);
+  enable_nvtx_capture(g_recorder);
+
+  atexit(on_exit_handler);
+  pthread_atfork(nullptr, nullptr, on_fork_child);
+  install_signal_handlers(g_writer);
+  log_info("recording to %s", config.output_path.c_str());
+}
+
+bool another_agent_is_active() {
+  const void* first = dlsym(RTLD_DEFAULT, "libprof_agent_marker");
+  return first != nullptr && first != &libprof_agent_marker;
+}
+
+[[gnu::constructor]] void on_load() {
+  if (another_agent_is_active()) return;
+  start();
+}
+
+// A fallback for exits that skip atexit handlers registered after this
+// library's constructor (the handler list is per object under dlclose).
+[[gnu::destructor]] void on_unload() { finish(EndReason::exit); }
+
+}  // namespace
+}  // namespace prof

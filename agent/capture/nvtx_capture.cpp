@@ -1,0 +1,300 @@
+#include "capture/nvtx_capture.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <cwchar>
+
+#include <nvtx3/nvToolsExt.h>
+
+#include "capture/reentry_guard.h"
+#include "common/clock.h"
+#include "record/recorder.h"
+
+// NVTX declares these handle types as pointers to incomplete structs for the
+// tool to define.
+struct nvtxDomainRegistration_st {
+  prof::NvtxDomain domain;
+};
+struct nvtxStringRegistration_st {
+  char text[prof::kMaxPayloadString + 1];
+};
+
+namespace prof {
+namespace {
+
+std::atomic<Recorder*> g_recorder{nullptr};
+std::atomic<uint64_t> g_next_range_id{1};
+
+// The text of an NVTX message, narrow (UTF-8) or wide (converted to UTF-8 as
+// it is copied), cut to kMaxPayloadString bytes.
+class MessageText {
+ public:
+  MessageText() = default;
+  explicit MessageText(const char* text) : narrow_(text) {
+    if (text != nullptr) bytes_ = strnlen(text, kMaxPayloadString);
+  }
+  explicit MessageText(const wchar_t* text) : wide_(text) {
+    if (text == nullptr) return;
+    for (const wchar_t* c = text; *c != 0; ++c) {
+      const uint32_t n = utf8_length(static_cast<uint32_t>(*c));
+      if (bytes_ + n > kMaxPayloadString) break;
+      bytes_ += n;
+    }
+  }
+  static MessageText of(const nvtxEventAttributes_t* attributes) {
+    if (attributes == nullptr) return {};
+    switch (attributes->messageType) {
+      case NVTX_MESSAGE_TYPE_ASCII: return MessageText(attributes->message.ascii);
+      case NVTX_MESSAGE_TYPE_UNICODE: return MessageText(attributes->message.unicode);
+      case NVTX_MESSAGE_TYPE_REGISTERED:
+        return attributes->message.registered != nullptr
+                   ? MessageText(attributes->message.registered->text)
+                   : MessageText();
+      default: return {};
+    }
+  }
+
+  uint32_t bytes() const { return bytes_; }
+
+  void copy_to(char* out) const {
+    if (narrow_ != nullptr) {
+      memcpy(out, narrow_, bytes_);
+      return;
+    }
+    uint32_t at = 0;
+    for (const wchar_t* c = wide_; c != nullptr && at < bytes_; ++c) {
+      at += encode_utf8(static_cast<uint32_t>(*c), out + at);
+    }
+  }
+
+ private:
+  static uint32_t utf8_length(uint32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; }
+  static uint32_t encode_utf8(uint32_t c, char* out) {
+    const uint32_t n = utf8_length(c);
+    if (n == 1) {
+      out[0] = static_cast<char>(c);
+    } else {
+      static constexpr uint8_t kLead[] = {0, 0, 0xC0, 0xE0, 0xF0};
+      for (uint32_t i = n - 1; i > 0; --i) {
+        out[i] = static_cast<char>(0x80 | (c & 0x3F));
+        c >>= 6;
+      }
+      out[0] = static_cast<char>(kLead[n] | c);
+    }
+    return n;
+  }
+
+  const char* narrow_ = nullptr;
+  const wchar_t* wide_ = nullptr;
+  uint32_t bytes_ = 0;
+};
+
+struct EventStyle {
+  uint32_t color_argb = 0;
+  uint32_t category = 0;
+  static EventStyle of(const nvtxEventAttributes_t* attributes) {
+    EventStyle style;
+    if (attributes == nullptr) return style;
+    if (attributes->colorType == NVTX_COLOR_ARGB) style.color_argb = attributes->color;
+    style.category = attributes->category;
+    return style;
+  }
+};
+
+// NVTX's push/pop return value is the nesting level, which NVTX leaves to the
+// tool. Each thread counts per domain; a thread using more domains than this
+// gets level 0 for the extra ones (the recording itself is unaffected).
+struct DomainDepth {
+  const NvtxDomain* domain;
+  int depth;
+};
+constexpr int kTrackedDomains = 8;
+thread_local DomainDepth t_depths[kTrackedDomains] = {};
+thread_local int t_tracked = 0;
+
+int* depth_of(const NvtxDomain* domain) {
+  for (int i = 0; i < t_tracked; ++i) {
+    if (t_depths[i].domain == domain) return &t_depths[i].depth;
+  }
+  if (t_tracked == kTrackedDomains) return nullptr;
+  t_depths[t_tracked] = {domain, 0};
+  return &t_depths[t_tracked++].depth;
+}
+
+ThreadBuffer* current_buffer() {
+  Recorder* recorder = g_recorder.load(std::memory_order_acquire);
+  if (recorder == nullptr || !recorder->accepting()) return nullptr;
+  return recorder->thread_buffer();
+}
+
+void record_event(RecordType type, const NvtxDomain* domain, uint64_t range_id,
+                  const MessageText& message, EventStyle style) {
+  const uint64_t now = monotonic_ns();
+  ReentryGuard guard;
+  if (!guard) return;
+  ThreadBuffer* buffer = current_buffer();
+  if (buffer == nullptr) return;
+  auto* record = begin_record<NvtxEventRecord>(*buffer, type, message.bytes());
+  if (record == nullptr) return;
+  record->time_ns = now;
+  record->domain = domain;
+  record->range_id = range_id;
+  record->color_argb = style.color_argb;
+  record->category = style.category;
+  message.copy_to(reinterpret_cast<char*>(record + 1));
+  buffer->commit();
+}
+
+const NvtxDomain* domain_of(nvtxDomainHandle_t handle) {
+  return handle != nullptr ? &handle->domain : nullptr;
+}
+
+// ---- the functions NVTX calls ----
+
+void mark(const NvtxDomain* domain, const MessageText& message, EventStyle style) {
+  record_event(RecordType::nvtx_mark, domain, 0, message, style);
+}
+
+nvtxRangeId_t range_start(const NvtxDomain* domain, const MessageText& message, EventStyle style) {
+  const uint64_t id = g_next_range_id.fetch_add(1, std::memory_order_relaxed);
+  record_event(RecordType::nvtx_range_start, domain, id, message, style);
+  return id;
+}
+
+void range_end(const NvtxDomain* domain, nvtxRangeId_t id) {
+  record_event(RecordType::nvtx_range_end, domain, id, MessageText(), {});
+}
+
+int range_push(const NvtxDomain* domain, const MessageText& message, EventStyle style) {
+  record_event(RecordType::nvtx_push, domain, 0, message, style);
+  int* depth = depth_of(domain);
+  return depth != nullptr ? (*depth)++ : 0;
+}
+
+int range_pop(const NvtxDomain* domain) {
+  record_event(RecordType::nvtx_pop, domain, 0, MessageText(), {});
+  int* depth = depth_of(domain);
+  if (depth == nullptr) return 0;
+  // NVTX: a pop without a push is an error, reported as a negative level.
+  return *depth > 0 ? --(*depth) : -1;
+}
+
+void name_os_thread(uint32_t tid, const MessageText& name) {
+  ReentryGuard guard;
+  if (!guard) return;
+  ThreadBuffer* buffer = current_buffer();
+  if (buffer == nullptr) return;
+  auto* record = begin_record<ThreadNameRecord>(*buffer, RecordType::thread_name, name.bytes());
+  if (record == nullptr) return;
+  record->tid = tid;
+  record->unused = 0;
+  name.copy_to(reinterpret_cast<char*>(record + 1));
+  buffer->commit();
+}
+
+nvtxDomainHandle_t domain_create(const MessageText& name) {
+  // Never freed: records may still point at a domain after nvtxDomainDestroy.
+  auto* handle = static_cast<nvtxDomainRegistration_st*>(calloc(1, sizeof(nvtxDomainRegistration_st)));
+  if (handle == nullptr) return nullptr;
+  const uint32_t bytes = std::min<uint32_t>(name.bytes(), sizeof(handle->domain.name) - 1);
+  char copy[kMaxPayloadString];
+  name.copy_to(copy);
+  memcpy(handle->domain.name, copy, bytes);
+  return handle;
+}
+
+nvtxStringHandle_t register_string(const MessageText& text) {
+  // Registered strings live as long as the process, as NVTX specifies.
+  auto* handle = static_cast<nvtxStringRegistration_st*>(calloc(1, sizeof(nvtxStringRegistration_st)));
+  if (handle != nullptr) text.copy_to(handle->text);
+  return handle;
+}
+
+// C entry points with NVTX's signatures.
+void NVTX_API MarkEx(const nvtxEventAttributes_t* a) { mark(nullptr, MessageText::of(a), EventStyle::of(a)); }
+void NVTX_API MarkA(const char* m) { mark(nullptr, MessageText(m), {}); }
+void NVTX_API MarkW(const wchar_t* m) { mark(nullptr, MessageText(m), {}); }
+nvtxRangeId_t NVTX_API RangeStartEx(const nvtxEventAttributes_t* a) { return range_start(nullptr, MessageText::of(a), EventStyle::of(a)); }
+nvtxRangeId_t NVTX_API RangeStartA(const char* m) { return range_start(nullptr, MessageText(m), {}); }
+nvtxRangeId_t NVTX_API RangeStartW(const wchar_t* m) { return range_start(nullptr, MessageText(m), {}); }
+void NVTX_API RangeEnd(nvtxRangeId_t id) { range_end(nullptr, id); }
+int NVTX_API RangePushEx(const nvtxEventAttributes_t* a) { return range_push(nullptr, MessageText::of(a), EventStyle::of(a)); }
+int NVTX_API RangePushA(const char* m) { return range_push(nullptr, MessageText(m), {}); }
+int NVTX_API RangePushW(const wchar_t* m) { return range_push(nullptr, MessageText(m), {}); }
+int NVTX_API RangePop() { return range_pop(nullptr); }
+void NVTX_API NameOsThreadA(uint32_t tid, const char* n) { name_os_thread(tid, MessageText(n)); }
+void NVTX_API NameOsThreadW(uint32_t tid, const wchar_t* n) { name_os_thread(tid, MessageText(n)); }
+
+void NVTX_API DomainMarkEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) { mark(domain_of(d), MessageText::of(a), EventStyle::of(a)); }
+nvtxRangeId_t NVTX_API DomainRangeStartEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) { return range_start(domain_of(d), MessageText::of(a), EventStyle::of(a)); }
+void NVTX_API DomainRangeEnd(nvtxDomainHandle_t d, nvtxRangeId_t id) { range_end(domain_of(d), id); }
+int NVTX_API DomainRangePushEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) { return range_push(domain_of(d), MessageText::of(a), EventStyle::of(a)); }
+int NVTX_API DomainRangePop(nvtxDomainHandle_t d) { return range_pop(domain_of(d)); }
+nvtxStringHandle_t NVTX_API DomainRegisterStringA(nvtxDomainHandle_t, const char* s) { return register_string(MessageText(s)); }
+nvtxStringHandle_t NVTX_API DomainRegisterStringW(nvtxDomainHandle_t, const wchar_t* s) { return register_string(MessageText(s)); }
+nvtxDomainHandle_t NVTX_API DomainCreateA(const char* name) { return domain_create(MessageText(name)); }
+nvtxDomainHandle_t NVTX_API DomainCreateW(const wchar_t* name) { return domain_create(MessageText(name)); }
+void NVTX_API DomainDestroy(nvtxDomainHandle_t) {}
+
+template <typename Function>
+void assign(NvtxFunctionTable table, unsigned int size, unsigned int index, Function function) {
+  if (table != nullptr && index < size && table[index] != nullptr) {
+    *table[index] = reinterpret_cast<NvtxFunctionPointer>(function);
+  }
+}
+
+bool install(const NvtxExportTableCallbacks* callbacks) {
+  NvtxFunctionTable core = nullptr;
+  unsigned int core_size = 0;
+  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &core, &core_size) == 0) return false;
+  assign(core, core_size, NVTX_CBID_CORE_MarkEx, MarkEx);
+  assign(core, core_size, NVTX_CBID_CORE_MarkA, MarkA);
+  assign(core, core_size, NVTX_CBID_CORE_MarkW, MarkW);
+  assign(core, core_size, NVTX_CBID_CORE_RangeStartEx, RangeStartEx);
+  assign(core, core_size, NVTX_CBID_CORE_RangeStartA, RangeStartA);
+  assign(core, core_size, NVTX_CBID_CORE_RangeStartW, RangeStartW);
+  assign(core, core_size, NVTX_CBID_CORE_RangeEnd, RangeEnd);
+  assign(core, core_size, NVTX_CBID_CORE_RangePushEx, RangePushEx);
+  assign(core, core_size, NVTX_CBID_CORE_RangePushA, RangePushA);
+  assign(core, core_size, NVTX_CBID_CORE_RangePushW, RangePushW);
+  assign(core, core_size, NVTX_CBID_CORE_RangePop, RangePop);
+  assign(core, core_size, NVTX_CBID_CORE_NameOsThreadA, NameOsThreadA);
+  assign(core, core_size, NVTX_CBID_CORE_NameOsThreadW, NameOsThreadW);
+
+  NvtxFunctionTable core2 = nullptr;
+  unsigned int core2_size = 0;
+  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &core2, &core2_size) != 0) {
+    assign(core2, core2_size, NVTX_CBID_CORE2_DomainMarkEx, DomainMarkEx);
+    assign(core2, core2_size, NVTX_CBID_CORE2_DomainRangeStartEx, DomainRangeStartEx);
+    assign(core2, core2_size, NVTX_CBID_CORE2_DomainRangeEnd, DomainRangeEnd);
+    assign(core2, core2_size, NVTX_CBID_CORE2_DomainRangePushEx, DomainRangePushEx);
+    assign(core2, core2_size, NVTX_CBID_CORE2_DomainRangePop, DomainRangePop);
+    assign(core2, core2_size, NVTX_CBID_CORE2_DomainRegisterStringA, DomainRegisterStringA);
+    assign(core2, core2_size, NVTX_CBID_CORE2_DomainRegisterStringW, DomainRegisterStringW);
+    assign(core2, core2_size, NVTX_CBID_CORE2_DomainCreateA, DomainCreateA);
+    assign(core2, core2_size, NVTX_CBID_CORE2_DomainCreateW, DomainCreateW);
+    assign(core2, core2_size, NVTX_CBID_CORE2_DomainDestroy, DomainDestroy);
+  }
+  return true;
+}
+
+}  // namespace
+
+void enable_nvtx_capture(Recorder* recorder) { g_recorder.store(recorder, std::memory_order_release); }
+
+}  // namespace prof
+
+// Exported: NVTX looks this up by name in the library named by
+// NVTX_INJECTION64_PATH. Returns 1 on success, 0 to leave NVTX as no-ops.
+extern "C" [[gnu::visibility("default")]] int InitializeInjectionNvtx2(
+    NvtxGetExportTableFunc_t get_export_table) {
+  if (get_export_table == nullptr) return 0;
+  const auto* callbacks =
+      static_cast<const NvtxExportTableCallbacks*>(get_export_table(NVTX_ETID_CALLBACKS));
+  if (callbacks == nullptr || callbacks->struct_size < sizeof(NvtxExportTableCallbacks)) return 0;
+  return prof::install(callbacks) ? 1 : 0;
+}

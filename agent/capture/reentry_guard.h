@@ -1,0 +1,25 @@
+#pragma once
+// Every hook starts with a ReentryGuard: if the agent's own work calls back
+// into a hooked function on the same thread, the inner call is passed through
+// unrecorded instead of recursing.
+
+namespace prof {
+
+class ReentryGuard {
+ public:
+  ReentryGuard() : entered_(!t_in_agent) { t_in_agent = true; }
+  ~ReentryGuard() {
+    if (entered_) t_in_agent = false;
+  }
+  ReentryGuard(const ReentryGuard&) = delete;
+  ReentryGuard& operator=(const ReentryGuard&) = delete;
+
+  // False when this thread is already inside the agent.
+  explicit operator bool() const { return entered_; }
+
+ private:
+  [[gnu::tls_model("initial-exec")]] static inline thread_local bool t_in_agent = false;
+  bool entered_;
+};
+
+}  // namespace prof

@@ -1,0 +1,54 @@
+#include "common/log.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+
+namespace prof {
+namespace {
+
+std::atomic<LogLevel> g_level{LogLevel::info};
+
+void vlog(LogLevel needed, const char* format, va_list args) {
+  if (g_level.load(std::memory_order_relaxed) < needed) return;
+  char line[1024];
+  constexpr char kPrefix[] = "libprof: ";
+  size_t used = sizeof(kPrefix) - 1;
+  __builtin_memcpy(line, kPrefix, used);
+  int n = vsnprintf(line + used, sizeof(line) - used - 1, format, args);
+  if (n < 0) return;
+  used += static_cast<size_t>(n) < sizeof(line) - used - 1 ? static_cast<size_t>(n)
+                                                           : sizeof(line) - used - 2;
+  line[used++] = '\n';
+  ssize_t ignored = write(STDERR_FILENO, line, used);
+  (void)ignored;
+}
+
+}  // namespace
+
+void set_log_level(LogLevel level) { g_level.store(level, std::memory_order_relaxed); }
+LogLevel log_level() { return g_level.load(std::memory_order_relaxed); }
+
+void log_error(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  vlog(LogLevel::info, format, args);
+  va_end(args);
+}
+
+void log_info(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  vlog(LogLevel::info, format, args);
+  va_end(args);
+}
+
+void log_debug(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  vlog(LogLevel::debug, format, args);
+  va_end(args);
+}
+
+}  // namespace prof

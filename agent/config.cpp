@@ -1,0 +1,112 @@
+#include "config.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace prof {
+namespace {
+
+int first_int_env(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const char* value = getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    char* end = nullptr;
+    errno = 0;
+    long parsed = strtol(value, &end, 10);
+    if (errno == 0 && *end == '\0' && parsed >= 0 && parsed < (1L << 30)) {
+      return static_cast<int>(parsed);
+    }
+  }
+  return -1;
+}
+
+// Parses a positive integer variable within [min, max]; otherwise the default.
+uint64_t bounded_env(const char* name, uint64_t fallback, uint64_t min, uint64_t max) {
+  const char* value = getenv(name);
+  if (value == nullptr || *value == '\0') return fallback;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long parsed = strtoull(value, &end, 10);
+  if (errno != 0 || *end != '\0' || parsed < min || parsed > max) {
+    log_error("%s=%s is not a number in [%llu, %llu]; using %llu", name, value,
+              static_cast<unsigned long long>(min), static_cast<unsigned long long>(max),
+              static_cast<unsigned long long>(fallback));
+    return fallback;
+  }
+  return parsed;
+}
+
+LogLevel parse_log_level(const char* value) {
+  if (value == nullptr || *value == '\0') return LogLevel::info;
+  if (strcmp(value, "quiet") == 0) return LogLevel::quiet;
+  if (strcmp(value, "info") == 0) return LogLevel::info;
+  if (strcmp(value, "debug") == 0) return LogLevel::debug;
+  log_error("PROF_LOG=%s is not quiet, info or debug; using info", value);
+  return LogLevel::info;
+}
+
+}  // namespace
+
+ProcessIdentity read_process_identity() {
+  ProcessIdentity identity;
+  identity.pid = static_cast<uint32_t>(getpid());
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) == 0) identity.hostname = host;
+  identity.rank = first_int_env({"RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK"});
+  identity.world_size =
+      first_int_env({"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS", "PMI_SIZE"});
+  return identity;
+}
+
+std::string expand_output_template(const std::string& pattern, const ProcessIdentity& identity) {
+  std::string out;
+  out.reserve(pattern.size() + 16);
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%' || i + 1 == pattern.size()) {
+      out += pattern[i];
+      continue;
+    }
+    switch (pattern[++i]) {
+      case 'p': out += std::to_string(identity.pid); break;
+      case 'h': out += identity.hostname; break;
+      case 'r': out += std::to_string(identity.rank < 0 ? 0 : identity.rank); break;
+      case '%': out += '%'; break;
+      default:  // not ours: keep it as written
+        out += '%';
+        out += pattern[i];
+    }
+  }
+  return out;
+}
+
+std::string disambiguate_for_child(const std::string& path, uint32_t pid) {
+  size_t slash = path.rfind('/');
+  size_t dot = path.rfind('.');
+  std::string suffix = "." + std::to_string(pid);
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) ||
+      dot == (slash == std::string::npos ? 0 : slash + 1)) {
+    return path + suffix;
+  }
+  return path.substr(0, dot) + suffix + path.substr(dot);
+}
+
+AgentConfig read_config(const ProcessIdentity& identity) {
+  AgentConfig config;
+  config.log_level = parse_log_level(getenv("PROF_LOG"));
+  set_log_level(config.log_level);
+
+  const char* output = getenv("PROF_OUTPUT");
+  std::string pattern = (output != nullptr && *output != '\0') ? output : "run.pb";
+  config.output_path = expand_output_template(pattern, identity);
+
+  config.thread_buffer_bytes =
+      bounded_env("PROF_BUFFER_KB", config.thread_buffer_bytes >> 10, 64, 1u << 20) << 10;
+  config.flush_interval_ms =
+      static_cast<uint32_t>(bounded_env("PROF_FLUSH_MS", config.flush_interval_ms, 10, 60'000));
+  return config;
+}
+
+}  // namespace prof

@@ -1,0 +1,42 @@
+#pragma once
+// The agent's configuration, read once from the environment at start-up.
+// Every variable is documented in the README ("Configuration").
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/log.h"
+
+namespace prof {
+
+struct ProcessIdentity {
+  uint32_t pid = 0;
+  std::string hostname;
+  int rank = -1;        // RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID; -1: none
+  int world_size = -1;  // WORLD_SIZE, OMPI_COMM_WORLD_SIZE, SLURM_NTASKS
+};
+
+struct AgentConfig {
+  std::string output_path;            // PROF_OUTPUT, expanded
+  LogLevel log_level = LogLevel::info;  // PROF_LOG
+  size_t thread_buffer_bytes = 4u << 20;  // PROF_BUFFER_KB
+  uint32_t flush_interval_ms = 500;     // PROF_FLUSH_MS
+  uint32_t drain_interval_ms = 10;      // how often the writer empties the buffers
+};
+
+// Reads the variables through `getenv`. Invalid values fall back to the
+// default with one log line; configuration never stops the app.
+AgentConfig read_config(const ProcessIdentity& identity);
+
+ProcessIdentity read_process_identity();
+
+// Expands %p (pid), %h (host), %r (rank, "0" when none) and %% in PROF_OUTPUT.
+std::string expand_output_template(const std::string& pattern, const ProcessIdentity& identity);
+
+// A process started from a profiled process (fork + exec) inherits the
+// environment and so the same PROF_OUTPUT. When the template has no %p and a
+// profiled ancestor exists, the pid goes before the extension so that the two
+// never write one file: run.pb -> run.12345.pb.
+std::string disambiguate_for_child(const std::string& path, uint32_t pid);
+
+}  // namespace prof

@@ -1,0 +1,73 @@
+#include "record/nvtx_ranges.h"
+
+namespace prof {
+
+NvtxRange NvtxRangeAssembler::make_range(const OpenRange& open, RangeStyle style,
+                                         uint32_t end_tid, uint64_t end_ns, uint32_t depth) {
+  NvtxRange range;
+  range.tid = open.tid;
+  range.end_tid = end_tid;
+  range.domain_id = open.begin.domain_id;
+  range.name_id = open.begin.name_id;
+  range.start_ns = open.begin.time_ns;
+  range.end_ns = end_ns;
+  range.style = style;
+  range.color_argb = open.begin.color_argb;
+  range.category = open.begin.category;
+  range.depth = depth;
+  return range;
+}
+
+void NvtxRangeAssembler::push(uint32_t tid, const Begin& begin) {
+  stacks_[{tid, begin.domain_id}].push_back({begin, tid});
+}
+
+bool NvtxRangeAssembler::pop(uint32_t tid, uint64_t domain_id, uint64_t time_ns,
+                             NvtxRange& closed) {
+  auto found = stacks_.find({tid, domain_id});
+  if (found == stacks_.end() || found->second.empty()) return false;
+  std::vector<OpenRange>& stack = found->second;
+  const auto depth = static_cast<uint32_t>(stack.size() - 1);
+  closed = make_range(stack.back(), RangeStyle::push_pop, tid, time_ns, depth);
+  stack.pop_back();
+  return true;
+}
+
+void NvtxRangeAssembler::start(uint64_t range_id, uint32_t tid, const Begin& begin) {
+  started_[range_id] = {begin, tid};
+}
+
+bool NvtxRangeAssembler::end(uint64_t range_id, uint32_t tid, uint64_t time_ns,
+                             NvtxRange& closed) {
+  auto found = started_.find(range_id);
+  if (found == started_.end()) return false;
+  closed = make_range(found->second, RangeStyle::start_end, tid, time_ns, 0);
+  started_.erase(found);
+  return true;
+}
+
+std::vector<NvtxRange> NvtxRangeAssembler::close_all(uint64_t end_ns) {
+  std::vector<NvtxRange> closed;
+  for (auto& [key, stack] : stacks_) {
+    for (size_t depth = 0; depth < stack.size(); ++depth) {
+      closed.push_back(make_range(stack[depth], RangeStyle::push_pop, key.tid, end_ns,
+                                  static_cast<uint32_t>(depth)));
+      closed.back().unterminated = true;
+    }
+  }
+  for (auto& [id, open] : started_) {
+    closed.push_back(make_range(open, RangeStyle::start_end, open.tid, end_ns, 0));
+    closed.back().unterminated = true;
+  }
+  stacks_.clear();
+  started_.clear();
+  return closed;
+}
+
+size_t NvtxRangeAssembler::open_count() const {
+  size_t count = started_.size();
+  for (const auto& [key, stack] : stacks_) count += stack.size();
+  return count;
+}
+
+}  // namespace prof

@@ -1,0 +1,56 @@
+#include "record/recorder.h"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <new>
+
+namespace prof {
+namespace {
+
+// initial-exec: a plain %fs-relative load, no __tls_get_addr call per record.
+[[gnu::tls_model("initial-exec")]] thread_local ThreadBuffer* t_buffer = nullptr;
+
+pthread_key_t g_exit_key;
+pthread_once_t g_exit_key_once = PTHREAD_ONCE_INIT;
+
+}  // namespace
+
+// Runs as the thread exits (pthread key destructor). A thread_local with a
+// destructor would work too, but this keeps the hot-path TLS trivial.
+void on_thread_exit(void* buffer) {
+  t_buffer = nullptr;
+  static_cast<ThreadBuffer*>(buffer)->mark_owner_exited();
+}
+
+ThreadBuffer* Recorder::thread_buffer() {
+  if (t_buffer != nullptr) [[likely]] {
+    return t_buffer;
+  }
+  if (!accepting()) return nullptr;
+  return register_thread();
+}
+
+ThreadBuffer* Recorder::register_thread() {
+  pthread_once(&g_exit_key_once, [] { pthread_key_create(&g_exit_key, on_thread_exit); });
+  auto* buffer = new (std::nothrow)
+      ThreadBuffer(buffer_bytes_, static_cast<uint32_t>(syscall(SYS_gettid)));
+  if (buffer == nullptr) return nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    buffers_.push_back(buffer);
+  }
+  pthread_setspecific(g_exit_key, buffer);
+  t_buffer = buffer;
+  return buffer;
+}
+
+uint64_t Recorder::dropped() const {
+  std::lock_guard lock(mutex_);
+  uint64_t total = retired_dropped_;
+  for (const ThreadBuffer* buffer : buffers_) total += buffer->dropped();
+  return total;
+}
+
+}  // namespace prof

@@ -1,0 +1,85 @@
+#pragma once
+// The registry of per-thread buffers: app threads reach their own buffer
+// through a thread-local pointer (no lock after the first record of a
+// thread); the writer thread visits all of them.
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "record/records.h"
+#include "record/thread_buffer.h"
+
+namespace prof {
+
+class Recorder {
+ public:
+  explicit Recorder(size_t buffer_bytes) : buffer_bytes_(buffer_bytes) {}
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  // ---- app threads ----
+
+  // The calling thread's buffer, created on its first record (the one
+  // allocation and lock a thread ever pays); nullptr when recording stopped.
+  ThreadBuffer* thread_buffer();
+
+  bool accepting() const { return accepting_.load(std::memory_order_acquire); }
+  // Later records are ignored; what is in the buffers stays for the writer.
+  void stop_accepting() { accepting_.store(false, std::memory_order_release); }
+
+  // ---- writer thread ----
+
+  // Calls visit(const ThreadBuffer&, const RecordHeader&) for every committed
+  // record of every thread, and frees the buffers of threads that exited.
+  template <typename Visit>
+  void drain_all(Visit&& visit);
+
+  // Records dropped because a buffer was full, over all threads ever seen.
+  uint64_t dropped() const;
+
+ private:
+  friend void on_thread_exit(void*);
+  ThreadBuffer* register_thread();
+
+  const size_t buffer_bytes_;
+  std::atomic<bool> accepting_{true};
+  mutable std::mutex mutex_;  // guards buffers_ and retired_dropped_
+  std::vector<ThreadBuffer*> buffers_;
+  uint64_t retired_dropped_ = 0;
+  std::vector<ThreadBuffer*> snapshot_;  // writer's scratch, reused
+};
+
+// Reserves a record of type `Record` followed by `payload_bytes` bytes in the
+// calling thread's buffer. Returns nullptr when the record is dropped.
+template <typename Record>
+Record* begin_record(ThreadBuffer& buffer, RecordType type, uint32_t payload_bytes) {
+  void* space = buffer.reserve(sizeof(Record) + payload_bytes);
+  if (space == nullptr) return nullptr;
+  auto* record = static_cast<Record*>(space);
+  record->header.type = static_cast<uint16_t>(type);
+  record->header.payload_bytes = static_cast<uint16_t>(payload_bytes);
+  return record;
+}
+
+template <typename Visit>
+void Recorder::drain_all(Visit&& visit) {
+  {
+    std::lock_guard lock(mutex_);
+    snapshot_ = buffers_;
+  }
+  for (ThreadBuffer* buffer : snapshot_) {
+    // Read the exit flag before draining: the owner sets it after its last
+    // commit, so this drain sees every record it will ever write.
+    const bool exited = buffer->owner_exited();
+    buffer->drain([&](const RecordHeader& header) { visit(*buffer, header); });
+    if (exited) {
+      std::lock_guard lock(mutex_);
+      std::erase(buffers_, buffer);
+      retired_dropped_ += buffer->dropped();
+      delete buffer;
+    }
+  }
+}
+
+}  // namespace prof

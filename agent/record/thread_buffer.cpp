@@ -1,0 +1,49 @@
+#include "record/thread_buffer.h"
+
+#include <bit>
+#include <new>
+
+namespace prof {
+
+ThreadBuffer::ThreadBuffer(size_t capacity, uint32_t tid)
+    : capacity_(std::bit_floor(capacity < 4096 ? size_t{4096} : capacity)), tid_(tid) {
+  // Without memory the buffer has no room and every record counts as dropped.
+  storage_.reset(new (std::nothrow) std::byte[capacity_]);
+  if (!storage_) capacity_ = 0;
+}
+
+void* ThreadBuffer::reserve(size_t bytes) {
+  bytes = (bytes + 7) & ~size_t{7};
+  const uint64_t pos = write_pos_.load(std::memory_order_relaxed);
+  const size_t offset = pos & (capacity_ - 1);
+  // A record never wraps: if it does not fit before the end, the tail becomes
+  // padding and the record starts at offset 0.
+  const size_t tail = capacity_ - offset;
+  const size_t padding = tail < bytes ? tail : 0;
+  const uint64_t needed = padding + bytes;
+  if (pos + needed - cached_read_pos_ > capacity_) {
+    // Acquire pairs with drain()'s release: the consumer is done with that space.
+    cached_read_pos_ = read_pos_.load(std::memory_order_acquire);
+    if (pos + needed - cached_read_pos_ > capacity_) {
+      dropped_.fetch_add(1, std::memory_order_relaxed);
+      return nullptr;
+    }
+  }
+  if (padding != 0) {
+    auto* pad = reinterpret_cast<RecordHeader*>(storage_.get() + offset);
+    pad->type = kPaddingRecord;
+    pad->payload_bytes = 0;
+    pad->size = static_cast<uint32_t>(padding);
+  }
+  reserved_end_ = pos + needed;
+  auto* record = storage_.get() + ((pos + padding) & (capacity_ - 1));
+  reinterpret_cast<RecordHeader*>(record)->size = static_cast<uint32_t>(bytes);
+  return record;
+}
+
+void ThreadBuffer::commit() {
+  // Release: every byte of the record (and of any padding) is written first.
+  write_pos_.store(reserved_end_, std::memory_order_release);
+}
+
+}  // namespace prof

@@ -1,0 +1,95 @@
+#pragma once
+// A single-producer, single-consumer ring of variable-sized records.
+//
+// The owning app thread is the only producer; the writer thread is the only
+// consumer. A record is reserved, filled and committed with one release store
+// of the write position, so the consumer sees either all of it or none of it.
+// When the ring has no room the record is dropped and counted: the app thread
+// never waits for the writer.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+namespace prof {
+
+// Every record in the ring starts with this header; `size` covers the header,
+// the record's fixed part and its trailing payload, rounded up to 8 bytes.
+struct RecordHeader {
+  uint16_t type;
+  uint16_t payload_bytes;  // variable-length bytes after the fixed part
+  uint32_t size;
+};
+static_assert(sizeof(RecordHeader) == 8);
+
+inline constexpr uint16_t kPaddingRecord = 0;  // fills the ring's tail before a wrap
+
+class ThreadBuffer {
+ public:
+  // `capacity` is rounded down to a power of two, at least 4 KiB.
+  ThreadBuffer(size_t capacity, uint32_t tid);
+  ThreadBuffer(const ThreadBuffer&) = delete;
+  ThreadBuffer& operator=(const ThreadBuffer&) = delete;
+
+  uint32_t tid() const { return tid_; }
+  size_t capacity() const { return capacity_; }
+
+  // ---- producer side (owner thread only) ----
+
+  // Returns space for `bytes` (header included) or nullptr when full, in which
+  // case the drop is already counted. At most one reservation is open at once.
+  void* reserve(size_t bytes);
+  void commit();
+
+  // ---- consumer side (writer thread only) ----
+
+  // Calls `visit(const RecordHeader&)` for every committed record, then frees
+  // their space. Returns the number of records visited.
+  template <typename Visit>
+  size_t drain(Visit&& visit);
+
+  uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+
+  // Set by the owner as it exits; after seeing it the consumer drains once
+  // more and may delete the buffer.
+  void mark_owner_exited() { owner_exited_.store(true, std::memory_order_release); }
+  bool owner_exited() const { return owner_exited_.load(std::memory_order_acquire); }
+
+ private:
+  std::unique_ptr<std::byte[]> storage_;
+  size_t capacity_;  // a power of two, or 0 when allocation failed
+  uint32_t tid_;
+
+  // Producer-owned line.
+  alignas(64) std::atomic<uint64_t> write_pos_{0};
+  uint64_t reserved_end_ = 0;     // end of the open reservation
+  uint64_t cached_read_pos_ = 0;  // producer's stale view of read_pos_
+  std::atomic<uint64_t> dropped_{0};
+
+  // Consumer-owned line.
+  alignas(64) std::atomic<uint64_t> read_pos_{0};
+  std::atomic<bool> owner_exited_{false};
+};
+
+template <typename Visit>
+size_t ThreadBuffer::drain(Visit&& visit) {
+  // Acquire pairs with commit()'s release: the record bytes are visible.
+  const uint64_t end = write_pos_.load(std::memory_order_acquire);
+  uint64_t pos = read_pos_.load(std::memory_order_relaxed);
+  size_t visited = 0;
+  while (pos < end) {
+    const auto* header =
+        reinterpret_cast<const RecordHeader*>(storage_.get() + (pos & (capacity_ - 1)));
+    if (header->type != kPaddingRecord) {
+      visit(*header);
+      ++visited;
+    }
+    pos += header->size;
+  }
+  // Release: the producer may reuse the space only after we stopped reading it.
+  read_pos_.store(pos, std::memory_order_release);
+  return visited;
+}
+
+}  // namespace prof

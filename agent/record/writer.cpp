@@ -1,0 +1,261 @@
+#include "record/writer.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "record/records.h"
+
+namespace prof {
+namespace {
+
+// A chunk is written early once this much is pending, which bounds the
+// writer's memory and the reader's per-chunk memory (FORMAT.md).
+constexpr size_t kChunkBytesLimit = 4u << 20;
+
+std::string read_thread_name(uint32_t tid) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  char name[64] = {};
+  ssize_t n = ::read(fd, name, sizeof(name) - 1);
+  ::close(fd);
+  if (n <= 0) return {};
+  std::string result(name, static_cast<size_t>(n));
+  while (!result.empty() && result.back() == '\n') result.pop_back();
+  return result;
+}
+
+void sleep_ms(uint32_t ms) {
+  timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1'000'000};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace
+
+Writer::Writer(Recorder& recorder, const AgentConfig& config, ProcessInfo process)
+    : recorder_(recorder), config_(config), path_(config.output_path), process_(std::move(process)) {}
+
+Writer::~Writer() {
+  if (fd_ >= 0) ::close(fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+bool Writer::open() {
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    log_error("cannot create %s: %s; recording is off", path_.c_str(), strerror(errno));
+    return false;
+  }
+  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) {
+    log_error("eventfd: %s; recording is off", strerror(errno));
+    return false;
+  }
+  if (!write_all(encode_file_preamble("libprof " PROF_VERSION))) return false;
+  // The process description goes out at once, so that even a run killed in
+  // its first second leaves a file that says what it was.
+  chunk_.begin(process_.start_ns);
+  chunk_.set(process_);
+  write_chunk();
+  return !write_failed_;
+}
+
+void Writer::start() {
+  running_.store(true, std::memory_order_release);
+  thread_ = std::thread([this] {
+    // The app's SIGTERM/SIGINT must never run on this thread: the handler
+    // waits for this thread to flush.
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, SIGTERM);
+    sigaddset(&blocked, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
+    pthread_setname_np(pthread_self(), "libprof-writer");
+    run();
+  });
+}
+
+uint64_t Writer::request_flush(bool final, EndReason reason, int signal) {
+  if (final) {
+    end_reason_.store(static_cast<uint32_t>(reason), std::memory_order_relaxed);
+    end_signal_.store(signal, std::memory_order_relaxed);
+    final_requested_.store(true, std::memory_order_release);
+  }
+  const uint64_t ticket = requested_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  const uint64_t one = 1;
+  ssize_t ignored = ::write(wake_fd_, &one, sizeof(one));  // eventfd: async-signal-safe
+  (void)ignored;
+  return ticket;
+}
+
+bool Writer::wait_until_written(uint64_t ticket, uint32_t timeout_ms) const {
+  for (uint32_t waited = 0; waited <= timeout_ms; ++waited) {
+    if (written_.load(std::memory_order_acquire) >= ticket) return true;
+    if (!running_.load(std::memory_order_acquire)) return false;
+    sleep_ms(1);
+  }
+  return false;
+}
+
+void Writer::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void Writer::run() {
+  last_write_ns_ = monotonic_ns();
+  for (;;) {
+    pollfd wake{wake_fd_, POLLIN, 0};
+    poll(&wake, 1, static_cast<int>(config_.drain_interval_ms));
+    uint64_t ignored;
+    while (::read(wake_fd_, &ignored, sizeof(ignored)) > 0) {
+    }
+    // Read the tickets before draining: everything recorded before a request
+    // was made is in the buffers by now.
+    const uint64_t ticket = requested_.load(std::memory_order_acquire);
+    const bool final = final_requested_.load(std::memory_order_acquire);
+    drain();
+    const uint64_t now = monotonic_ns();
+    if (final) {
+      finish(now);
+      written_.store(ticket, std::memory_order_release);
+      break;
+    }
+    const bool requested = ticket > written_.load(std::memory_order_relaxed);
+    if (requested || chunk_.pending_bytes() >= kChunkBytesLimit ||
+        now - last_write_ns_ >= uint64_t{config_.flush_interval_ms} * 1'000'000) {
+      write_chunk();
+      written_.store(ticket, std::memory_order_release);
+    }
+  }
+  running_.store(false, std::memory_order_release);
+}
+
+void Writer::drain() {
+  recorder_.drain_all([this](const ThreadBuffer& buffer, const RecordHeader& header) {
+    handle(buffer, header);
+  });
+}
+
+void Writer::note_thread(uint32_t tid) {
+  if (!known_threads_.insert(tid).second) return;
+  chunk_.add(ThreadInfo{tid, read_thread_name(tid)});
+}
+
+void Writer::handle(const ThreadBuffer& buffer, const RecordHeader& header) {
+  const uint32_t tid = buffer.tid();
+  note_thread(tid);
+  switch (static_cast<RecordType>(header.type)) {
+    case RecordType::nvtx_push:
+    case RecordType::nvtx_range_start:
+    case RecordType::nvtx_mark: {
+      const auto& event = reinterpret_cast<const NvtxEventRecord&>(header);
+      NvtxRangeAssembler::Begin begin;
+      begin.domain_id = event.domain ? strings_.intern(event.domain->name, chunk_) : 0;
+      begin.name_id = strings_.intern({payload_of(event), header.payload_bytes}, chunk_);
+      begin.time_ns = event.time_ns;
+      begin.color_argb = event.color_argb;
+      begin.category = event.category;
+      if (header.payload_bytes == kMaxPayloadString) ++truncated_payloads_;
+      if (header.type == static_cast<uint16_t>(RecordType::nvtx_push)) {
+        ranges_.push(tid, begin);
+      } else if (header.type == static_cast<uint16_t>(RecordType::nvtx_range_start)) {
+        ranges_.start(event.range_id, tid, begin);
+      } else {
+        chunk_.add(NvtxMark{tid, begin.domain_id, begin.name_id, begin.time_ns,
+                            begin.color_argb, begin.category});
+      }
+      break;
+    }
+    case RecordType::nvtx_pop: {
+      const auto& event = reinterpret_cast<const NvtxEventRecord&>(header);
+      const uint64_t domain_id = event.domain ? strings_.intern(event.domain->name, chunk_) : 0;
+      NvtxRange range;
+      if (ranges_.pop(tid, domain_id, event.time_ns, range)) {
+        chunk_.add(range);
+      } else {
+        ++unmatched_range_ends_;
+      }
+      break;
+    }
+    case RecordType::nvtx_range_end: {
+      const auto& event = reinterpret_cast<const NvtxEventRecord&>(header);
+      NvtxRange range;
+      if (ranges_.end(event.range_id, tid, event.time_ns, range)) {
+        chunk_.add(range);
+      } else {
+        ++unmatched_range_ends_;
+      }
+      break;
+    }
+    case RecordType::thread_name: {
+      const auto& named = reinterpret_cast<const ThreadNameRecord&>(header);
+      known_threads_.insert(named.tid);
+      chunk_.add(ThreadInfo{named.tid, std::string(payload_of(named), header.payload_bytes)});
+      break;
+    }
+    case RecordType::padding:
+      break;
+  }
+}
+
+void Writer::write_chunk() {
+  DropCounts drops;
+  drops.ring_full = recorder_.dropped();
+  drops.truncated_payloads = truncated_payloads_;
+  if (drops.ring_full != drops_written_.ring_full ||
+      drops.truncated_payloads != drops_written_.truncated_payloads) {
+    chunk_.set(drops);
+    drops_written_ = drops;
+  }
+  if (!chunk_.empty() && !write_failed_) {
+    if (!write_all(chunk_.finish())) write_failed_ = true;
+  }
+  last_write_ns_ = monotonic_ns();
+  chunk_.begin(last_write_ns_);
+}
+
+void Writer::finish(uint64_t end_ns) {
+  for (const NvtxRange& range : ranges_.close_all(end_ns)) chunk_.add(range);
+  // Always state the final drop counts, even when zero: "no drops" is a fact.
+  drops_written_ = DropCounts{~0ull, ~0ull, ~0ull};
+  ProcessEnd end;
+  end.end_ns = end_ns;
+  end.reason = static_cast<EndReason>(end_reason_.load(std::memory_order_relaxed));
+  end.signal = end_signal_.load(std::memory_order_relaxed);
+  chunk_.set(end);
+  write_chunk();
+  if (unmatched_range_ends_ != 0) {
+    log_info("%llu NVTX range ends had no matching start",
+             static_cast<unsigned long long>(unmatched_range_ends_));
+  }
+}
+
+bool Writer::write_all(const std::string& bytes) {
+  const char* data = bytes.data();
+  size_t left = bytes.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd_, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      log_error("writing %s failed: %s; recording stops here", path_.c_str(), strerror(errno));
+      return false;
+    }
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+  bytes_written_.fetch_add(bytes.size(), std::memory_order_relaxed);
+  return true;
+}
+
+}  // namespace prof

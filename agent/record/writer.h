@@ -1,0 +1,85 @@
+#pragma once
+// The writer thread: every drain interval it empties the thread buffers,
+// turns records into file messages (interning strings, pairing NVTX events)
+// and appends a chunk to the file at least every flush interval, so that a
+// process killed with SIGKILL loses about one interval.
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <unordered_set>
+
+#include "config.h"
+#include "encode/chunk_encoder.h"
+#include "record/nvtx_ranges.h"
+#include "record/recorder.h"
+#include "record/string_table.h"
+
+namespace prof {
+
+class Writer {
+ public:
+  Writer(Recorder& recorder, const AgentConfig& config, ProcessInfo process);
+  ~Writer();
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  // Creates the file and writes its preamble and the process description.
+  [[nodiscard]] bool open();
+  void start();
+
+  // Asks the writer to write everything recorded so far; with `final`, also
+  // to end the file with `end` and stop. Async-signal-safe. Returns a ticket
+  // for wait_until_written.
+  uint64_t request_flush(bool final, EndReason reason = EndReason::exit, int signal = 0);
+  // Waits (polling, async-signal-safe) until the flush `ticket` is on disk or
+  // `timeout_ms` passed. False on timeout or when the writer is not running.
+  bool wait_until_written(uint64_t ticket, uint32_t timeout_ms) const;
+
+  // Joins the thread after a final flush.
+  void join();
+
+  const std::string& path() const { return path_; }
+  uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
+
+ private:
+  void run();
+  void drain();
+  void handle(const ThreadBuffer& buffer, const RecordHeader& header);
+  void note_thread(uint32_t tid);
+  void write_chunk();
+  [[nodiscard]] bool write_all(const std::string& bytes);
+  void finish(uint64_t end_ns);
+
+  Recorder& recorder_;
+  const AgentConfig config_;
+  const std::string path_;
+  ProcessInfo process_;
+
+  int fd_ = -1;
+  int wake_fd_ = -1;  // eventfd: flush requests (also from signal handlers)
+  std::thread thread_;
+  std::atomic<bool> running_{false};
+
+  // Flush tickets: requesters take one from requested_, the writer publishes
+  // the highest ticket whose data is written in written_.
+  std::atomic<uint64_t> requested_{0};
+  std::atomic<uint64_t> written_{0};
+  std::atomic<bool> final_requested_{false};
+  std::atomic<uint32_t> end_reason_{0};
+  std::atomic<int> end_signal_{0};
+  std::atomic<uint64_t> bytes_written_{0};
+
+  // Writer-thread state.
+  ChunkEncoder chunk_;
+  StringTable strings_;
+  NvtxRangeAssembler ranges_;
+  std::unordered_set<uint32_t> known_threads_;
+  DropCounts drops_written_;
+  uint64_t truncated_payloads_ = 0;
+  uint64_t unmatched_range_ends_ = 0;
+  uint64_t last_write_ns_ = 0;
+  bool write_failed_ = false;
+};
+
+}  // namespace prof

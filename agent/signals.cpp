@@ -1,0 +1,158 @@
+#include "signals.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "record/writer.h"
+
+namespace prof {
+namespace {
+
+using SigactionFunction = int (*)(int, const struct sigaction*, struct sigaction*);
+
+constexpr int kManaged[] = {SIGTERM, SIGINT};
+constexpr uint32_t kFinalFlushTimeoutMs = 3000;
+constexpr uint32_t kCheckpointTimeoutMs = 1000;
+
+std::atomic<Writer*> g_writer{nullptr};
+
+struct ManagedSignal {
+  std::atomic<bool> active{false};  // our handler is installed
+  struct sigaction app_action = {};  // what the app believes is installed
+};
+ManagedSignal g_signals[NSIG];
+
+SigactionFunction real_sigaction() {
+  static SigactionFunction real =
+      reinterpret_cast<SigactionFunction>(dlsym(RTLD_NEXT, "sigaction"));
+  return real;
+}
+
+bool is_default(const struct sigaction& action) {
+  return !(action.sa_flags & SA_SIGINFO) && action.sa_handler == SIG_DFL;
+}
+bool is_ignore(const struct sigaction& action) {
+  return !(action.sa_flags & SA_SIGINFO) && action.sa_handler == SIG_IGN;
+}
+
+void on_signal(int sig, siginfo_t* info, void* context);
+
+// The real disposition for a managed signal given the app's wish.
+struct sigaction real_action_for(const struct sigaction& app) {
+  if (is_ignore(app)) return app;
+  struct sigaction ours = app;  // keep the app's mask and SA_RESTART & co.
+  if (is_default(app)) {
+    sigemptyset(&ours.sa_mask);
+    ours.sa_flags = SA_RESTART;
+  }
+  ours.sa_flags |= SA_SIGINFO;
+  // SA_RESETHAND is emulated in on_signal, where the app's view is updated.
+  ours.sa_flags &= ~SA_RESETHAND;
+  ours.sa_sigaction = on_signal;
+  return ours;
+}
+
+void die_of(int sig) {
+  struct sigaction dfl = {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  real_sigaction()(sig, &dfl, nullptr);
+  sigset_t unblock;
+  sigemptyset(&unblock);
+  sigaddset(&unblock, sig);
+  pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);
+  raise(sig);
+}
+
+void on_signal(int sig, siginfo_t* info, void* context) {
+  const int saved_errno = errno;
+  ManagedSignal& managed = g_signals[sig];
+  const struct sigaction app = managed.app_action;
+  Writer* writer = g_writer.load(std::memory_order_acquire);
+
+  if (is_default(app)) {
+    if (writer != nullptr) {
+      writer->wait_until_written(writer->request_flush(true, EndReason::signal, sig),
+                                 kFinalFlushTimeoutMs);
+    }
+    die_of(sig);
+    errno = saved_errno;
+    return;
+  }
+  if (writer != nullptr) {
+    writer->wait_until_written(writer->request_flush(false), kCheckpointTimeoutMs);
+  }
+  if (app.sa_flags & SA_RESETHAND) {
+    managed.app_action.sa_handler = SIG_DFL;
+    managed.app_action.sa_flags &= ~(SA_SIGINFO | SA_RESETHAND);
+    struct sigaction real = real_action_for(managed.app_action);
+    real_sigaction()(sig, &real, nullptr);
+  }
+  errno = saved_errno;
+  if (app.sa_flags & SA_SIGINFO) {
+    app.sa_sigaction(sig, info, context);
+  } else if (app.sa_handler != SIG_IGN && app.sa_handler != SIG_DFL) {
+    app.sa_handler(sig);
+  }
+}
+
+}  // namespace
+
+void install_signal_handlers(Writer* writer) {
+  g_writer.store(writer, std::memory_order_release);
+  if (real_sigaction() == nullptr) return;
+  for (int sig : kManaged) {
+    struct sigaction current = {};
+    if (real_sigaction()(sig, nullptr, &current) != 0 || !is_default(current)) continue;
+    g_signals[sig].app_action = current;
+    struct sigaction ours = real_action_for(current);
+    if (real_sigaction()(sig, &ours, nullptr) == 0) {
+      g_signals[sig].active.store(true, std::memory_order_release);
+    }
+  }
+}
+
+}  // namespace prof
+
+// ---- interposed libc functions (exported through the version script) ----
+
+extern "C" [[gnu::visibility("default")]] int sigaction(int sig, const struct sigaction* act,
+                                                        struct sigaction* old) {
+  using prof::g_signals;
+  auto real = prof::real_sigaction();
+  if (real == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  if (sig <= 0 || sig >= NSIG || !g_signals[sig].active.load(std::memory_order_acquire)) {
+    return real(sig, act, old);
+  }
+  // The app sees and sets its own disposition; ours stays underneath.
+  const struct sigaction previous = g_signals[sig].app_action;
+  if (act != nullptr) {
+    struct sigaction real_action = prof::real_action_for(*act);
+    if (real(sig, &real_action, nullptr) != 0) return -1;
+    g_signals[sig].app_action = *act;
+  }
+  if (old != nullptr) *old = previous;
+  return 0;
+}
+
+extern "C" [[gnu::visibility("default")]] sighandler_t signal(int sig, sighandler_t handler) {
+  if (sig <= 0 || sig >= NSIG || !prof::g_signals[sig].active.load(std::memory_order_acquire)) {
+    using SignalFunction = sighandler_t (*)(int, sighandler_t);
+    static auto real = reinterpret_cast<SignalFunction>(dlsym(RTLD_NEXT, "signal"));
+    if (real == nullptr) return SIG_ERR;
+    return real(sig, handler);
+  }
+  struct sigaction action = {};
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;  // glibc's signal() has BSD semantics
+  struct sigaction old = {};
+  if (sigaction(sig, &action, &old) != 0) return SIG_ERR;
+  return old.sa_handler;
+}

@@ -1,0 +1,21 @@
+#pragma once
+// SIGTERM and SIGINT: write the file before the process dies of them, and
+// keep the app's own handlers working exactly as before.
+//
+// The agent's handler stays installed; the app's sigaction()/signal() calls
+// for these two signals are interposed (LD_PRELOAD) and remembered as "the
+// app's disposition", which the agent's handler then honours:
+//   default -> final flush, then die of the signal as the app would have;
+//   ignore  -> the real disposition is set to ignore as well;
+//   handler -> flush what is recorded (the process may not survive the
+//              handler), then call the app's handler.
+
+namespace prof {
+
+class Writer;
+
+// Installs the handlers for the signals whose disposition is "default" now
+// (an inherited "ignore", as under nohup, is left alone).
+void install_signal_handlers(Writer* writer);
+
+}  // namespace prof

@@ -1,0 +1,61 @@
+// Nested NVTX ranges on 4 threads, with known call counts per range name:
+// per thread, "outer" x kOuter, "middle" x kOuter*2, "inner" x kOuter*2*3,
+// plus one start/end range and one mark on the main thread.
+// Prints a checksum so that the test can compare stdout with and without the
+// agent; exits with code 3 so that the exit code is checked too.
+#include <nvtx3/nvToolsExt.h>
+
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr int kThreads = 4;
+constexpr int kOuter = 50;
+
+volatile unsigned long g_sink = 0;
+
+void spin(int n) {
+  for (int i = 0; i < n; ++i) g_sink = g_sink + static_cast<unsigned long>(i);
+}
+
+unsigned long work(int thread_index) {
+  char name[32];
+  snprintf(name, sizeof(name), "worker %d", thread_index);
+  nvtxNameOsThreadA(0, name);  // 0: the calling thread, as documented by NVTX
+  unsigned long checksum = 0;
+  for (int i = 0; i < kOuter; ++i) {
+    nvtxRangePushA("outer");
+    spin(2000);
+    for (int j = 0; j < 2; ++j) {
+      nvtxRangePushA("middle");
+      spin(1000);
+      for (int k = 0; k < 3; ++k) {
+        nvtxRangePushA("inner");
+        spin(500);
+        checksum += static_cast<unsigned long>(i * 6 + j * 3 + k);
+        nvtxRangePop();
+      }
+      nvtxRangePop();
+    }
+    nvtxRangePop();
+  }
+  return checksum;
+}
+
+}  // namespace
+
+int main() {
+  nvtxRangeId_t whole = nvtxRangeStartA("whole run");
+  nvtxMarkA("start");
+  std::vector<unsigned long> sums(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) threads.emplace_back([&sums, t] { sums[t] = work(t); });
+  for (auto& thread : threads) thread.join();
+  nvtxRangeEnd(whole);
+  unsigned long total = 0;
+  for (unsigned long s : sums) total += s;
+  printf("checksum %lu\n", total);
+  return 3;
+}
