@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what building and testing need, only what is missing, and checks
+# the CUDA toolkit (which is not a Debian package: CUDA_HOME, default
+# /usr/local/cuda). Safe to run any number of times.
+set -euo pipefail
+
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
+
+PACKAGES=(cmake ninja-build g++ pkg-config python3 libunwind-dev libprotobuf-dev
+          protobuf-compiler libcli11-dev catch2)
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+
+if ((${#missing[@]})); then
+  echo "bootstrap: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The CUDA toolkit: headers for CUPTI and NVTX, nvcc for the test apps, and the
+# runtime libraries the apps link against.
+problems=()
+[[ -x "$CUDA_HOME/bin/nvcc" ]] || problems+=("nvcc ($CUDA_HOME/bin/nvcc)")
+for header in cuda.h cuda_runtime_api.h cupti.h cupti_activity.h nvtx3/nvToolsExt.h; do
+  [[ -e "$CUDA_HOME/include/$header" ]] || problems+=("header $header")
+done
+for library in lib64/libcudart.so.13 lib64/libcupti.so.13 lib64/stubs/libcuda.so; do
+  found=""
+  for root in "$CUDA_HOME" "$CUDA_HOME/extras/CUPTI"; do
+    [[ -e "$root/$library" ]] && found=1
+  done
+  [[ -n "$found" ]] || problems+=("library $library")
+done
+if ((${#problems[@]})); then
+  echo "bootstrap: the CUDA 13 toolkit at CUDA_HOME=$CUDA_HOME lacks:" >&2
+  printf '  - %s\n' "${problems[@]}" >&2
+  echo "bootstrap: install the CUDA 13 toolkit or set CUDA_HOME to it" >&2
+  exit 1
+fi
+echo "bootstrap: ok (CUDA toolkit: $CUDA_HOME)" >&2
