@@ -1,0 +1,23 @@
+#include <catch2/catch.hpp>
+
+#include "config.h"
+
+TEST_CASE("the output template expands pid, host, rank and percent") {
+  prof::ProcessIdentity identity;
+  identity.pid = 4321;
+  identity.hostname = "gpu-node-3";
+  identity.rank = 7;
+  CHECK(prof::expand_output_template("run.pb", identity) == "run.pb");
+  CHECK(prof::expand_output_template("out/%h-%p-r%r.pb", identity) == "out/gpu-node-3-4321-r7.pb");
+  CHECK(prof::expand_output_template("100%%.pb", identity) == "100%.pb");
+  CHECK(prof::expand_output_template("odd%x%", identity) == "odd%x%");
+  identity.rank = -1;
+  CHECK(prof::expand_output_template("r%r.pb", identity) == "r0.pb");
+}
+
+TEST_CASE("a child's file name gets its pid before the extension") {
+  CHECK(prof::disambiguate_for_child("run.pb", 99) == "run.99.pb");
+  CHECK(prof::disambiguate_for_child("/tmp/a.b/run", 99) == "/tmp/a.b/run.99");
+  CHECK(prof::disambiguate_for_child("/tmp/.hidden", 99) == "/tmp/.hidden.99");
+  CHECK(prof::disambiguate_for_child("trace", 5) == "trace.5");
+}

@@ -1,0 +1,119 @@
+#include <catch2/catch.hpp>
+
+#include <thread>
+#include <vector>
+
+#include "record/recorder.h"
+#include "record/thread_buffer.h"
+
+namespace {
+
+struct CountRecord {
+  prof::RecordHeader header;
+  uint64_t sequence;
+};
+static_assert(sizeof(CountRecord) == 16);
+
+bool put(prof::ThreadBuffer& buffer, uint64_t sequence, uint32_t payload = 0) {
+  auto* record = prof::begin_record<CountRecord>(buffer, prof::RecordType::nvtx_mark, payload);
+  if (record == nullptr) return false;
+  record->sequence = sequence;
+  buffer.commit();
+  return true;
+}
+
+std::vector<uint64_t> drain(prof::ThreadBuffer& buffer) {
+  std::vector<uint64_t> seen;
+  buffer.drain([&](const prof::RecordHeader& header) {
+    seen.push_back(reinterpret_cast<const CountRecord&>(header).sequence);
+  });
+  return seen;
+}
+
+}  // namespace
+
+TEST_CASE("a full buffer drops new records and counts every drop") {
+  prof::ThreadBuffer buffer(4096, 1);
+  REQUIRE(buffer.capacity() == 4096);
+  uint64_t accepted = 0;
+  for (uint64_t i = 0; i < 1000; ++i) accepted += put(buffer, i) ? 1 : 0;
+  CHECK(accepted == 4096 / sizeof(CountRecord));
+  CHECK(buffer.dropped() == 1000 - accepted);
+  // What was accepted is intact and in order; the drops were the newest.
+  const std::vector<uint64_t> seen = drain(buffer);
+  REQUIRE(seen.size() == accepted);
+  for (uint64_t i = 0; i < accepted; ++i) CHECK(seen[i] == i);
+  // Once drained there is room again.
+  CHECK(put(buffer, 5000));
+  CHECK(drain(buffer) == std::vector<uint64_t>{5000});
+}
+
+TEST_CASE("records that would cross the end of the ring wrap to its start") {
+  prof::ThreadBuffer buffer(4096, 1);
+  uint64_t next = 0;
+  std::vector<uint64_t> all;
+  // Records of 16 + 40 bytes rounded to 56: never a divisor of 4096, so the
+  // ring wraps with padding many times.
+  for (int round = 0; round < 200; ++round) {
+    for (int i = 0; i < 10; ++i) REQUIRE(put(buffer, next++, 40));
+    for (uint64_t s : drain(buffer)) all.push_back(s);
+  }
+  REQUIRE(all.size() == next);
+  for (uint64_t i = 0; i < next; ++i) REQUIRE(all[i] == i);
+  CHECK(buffer.dropped() == 0);
+}
+
+TEST_CASE("a record larger than the whole buffer is dropped, not written") {
+  prof::ThreadBuffer buffer(4096, 1);
+  CHECK_FALSE(put(buffer, 1, 5000));
+  CHECK(buffer.dropped() == 1);
+  CHECK(drain(buffer).empty());
+}
+
+TEST_CASE("a concurrent producer and consumer lose nothing but the counted drops") {
+  prof::ThreadBuffer buffer(8192, 1);
+  constexpr uint64_t kRecords = 200'000;
+  std::atomic<bool> done{false};
+  uint64_t accepted = 0;
+  std::thread producer([&] {
+    for (uint64_t i = 0; i < kRecords; ++i) accepted += put(buffer, i, (i % 5) * 8) ? 1 : 0;
+    done.store(true);
+  });
+  std::vector<uint64_t> seen;
+  while (!done.load()) {
+    for (uint64_t s : drain(buffer)) seen.push_back(s);
+  }
+  producer.join();
+  for (uint64_t s : drain(buffer)) seen.push_back(s);
+  CHECK(seen.size() == accepted);
+  CHECK(accepted + buffer.dropped() == kRecords);
+  // Sequence numbers only increase: no torn or repeated record.
+  for (size_t i = 1; i < seen.size(); ++i) REQUIRE(seen[i] > seen[i - 1]);
+}
+
+TEST_CASE("the recorder gives each thread its own buffer and counts drops over all") {
+  prof::Recorder recorder(4096);
+  prof::ThreadBuffer* main_buffer = recorder.thread_buffer();
+  REQUIRE(main_buffer != nullptr);
+  CHECK(recorder.thread_buffer() == main_buffer);
+  uint32_t other_tid = 0;
+  std::thread other([&] {
+    prof::ThreadBuffer* buffer = recorder.thread_buffer();
+    REQUIRE(buffer != nullptr);
+    other_tid = buffer->tid();
+    for (uint64_t i = 0; i < 300; ++i) put(*buffer, i);  // 256 fit
+  });
+  other.join();
+  CHECK(other_tid != main_buffer->tid());
+  CHECK(recorder.dropped() == 300 - 256);
+  size_t from_other = 0;
+  recorder.drain_all([&](const prof::ThreadBuffer& buffer, const prof::RecordHeader&) {
+    if (buffer.tid() == other_tid) ++from_other;
+  });
+  CHECK(from_other == 256);
+  // The exited thread's buffer is gone, its drops are kept.
+  CHECK(recorder.dropped() == 300 - 256);
+  recorder.stop_accepting();
+  std::thread late([&] { CHECK(recorder.thread_buffer() == nullptr); });
+  late.join();
+}
