@@ -1,0 +1,121 @@
+// The simulated machine: devices, contexts, streams, events, memory, modules and
+// graphs, and the scheduler that gives every operation its simulated start and end.
+// Exported driver functions (driver_*.cpp) validate nothing themselves; they open an
+// ApiScope and call into this interface, which returns the CUresult the real driver
+// would. All state is guarded by one mutex that is never held while calling a tracer
+// or while sleeping for a synchronisation.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "simcuda/tracer_abi.h"
+
+namespace simcuda {
+
+// ---- lifecycle and devices
+CUresult model_init(unsigned flags);
+CUresult require_init();
+CUresult check_device(CUdevice device);
+const SimDeviceInfo* device_info(int ordinal);
+int device_count();
+CUresult device_attribute(int* value, CUdevice_attribute attribute, CUdevice device);
+
+// ---- contexts (the current context is per thread, a stack as in the driver)
+CUcontext current_context_handle();
+uint32_t context_id_of(CUcontext context);
+CUresult primary_context_retain(CUdevice device, CUcontext* out);
+CUresult primary_context_release(CUdevice device);
+CUresult primary_context_reset(CUdevice device);
+CUresult primary_context_state(CUdevice device, unsigned* flags, int* active);
+CUresult primary_context_set_flags(CUdevice device, unsigned flags);
+CUresult context_create(CUdevice device, unsigned flags, CUcontext* out);
+CUresult context_destroy(CUcontext context);
+CUresult context_set_current(CUcontext context);
+CUresult context_get_current(CUcontext* out);
+CUresult context_push(CUcontext context);
+CUresult context_pop(CUcontext* out);
+CUresult context_device(CUdevice* out);
+CUresult context_synchronize();
+CUresult context_ids(CUcontext context, uint32_t* id, uint32_t* device);
+
+// ---- streams and events. `per_thread` selects the per-thread default stream for
+// a null handle (the _ptsz/_ptds entry points).
+CUresult stream_create(CUstream* out, unsigned flags, int priority);
+CUresult stream_destroy(CUstream stream);
+CUresult stream_synchronize(CUstream stream, bool per_thread);
+CUresult stream_query(CUstream stream, bool per_thread);
+CUresult stream_wait_event(CUstream stream, CUevent event, bool per_thread);
+CUresult stream_flags(CUstream stream, unsigned* flags, bool per_thread);
+CUresult stream_priority(CUstream stream, int* priority, bool per_thread);
+CUresult stream_id(CUstream stream, unsigned long long* id, bool per_thread);
+CUresult stream_id_in_context(CUcontext context, CUstream stream, uint32_t* id);
+CUresult stream_begin_capture(CUstream stream, CUstreamCaptureMode mode, bool per_thread);
+CUresult stream_end_capture(CUstream stream, CUgraph* graph, bool per_thread);
+CUresult stream_is_capturing(CUstream stream, CUstreamCaptureStatus* status, bool per_thread);
+CUresult event_create(CUevent* out, unsigned flags);
+CUresult event_destroy(CUevent event);
+CUresult event_record(CUevent event, CUstream stream, bool per_thread);
+CUresult event_synchronize(CUevent event);
+CUresult event_query(CUevent event);
+CUresult event_elapsed_ms(float* ms, CUevent start, CUevent end);
+
+// ---- memory. Device memory is host memory; CUdeviceptr values are host addresses.
+enum class MemoryKind : uint8_t { Pageable = 1, Pinned = 2, Device = 3, Managed = 5 };
+CUresult memory_allocate(void** out, size_t bytes, MemoryKind kind, CUstream stream_ordered,
+                         bool per_thread);
+CUresult memory_free(void* address, MemoryKind kind, CUstream stream_ordered, bool per_thread);
+CUresult host_register(void* address, size_t bytes);
+CUresult host_unregister(void* address);
+CUresult memory_info(size_t* free_bytes, size_t* total_bytes);
+CUresult address_range(CUdeviceptr* base, size_t* size, CUdeviceptr address);
+CUresult pointer_memory_type(CUdeviceptr address, CUmemorytype* type, CUdevice* device);
+
+// Where a copy end must lie; the typed cuMemcpyHtoD-style calls are strict.
+enum class Side : uint8_t { Host, Device, Any };
+struct CopyRequest {
+  void* dst;
+  const void* src;
+  size_t width_bytes;
+  size_t height = 1;
+  size_t dst_pitch = 0;
+  size_t src_pitch = 0;
+  Side dst_side = Side::Any;
+  Side src_side = Side::Any;
+};
+CUresult enqueue_copy(const CopyRequest& request, CUstream stream, bool per_thread, bool async);
+
+struct MemsetRequest {
+  CUdeviceptr dst;
+  uint32_t value;
+  unsigned element_size;  // 1, 2 or 4 bytes
+  size_t width_elements;
+  size_t height = 1;
+  size_t pitch_bytes = 0;
+};
+CUresult enqueue_memset(const MemsetRequest& request, CUstream stream, bool per_thread, bool async);
+
+// ---- modules, kernels and graphs
+CUresult module_load(CUmodule* out, const void* image);
+CUresult module_unload(CUmodule module);
+CUresult module_function(CUfunction* out, CUmodule module, const char* name);
+const char* function_name(CUfunction function);  // nullptr for an unknown handle
+
+struct LaunchRequest {
+  CUfunction function;
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned dynamic_shared_bytes;
+  CUstream stream;
+  bool per_thread;
+};
+CUresult enqueue_kernel(const LaunchRequest& request);
+
+CUresult graph_instantiate(CUgraphExec* out, CUgraph graph);
+CUresult graph_launch(CUgraphExec exec, CUstream stream, bool per_thread);
+CUresult graph_destroy(CUgraph graph);
+CUresult graph_exec_destroy(CUgraphExec exec);
+
+}  // namespace simcuda

@@ -1,0 +1,157 @@
+// Object definitions shared by the model_*.cpp files. The CUDA handle types are
+// pointers to these structs (CUcontext is CUctx_st*, and so on).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "device_model.h"
+
+namespace simcuda {
+struct Graph;
+}
+
+struct CUstream_st {
+  uint32_t id;
+  CUctx_st* context;
+  unsigned flags;
+  int priority;
+  bool is_legacy_default;
+  bool is_per_thread_default;
+  uint64_t ready_at_ns = 0;  // simulated end of the last operation enqueued
+  simcuda::Graph* capture = nullptr;  // non-null while capturing
+};
+
+struct CUctx_st {
+  uint32_t id;
+  int device;
+  bool is_primary;
+  unsigned flags;
+  CUresult sticky_error = CUDA_SUCCESS;  // set by a faulting kernel, never cleared
+  CUstream_st* legacy_stream;
+  std::unordered_map<uint32_t, CUstream_st*> per_thread_streams;  // by gettid()
+  std::vector<CUstream_st*> streams;  // every stream of this context, live ones
+};
+
+struct CUevent_st {
+  uint32_t id;
+  CUctx_st* context;
+  unsigned flags;
+  bool recorded = false;
+  uint64_t complete_at_ns = 0;
+};
+
+struct CUfunc_st {
+  std::string name;
+  uint64_t duration_ns;
+  bool faults;  // matches SIMCUDA_FAULT_KERNEL
+  CUmod_st* module;
+};
+
+struct CUmod_st {
+  CUctx_st* context;
+  std::vector<std::unique_ptr<CUfunc_st>> functions;
+};
+
+namespace simcuda {
+
+// One captured operation; `move_data` performs its memory effect when it runs.
+struct GraphNode {
+  SimOperation op;
+  uint64_t duration_ns;
+  bool faults;
+  std::function<void()> move_data;
+};
+
+struct Graph {
+  uint32_t id;
+  std::vector<GraphNode> nodes;
+};
+
+}  // namespace simcuda
+
+struct CUgraph_st {
+  simcuda::Graph graph;
+};
+
+struct CUgraphExec_st {
+  simcuda::Graph graph;  // a copy: the source graph may be destroyed after instantiation
+};
+
+namespace simcuda {
+
+struct Allocation {
+  size_t bytes;
+  MemoryKind kind;
+  int device;
+  uint32_t context_id;
+  bool owned;  // false for cuMemHostRegister'ed ranges
+};
+
+struct Device {
+  SimDeviceInfo info;
+  CUctx_st* primary = nullptr;
+  int primary_refcount = 0;
+  unsigned primary_flags = 0;
+  uint64_t allocated_bytes = 0;
+};
+
+// Destroyed objects are kept (never reused) so a stale handle stays invalid.
+struct Model {
+  std::mutex mutex;
+  bool initialized = false;
+  std::vector<Device> devices;
+  uint32_t next_context_id = 1;
+  uint32_t next_stream_id = 7;  // the real driver's first legacy stream is usually 7
+  uint32_t next_event_id = 1;
+  uint32_t next_graph_id = 1;
+  uint64_t next_graph_node_id = 1;
+  std::unordered_set<CUctx_st*> contexts;
+  std::unordered_set<CUstream_st*> streams;
+  std::unordered_set<CUevent_st*> events;
+  std::unordered_set<CUmod_st*> modules;
+  std::unordered_set<CUfunc_st*> functions;
+  std::unordered_set<CUgraph_st*> graphs;
+  std::unordered_set<CUgraphExec_st*> graph_execs;
+  std::map<uintptr_t, Allocation> allocations;  // by base address
+  std::vector<std::unique_ptr<CUctx_st>> all_contexts;
+  std::vector<std::unique_ptr<CUstream_st>> all_streams;
+  std::vector<std::unique_ptr<CUevent_st>> all_events;
+  std::vector<std::unique_ptr<CUmod_st>> all_modules;
+  std::vector<std::unique_ptr<CUgraph_st>> all_graphs;
+  std::vector<std::unique_ptr<CUgraphExec_st>> all_graph_execs;
+};
+
+Model& model();
+uint32_t this_thread_tid();
+
+// ---- helpers for model_*.cpp; `lock` must hold model().mutex.
+using Lock = std::unique_lock<std::mutex>;
+CUctx_st* current_context_locked();
+// Resolves a stream handle in the current context (null, CU_STREAM_LEGACY,
+// CU_STREAM_PER_THREAD or a created stream). Returns nullptr and sets *error if invalid.
+CUstream_st* resolve_stream_locked(CUstream handle, bool per_thread, CUresult* error);
+CUstream_st* new_stream_locked(CUctx_st* context, unsigned flags, int priority);
+// Earliest time new work on `stream` may start, honouring legacy-stream semantics.
+uint64_t stream_frontier_locked(const CUstream_st* stream);
+// Latest end of all work in a context.
+uint64_t context_frontier_locked(const CUctx_st* context);
+// Gives `op` its start/end on `stream` (or appends it to the capturing graph); the
+// caller reports it with report_operation() after releasing the lock.
+// Returns false when the op was captured instead of scheduled.
+bool schedule_locked(CUstream_st* stream, SimOperation& op, uint64_t duration_ns,
+                     bool faults, std::function<void()> move_data);
+void report_operation(const SimOperation& op);
+void report_resource(uint32_t cbid, CUcontext context, CUstream stream);
+void report_sync(uint32_t type, uint32_t context_id, uint32_t stream_id, uint32_t event_id,
+                 uint64_t start_ns, uint64_t end_ns);
+// Waits (without the lock) until `deadline_ns`.
+void wait_until(Lock& lock, uint64_t deadline_ns);
+
+}  // namespace simcuda

@@ -1,0 +1,181 @@
+// Modules, kernel launches and graphs.
+#include <algorithm>
+#include <cstring>
+#include <regex>
+
+#include "api_trace.h"
+#include "model_internal.h"
+#include "sim_clock.h"
+#include "sim_config.h"
+
+namespace simcuda {
+namespace {
+
+// A module image is PTX text (or simcuda's own listing, which uses the same syntax):
+// every ".entry <name>" declares a function. Binary cubins/fatbins are not parsed.
+std::vector<std::string> entry_names(const char* image) {
+  std::vector<std::string> names;
+  const char* p = image;
+  while ((p = std::strstr(p, ".entry")) != nullptr) {
+    p += 6;
+    if (*p != ' ' && *p != '\t') continue;
+    while (*p == ' ' || *p == '\t') ++p;
+    const char* end = p;
+    while (*end && *end != '(' && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r') ++end;
+    if (end > p) names.emplace_back(p, end);
+    p = end;
+  }
+  return names;
+}
+
+bool faults(const std::string& name) {
+  const std::string& pattern = config().fault_kernel_pattern;
+  return !pattern.empty() && std::regex_search(name, std::regex(pattern));
+}
+
+}  // namespace
+
+CUresult module_load(CUmodule* out, const void* image) {
+  if (out == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<std::string> names = entry_names(static_cast<const char*>(image));
+  if (names.empty()) return CUDA_ERROR_INVALID_IMAGE;
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (!m.initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  CUctx_st* context = current_context_locked();
+  if (context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  auto module = std::make_unique<CUmod_st>();
+  module->context = context;
+  for (const std::string& name : names) {
+    // Durations are looked up once here: a regex per launch would dominate the
+    // launch-bound benchmark.
+    auto function = std::make_unique<CUfunc_st>(
+        CUfunc_st{name, config().kernel_duration_ns(name), faults(name), module.get()});
+    m.functions.insert(function.get());
+    module->functions.push_back(std::move(function));
+  }
+  *out = module.get();
+  m.modules.insert(module.get());
+  m.all_modules.push_back(std::move(module));
+  return CUDA_SUCCESS;
+}
+
+CUresult module_unload(CUmodule module) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (module == nullptr || !m.modules.count(module)) return CUDA_ERROR_INVALID_HANDLE;
+  for (auto& function : module->functions) m.functions.erase(function.get());
+  m.modules.erase(module);
+  return CUDA_SUCCESS;
+}
+
+CUresult module_function(CUfunction* out, CUmodule module, const char* name) {
+  if (out == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (module == nullptr || !m.modules.count(module)) return CUDA_ERROR_INVALID_HANDLE;
+  for (auto& function : module->functions) {
+    if (function->name == name) {
+      *out = function.get();
+      return CUDA_SUCCESS;
+    }
+  }
+  return CUDA_ERROR_NOT_FOUND;
+}
+
+const char* function_name(CUfunction function) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  // The name's storage lives as long as the (never freed) module object.
+  return function != nullptr && m.functions.count(function) ? function->name.c_str() : nullptr;
+}
+
+CUresult enqueue_kernel(const LaunchRequest& request) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (!m.initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  CUfunction function = request.function;
+  if (function == nullptr || !m.functions.count(function)) return CUDA_ERROR_INVALID_HANDLE;
+  for (int i = 0; i < 3; ++i) {
+    if (request.grid[i] == 0 || request.block[i] == 0) return CUDA_ERROR_INVALID_VALUE;
+  }
+  uint64_t threads = uint64_t{request.block[0]} * request.block[1] * request.block[2];
+  if (threads > 1024 || request.block[2] > 64 || request.grid[1] > 65535 || request.grid[2] > 65535) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (request.dynamic_shared_bytes > 227 * 1024) return CUDA_ERROR_INVALID_VALUE;
+  CUresult error;
+  CUstream_st* stream = resolve_stream_locked(request.stream, request.per_thread, &error);
+  if (stream == nullptr) return error;
+  if (stream->context != function->module->context) return CUDA_ERROR_INVALID_HANDLE;
+  if (stream->context->sticky_error) return stream->context->sticky_error;
+  SimOperation op{};
+  op.kind = SIM_OP_KERNEL;
+  op.name = function->name.c_str();
+  for (int i = 0; i < 3; ++i) {
+    op.grid[i] = static_cast<int32_t>(request.grid[i]);
+    op.block[i] = static_cast<int32_t>(request.block[i]);
+  }
+  op.dynamic_shared_memory = static_cast<int32_t>(request.dynamic_shared_bytes);
+  op.is_async = 1;
+  if (!schedule_locked(stream, op, function->duration_ns, function->faults, nullptr)) {
+    return CUDA_SUCCESS;
+  }
+  lock.unlock();
+  report_operation(op);
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_instantiate(CUgraphExec* out, CUgraph graph) {
+  if (out == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (graph == nullptr || !m.graphs.count(graph)) return CUDA_ERROR_INVALID_HANDLE;
+  auto exec = std::make_unique<CUgraphExec_st>();
+  exec->graph = graph->graph;
+  *out = exec.get();
+  m.graph_execs.insert(exec.get());
+  m.all_graph_execs.push_back(std::move(exec));
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_launch(CUgraphExec exec, CUstream handle, bool per_thread) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (exec == nullptr || !m.graph_execs.count(exec)) return CUDA_ERROR_INVALID_HANDLE;
+  CUresult error;
+  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
+  if (stream == nullptr) return error;
+  if (stream->context->sticky_error) return stream->context->sticky_error;
+  // Captured work is replayed in capture order on the launch stream; all of it
+  // carries the correlation id of this graph launch, as CUPTI reports it.
+  std::vector<SimOperation> launched;
+  for (GraphNode& node : exec->graph.nodes) {
+    SimOperation op = node.op;
+    op.correlation_id = 0;
+    if (schedule_locked(stream, op, node.duration_ns, node.faults, node.move_data)) {
+      launched.push_back(op);
+    }
+  }
+  lock.unlock();
+  for (const SimOperation& op : launched) report_operation(op);
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_destroy(CUgraph graph) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (graph == nullptr || !m.graphs.count(graph)) return CUDA_ERROR_INVALID_HANDLE;
+  m.graphs.erase(graph);
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_exec_destroy(CUgraphExec exec) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (exec == nullptr || !m.graph_execs.count(exec)) return CUDA_ERROR_INVALID_HANDLE;
+  m.graph_execs.erase(exec);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace simcuda

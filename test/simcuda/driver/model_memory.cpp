@@ -1,0 +1,298 @@
+// Memory: allocations (real host memory), copies and memsets with simulated durations.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include <cupti_activity.h>
+
+#include "api_trace.h"
+#include "model_internal.h"
+#include "sim_clock.h"
+#include "sim_config.h"
+#include "truth_log.h"
+
+namespace simcuda {
+namespace {
+
+constexpr size_t kDeviceAlignment = 256;  // cudaMalloc's documented minimum alignment
+
+// The allocation containing [address, address + bytes), or nullptr.
+const Allocation* find_allocation_locked(uintptr_t address, size_t bytes, uintptr_t* base) {
+  auto& allocations = model().allocations;
+  auto it = allocations.upper_bound(address);
+  if (it == allocations.begin()) return nullptr;
+  --it;
+  if (address + bytes > it->first + it->second.bytes) return nullptr;
+  if (base) *base = it->first;
+  return &it->second;
+}
+
+MemoryKind kind_of_locked(const void* pointer, size_t bytes) {
+  const Allocation* allocation = find_allocation_locked(reinterpret_cast<uintptr_t>(pointer), bytes, nullptr);
+  return allocation ? allocation->kind : MemoryKind::Pageable;
+}
+
+bool on_device(MemoryKind kind) { return kind == MemoryKind::Device || kind == MemoryKind::Managed; }
+
+uint64_t transfer_ns(uint64_t bytes, double gbps) {
+  return config().copy_overhead_ns + static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) / gbps));
+}
+
+void report_memory(const SimMemoryEvent& event) {
+  if (const SimTracer* tracer = current_tracer()) tracer->memory(&event);
+  if (truth_enabled()) truth_memory(event);
+}
+
+}  // namespace
+
+CUresult memory_allocate(void** out, size_t bytes, MemoryKind kind, CUstream stream_ordered,
+                         bool per_thread) {
+  if (out == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (!m.initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  CUctx_st* context = current_context_locked();
+  if (context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  uint32_t stream_id = 0;
+  if (stream_ordered != nullptr || per_thread) {
+    CUresult error;
+    CUstream_st* stream = resolve_stream_locked(stream_ordered, per_thread, &error);
+    if (stream == nullptr) return error;
+    stream_id = stream->id;
+  }
+  Device& device = m.devices[static_cast<size_t>(context->device)];
+  bool counts_on_device = on_device(kind);
+  if (counts_on_device && device.allocated_bytes + bytes > device.info.global_memory_bytes) {
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  size_t rounded = (bytes + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
+  void* memory = std::aligned_alloc(kDeviceAlignment, rounded);
+  if (memory == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  // Fresh device memory holds garbage on a GPU; a fixed pattern keeps runs reproducible.
+  std::memset(memory, 0xcd, rounded);
+  m.allocations[reinterpret_cast<uintptr_t>(memory)] = {bytes, kind, context->device, context->id, true};
+  if (counts_on_device) device.allocated_bytes += bytes;
+  *out = memory;
+  SimMemoryEvent event{SIM_MEMORY_ALLOCATE, static_cast<uint32_t>(kind),
+                       static_cast<uint32_t>(context->device), context->id, stream_id,
+                       current_correlation_id(), stream_id != 0, reinterpret_cast<uint64_t>(memory),
+                       bytes, now_ns()};
+  lock.unlock();
+  report_memory(event);
+  return CUDA_SUCCESS;
+}
+
+CUresult memory_free(void* address, MemoryKind kind, CUstream stream_ordered, bool per_thread) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (!m.initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  auto it = m.allocations.find(reinterpret_cast<uintptr_t>(address));
+  bool kind_matches = it != m.allocations.end() && it->second.owned &&
+                      (it->second.kind == kind || (on_device(kind) && on_device(it->second.kind)));
+  if (!kind_matches) return CUDA_ERROR_INVALID_VALUE;
+  uint32_t stream_id = 0;
+  if (stream_ordered != nullptr || per_thread) {
+    CUresult error;
+    CUstream_st* stream = resolve_stream_locked(stream_ordered, per_thread, &error);
+    if (stream == nullptr) return error;
+    stream_id = stream->id;
+  } else {
+    // cuMemFree / cuMemFreeHost synchronise the device first, as the real ones do.
+    uint64_t idle_at = 0;
+    for (CUctx_st* context : m.contexts) {
+      if (context->device == it->second.device) {
+        idle_at = std::max(idle_at, context_frontier_locked(context));
+      }
+    }
+    wait_until(lock, idle_at);
+    it = m.allocations.find(reinterpret_cast<uintptr_t>(address));
+    if (it == m.allocations.end()) return CUDA_ERROR_INVALID_VALUE;  // freed meanwhile
+  }
+  Allocation allocation = it->second;
+  m.allocations.erase(it);
+  if (on_device(allocation.kind)) {
+    m.devices[static_cast<size_t>(allocation.device)].allocated_bytes -= allocation.bytes;
+  }
+  std::free(address);
+  SimMemoryEvent event{SIM_MEMORY_RELEASE, static_cast<uint32_t>(allocation.kind),
+                       static_cast<uint32_t>(allocation.device), allocation.context_id, stream_id,
+                       current_correlation_id(), stream_id != 0, reinterpret_cast<uint64_t>(address),
+                       allocation.bytes, now_ns()};
+  lock.unlock();
+  report_memory(event);
+  return CUDA_SUCCESS;
+}
+
+CUresult host_register(void* address, size_t bytes) {
+  if (address == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUctx_st* context = current_context_locked();
+  if (context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (find_allocation_locked(reinterpret_cast<uintptr_t>(address), 1, nullptr)) {
+    return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  }
+  m.allocations[reinterpret_cast<uintptr_t>(address)] = {bytes, MemoryKind::Pinned, context->device,
+                                                         context->id, false};
+  return CUDA_SUCCESS;
+}
+
+CUresult host_unregister(void* address) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  auto it = m.allocations.find(reinterpret_cast<uintptr_t>(address));
+  if (it == m.allocations.end() || it->second.owned) return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  m.allocations.erase(it);
+  return CUDA_SUCCESS;
+}
+
+CUresult memory_info(size_t* free_bytes, size_t* total_bytes) {
+  if (free_bytes == nullptr || total_bytes == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUctx_st* context = current_context_locked();
+  if (context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  const Device& device = m.devices[static_cast<size_t>(context->device)];
+  *total_bytes = device.info.global_memory_bytes;
+  *free_bytes = device.info.global_memory_bytes - device.allocated_bytes;
+  return CUDA_SUCCESS;
+}
+
+CUresult address_range(CUdeviceptr* base, size_t* size, CUdeviceptr address) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  uintptr_t found_base = 0;
+  const Allocation* allocation = find_allocation_locked(address, 1, &found_base);
+  if (allocation == nullptr || !on_device(allocation->kind)) return CUDA_ERROR_NOT_FOUND;
+  if (base) *base = found_base;
+  if (size) *size = allocation->bytes;
+  return CUDA_SUCCESS;
+}
+
+CUresult pointer_memory_type(CUdeviceptr address, CUmemorytype* type, CUdevice* device) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  const Allocation* allocation = find_allocation_locked(address, 1, nullptr);
+  if (allocation == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (type) *type = on_device(allocation->kind) ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+  if (device) *device = allocation->device;
+  return CUDA_SUCCESS;
+}
+
+CUresult enqueue_copy(const CopyRequest& request, CUstream handle, bool per_thread, bool async) {
+  if (request.dst == nullptr || request.src == nullptr) {
+    return request.width_bytes == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  }
+  size_t dst_pitch = request.dst_pitch ? request.dst_pitch : request.width_bytes;
+  size_t src_pitch = request.src_pitch ? request.src_pitch : request.width_bytes;
+  if (request.height > 1 && (dst_pitch < request.width_bytes || src_pitch < request.width_bytes)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  size_t dst_span = request.height ? dst_pitch * (request.height - 1) + request.width_bytes : 0;
+  size_t src_span = request.height ? src_pitch * (request.height - 1) + request.width_bytes : 0;
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUresult error;
+  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
+  if (stream == nullptr) return error;
+  if (stream->context->sticky_error) return stream->context->sticky_error;
+  MemoryKind dst_kind = kind_of_locked(request.dst, dst_span);
+  MemoryKind src_kind = kind_of_locked(request.src, src_span);
+  // A pointer into a device allocation that overruns it is not host memory either.
+  auto overruns = [](const void* p, size_t span) {
+    uintptr_t base = 0;
+    return find_allocation_locked(reinterpret_cast<uintptr_t>(p), 1, &base) != nullptr &&
+           find_allocation_locked(reinterpret_cast<uintptr_t>(p), span, nullptr) == nullptr;
+  };
+  if (overruns(request.dst, dst_span) || overruns(request.src, src_span)) return CUDA_ERROR_INVALID_VALUE;
+  auto side_ok = [](Side wanted, MemoryKind kind) {
+    return wanted == Side::Any || (wanted == Side::Device) == on_device(kind);
+  };
+  if (!side_ok(request.dst_side, dst_kind) || !side_ok(request.src_side, src_kind)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  SimOperation op{};
+  op.kind = SIM_OP_MEMCPY;
+  op.bytes = request.width_bytes * request.height;
+  op.src_kind = static_cast<uint8_t>(src_kind);
+  op.dst_kind = static_cast<uint8_t>(dst_kind);
+  op.is_async = async;
+  const SimConfig& c = config();
+  double gbps;
+  if (on_device(src_kind) && on_device(dst_kind)) {
+    op.copy_kind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOD;
+    gbps = c.device_to_device_gbps;
+  } else if (on_device(dst_kind)) {
+    op.copy_kind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+    gbps = src_kind == MemoryKind::Pinned ? c.pinned_gbps : c.pageable_gbps;
+  } else if (on_device(src_kind)) {
+    op.copy_kind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
+    gbps = dst_kind == MemoryKind::Pinned ? c.pinned_gbps : c.pageable_gbps;
+  } else {
+    op.copy_kind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOH;
+    gbps = c.pageable_gbps;
+  }
+  CopyRequest copy = request;
+  copy.dst_pitch = dst_pitch;
+  copy.src_pitch = src_pitch;
+  auto move_data = [copy] {
+    for (size_t row = 0; row < copy.height; ++row) {
+      std::memmove(static_cast<char*>(copy.dst) + row * copy.dst_pitch,
+                   static_cast<const char*>(copy.src) + row * copy.src_pitch, copy.width_bytes);
+    }
+  };
+  if (!schedule_locked(stream, op, transfer_ns(op.bytes, gbps), false, move_data)) return CUDA_SUCCESS;
+  lock.unlock();
+  report_operation(op);
+  if (!async) sleep_until_ns(op.end_ns);
+  return CUDA_SUCCESS;
+}
+
+CUresult enqueue_memset(const MemsetRequest& request, CUstream handle, bool per_thread, bool async) {
+  size_t row_bytes = request.width_elements * request.element_size;
+  size_t pitch = request.pitch_bytes ? request.pitch_bytes : row_bytes;
+  if (request.height > 1 && pitch < row_bytes) return CUDA_ERROR_INVALID_VALUE;
+  size_t span = request.height ? pitch * (request.height - 1) + row_bytes : 0;
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUresult error;
+  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
+  if (stream == nullptr) return error;
+  if (stream->context->sticky_error) return stream->context->sticky_error;
+  if (span == 0) return CUDA_SUCCESS;
+  if (request.dst % request.element_size != 0) return CUDA_ERROR_INVALID_VALUE;
+  const Allocation* allocation = find_allocation_locked(request.dst, span, nullptr);
+  if (allocation == nullptr || !on_device(allocation->kind)) return CUDA_ERROR_INVALID_VALUE;
+  SimOperation op{};
+  op.kind = SIM_OP_MEMSET;
+  op.bytes = row_bytes * request.height;
+  op.dst_kind = static_cast<uint8_t>(allocation->kind);
+  op.memset_value = request.value;
+  op.is_async = async;
+  MemsetRequest fill = request;
+  fill.pitch_bytes = pitch;
+  auto move_data = [fill] {
+    for (size_t row = 0; row < fill.height; ++row) {
+      char* line = reinterpret_cast<char*>(fill.dst) + row * fill.pitch_bytes;
+      for (size_t i = 0; i < fill.width_elements; ++i) {
+        if (fill.element_size == 1) {
+          line[i] = static_cast<char>(fill.value);
+        } else if (fill.element_size == 2) {
+          uint16_t v = static_cast<uint16_t>(fill.value);
+          std::memcpy(line + 2 * i, &v, 2);
+        } else {
+          std::memcpy(line + 4 * i, &fill.value, 4);
+        }
+      }
+    }
+  };
+  uint64_t duration = transfer_ns(op.bytes, config().memset_gbps);
+  if (!schedule_locked(stream, op, duration, false, move_data)) return CUDA_SUCCESS;
+  lock.unlock();
+  report_operation(op);
+  // Memsets of device memory never block the host, even the "synchronous" ones.
+  return CUDA_SUCCESS;
+}
+
+}  // namespace simcuda

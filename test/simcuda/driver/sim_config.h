@@ -1,0 +1,37 @@
+// Simulation parameters, read once from the environment (see test/simcuda/README.md).
+#pragma once
+
+#include <cstdint>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace simcuda {
+
+struct KernelDurationRule {
+  std::regex pattern;
+  uint64_t duration_ns;
+};
+
+struct SimConfig {
+  int device_count = 1;
+  uint64_t default_kernel_ns = 10000;
+  std::vector<KernelDurationRule> kernel_rules;  // first match wins
+  uint64_t launch_latency_ns = 2000;              // host enqueue -> earliest device start
+  uint64_t copy_overhead_ns = 1000;               // fixed cost of every copy and memset
+  // Bandwidths in GB/s, i.e. bytes per nanosecond.
+  double pageable_gbps = 6;
+  double pinned_gbps = 24;
+  double device_to_device_gbps = 800;
+  double memset_gbps = 1000;
+  std::string truth_path;                          // empty: no ground-truth log
+  bool cupti_enabled = true;
+  std::string fault_kernel_pattern;                // launches matching it fail stickily
+
+  uint64_t kernel_duration_ns(const std::string& name) const;
+};
+
+// Parsed on first use; later changes of the environment are ignored.
+const SimConfig& config();
+
+}  // namespace simcuda

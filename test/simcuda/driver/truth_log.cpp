@@ -1,0 +1,193 @@
+#include "truth_log.h"
+
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+#include "sim_config.h"
+
+namespace simcuda {
+namespace {
+
+const char* copy_kind_name(uint8_t kind) {
+  switch (kind) {
+    case 1: return "HtoD";
+    case 2: return "DtoH";
+    case 8: return "DtoD";
+    case 9: return "HtoH";
+    default: return "unknown";
+  }
+}
+
+const char* memory_kind_name(uint32_t kind) {
+  switch (kind) {
+    case 1: return "pageable";
+    case 2: return "pinned";
+    case 3: return "device";
+    case 5: return "managed";
+    default: return "unknown";
+  }
+}
+
+const char* sync_type_name(uint32_t type) {
+  switch (type) {
+    case 1: return "event";
+    case 2: return "stream_wait_event";
+    case 3: return "stream";
+    case 4: return "context";
+    default: return "unknown";
+  }
+}
+
+void append_json_string(std::string& out, const char* text) {
+  out += '"';
+  for (const char* p = text ? text : ""; *p; ++p) {
+    unsigned char c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+// The file is opened lazily and closed by a static destructor; the buffer is large
+// so that a launch-bound loop does not pay a syscall per line.
+class TruthFile {
+ public:
+  TruthFile() {
+    const std::string& path = config().truth_path;
+    if (path.empty()) return;
+    file_ = std::fopen(path.c_str(), "w");
+    if (file_ == nullptr) {
+      std::fprintf(stderr, "simcuda: cannot open SIMCUDA_TRUTH file %s\n", path.c_str());
+      return;
+    }
+    std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
+    char header[160];
+    std::snprintf(header, sizeof header,
+                  "{\"type\":\"process\",\"pid\":%d,\"devices\":%d,\"clock\":\"CLOCK_MONOTONIC\"}",
+                  static_cast<int>(getpid()), config().device_count);
+    write(header);
+  }
+  ~TruthFile() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (file_ != nullptr) std::fclose(file_);
+    file_ = nullptr;
+  }
+  bool enabled() const { return file_ != nullptr; }
+  void write(const std::string& line) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (file_ == nullptr) return;
+    std::fwrite(line.data(), 1, line.size(), file_);
+    std::fputc('\n', file_);
+  }
+  void flush() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (file_ != nullptr) std::fflush(file_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::FILE* file_ = nullptr;
+};
+
+TruthFile& truth_file() {
+  static TruthFile instance;
+  return instance;
+}
+
+}  // namespace
+
+bool truth_enabled() { return truth_file().enabled(); }
+
+void truth_api(const SimApiCall& call) {
+  std::string line = "{\"type\":\"api\",\"domain\":";
+  line += call.domain == 2 ? "\"runtime\"" : "\"driver\"";
+  line += ",\"name\":";
+  append_json_string(line, call.function_name);
+  char numbers[256];
+  std::snprintf(numbers, sizeof numbers,
+                ",\"cbid\":%u,\"corr\":%u,\"depth\":%u,\"tid\":%u,\"start\":%" PRIu64
+                ",\"end\":%" PRIu64 ",\"result\":%d",
+                call.cbid, call.correlation_id, call.depth, call.thread_id, call.start_ns,
+                call.end_ns, call.result);
+  line += numbers;
+  if (call.symbol_name != nullptr) {
+    line += ",\"symbol\":";
+    append_json_string(line, call.symbol_name);
+  }
+  line += '}';
+  truth_file().write(line);
+}
+
+void truth_operation(const SimOperation& op) {
+  static const char* const kinds[] = {"", "kernel", "memcpy", "memset"};
+  std::string line = "{\"type\":\"";
+  line += kinds[op.kind <= 3 ? op.kind : 0];
+  line += "\",\"name\":";
+  append_json_string(line, op.name);
+  char numbers[512];
+  std::snprintf(numbers, sizeof numbers,
+                ",\"device\":%u,\"context\":%u,\"stream\":%u,\"corr\":%u,\"queued\":%" PRIu64
+                ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"bytes\":%" PRIu64
+                ",\"graph\":%u,\"graph_node\":%" PRIu64,
+                op.device, op.context_id, op.stream_id, op.correlation_id, op.queued_ns,
+                op.start_ns, op.end_ns, op.bytes, op.graph_id, op.graph_node_id);
+  line += numbers;
+  if (op.kind == SIM_OP_KERNEL) {
+    std::snprintf(numbers, sizeof numbers,
+                  ",\"grid\":[%d,%d,%d],\"block\":[%d,%d,%d],\"shared\":%d", op.grid[0],
+                  op.grid[1], op.grid[2], op.block[0], op.block[1], op.block[2],
+                  op.dynamic_shared_memory);
+    line += numbers;
+  } else if (op.kind == SIM_OP_MEMCPY) {
+    std::snprintf(numbers, sizeof numbers,
+                  ",\"copy_kind\":\"%s\",\"src_kind\":\"%s\",\"dst_kind\":\"%s\",\"async\":%u",
+                  copy_kind_name(op.copy_kind), memory_kind_name(op.src_kind),
+                  memory_kind_name(op.dst_kind), op.is_async);
+    line += numbers;
+  } else if (op.kind == SIM_OP_MEMSET) {
+    std::snprintf(numbers, sizeof numbers, ",\"value\":%u,\"dst_kind\":\"%s\",\"async\":%u",
+                  op.memset_value, memory_kind_name(op.dst_kind), op.is_async);
+    line += numbers;
+  }
+  line += '}';
+  truth_file().write(line);
+}
+
+void truth_memory(const SimMemoryEvent& event) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "{\"type\":\"%s\",\"memory_kind\":\"%s\",\"device\":%u,\"context\":%u,"
+                "\"stream\":%u,\"corr\":%u,\"async\":%u,\"address\":%" PRIu64
+                ",\"bytes\":%" PRIu64 ",\"time\":%" PRIu64 "}",
+                event.operation == SIM_MEMORY_ALLOCATE ? "alloc" : "free",
+                memory_kind_name(event.memory_kind), event.device, event.context_id,
+                event.stream_id, event.correlation_id, event.is_async, event.address,
+                event.bytes, event.timestamp_ns);
+  truth_file().write(line);
+}
+
+void truth_sync(const SimSyncEvent& event) {
+  char line[384];
+  std::snprintf(line, sizeof line,
+                "{\"type\":\"sync\",\"sync_type\":\"%s\",\"context\":%u,\"stream\":%u,"
+                "\"event\":%u,\"corr\":%u,\"start\":%" PRIu64 ",\"end\":%" PRIu64 "}",
+                sync_type_name(event.type), event.context_id, event.stream_id, event.event_id,
+                event.correlation_id, event.start_ns, event.end_ns);
+  truth_file().write(line);
+}
+
+void truth_flush() { truth_file().flush(); }
+
+}  // namespace simcuda
