@@ -1,6 +1,7 @@
 #include "record/recorder.h"
 
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -37,6 +38,8 @@ ThreadBuffer* Recorder::register_thread() {
   auto* buffer = new (std::nothrow)
       ThreadBuffer(buffer_bytes_, static_cast<uint32_t>(syscall(SYS_gettid)));
   if (buffer == nullptr) return nullptr;
+  char name[16] = {};
+  if (prctl(PR_GET_NAME, name) == 0) buffer->set_name_at_start(name);
   {
     std::lock_guard lock(mutex_);
     buffers_.push_back(buffer);

@@ -1,6 +1,7 @@
 #include "record/thread_buffer.h"
 
 #include <bit>
+#include <cstring>
 #include <new>
 
 namespace prof {
@@ -10,6 +11,10 @@ ThreadBuffer::ThreadBuffer(size_t capacity, uint32_t tid)
   // Without memory the buffer has no room and every record counts as dropped.
   storage_.reset(new (std::nothrow) std::byte[capacity_]);
   if (!storage_) capacity_ = 0;
+}
+
+void ThreadBuffer::set_name_at_start(const char* name) {
+  strncpy(name_at_start_, name, sizeof(name_at_start_) - 1);
 }
 
 void* ThreadBuffer::reserve(size_t bytes) {

@@ -33,6 +33,10 @@ class ThreadBuffer {
   ThreadBuffer& operator=(const ThreadBuffer&) = delete;
 
   uint32_t tid() const { return tid_; }
+  // The thread's name when it first recorded: the writer's fallback for a
+  // thread that exits before the writer could read its current name.
+  const char* name_at_start() const { return name_at_start_; }
+  void set_name_at_start(const char* name);
   size_t capacity() const { return capacity_; }
 
   // ---- producer side (owner thread only) ----
@@ -60,6 +64,7 @@ class ThreadBuffer {
   std::unique_ptr<std::byte[]> storage_;
   size_t capacity_;  // a power of two, or 0 when allocation failed
   uint32_t tid_;
+  char name_at_start_[16] = {};  // TASK_COMM_LEN
 
   // Producer-owned line.
   alignas(64) std::atomic<uint64_t> write_pos_{0};

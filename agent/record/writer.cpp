@@ -147,14 +147,16 @@ void Writer::drain() {
   });
 }
 
-void Writer::note_thread(uint32_t tid) {
-  if (!known_threads_.insert(tid).second) return;
-  chunk_.add(ThreadInfo{tid, read_thread_name(tid)});
+void Writer::note_thread(const ThreadBuffer& buffer) {
+  if (!known_threads_.insert(buffer.tid()).second) return;
+  std::string name = read_thread_name(buffer.tid());
+  if (name.empty()) name = buffer.name_at_start();
+  chunk_.add(ThreadInfo{buffer.tid(), std::move(name)});
 }
 
 void Writer::handle(const ThreadBuffer& buffer, const RecordHeader& header) {
   const uint32_t tid = buffer.tid();
-  note_thread(tid);
+  note_thread(buffer);
   switch (static_cast<RecordType>(header.type)) {
     case RecordType::nvtx_push:
     case RecordType::nvtx_range_start:

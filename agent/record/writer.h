@@ -46,7 +46,7 @@ class Writer {
   void run();
   void drain();
   void handle(const ThreadBuffer& buffer, const RecordHeader& header);
-  void note_thread(uint32_t tid);
+  void note_thread(const ThreadBuffer& buffer);
   void write_chunk();
   [[nodiscard]] bool write_all(const std::string& bytes);
   void finish(uint64_t end_ns);

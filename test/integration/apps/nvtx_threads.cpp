@@ -5,6 +5,9 @@
 // agent; exits with code 3 so that the exit code is checked too.
 #include <nvtx3/nvToolsExt.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <thread>
 #include <vector>
@@ -23,7 +26,7 @@ void spin(int n) {
 unsigned long work(int thread_index) {
   char name[32];
   snprintf(name, sizeof(name), "worker %d", thread_index);
-  nvtxNameOsThreadA(0, name);  // 0: the calling thread, as documented by NVTX
+  nvtxNameOsThreadA(static_cast<uint32_t>(syscall(SYS_gettid)), name);
   unsigned long checksum = 0;
   for (int i = 0; i < kOuter; ++i) {
     nvtxRangePushA("outer");

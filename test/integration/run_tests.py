@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Integration tests of libprof.so: run real programs under LD_PRELOAD and
+read their files back with profanalyze. One scenario per invocation, so that
+ctest shows each by name; every scenario runs in its own temporary directory.
+"""
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ARGS = None
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(cmd, env=None, cwd=None, timeout=30):
+    return subprocess.run(cmd, env=env, cwd=cwd, timeout=timeout,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def agent_env(extra=None):
+    env = dict(os.environ)
+    preload = [ARGS.agent]
+    if ARGS.preload_first:
+        preload.insert(0, ARGS.preload_first)
+    env["LD_PRELOAD"] = ":".join(preload)
+    env.pop("PROF_AGENT_PID", None)
+    env.pop("NVTX_INJECTION64_PATH", None)
+    env.update(extra or {})
+    return env
+
+
+def plain_env():
+    env = dict(os.environ)
+    for name in ("LD_PRELOAD", "PROF_AGENT_PID", "NVTX_INJECTION64_PATH"):
+        env.pop(name, None)
+    return env
+
+
+def app(name):
+    return os.path.join(ARGS.apps, name)
+
+
+def analyzer(*args, cwd):
+    result = run([ARGS.analyzer, *args], cwd=cwd)
+    return result
+
+
+def info(path, cwd):
+    result = analyzer("info", path, cwd=cwd)
+    check(result.returncode == 0, f"info {path} failed ({result.returncode}): {result.stderr}")
+    return result.stdout
+
+
+def info_count(text, label):
+    match = re.search(rf"^\s*{re.escape(label)}\s+(\d+)\s*$", text, re.M)
+    check(match is not None, f"info has no '{label}' line:\n{text}")
+    return int(match.group(1))
+
+
+def report_rows(path, cwd):
+    """Parses the report table into {name: {column: text}}."""
+    result = analyzer("report", "--row-limit", "-1", path, cwd=cwd)
+    check(result.returncode == 0, f"report failed ({result.returncode}): {result.stderr}")
+    lines = result.stdout.splitlines()
+    separators = [i for i, line in enumerate(lines) if line.startswith("---")]
+    check(len(separators) >= 3, f"no table in report:\n{result.stdout}")
+    header = re.split(r"\s{2,}", lines[separators[0] + 1].strip())
+    rows = {}
+    for line in lines[separators[1] + 1:separators[2]]:
+        cells = re.split(r"\s{2,}", line.strip())
+        check(len(cells) == len(header), f"row does not match header: {line!r}")
+        rows[cells[0]] = dict(zip(header, cells))
+    return rows, result.stdout
+
+
+def parse_time_us(text):
+    for suffix, scale in (("us", 1.0), ("ms", 1e3), ("s", 1e6)):
+        if text.endswith(suffix):
+            return float(text[:-len(suffix)]) * scale
+    raise Failure(f"not a time: {text}")
+
+
+def wait_for_line(process, expected, timeout=10):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        line = process.stdout.readline()
+        if line.strip() == expected:
+            return
+        if not line and process.poll() is not None:
+            break
+    raise Failure(f"the app never printed {expected!r}")
+
+
+# ---------------------------------------------------------------- scenarios --
+
+def nvtx_report_matches_the_app(tmp):
+    result = run([app("nvtx_threads")], env=agent_env(), cwd=tmp)
+    check(result.returncode == 3, f"exit code {result.returncode}")
+    rows, table = report_rows("run.pb", tmp)
+    expected_calls = {"outer": 4 * 50, "middle": 4 * 100, "inner": 4 * 300, "whole run": 1}
+    for name, calls in expected_calls.items():
+        check(name in rows, f"no row {name!r} in\n{table}")
+        check(int(rows[name]["# of Calls"]) == calls,
+              f"{name}: {rows[name]['# of Calls']} calls, expected {calls}")
+    for name, row in rows.items():
+        self_us, total_us = parse_time_us(row["Self CPU"]), parse_time_us(row["CPU total"])
+        check(self_us <= total_us, f"{name}: self {self_us} > total {total_us}")
+    # inner ranges have no children: self == total.
+    check(rows["inner"]["Self CPU"] == rows["inner"]["CPU total"], "inner: self != total")
+    check(parse_time_us(rows["outer"]["Self CPU"]) < parse_time_us(rows["outer"]["CPU total"]),
+          "outer has children, so its self time must be below its total")
+    text = info("run.pb", tmp)
+    check(info_count(text, "NVTX ranges") == 1801, text)
+    check(info_count(text, "NVTX marks") == 1, text)
+    check(info_count(text, "ring_full") == 0, text)
+    for worker in range(4):
+        check(f"worker {worker}" in text, f"thread name 'worker {worker}' missing:\n{text}")
+
+
+def app_output_and_exit_code_unchanged(tmp):
+    for cmd in ([app("nvtx_threads")], [app("lifecycle"), "fork"], [app("lifecycle"), "child"]):
+        plain = run(cmd, env=plain_env(), cwd=tmp)
+        traced = run(cmd, env=agent_env({"PROF_LOG": "quiet"}), cwd=tmp)
+        check(plain.stdout == traced.stdout, f"{cmd}: stdout differs:\n{plain.stdout}\n---\n{traced.stdout}")
+        check(plain.returncode == traced.returncode,
+              f"{cmd}: exit code {traced.returncode}, without the agent {plain.returncode}")
+        check(traced.stderr == "", f"PROF_LOG=quiet still printed: {traced.stderr}")
+
+
+def sigkill_after_two_seconds_leaves_a_readable_file(tmp):
+    process = subprocess.Popen([app("lifecycle"), "forever"], env=agent_env(), cwd=tmp,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_line(process, "ready")
+    time.sleep(2)
+    process.kill()
+    process.wait()
+    text = info("run.pb", tmp)
+    check(info_count(text, "NVTX ranges") > 1000, f"too few ranges survived:\n{text}")
+    check(re.search(r"^\s*ended\s+cut short", text, re.M) is not None,
+          f"a killed run must not claim a clean end:\n{text}")
+    rows, table = report_rows("run.pb", tmp)
+    check("tick" in rows and int(rows["tick"]["# of Calls"]) > 1000, table)
+
+
+def sigterm_with_default_action_flushes_and_kills(tmp):
+    process = subprocess.Popen([app("lifecycle"), "sigterm-default"], env=agent_env(), cwd=tmp,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_line(process, "ready")
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=10)
+    check(process.returncode == -signal.SIGTERM,
+          f"the process must still die of SIGTERM, got {process.returncode}")
+    text = info("run.pb", tmp)
+    check(re.search(r"ended\s+signal 15", text) is not None, f"no signal end recorded:\n{text}")
+    rows, table = report_rows("run.pb", tmp)
+    check(int(rows["before signal"]["# of Calls"]) == 10, table)
+    check("open when killed" in rows, f"the range open at the signal is missing:\n{table}")
+
+
+def sigterm_handler_of_the_app_still_runs(tmp):
+    process = subprocess.Popen([app("lifecycle"), "sigterm-handler"], env=agent_env(), cwd=tmp,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = process.stdout.readline().strip()
+    check(first == "handler installed: yes", f"the app saw {first!r}")
+    wait_for_line(process, "ready")
+    process.send_signal(signal.SIGTERM)
+    rest, _ = process.communicate(timeout=10)
+    check("handled SIGTERM" in rest, f"the app's handler did not run: {rest!r}")
+    check(process.returncode == 7, f"exit code {process.returncode}")
+    text = info("run.pb", tmp)
+    check(re.search(r"ended\s+exit", text) is not None, f"no clean end:\n{text}")
+    rows, table = report_rows("run.pb", tmp)
+    check(int(rows["after signal"]["# of Calls"]) == 5, table)
+
+
+def exit_from_a_thread_flushes(tmp):
+    result = run([app("lifecycle"), "exit-from-thread"], env=agent_env(), cwd=tmp)
+    check(result.returncode == 5, f"exit code {result.returncode}")
+    rows, table = report_rows("run.pb", tmp)
+    check(int(rows["worker"]["# of Calls"]) == 20, table)
+    check("open at exit" in rows and "main waiting" in rows, table)
+
+
+def forked_child_never_touches_the_parents_file(tmp):
+    result = run([app("lifecycle"), "fork"], env=agent_env(), cwd=tmp)
+    check(result.returncode == 0, result.stderr)
+    check("forked child done" in result.stdout, result.stdout)
+    files = sorted(f for f in os.listdir(tmp) if f.endswith(".pb"))
+    check(files == ["run.pb"], f"files: {files}")
+    rows, table = report_rows("run.pb", tmp)
+    check(int(rows["parent before fork"]["# of Calls"]) == 10, table)
+    check(int(rows["parent after fork"]["# of Calls"]) == 10, table)
+    check("forked child" not in rows, f"the child's ranges leaked into the parent's file:\n{table}")
+
+
+def exec_child_writes_its_own_file(tmp):
+    result = run([app("lifecycle"), "fork-exec"], env=agent_env(), cwd=tmp)
+    check(result.returncode == 0, result.stderr)
+    check("exec child done" in result.stdout, result.stdout)
+    files = sorted(f for f in os.listdir(tmp) if f.endswith(".pb"))
+    check(len(files) == 2 and "run.pb" in files, f"files: {files}")
+    child_file = next(f for f in files if f != "run.pb")
+    check(re.fullmatch(r"run\.\d+\.pb", child_file) is not None, child_file)
+    parent_rows, _ = report_rows("run.pb", tmp)
+    child_rows, child_table = report_rows(child_file, tmp)
+    check("exec child" not in parent_rows, "the exec'd child wrote into the parent's file")
+    check(int(child_rows["exec child"]["# of Calls"]) == 10, child_table)
+
+
+def exports_only_the_entry_points(tmp):
+    result = run(["nm", "-D", "--defined-only", ARGS.agent])
+    check(result.returncode == 0, result.stderr)
+    exported = sorted(line.split()[-1] for line in result.stdout.splitlines() if line.strip())
+    allowed = {"InitializeInjectionNvtx2", "libprof_agent_marker", "sigaction", "signal"}
+    unexpected = [name for name in exported if name not in allowed]
+    check(not unexpected, f"libprof.so exports more than its entry points: {unexpected}")
+    check("InitializeInjectionNvtx2" in exported, f"exports: {exported}")
+    needed = run(["readelf", "-d", ARGS.agent]).stdout
+    for library in ("libprotobuf", "libunwind"):
+        check(library not in needed, f"libprof.so must not link {library}:\n{needed}")
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--agent", required=True)
+    parser.add_argument("--analyzer", required=True)
+    parser.add_argument("--apps", required=True)
+    parser.add_argument("--preload-first", default="")
+    parser.add_argument("scenario")
+    ARGS = parser.parse_args()
+    scenario = globals().get(ARGS.scenario)
+    if scenario is None:
+        print(f"unknown scenario {ARGS.scenario}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="prof-it-") as tmp:
+        try:
+            scenario(tmp)
+        except Failure as failure:
+            print(f"FAIL {ARGS.scenario}: {failure}", file=sys.stderr)
+            return 1
+    print(f"ok {ARGS.scenario}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
