@@ -1,0 +1,179 @@
+// Kernel registration and launch: the entry points nvcc's generated host code calls
+// (__cudaRegisterFatBinary ... __cudaLaunchKernel) and the explicit launch API.
+#include <vector>
+
+#include "driver_per_thread.h"
+#include "runtime_scope.h"
+#include "runtime_state.h"
+
+using namespace simcuda_rt;
+
+namespace {
+
+struct CallConfiguration {
+  dim3 grid;
+  dim3 block;
+  size_t shared_bytes;
+  cudaStream_t stream;
+};
+thread_local std::vector<CallConfiguration> t_call_configurations;
+
+// CUDA 13's headers have no params struct for the __cuda* entry points; CUPTI
+// callbacks for them get these, laid out like the functions' arguments.
+struct LaunchParams {
+  cudaKernel_t kernel;
+  dim3 gridDim;
+  dim3 blockDim;
+  void** args;
+  size_t sharedMem;
+  cudaStream_t stream;
+};
+struct GetKernelParams {
+  cudaKernel_t* kernel;
+  const void* func;
+};
+
+RegisteredKernel* as_kernel(cudaKernel_t handle) { return reinterpret_cast<RegisteredKernel*>(handle); }
+
+cudaError_t launch(RegisteredKernel* kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes,
+                   cudaStream_t stream, bool per_thread) {
+  if (kernel == nullptr) return cudaErrorInvalidDeviceFunction;
+  CUfunction function = nullptr;
+  if (cudaError_t error = kernel_function(kernel, &function)) return error;
+  CUresult result =
+      per_thread ? cuLaunchKernel_ptsz(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                       static_cast<unsigned>(shared_bytes), stream, args, nullptr)
+                 : cuLaunchKernel(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                  static_cast<unsigned>(shared_bytes), stream, args, nullptr);
+  // The runtime reports a bad launch configuration as its own error code.
+  if (result == CUDA_ERROR_INVALID_VALUE) return cudaErrorInvalidConfiguration;
+  return from_driver(result);
+}
+
+const char* name_or_null(const RegisteredKernel* kernel) { return kernel ? kernel_name(kernel) : nullptr; }
+
+cudaError_t launch_ex(const cudaLaunchConfig_t* config, const void* func, void** args, bool per_thread) {
+  if (config == nullptr) return cudaErrorInvalidValue;
+  return launch(kernel_for_stub(func), config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+                config->stream, per_thread);
+}
+
+}  // namespace
+
+extern "C" {
+
+void** CUDARTAPI __cudaRegisterFatBinary(void* fatCubin) {
+  (void)fatCubin;  // a real fatbin holds cubins simcuda does not execute
+  return static_cast<void**>(register_fatbinary());
+}
+
+void CUDARTAPI __cudaRegisterFatBinaryEnd(void** fatCubinHandle) { (void)fatCubinHandle; }
+
+void CUDARTAPI __cudaUnregisterFatBinary(void** fatCubinHandle) {
+  // Kept registered: other static destructors may still launch during exit.
+  (void)fatCubinHandle;
+}
+
+char CUDARTAPI __cudaInitModule(void** fatCubinHandle) {
+  (void)fatCubinHandle;
+  return 1;
+}
+
+void CUDARTAPI __cudaRegisterFunction(void** fatCubinHandle, const char* hostFun, char* deviceFun,
+                                      const char* deviceName, int thread_limit, uint3* tid, uint3* bid,
+                                      dim3* bDim, dim3* gDim, int* wSize) {
+  (void)deviceFun, (void)thread_limit, (void)tid, (void)bid, (void)bDim, (void)gDim, (void)wSize;
+  register_function(fatCubinHandle, hostFun, deviceName);
+}
+
+// __device__ variables get host shadows only; device code never runs.
+void CUDARTAPI __cudaRegisterVar(void** fatCubinHandle, char* hostVar, char* deviceAddress,
+                                 const char* deviceName, int ext, size_t size, int constant, int global) {
+  (void)fatCubinHandle, (void)hostVar, (void)deviceAddress, (void)deviceName, (void)ext, (void)size,
+      (void)constant, (void)global;
+}
+
+void CUDARTAPI __cudaRegisterManagedVar(void** fatCubinHandle, void** hostVarPtrAddress, char* deviceAddress,
+                                        const char* deviceName, int ext, size_t size, int constant,
+                                        int global) {
+  (void)fatCubinHandle, (void)hostVarPtrAddress, (void)deviceAddress, (void)deviceName, (void)ext,
+      (void)size, (void)constant, (void)global;
+}
+
+unsigned CUDARTAPI __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                               struct CUstream_st* stream) {
+  t_call_configurations.push_back({gridDim, blockDim, sharedMem, stream});
+  return 0;
+}
+
+cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem,
+                                                 void* stream) {
+  if (t_call_configurations.empty()) return cudaErrorMissingConfiguration;
+  CallConfiguration c = t_call_configurations.back();
+  t_call_configurations.pop_back();
+  *gridDim = c.grid;
+  *blockDim = c.block;
+  *sharedMem = c.shared_bytes;
+  *static_cast<cudaStream_t*>(stream) = c.stream;
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t* kernel, const void* func) {
+  GetKernelParams params{kernel, func};
+  RegisteredKernel* found = kernel_for_stub(func);
+  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000, "__cudaGetKernel", &params,
+                             name_or_null(found));
+  if (kernel == nullptr) SIM_RETURN(cudaErrorInvalidValue);
+  *kernel = reinterpret_cast<cudaKernel_t>(found);
+  SIM_RETURN(found ? cudaSuccess : cudaErrorInvalidDeviceFunction);
+}
+
+cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                                         size_t sharedMem, cudaStream_t stream) {
+  LaunchParams params{kernel, gridDim, blockDim, args, sharedMem, stream};
+  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, "__cudaLaunchKernel",
+                             &params, name_or_null(as_kernel(kernel)));
+  SIM_RETURN(launch(as_kernel(kernel), gridDim, blockDim, args, sharedMem, stream, false));
+}
+
+cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                                              size_t sharedMem, cudaStream_t stream) {
+  LaunchParams params{kernel, gridDim, blockDim, args, sharedMem, stream};
+  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+                             "__cudaLaunchKernel_ptsz", &params, name_or_null(as_kernel(kernel)));
+  SIM_RETURN(launch(as_kernel(kernel), gridDim, blockDim, args, sharedMem, stream, true));
+}
+
+cudaError_t CUDARTAPI cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                       size_t sharedMem, cudaStream_t stream) {
+  cudaLaunchKernel_v7000_params params{func, gridDim, blockDim, args, sharedMem, stream};
+  RegisteredKernel* kernel = kernel_for_stub(func);
+  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel", &params,
+                             name_or_null(kernel));
+  SIM_RETURN(launch(kernel, gridDim, blockDim, args, sharedMem, stream, false));
+}
+
+cudaError_t CUDARTAPI cudaLaunchKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                            size_t sharedMem, cudaStream_t stream) {
+  cudaLaunchKernel_ptsz_v7000_params params{func, gridDim, blockDim, args, sharedMem, stream};
+  RegisteredKernel* kernel = kernel_for_stub(func);
+  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000, "cudaLaunchKernel_ptsz",
+                             &params, name_or_null(kernel));
+  SIM_RETURN(launch(kernel, gridDim, blockDim, args, sharedMem, stream, true));
+}
+
+cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  cudaLaunchKernelExC_v11060_params params{config, func, args};
+  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, "cudaLaunchKernelExC",
+                             &params, name_or_null(kernel_for_stub(func)));
+  SIM_RETURN(launch_ex(config, func, args, false));
+}
+
+cudaError_t CUDARTAPI cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  cudaLaunchKernelExC_ptsz_v11060_params params{config, func, args};
+  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+                             "cudaLaunchKernelExC_ptsz", &params, name_or_null(kernel_for_stub(func)));
+  SIM_RETURN(launch_ex(config, func, args, true));
+}
+
+}  // extern "C"

@@ -1,0 +1,38 @@
+// Runtime state: the current device per thread, lazy initialisation of the driver and
+// of each device's primary context, and the kernels registered by nvcc's static
+// constructors (__cudaRegisterFatBinary / __cudaRegisterFunction).
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+namespace simcuda_rt {
+
+// The runtime's error codes match the driver's numerically for every error simcuda
+// produces (cudaErrorInvalidValue = CUDA_ERROR_INVALID_VALUE = 1, ... 400, 700, 900).
+cudaError_t from_driver(CUresult result);
+
+// cuInit once per process; its failure is remembered like the real runtime does.
+cudaError_t ensure_driver();
+// Makes the primary context of the thread's current device current on this thread.
+cudaError_t ensure_context();
+int current_device();
+cudaError_t set_current_device(int device);
+void forget_context(int device);  // after cudaDeviceReset
+cudaError_t take_last_error();
+cudaError_t peek_last_error();
+
+// ---- registered kernels
+struct RegisteredKernel;
+void* register_fatbinary();
+void register_function(void* fatbin, const void* host_stub, const char* device_name);
+// The kernel a host stub was registered for, or nullptr.
+RegisteredKernel* kernel_for_stub(const void* host_stub);
+const char* kernel_name(const RegisteredKernel* kernel);
+// The driver function of `kernel` on the current device, loading its module on
+// first use (CUDA's lazy loading); nests cuModuleLoadData/cuModuleGetFunction.
+cudaError_t kernel_function(RegisteredKernel* kernel, CUfunction* out);
+
+}  // namespace simcuda_rt
