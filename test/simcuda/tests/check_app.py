@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Runs one test app against simcuda with a ground-truth log and checks the log.
+
+usage: check_app.py LIB_DIR APPS_DIR APP [ARGS...]
+Exits non-zero with a list of failures. Each app's expectations are in EXPECTATIONS.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+from truth import Failures, Truth, check_invariants
+
+# Kernel durations the apps run with: distinct per kernel so that a mix-up shows.
+KERNEL_NS = {
+    "tiny_kernel": 3000,
+    "produce_kernel": 300000,
+    "consume_kernel": 200000,
+    "graph_step_a": 40000,
+    "graph_step_b": 60000,
+    "forward_kernel": 150000,
+    "backward_kernel": 250000,
+    "optimizer_kernel": 50000,
+    "symbolized_kernel": 7000,
+    "driver_scale_kernel": 11000,
+    "driver_reduce_kernel": 13000,
+    "worker_kernel": 5000,
+}
+
+
+def expect_tiny_kernels(truth, args, f):
+    n = int(args[0]) if args else 1000
+    kernels = truth.kernels("tiny_kernel")
+    f.expect(len(kernels) == n, "expected %d tiny kernels, got %d" % (n, len(kernels)))
+    f.expect({k["stream"] for k in kernels} == {7}, "tiny kernels not on the legacy stream 7")
+    f.expect(all(k["name"] == "_Z11tiny_kernelPii" for k in kernels), "kernel name is not the mangled name")
+    launches = truth.api("__cudaLaunchKernel")
+    f.expect(len(launches) == n, "expected %d __cudaLaunchKernel calls" % n)
+    driver = {a["corr"] for a in truth.api("cuLaunchKernel") if a["depth"] == 1}
+    f.expect(all(l["corr"] in driver for l in launches), "a __cudaLaunchKernel does not nest cuLaunchKernel")
+    f.expect(len(truth.api("cuModuleLoadData")) == 1, "the module is not loaded exactly once (lazily)")
+
+
+def expect_two_streams(truth, args, f):
+    produce, consume = truth.kernels("produce_kernel"), truth.kernels("consume_kernel")
+    f.expect(len(produce) == 3 and len(consume) == 2, "expected 3 produce and 2 consume kernels")
+    f.expect(len({k["stream"] for k in produce + consume}) == 2, "expected two streams")
+    f.expect(min(c["start"] for c in consume) >= max(p["end"] for p in produce),
+             "a consumer started before the producer's event")
+
+
+def expect_copies(truth, args, f):
+    kinds = [(c["copy_kind"], c["src_kind"] if c["copy_kind"] == "HtoD" else c["dst_kind"], c["bytes"])
+             for c in truth.of_type("memcpy")]
+    big = 4 << 20
+    for want in [("HtoD", "pageable", big), ("DtoH", "pageable", big), ("HtoD", "pinned", big),
+                 ("DtoH", "pinned", big), ("HtoD", "pageable", 64 * 32), ("DtoH", "pageable", 64 * 32)]:
+        f.expect(want in kinds, "missing copy %s" % (want,))
+    f.expect(any(c["copy_kind"] == "DtoD" for c in truth.of_type("memcpy")), "missing DtoD copy")
+    f.expect(sorted(m["bytes"] for m in truth.of_type("memset")) == [4096, big], "memsets wrong")
+    pinned = [c for c in truth.of_type("memcpy") if c["copy_kind"] == "HtoD" and c["src_kind"] == "pinned"][0]
+    pageable = [c for c in truth.of_type("memcpy") if c["copy_kind"] == "HtoD" and c["bytes"] == big][0]
+    f.expect(pinned["end"] - pinned["start"] < pageable["end"] - pageable["start"], "pinned not faster")
+    f.expect(any(a["name"] == "cudaMemcpy" and a["result"] == 21 for a in truth.apis),
+             "bad direction not reported as cudaErrorInvalidMemcpyDirection")
+
+
+def expect_malloc_churn(truth, args, f):
+    rounds = int(args[0]) if args else 50
+    allocs = [m for m in truth.memory if m["type"] == "alloc"]
+    frees = [m for m in truth.memory if m["type"] == "free"]
+    f.expect(len(allocs) == rounds * 6 and len(frees) == rounds * 6, "expected 6 allocations per round")
+    f.expect(sum(1 for m in allocs if m["memory_kind"] == "pinned") == rounds, "pinned allocations")
+    f.expect(sum(1 for m in allocs if m["async"]) == rounds, "stream-ordered allocations")
+
+
+def expect_multithread_launch(truth, args, f):
+    per_thread = (int(args[0]) if args else 100) + 1
+    kernels = truth.kernels("worker_kernel")
+    f.expect(len(kernels) == 8 * per_thread, "expected %d kernels, got %d" % (8 * per_thread, len(kernels)))
+    launch_tids = {a["tid"] for a in truth.api("__cudaLaunchKernel")}
+    f.expect(len(launch_tids) == 8, "expected launches from 8 threads, got %d" % len(launch_tids))
+    f.expect(len({k["stream"] for k in kernels}) == 16, "expected 8 streams + 8 per-thread default streams")
+
+
+def expect_graph_replay(truth, args, f):
+    replays = int(args[0]) if args else 20
+    graph_ops = [o for o in truth.ops if o["graph"] != 0]
+    f.expect(len(graph_ops) == 4 * replays, "expected %d graph operations, got %d" % (4 * replays, len(graph_ops)))
+    launches = {a["corr"] for a in truth.api("cudaGraphLaunch")}
+    f.expect(all(o["corr"] in launches for o in graph_ops), "graph work not correlated with cudaGraphLaunch")
+    f.expect(len({o["graph_node"] for o in graph_ops}) == 4, "expected 4 distinct graph nodes")
+    f.expect(not [k for k in truth.kernels("graph_step") if k["graph"] == 0], "a kernel ran during capture")
+
+
+def expect_nvtx_training(truth, args, f):
+    steps = int(args[0]) if args else 5
+    f.expect(len(truth.kernels("forward_kernel")) == steps, "forward kernels")
+    f.expect(len(truth.kernels("optimizer_kernel")) == steps, "optimizer kernels")
+    f.expect(len([s for s in truth.syncs if s["sync_type"] == "context"]) == steps, "one sync per step")
+
+
+def expect_launch_site(truth, args, f):
+    n = int(args[0]) if args else 3
+    f.expect(len(truth.kernels("symbolized_kernel")) == n, "expected %d launches" % n)
+
+
+def expect_driver_api(truth, args, f):
+    kernels = truth.kernels("driver_")
+    f.expect(len(kernels) == 3, "expected 3 driver kernels, got %d" % len(kernels))
+    f.expect(all(a["depth"] == 0 for a in truth.api("cuLaunchKernel")), "driver launches must be outermost")
+    f.expect(len(truth.api("cuLaunchKernelEx")) == 1, "cuLaunchKernelEx")
+    f.expect([a["result"] for a in truth.api("cuModuleGetFunction")].count(500) == 1, "NOT_FOUND lookup")
+
+
+EXPECTATIONS = {name[len("expect_"):]: fn for name, fn in globals().items() if name.startswith("expect_")}
+
+
+def main():
+    lib_dir, apps_dir, app, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    with tempfile.TemporaryDirectory() as tmp:
+        truth_path = os.path.join(tmp, "truth.jsonl")
+        env = dict(os.environ)
+        env.update({
+            "LD_LIBRARY_PATH": lib_dir,
+            "SIMCUDA_TRUTH": truth_path,
+            "SIMCUDA_KERNEL_NS": ",".join("%s=%d" % kv for kv in KERNEL_NS.items()),
+        })
+        run = subprocess.run([os.path.join(apps_dir, app)] + args, env=env, capture_output=True, text=True,
+                             timeout=60)
+        sys.stdout.write(run.stdout)
+        sys.stderr.write(run.stderr)
+        if run.returncode != 0:
+            print("FAIL: %s exited with %d" % (app, run.returncode))
+            return 1
+        truth = Truth(truth_path)
+        failures = Failures()
+        check_invariants(truth, env, failures)
+        for kernel in truth.kernels():
+            base = next((k for k in KERNEL_NS if k in kernel["name"]), None)
+            if failures.expect(base is not None, "unexpected kernel %s" % kernel["name"]):
+                failures.expect(kernel["end"] - kernel["start"] == KERNEL_NS[base],
+                                "%s lasted %d ns" % (kernel["name"], kernel["end"] - kernel["start"]))
+        EXPECTATIONS[app](truth, args, failures)
+        for failure in failures[:30]:
+            print("FAIL:", failure)
+        print("%s: %d operations, %d API calls, %d failures" % (app, len(truth.ops), len(truth.apis), len(failures)))
+        return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
