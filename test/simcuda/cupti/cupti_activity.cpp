@@ -1,0 +1,513 @@
+// The activity API: records built from simcuda's reports, held until their work has
+// completed (simulated time), then written into the tool's buffers in completion
+// order by a CUPTI-owned worker thread, or by cuptiActivityFlushAll on the caller.
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <vector>
+
+#include "cupti_state.h"
+
+namespace simcuda_cupti {
+namespace {
+
+constexpr size_t kRecordAlignment = 8;  // every CUpti_Activity* struct is 8-byte aligned
+constexpr uint64_t kWorkerPeriodNs = 2000000;
+
+// A record waiting for its completion time, stored as raw bytes of its struct.
+struct PendingRecord {
+  uint64_t complete_at_ns;  // CLOCK_MONOTONIC
+  uint64_t sequence;        // keeps records that complete together in report order
+  std::vector<uint8_t> bytes;
+  bool operator>(const PendingRecord& other) const {
+    return complete_at_ns != other.complete_at_ns ? complete_at_ns > other.complete_at_ns
+                                                  : sequence > other.sequence;
+  }
+};
+
+struct ToolBuffer {
+  uint8_t* data = nullptr;
+  size_t size = 0;
+  size_t used = 0;
+};
+
+class ActivityQueue {
+ public:
+  ~ActivityQueue() { stop(); }
+
+  bool kind_enabled(CUpti_ActivityKind kind) const {
+    return kind > 0 && kind < CUPTI_ACTIVITY_KIND_COUNT && enabled_[kind].load(std::memory_order_relaxed);
+  }
+  void set_kind(CUpti_ActivityKind kind, bool on) {
+    enabled_[kind].store(on, std::memory_order_relaxed);
+    if (on) start_worker();
+  }
+  void register_callbacks(CUpti_BuffersCallbackRequestFunc requested, CUpti_BuffersCallbackCompleteFunc completed) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    requested_ = requested;
+    completed_ = completed;
+  }
+  bool has_callbacks() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return requested_ != nullptr;
+  }
+  size_t dropped() const { return dropped_.load(); }
+
+  template <typename Record>
+  void push(const Record& record, uint64_t complete_at_ns) {
+    PendingRecord pending{complete_at_ns, 0, std::vector<uint8_t>(sizeof(Record))};
+    std::memcpy(pending.bytes.data(), &record, sizeof(Record));
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending.sequence = next_sequence_++;
+    pending_.push(std::move(pending));
+    wake_.notify_one();
+  }
+
+  // Moves completed records (all of them, when forced) into tool buffers and
+  // delivers full buffers; with `deliver_partial`, the last partial buffer too.
+  void drain(bool forced, bool deliver_partial) {
+    // Serialises writers of the tool's buffers; never held by the state mutex
+    // holder, and the tool's callbacks run under it only, never under mutex_.
+    std::lock_guard<std::mutex> drain_lock(drain_mutex_);
+    uint64_t now = monotonic_now();
+    for (;;) {
+      PendingRecord record;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (pending_.empty() || (!forced && pending_.top().complete_at_ns > now)) break;
+        record = pending_.top();
+        pending_.pop();
+      }
+      if (forced && record.complete_at_ns > now) mark_incomplete(record, now);
+      write(record.bytes);
+    }
+    if (deliver_partial && current_.data != nullptr && current_.used > 0) deliver_current();
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+      wake_.notify_all();
+    }
+    if (worker_.joinable()) worker_.join();
+  }
+
+ private:
+  void start_worker() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (worker_started_ || stopping_) return;
+    worker_started_ = true;
+    worker_ = std::thread([this] { run_worker(); });
+  }
+
+  void run_worker() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stopping_) {
+      uint64_t now = monotonic_now();
+      uint64_t next = pending_.empty() ? now + kWorkerPeriodNs : std::min(pending_.top().complete_at_ns, now + kWorkerPeriodNs);
+      wake_.wait_for(lock, std::chrono::nanoseconds(next > now ? next - now : 0));
+      if (stopping_) break;
+      if (pending_.empty() || pending_.top().complete_at_ns > monotonic_now()) continue;
+      lock.unlock();
+      drain(false, false);
+      lock.lock();
+    }
+  }
+
+  // Forced flush of work that has not finished: the record reports end = 0 (and
+  // start = 0 if it had not started), as real CUPTI does.
+  static void mark_incomplete(PendingRecord& record, uint64_t now) {
+    CUpti_ActivityKind kind;
+    std::memcpy(&kind, record.bytes.data(), sizeof kind);
+    auto zero_times = [&](auto* typed) {
+      if (typed->start > tool_time(now)) typed->start = 0;
+      typed->end = 0;
+    };
+    if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+      zero_times(reinterpret_cast<CUpti_ActivityKernel10*>(record.bytes.data()));
+      reinterpret_cast<CUpti_ActivityKernel10*>(record.bytes.data())->completed = 0;
+    } else if (kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+      zero_times(reinterpret_cast<CUpti_ActivityMemcpy6*>(record.bytes.data()));
+    } else if (kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+      zero_times(reinterpret_cast<CUpti_ActivityMemset4*>(record.bytes.data()));
+    }
+  }
+
+  void write(const std::vector<uint8_t>& bytes) {
+    size_t size = (bytes.size() + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment;
+    if (current_.data != nullptr && current_.used + size > current_.size) deliver_current();
+    if (current_.data == nullptr) request_buffer();
+    if (current_.data == nullptr || size > current_.size) {
+      dropped_.fetch_add(1);  // the tool gave no (big enough) buffer
+      return;
+    }
+    std::memcpy(current_.data + current_.used, bytes.data(), bytes.size());
+    current_.used += size;
+  }
+
+  void request_buffer() {
+    CUpti_BuffersCallbackRequestFunc requested;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      requested = requested_;
+    }
+    if (requested == nullptr) return;
+    uint8_t* data = nullptr;
+    size_t size = 0, max_records = 0;
+    requested(&data, &size, &max_records);
+    current_ = {data, data ? size : 0, 0};
+  }
+
+  void deliver_current() {
+    CUpti_BuffersCallbackCompleteFunc completed;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      completed = completed_;
+    }
+    ToolBuffer done = current_;
+    current_ = {};
+    if (completed) completed(nullptr, 0, done.data, done.size, done.used);
+  }
+
+  std::atomic<bool> enabled_[CUPTI_ACTIVITY_KIND_COUNT] = {};
+  std::atomic<size_t> dropped_{0};
+  std::mutex mutex_;  // guards everything below except current_
+  std::condition_variable wake_;
+  std::priority_queue<PendingRecord, std::vector<PendingRecord>, std::greater<PendingRecord>> pending_;
+  uint64_t next_sequence_ = 0;
+  CUpti_BuffersCallbackRequestFunc requested_ = nullptr;
+  CUpti_BuffersCallbackCompleteFunc completed_ = nullptr;
+  bool worker_started_ = false;
+  bool stopping_ = false;
+  std::thread worker_;
+  std::mutex drain_mutex_;  // guards current_
+  ToolBuffer current_;
+};
+
+ActivityQueue& queue() {
+  static ActivityQueue instance;
+  return instance;
+}
+
+std::atomic<CUpti_ActivityThreadIdType> g_thread_id_type{CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT};
+std::atomic<uint32_t> g_next_grid_id{1};
+
+// Per thread and kind, the external ids pushed by the tool.
+thread_local std::vector<uint64_t> t_external_ids[CUPTI_EXTERNAL_CORRELATION_KIND_SIZE];
+
+uint32_t thread_id_for_records(uint32_t tid) {
+  if (g_thread_id_type.load() == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) return tid;
+  return static_cast<uint32_t>(pthread_self());  // CUPTI's default: pthread_self(), truncated
+}
+
+size_t record_size(CUpti_ActivityKind kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
+    case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
+    case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
+    case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return sizeof(CUpti_ActivityExternalCorrelation);
+    case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
+    case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
+    default: return 0;
+  }
+}
+
+void emit_devices() {
+  int count = driver().device_count();
+  for (int i = 0; i < count; ++i) {
+    SimDeviceInfo info{};
+    if (driver().device_info(i, &info) != 0) continue;
+    CUpti_ActivityDevice5 r{};
+    r.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+    r.globalMemoryBandwidth = static_cast<uint64_t>(info.memory_clock_khz) * 2 * info.memory_bus_width / 8;
+    r.globalMemorySize = info.global_memory_bytes;
+    r.coreClockRate = static_cast<uint32_t>(info.core_clock_khz);
+    r.numMultiprocessors = static_cast<uint32_t>(info.multiprocessors);
+    r.maxWarpsPerMultiprocessor = static_cast<uint32_t>(info.max_warps_per_multiprocessor);
+    r.maxBlocksPerMultiprocessor = static_cast<uint32_t>(info.max_blocks_per_multiprocessor);
+    r.maxSharedMemoryPerMultiprocessor = static_cast<uint32_t>(info.shared_memory_per_multiprocessor);
+    r.maxRegistersPerBlock = static_cast<uint32_t>(info.registers_per_block);
+    r.maxSharedMemoryPerBlock = static_cast<uint32_t>(info.shared_memory_per_block);
+    r.maxThreadsPerBlock = static_cast<uint32_t>(info.max_threads_per_block);
+    r.maxBlockDimX = r.maxBlockDimY = 1024;
+    r.maxBlockDimZ = 64;
+    r.maxGridDimX = 2147483647;
+    r.maxGridDimY = r.maxGridDimZ = 65535;
+    r.computeCapabilityMajor = static_cast<uint32_t>(info.compute_major);
+    r.computeCapabilityMinor = static_cast<uint32_t>(info.compute_minor);
+    r.id = static_cast<uint32_t>(i);
+    r.uuid = info.uuid;
+    // The name must outlive the record; device infos are never freed.
+    static char names[16][256];
+    std::memcpy(names[i % 16], info.name, sizeof info.name);
+    r.name = names[i % 16];
+    r.isCudaVisible = 1;
+    queue().push(r, 0);
+  }
+}
+
+}  // namespace
+
+void activity_api_exit(const SimApiCall* call) {
+  if (call->depth == 0 && queue().kind_enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) {
+    for (int kind = 0; kind < CUPTI_EXTERNAL_CORRELATION_KIND_SIZE; ++kind) {
+      if (t_external_ids[kind].empty()) continue;
+      CUpti_ActivityExternalCorrelation r{};
+      r.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+      r.externalKind = static_cast<CUpti_ExternalCorrelationKind>(kind);
+      r.externalId = t_external_ids[kind].back();
+      r.correlationId = call->correlation_id;
+      queue().push(r, call->end_ns);
+    }
+  }
+  CUpti_ActivityKind kind =
+      call->domain == CUPTI_CB_DOMAIN_RUNTIME_API ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER;
+  if (!queue().kind_enabled(kind)) return;
+  CUpti_ActivityAPI r{};
+  r.kind = kind;
+  r.cbid = call->cbid;
+  r.start = tool_time(call->start_ns);
+  r.end = tool_time(call->end_ns);
+  r.processId = static_cast<uint32_t>(getpid());
+  r.threadId = thread_id_for_records(call->thread_id);
+  r.correlationId = call->correlation_id;
+  r.returnValue = static_cast<uint32_t>(call->result);
+  queue().push(r, call->end_ns);
+}
+
+void activity_operation(const SimOperation* op) {
+  if (op->kind == SIM_OP_KERNEL) {
+    bool concurrent = queue().kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (!concurrent && !queue().kind_enabled(CUPTI_ACTIVITY_KIND_KERNEL)) return;
+    CUpti_ActivityKernel10 r{};
+    r.kind = concurrent ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL : CUPTI_ACTIVITY_KIND_KERNEL;
+    r.start = tool_time(op->start_ns);
+    r.end = tool_time(op->end_ns);
+    r.completed = r.end;
+    r.deviceId = op->device;
+    r.contextId = op->context_id;
+    r.streamId = op->stream_id;
+    r.gridX = op->grid[0];
+    r.gridY = op->grid[1];
+    r.gridZ = op->grid[2];
+    r.blockX = op->block[0];
+    r.blockY = op->block[1];
+    r.blockZ = op->block[2];
+    r.staticSharedMemory = op->static_shared_memory;
+    r.dynamicSharedMemory = op->dynamic_shared_memory;
+    r.correlationId = op->correlation_id;
+    r.gridId = g_next_grid_id.fetch_add(1);
+    r.name = op->name;
+    r.queued = CUPTI_TIMESTAMP_UNKNOWN;  // only with cuptiActivityEnableLatencyTimestamps
+    r.submitted = CUPTI_TIMESTAMP_UNKNOWN;
+    r.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+    r.graphNodeId = op->graph_node_id;
+    r.graphId = op->graph_id;
+    r.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
+    queue().push(r, op->end_ns);
+  } else if (op->kind == SIM_OP_MEMCPY) {
+    if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
+    CUpti_ActivityMemcpy6 r{};
+    r.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+    r.copyKind = op->copy_kind;
+    r.srcKind = op->src_kind;
+    r.dstKind = op->dst_kind;
+    r.flags = op->is_async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : CUPTI_ACTIVITY_FLAG_NONE;
+    r.bytes = op->bytes;
+    r.start = tool_time(op->start_ns);
+    r.end = tool_time(op->end_ns);
+    r.deviceId = op->device;
+    r.contextId = op->context_id;
+    r.streamId = op->stream_id;
+    r.correlationId = op->correlation_id;
+    r.graphNodeId = op->graph_node_id;
+    r.graphId = op->graph_id;
+    r.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
+    r.copyCount = 1;
+    queue().push(r, op->end_ns);
+  } else if (op->kind == SIM_OP_MEMSET) {
+    if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_MEMSET)) return;
+    CUpti_ActivityMemset4 r{};
+    r.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+    r.value = op->memset_value;
+    r.bytes = op->bytes;
+    r.start = tool_time(op->start_ns);
+    r.end = tool_time(op->end_ns);
+    r.deviceId = op->device;
+    r.contextId = op->context_id;
+    r.streamId = op->stream_id;
+    r.correlationId = op->correlation_id;
+    r.flags = op->is_async ? CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC : CUPTI_ACTIVITY_FLAG_NONE;
+    r.memoryKind = op->dst_kind;
+    r.graphNodeId = op->graph_node_id;
+    r.graphId = op->graph_id;
+    queue().push(r, op->end_ns);
+  }
+}
+
+void activity_memory(const SimMemoryEvent* event) {
+  if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_MEMORY2)) return;
+  CUpti_ActivityMemory4 r{};
+  r.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+  r.memoryOperationType = event->operation == SIM_MEMORY_ALLOCATE ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
+                                                                   : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+  r.memoryKind = static_cast<CUpti_ActivityMemoryKind>(event->memory_kind);
+  r.correlationId = event->correlation_id;
+  r.address = event->address;
+  r.bytes = event->bytes;
+  r.timestamp = tool_time(event->timestamp_ns);
+  r.processId = static_cast<uint32_t>(getpid());
+  r.deviceId = event->device;
+  r.contextId = event->context_id;
+  r.streamId = event->stream_id;
+  r.isAsync = event->is_async;
+  queue().push(r, event->timestamp_ns);
+}
+
+void activity_synchronization(const SimSyncEvent* event) {
+  if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)) return;
+  CUpti_ActivitySynchronization2 r{};
+  r.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+  r.type = static_cast<CUpti_ActivitySynchronizationType>(event->type);
+  r.start = tool_time(event->start_ns);
+  r.end = tool_time(event->end_ns);
+  r.correlationId = event->correlation_id;
+  r.contextId = event->context_id;
+  r.streamId = event->stream_id;
+  r.cudaEventId = event->event_id;
+  r.cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+  queue().push(r, event->end_ns);
+}
+
+void activity_resource(const SimResourceEvent* event) {
+  if (event->cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED || !queue().kind_enabled(CUPTI_ACTIVITY_KIND_CONTEXT)) {
+    return;
+  }
+  CUpti_ActivityContext3 r{};
+  r.kind = CUPTI_ACTIVITY_KIND_CONTEXT;
+  uint32_t device = 0;
+  driver().context_ids(event->context, &r.contextId, &device);
+  r.deviceId = device;
+  r.computeApiKind = CUPTI_ACTIVITY_COMPUTE_API_CUDA;
+  uint32_t null_stream = 0;
+  driver().stream_id(event->context, nullptr, &null_stream);
+  r.nullStreamId = static_cast<uint16_t>(null_stream);
+  queue().push(r, monotonic_now());
+}
+
+void activity_shutdown() { queue().stop(); }
+
+}  // namespace simcuda_cupti
+
+using namespace simcuda_cupti;
+
+extern "C" {
+
+CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
+  if (!attach()) return CUPTI_ERROR_UNKNOWN;
+  if (record_size(kind) == 0) return CUPTI_ERROR_NOT_SUPPORTED;
+  bool was_enabled = queue().kind_enabled(kind);
+  queue().set_kind(kind, true);
+  if (kind == CUPTI_ACTIVITY_KIND_DEVICE && !was_enabled) emit_devices();
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityEnableAndDump(CUpti_ActivityKind kind) { return cuptiActivityEnable(kind); }
+
+CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind) {
+  if (record_size(kind) == 0) return CUPTI_ERROR_NOT_SUPPORTED;
+  queue().set_kind(kind, false);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested,
+                                                    CUpti_BuffersCallbackCompleteFunc funcBufferCompleted) {
+  if (funcBufferRequested == nullptr || funcBufferCompleted == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  if (!attach()) return CUPTI_ERROR_UNKNOWN;
+  queue().register_callbacks(funcBufferRequested, funcBufferCompleted);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag) {
+  if (!queue().has_callbacks()) return CUPTI_SUCCESS;
+  queue().drain((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0, true);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityFlush(CUcontext, uint32_t, uint32_t flag) { return cuptiActivityFlushAll(flag); }
+
+CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t* buffer, size_t validBufferSizeBytes,
+                                                CUpti_Activity** record) {
+  if (buffer == nullptr || record == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  size_t offset = 0;
+  if (*record != nullptr) {
+    auto* current = reinterpret_cast<uint8_t*>(*record);
+    size_t size = record_size((*record)->kind);
+    if (size == 0) return CUPTI_ERROR_INVALID_KIND;
+    offset = static_cast<size_t>(current - buffer) + (size + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment;
+  }
+  if (offset + sizeof(CUpti_ActivityKind) > validBufferSizeBytes) return CUPTI_ERROR_MAX_LIMIT_REACHED;
+  *record = reinterpret_cast<CUpti_Activity*>(buffer + offset);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropped) {
+  if (dropped == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  *dropped = queue().dropped();
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id) {
+  if (kind <= CUPTI_EXTERNAL_CORRELATION_KIND_INVALID || kind >= CUPTI_EXTERNAL_CORRELATION_KIND_SIZE) {
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  }
+  t_external_ids[kind].push_back(id);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t* lastId) {
+  if (kind <= CUPTI_EXTERNAL_CORRELATION_KIND_INVALID || kind >= CUPTI_EXTERNAL_CORRELATION_KIND_SIZE) {
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  }
+  if (t_external_ids[kind].empty()) return CUPTI_ERROR_QUEUE_EMPTY;
+  if (lastId) *lastId = t_external_ids[kind].back();
+  t_external_ids[kind].pop_back();
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiSetThreadIdType(CUpti_ActivityThreadIdType type) {
+  if (type != CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT && type != CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) {
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  }
+  g_thread_id_type.store(type);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiGetThreadIdType(CUpti_ActivityThreadIdType* type) {
+  if (type == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  *type = g_thread_id_type.load();
+  return CUPTI_SUCCESS;
+}
+
+// Accepted and ignored: simcuda has no latency timestamps, launch attributes or
+// flush period of its own beyond the worker's.
+CUptiResult CUPTIAPI cuptiActivityEnableLatencyTimestamps(uint8_t) { return CUPTI_SUCCESS; }
+CUptiResult CUPTIAPI cuptiActivityEnableLaunchAttributes(uint8_t) { return CUPTI_SUCCESS; }
+CUptiResult CUPTIAPI cuptiActivityFlushPeriod(uint32_t) { return CUPTI_SUCCESS; }
+
+}  // extern "C"
