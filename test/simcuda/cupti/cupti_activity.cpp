@@ -227,7 +227,12 @@ size_t record_size(CUpti_ActivityKind kind) {
   }
 }
 
+std::atomic<bool> g_devices_emitted{false};
+
+// Device records are written once, when the device kind is enabled after cuInit or
+// at cuInit when enabled before.
 void emit_devices() {
+  if (driver().device_count() == 0 || g_devices_emitted.exchange(true)) return;
   int count = driver().device_count();
   for (int i = 0; i < count; ++i) {
     SimDeviceInfo info{};
@@ -395,6 +400,9 @@ void activity_synchronization(const SimSyncEvent* event) {
 }
 
 void activity_resource(const SimResourceEvent* event) {
+  if (event->cbid == CUPTI_CBID_RESOURCE_CU_INIT_FINISHED && queue().kind_enabled(CUPTI_ACTIVITY_KIND_DEVICE)) {
+    emit_devices();
+  }
   if (event->cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED || !queue().kind_enabled(CUPTI_ACTIVITY_KIND_CONTEXT)) {
     return;
   }
@@ -421,9 +429,8 @@ extern "C" {
 CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
   if (!attach()) return CUPTI_ERROR_UNKNOWN;
   if (record_size(kind) == 0) return CUPTI_ERROR_NOT_SUPPORTED;
-  bool was_enabled = queue().kind_enabled(kind);
   queue().set_kind(kind, true);
-  if (kind == CUPTI_ACTIVITY_KIND_DEVICE && !was_enabled) emit_devices();
+  if (kind == CUPTI_ACTIVITY_KIND_DEVICE) emit_devices();
   return CUPTI_SUCCESS;
 }
 
