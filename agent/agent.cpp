@@ -11,6 +11,8 @@
 #include <iterator>
 #include <string>
 
+#include "capture/capture_range.h"
+#include "capture/cuda_capture.h"
 #include "capture/nvtx_capture.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -78,6 +80,10 @@ ProcessInfo describe_process(const ProcessIdentity& identity, const AgentConfig&
       {"buffer_kb", std::to_string(config.thread_buffer_bytes >> 10)},
       {"flush_ms", std::to_string(config.flush_interval_ms)},
       {"nvtx", "on"},
+      {"api", config.cuda.all_api_calls ? "all" : "default"},
+      {"stacks", config.cuda.stacks == StackMode::native ? "native" : "none"},
+      {"stack_depth", std::to_string(config.cuda.stack_depth)},
+      {"capture", config.cuda.range == CaptureRange::all ? "all" : "cudaProfilerApi"},
   };
   return process;
 }
@@ -85,6 +91,9 @@ ProcessInfo describe_process(const ProcessIdentity& identity, const AgentConfig&
 void finish(EndReason reason) {
   Phase expected = Phase::recording;
   if (!g_phase.compare_exchange_strong(expected, Phase::finished)) return;
+  // GPU records CUPTI still holds, incomplete ones included, go to the writer
+  // before its last chunk.
+  flush_cuda_capture();
   g_writer->wait_until_written(g_writer->request_flush(true, reason), 10'000);
   g_recorder->stop_accepting();
   g_writer->join();
@@ -93,6 +102,13 @@ void finish(EndReason reason) {
 }
 
 void on_exit_handler() { finish(EndReason::exit); }
+
+AgentConfig g_config;
+
+void start_cuda() {
+  if (g_phase.load() != Phase::recording) return;
+  start_cuda_capture(*g_recorder, *g_writer, g_config.cuda);
+}
 
 // A forked child has only the thread that called fork: no writer thread, and
 // the registry's mutex may be held by a thread that no longer exists. It
@@ -119,8 +135,20 @@ void start() {
 
   // NVTX3 reads this on its first call in each module; pointing it at
   // ourselves is how NVTX ranges reach us. A tool the user set wins.
+  // The CUDA driver reads CUDA_INJECTION64_PATH in cuInit and calls the
+  // library's InitializeInjection: CUDA capture starts when CUDA does.
   const std::string self = own_library_path();
-  if (!self.empty()) setenv("NVTX_INJECTION64_PATH", self.c_str(), 0);
+  if (!self.empty()) {
+    setenv("NVTX_INJECTION64_PATH", self.c_str(), 0);
+    setenv("CUDA_INJECTION64_PATH", self.c_str(), 0);
+  }
+  const char* injection = getenv("CUDA_INJECTION64_PATH");
+  if (injection != nullptr && !self.empty() && self != injection) {
+    log_error("CUDA_INJECTION64_PATH names another tool (%s); CUDA is not recorded", injection);
+  }
+  config.cuda.on_cuda_ready = [] { atexit(on_exit_handler); };
+  if (config.cuda.range == CaptureRange::cuda_profiler_api) set_capture_range_open(false);
+  g_config = config;
 
   g_recorder = new Recorder(config.thread_buffer_bytes);
   g_writer = new Writer(*g_recorder, config, describe_process(identity, config));
@@ -145,9 +173,33 @@ bool another_agent_is_active() {
   start();
 }
 
+// The first copy of the agent in the process, which does the work.
+using InjectionEntry = int (*)();
+InjectionEntry first_agent_entry() {
+  return reinterpret_cast<InjectionEntry>(dlsym(RTLD_DEFAULT, "InitializeInjection"));
+}
+
 // A fallback for exits that skip atexit handlers registered after this
 // library's constructor (the handler list is per object under dlclose).
 [[gnu::destructor]] void on_unload() { finish(EndReason::exit); }
 
 }  // namespace
 }  // namespace prof
+
+// The CUDA driver's injection entry (CUDA_INJECTION64_PATH), called from
+// cuInit. Returns 1: a 0 would make the driver report an error to the app.
+extern "C" [[gnu::visibility("default")]] int InitializeInjection() {
+  using namespace prof;
+  if (another_agent_is_active()) {
+    // This copy stays inert; the driver found it under another path than
+    // the preloaded one, so forward to the copy that records.
+    InjectionEntry first = first_agent_entry();
+    if (first != nullptr && first != &InitializeInjection) return first();
+    return 1;
+  }
+  start_cuda();
+  // Also registered here for programs that only use the driver API (no
+  // runtime call would trigger on_cuda_ready early enough otherwise).
+  if (g_phase.load() == Phase::recording) atexit(on_exit_handler);
+  return 1;
+}

@@ -106,6 +106,33 @@ AgentConfig read_config(const ProcessIdentity& identity) {
       bounded_env("PROF_BUFFER_KB", config.thread_buffer_bytes >> 10, 64, 1u << 20) << 10;
   config.flush_interval_ms =
       static_cast<uint32_t>(bounded_env("PROF_FLUSH_MS", config.flush_interval_ms, 10, 60'000));
+
+  const char* api = getenv("PROF_API");
+  if (api != nullptr && *api != '\0') {
+    if (strcmp(api, "all") == 0) {
+      config.cuda.all_api_calls = true;
+    } else if (strcmp(api, "default") != 0) {
+      log_error("PROF_API=%s is not default or all; using default", api);
+    }
+  }
+  const char* stacks = getenv("PROF_STACKS");
+  if (stacks != nullptr && *stacks != '\0') {
+    if (strcmp(stacks, "none") == 0) {
+      config.cuda.stacks = StackMode::none;
+    } else if (strcmp(stacks, "native") != 0) {
+      log_error("PROF_STACKS=%s is not native or none; using native", stacks);
+    }
+  }
+  config.cuda.stack_depth =
+      static_cast<uint32_t>(bounded_env("PROF_STACK_DEPTH", config.cuda.stack_depth, 1, 128));
+  const char* capture = getenv("PROF_CAPTURE");
+  if (capture != nullptr && *capture != '\0') {
+    if (strcmp(capture, "cudaProfilerApi") == 0) {
+      config.cuda.range = CaptureRange::cuda_profiler_api;
+    } else if (strcmp(capture, "all") != 0) {
+      log_error("PROF_CAPTURE=%s is not all or cudaProfilerApi; using all", capture);
+    }
+  }
   return config;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "capture/cuda_capture.h"
 #include "common/log.h"
 
 namespace prof {
@@ -22,6 +23,7 @@ struct AgentConfig {
   size_t thread_buffer_bytes = 4u << 20;  // PROF_BUFFER_KB
   uint32_t flush_interval_ms = 500;     // PROF_FLUSH_MS
   uint32_t drain_interval_ms = 10;      // how often the writer empties the buffers
+  CudaCaptureOptions cuda;              // PROF_API, PROF_STACKS, PROF_STACK_DEPTH, PROF_CAPTURE
 };
 
 // Reads the variables through `getenv`. Invalid values fall back to the

@@ -10,6 +10,7 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include "capture/capture_range.h"
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
 #include "record/recorder.h"
@@ -127,7 +128,7 @@ int* depth_of(const NvtxDomain* domain) {
 
 ThreadBuffer* current_buffer() {
   Recorder* recorder = g_recorder.load(std::memory_order_acquire);
-  if (recorder == nullptr || !recorder->accepting()) return nullptr;
+  if (recorder == nullptr || !recorder->accepting() || !capture_range_open()) return nullptr;
   return recorder->thread_buffer();
 }
 

@@ -20,6 +20,7 @@ enum class RecordType : uint16_t {
   nvtx_range_end,    // NvtxEventRecord
   nvtx_mark,         // NvtxEventRecord + message
   thread_name,       // ThreadNameRecord + name
+  api_call,          // ApiCallRecord + stack frames + kernel name
 };
 
 inline constexpr uint32_t kMaxPayloadString = 1024;
@@ -49,6 +50,33 @@ struct ThreadNameRecord {
   // name bytes follow
 };
 static_assert(sizeof(ThreadNameRecord) == 16);
+
+// What an API call did, beyond its name and time (from CUPTI's params).
+enum class ApiCallArgs : uint8_t { none, launch, copy, memset };
+
+// A CUDA runtime or driver call, written when it returns. Followed by
+// `stack_depth` return addresses (leaf first), then the launched kernel's name
+// (header.payload_bytes covers both).
+struct ApiCallRecord {
+  RecordHeader header;
+  uint64_t start_ns;
+  uint64_t end_ns;
+  const char* function_name;  // CUPTI's, static for the life of the process
+  uint32_t correlation_id;
+  int32_t return_code;
+  uint16_t domain;  // ApiDomain
+  uint16_t callback_id;
+  ApiCallArgs args;
+  uint8_t copy_kind;  // CopyKind, for copies
+  uint16_t stack_depth;
+  uint64_t stream;
+  uint64_t bytes;  // copies and memsets
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t shared_bytes;
+  uint32_t kernel_name_bytes;
+};
+static_assert(sizeof(ApiCallRecord) == 96);
 
 template <typename Record>
 const char* payload_of(const Record& record) {

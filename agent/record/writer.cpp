@@ -132,8 +132,14 @@ void Writer::run() {
       break;
     }
     const bool requested = ticket > written_.load(std::memory_order_relaxed);
-    if (requested || chunk_.pending_bytes() >= kChunkBytesLimit ||
-        now - last_write_ns_ >= uint64_t{config_.flush_interval_ms} * 1'000'000) {
+    const bool due = now - last_write_ns_ >= uint64_t{config_.flush_interval_ms} * 1'000'000;
+    if (requested || due || chunk_.pending_bytes() >= kChunkBytesLimit) {
+      if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
+        // GPU records reach the file on the same period as the rest: CUPTI
+        // otherwise holds them until a buffer fills.
+        source->request_delivery(false);
+        drain();
+      }
       write_chunk();
       written_.store(ticket, std::memory_order_release);
     }
@@ -145,6 +151,10 @@ void Writer::drain() {
   recorder_.drain_all([this](const ThreadBuffer& buffer, const RecordHeader& header) {
     handle(buffer, header);
   });
+  if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
+    FileSink sink{chunk_, strings_};
+    source->drain(sink);
+  }
 }
 
 void Writer::note_thread(const ThreadBuffer& buffer) {
@@ -206,16 +216,64 @@ void Writer::handle(const ThreadBuffer& buffer, const RecordHeader& header) {
       chunk_.add(ThreadInfo{named.tid, std::string(payload_of(named), header.payload_bytes)});
       break;
     }
+    case RecordType::api_call:
+      handle_api_call(tid, reinterpret_cast<const ApiCallRecord&>(header));
+      break;
     case RecordType::padding:
       break;
   }
 }
 
+void Writer::handle_api_call(uint32_t tid, const ApiCallRecord& record) {
+  ApiCall call;
+  call.tid = tid;
+  call.domain = static_cast<ApiDomain>(record.domain);
+  call.callback_id = record.callback_id;
+  call.name_id = strings_.intern_static(record.function_name, chunk_);
+  call.start_ns = record.start_ns;
+  call.end_ns = record.end_ns;
+  call.correlation_id = record.correlation_id;
+  call.return_code = record.return_code;
+  const auto* frames = reinterpret_cast<const uint64_t*>(payload_of(record));
+  switch (record.args) {
+    case ApiCallArgs::launch: {
+      call.has_launch = true;
+      LaunchArgs& launch = call.launch;
+      const char* name = reinterpret_cast<const char*>(frames + record.stack_depth);
+      if (record.kernel_name_bytes != 0) {
+        launch.kernel_name_id = strings_.intern({name, record.kernel_name_bytes}, chunk_);
+      }
+      for (int i = 0; i < 3; ++i) {
+        launch.grid[i] = record.grid[i];
+        launch.block[i] = record.block[i];
+      }
+      launch.dynamic_shared_bytes = record.shared_bytes;
+      launch.stream = record.stream;
+      break;
+    }
+    case ApiCallArgs::copy:
+    case ApiCallArgs::memset:
+      call.has_transfer = true;
+      call.transfer.bytes = record.bytes;
+      call.transfer.kind = static_cast<CopyKind>(record.copy_kind);
+      call.transfer.stream = record.stream;
+      call.transfer.is_memset = record.args == ApiCallArgs::memset;
+      break;
+    case ApiCallArgs::none:
+      break;
+  }
+  chunk_.add(call);
+}
+
 void Writer::write_chunk() {
   DropCounts drops;
   drops.ring_full = recorder_.dropped();
+  if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
+    drops.cupti_records = source->dropped();
+  }
   drops.truncated_payloads = truncated_payloads_;
   if (drops.ring_full != drops_written_.ring_full ||
+      drops.cupti_records != drops_written_.cupti_records ||
       drops.truncated_payloads != drops_written_.truncated_payloads) {
     chunk_.set(drops);
     drops_written_ = drops;

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "encode/chunk_encoder.h"
+#include "record/activity_source.h"
 #include "record/nvtx_ranges.h"
 #include "record/recorder.h"
 #include "record/string_table.h"
@@ -36,6 +37,11 @@ class Writer {
   // `timeout_ms` passed. False on timeout or when the writer is not running.
   bool wait_until_written(uint64_t ticket, uint32_t timeout_ms) const;
 
+  // GPU activity to drain with the thread buffers (set once, when CUDA starts).
+  void set_activity_source(ActivitySource* source) {
+    activity_source_.store(source, std::memory_order_release);
+  }
+
   // Joins the thread after a final flush.
   void join();
 
@@ -46,6 +52,7 @@ class Writer {
   void run();
   void drain();
   void handle(const ThreadBuffer& buffer, const RecordHeader& header);
+  void handle_api_call(uint32_t tid, const ApiCallRecord& record);
   void note_thread(const ThreadBuffer& buffer);
   void write_chunk();
   [[nodiscard]] bool write_all(const std::string& bytes);
@@ -69,6 +76,7 @@ class Writer {
   std::atomic<uint32_t> end_reason_{0};
   std::atomic<int> end_signal_{0};
   std::atomic<uint64_t> bytes_written_{0};
+  std::atomic<ActivitySource*> activity_source_{nullptr};
 
   // Writer-thread state.
   ChunkEncoder chunk_;

@@ -1,0 +1,29 @@
+#pragma once
+// What a CUDA API function is, by its name: decides whether it is recorded
+// by default and whether it gets a call stack.
+#include <cstdint>
+
+namespace prof {
+
+enum class CudaCallKind : uint8_t {
+  unknown = 0,  // not yet classified
+  other,
+  query,  // skipped unless PROF_API=all: cheap lookups that only add noise
+  launch,
+  copy,
+  memset,
+  synchronization,
+  allocation,
+  profiler_start,
+  profiler_stop,
+};
+
+CudaCallKind classify_cuda_call(const char* function_name);
+
+inline bool wants_stack(CudaCallKind kind) {
+  return kind == CudaCallKind::launch || kind == CudaCallKind::copy ||
+         kind == CudaCallKind::memset || kind == CudaCallKind::synchronization ||
+         kind == CudaCallKind::allocation;
+}
+
+}  // namespace prof

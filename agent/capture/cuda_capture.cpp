@@ -1,0 +1,208 @@
+#include "capture/cuda_capture.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "capture/capture_range.h"
+#include "capture/cuda_call_args.h"
+#include "capture/cuda_call_kind.h"
+#include "capture/cupti_activity.h"
+#include "capture/cupti_library.h"
+#include "capture/native_stack.h"
+#include "capture/reentry_guard.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "record/recorder.h"
+#include "record/writer.h"
+
+namespace prof {
+namespace {
+
+constexpr uint32_t kMaxKernelName = 512;
+// Frames of the agent and of CUPTI between the app's call and our capture:
+// the unwinder starts in capture_native_stack, under on_api_exit, under
+// on_callback, under CUPTI's dispatch. Counted from the leaf; what CUPTI adds
+// varies, so the analyzer also drops frames of the CUDA libraries' modules.
+constexpr uint32_t kAgentFrames = 2;
+
+struct CudaCapture {
+  CuptiLibrary cupti;
+  CudaCaptureOptions options;
+  Recorder* recorder = nullptr;
+  CuptiActivity* activity = nullptr;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  bool stacks = false;
+};
+
+std::once_flag g_start_once;
+CudaCapture* g_capture = nullptr;  // leaked: callbacks may run during exit
+std::atomic<bool> g_cuda_ready{false};
+
+// CUPTI callback ids of one domain stay below this in CUDA 13 (runtime ~520,
+// driver ~900); an id beyond it is classified on every call.
+constexpr uint32_t kMaxCallbackId = 2048;
+std::atomic<CudaCallKind> g_kinds[2][kMaxCallbackId];
+
+CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name) {
+  const int d = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? 0 : 1;
+  if (cbid >= kMaxCallbackId) return classify_cuda_call(name);
+  CudaCallKind kind = g_kinds[d][cbid].load(std::memory_order_relaxed);
+  if (kind == CudaCallKind::unknown) {
+    // Races only compute the same answer twice.
+    kind = classify_cuda_call(name);
+    g_kinds[d][cbid].store(kind, std::memory_order_relaxed);
+  }
+  return kind;
+}
+
+void on_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call,
+                 CudaCallKind kind) {
+  const uint64_t end_ns = monotonic_ns();
+  ThreadBuffer* buffer = g_capture->recorder->thread_buffer();
+  if (buffer == nullptr) return;
+
+  uint64_t frames[kMaxNativeStackDepth];
+  uint32_t depth = 0;
+  if (g_capture->stacks && wants_stack(kind)) {
+    depth = capture_native_stack(frames, g_capture->options.stack_depth, kAgentFrames);
+  }
+  uint32_t name_bytes = 0;
+  if (kind == CudaCallKind::launch && call.symbolName != nullptr) {
+    name_bytes = static_cast<uint32_t>(strnlen(call.symbolName, kMaxKernelName));
+  }
+  const uint32_t payload = depth * sizeof(uint64_t) + name_bytes;
+  auto* record = begin_record<ApiCallRecord>(*buffer, RecordType::api_call, payload);
+  if (record == nullptr) return;
+  record->start_ns = *call.correlationData;
+  record->end_ns = end_ns;
+  record->function_name = call.functionName;
+  record->correlation_id = call.correlationId;
+  record->return_code = call.functionReturnValue != nullptr
+                            ? *static_cast<const int32_t*>(call.functionReturnValue)
+                            : 0;
+  record->domain = static_cast<uint16_t>(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? ApiDomain::runtime
+                                                                               : ApiDomain::driver);
+  record->callback_id = static_cast<uint16_t>(cbid);
+  record->stack_depth = static_cast<uint16_t>(depth);
+  record->kernel_name_bytes = name_bytes;
+  read_call_args(domain, cbid, call.functionParams, *record);
+  auto* out = reinterpret_cast<uint64_t*>(record + 1);
+  memcpy(out, frames, depth * sizeof(uint64_t));
+  memcpy(out + depth, call.symbolName, name_bytes);
+  buffer->commit();
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  const auto& call = *static_cast<const CUpti_CallbackData*>(data);
+  const CudaCallKind kind = kind_of(domain, cbid, call.functionName);
+  if (kind == CudaCallKind::query && !g_capture->options.all_api_calls) return;
+
+  if (call.callbackSite == CUPTI_API_ENTER) {
+    if (kind == CudaCallKind::profiler_stop && g_capture->options.range == CaptureRange::cuda_profiler_api) {
+      set_capture_range_open(false);
+      g_capture->activity->close_window(monotonic_ns());
+    }
+    // CUPTI keeps this slot for us from the call's entry to its exit.
+    *call.correlationData = monotonic_ns();
+    return;
+  }
+  if (kind == CudaCallKind::profiler_start && g_capture->options.range == CaptureRange::cuda_profiler_api) {
+    g_capture->activity->open_window(*call.correlationData);
+    set_capture_range_open(true);
+  }
+  if (!g_cuda_ready.load(std::memory_order_relaxed) && !g_cuda_ready.exchange(true)) {
+    // The first call to return ran after the CUDA runtime initialised, and
+    // so after it registered its own exit-time teardown.
+    if (g_capture->options.on_cuda_ready != nullptr) g_capture->options.on_cuda_ready();
+  }
+  if (!capture_range_open()) return;
+  ReentryGuard guard;
+  if (!guard) return;
+  on_api_exit(domain, cbid, call, kind);
+}
+
+// CUPTI converts GPU timestamps into this clock (registered before any kind
+// is enabled, as CUPTI requires), so GPU and CPU times share one timeline.
+uint64_t CUPTIAPI cupti_timestamp() { return monotonic_ns(); }
+
+bool subscribe(CudaCapture& capture) {
+  CUptiResult result;
+  char other[256] = {};
+  if (capture.cupti.Subscribe_v2 != nullptr) {
+    CUpti_SubscriberParams params = {};
+    params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+    params.subscriberName = "libprof";
+    params.oldSubscriberName = other;
+    params.oldSubscriberSize = sizeof(other);
+    result = capture.cupti.Subscribe_v2(&capture.subscriber, on_callback, nullptr, &params);
+  } else {
+    result = capture.cupti.Subscribe(&capture.subscriber, on_callback, nullptr);
+  }
+  if (result == CUPTI_SUCCESS) return true;
+  if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    log_error("CUPTI is in use by another tool%s%s%s; CUDA API calls are not recorded",
+              other[0] ? " (" : "", other, other[0] ? ")" : "");
+  } else {
+    log_error("CUPTI refused a subscriber (%s); CUDA API calls are not recorded",
+              capture.cupti.describe(result));
+  }
+  return false;
+}
+
+void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options) {
+  auto* capture = new CudaCapture;
+  capture->options = options;
+  capture->options.stack_depth = std::min(options.stack_depth, kMaxNativeStackDepth);
+  capture->recorder = &recorder;
+
+  std::string why;
+  if (!load_cupti(capture->cupti, why)) {
+    log_error("%s; CUDA API calls and GPU activity are not recorded", why.c_str());
+    delete capture;
+    return;
+  }
+  uint32_t version = 0;
+  capture->cupti.GetVersion(&version);
+  log_debug("using %s (CUPTI API version %u, built against %u)", capture->cupti.path.c_str(),
+            version, CUPTI_API_VERSION);
+  if (options.stacks == StackMode::native) {
+    capture->stacks = init_native_stacks(why);
+    if (!capture->stacks) log_error("%s; call stacks are not recorded", why.c_str());
+  }
+
+  // Timestamps first: CUPTI takes the callback only before any kind is on.
+  if (capture->cupti.ActivityRegisterTimestampCallback != nullptr) {
+    capture->cupti.ActivityRegisterTimestampCallback(cupti_timestamp);
+  }
+  capture->activity = new CuptiActivity(capture->cupti);
+  if (options.range == CaptureRange::cuda_profiler_api) capture->activity->use_windows();
+  const std::string refused = capture->activity->enable();
+  if (!refused.empty()) log_error("CUPTI did not enable activity kinds: %s", refused.c_str());
+  writer.set_activity_source(capture->activity);
+
+  g_capture = capture;
+  if (subscribe(*capture)) {
+    capture->cupti.EnableDomain(1, capture->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+    capture->cupti.EnableDomain(1, capture->subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+  }
+}
+
+}  // namespace
+
+void start_cuda_capture(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options) {
+  std::call_once(g_start_once, [&] { start(recorder, writer, options); });
+}
+
+void flush_cuda_capture() {
+  if (g_capture == nullptr || g_capture->activity == nullptr) return;
+  g_capture->activity->request_delivery(true);
+}
+
+}  // namespace prof

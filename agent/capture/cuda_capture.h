@@ -1,0 +1,35 @@
+#pragma once
+// CUDA capture through CUPTI: API calls from the callback API, GPU work from
+// the activity API. Started when CUDA initialises (the driver calls the
+// agent's InitializeInjection from cuInit), not at load: an app that
+// subscribes to CUPTI itself before its first CUDA call keeps its subscription.
+#include <cstdint>
+
+namespace prof {
+
+class Recorder;
+class Writer;
+
+enum class StackMode { none, native };
+enum class CaptureRange { all, cuda_profiler_api };
+
+struct CudaCaptureOptions {
+  bool all_api_calls = false;  // PROF_API=all: also the query calls skipped by default
+  StackMode stacks = StackMode::native;
+  uint32_t stack_depth = 64;
+  CaptureRange range = CaptureRange::all;
+  // Called once, when the first CUDA call returns: the CUDA runtime has
+  // initialised by then, and an atexit handler registered now runs before
+  // the runtime's own teardown (atexit handlers run last-in, first-out).
+  void (*on_cuda_ready)() = nullptr;
+};
+
+// Once per process; later calls do nothing. Every failure is reported once
+// and leaves the rest of the agent recording.
+void start_cuda_capture(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options);
+
+// End of recording: hands every GPU record CUPTI holds to the writer, the
+// incomplete ones included. Call without holding agent locks.
+void flush_cuda_capture();
+
+}  // namespace prof

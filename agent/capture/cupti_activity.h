@@ -1,0 +1,68 @@
+#pragma once
+// CUPTI's activity buffers: handed to CUPTI on request, queued when CUPTI
+// returns them full, and decoded into file records on the writer thread.
+#include <cupti.h>
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "capture/cupti_library.h"
+#include "record/activity_source.h"
+
+namespace prof {
+
+class CuptiActivity final : public ActivitySource {
+ public:
+  explicit CuptiActivity(const CuptiLibrary& cupti) : cupti_(cupti) {}
+
+  // Registers the buffer callbacks and enables the activity kinds. Returns
+  // the kinds CUPTI refused, for one log line.
+  std::string enable();
+
+  void request_delivery(bool forced) override;
+  void drain(FileSink& sink) override;
+  uint64_t dropped() const override { return dropped_.load(std::memory_order_relaxed); }
+
+  // Capture windows (PROF_CAPTURE=cudaProfilerApi): records whose start is
+  // outside every window are not written. Without windows all are kept.
+  void open_window(uint64_t start_ns);
+  void close_window(uint64_t end_ns);
+  void use_windows() { windowed_.store(true, std::memory_order_release); }
+
+  uint64_t incomplete() const { return incomplete_; }
+
+  // CUPTI's C callbacks, routed to the one instance.
+  static void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records);
+  static void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer,
+                                           size_t size, size_t valid_size);
+
+ private:
+  struct Buffer {
+    uint8_t* data;
+    size_t valid_size;
+  };
+  struct Window {
+    uint64_t start_ns;
+    uint64_t end_ns;  // UINT64_MAX while open
+  };
+
+  void decode(const CUpti_Activity* record, FileSink& sink);
+  bool in_window(uint64_t start_ns);
+
+  const CuptiLibrary& cupti_;
+  std::atomic<uint64_t> dropped_{0};
+  uint64_t incomplete_ = 0;  // writer thread: records CUPTI never finished (end = 0)
+
+  // Guards completed_ only; never held while calling CUPTI, which calls
+  // on_buffer_completed (and so takes it) from inside cuptiActivityFlushAll.
+  std::mutex mutex_;
+  std::vector<Buffer> completed_;
+  std::vector<Buffer> draining_;  // writer's scratch
+
+  std::atomic<bool> windowed_{false};
+  std::mutex windows_mutex_;
+  std::vector<Window> windows_;
+};
+
+}  // namespace prof

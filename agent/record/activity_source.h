@@ -1,0 +1,28 @@
+#pragma once
+// GPU activity arrives in batches from outside the app threads (CUPTI's
+// completed buffers). The writer drains such a source like the thread
+// buffers; the source decides how its batches become file records.
+#include <cstdint>
+
+#include "record/string_table.h"
+
+namespace prof {
+
+struct FileSink {
+  ChunkEncoder& chunk;
+  StringTable& strings;
+};
+
+class ActivitySource {
+ public:
+  virtual ~ActivitySource() = default;
+  // Asks the producer to hand over what it holds; `forced` also hands over
+  // incomplete batches (the end of recording). Called without agent locks.
+  virtual void request_delivery(bool forced) = 0;
+  // Writer thread: turns every delivered batch into file records.
+  virtual void drain(FileSink& sink) = 0;
+  // Records the producer reported lost.
+  virtual uint64_t dropped() const = 0;
+};
+
+}  // namespace prof
