@@ -1,0 +1,171 @@
+// Semantics of the simulated device that the apps do not pin down: errors, sticky
+// errors, legacy-stream synchronisation, real-time waits, several devices and
+// cuGetProcAddress. Runs against simcuda's libraries (linked directly).
+#include <catch2/catch.hpp>
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+#include <ctime>
+
+extern "C" {
+// nvcc's generated code calls these; the test registers kernels the same way.
+void** __cudaRegisterFatBinary(void* fatCubin);
+void __cudaRegisterFatBinaryEnd(void** handle);
+void __cudaRegisterFunction(void** handle, const char* hostFun, char* deviceFun, const char* deviceName,
+                            int threadLimit, uint3* tid, uint3* bid, dim3* bDim, dim3* gDim, int* wSize);
+}
+
+namespace {
+
+// Host stubs: only their addresses matter.
+void slow_kernel_stub() {}
+void fast_kernel_stub() {}
+void faulty_kernel_stub() {}
+
+struct RegisterKernels {
+  RegisterKernels() {
+    void** fatbin = __cudaRegisterFatBinary(nullptr);
+    __cudaRegisterFunction(fatbin, reinterpret_cast<const char*>(&slow_kernel_stub), nullptr, "slow_kernel", -1,
+                           nullptr, nullptr, nullptr, nullptr, nullptr);
+    __cudaRegisterFunction(fatbin, reinterpret_cast<const char*>(&fast_kernel_stub), nullptr, "fast_kernel", -1,
+                           nullptr, nullptr, nullptr, nullptr, nullptr);
+    __cudaRegisterFunction(fatbin, reinterpret_cast<const char*>(&faulty_kernel_stub), nullptr, "faulty_kernel",
+                           -1, nullptr, nullptr, nullptr, nullptr, nullptr);
+    __cudaRegisterFatBinaryEnd(fatbin);
+  }
+} const registered;
+
+uint64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+cudaError_t launch(void (*stub)(), cudaStream_t stream = nullptr) {
+  return cudaLaunchKernel(reinterpret_cast<const void*>(stub), dim3(1), dim3(32), nullptr, 0, stream);
+}
+
+}  // namespace
+
+// The ctest entries set SIMCUDA_KERNEL_NS="slow=50000000,fast=1000" and SIMCUDA_DEVICES=2.
+
+TEST_CASE("a synchronisation returns only after the simulated end of the work", "[timing]") {
+  uint64_t before = now_ns();
+  REQUIRE(launch(slow_kernel_stub) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(now_ns() - before >= 50000000ull);
+}
+
+TEST_CASE("events time the simulated work exactly", "[timing]") {
+  cudaEvent_t start, stop;
+  REQUIRE(cudaEventCreate(&start) == cudaSuccess);
+  REQUIRE(cudaEventCreate(&stop) == cudaSuccess);
+  REQUIRE(cudaEventRecord(start) == cudaSuccess);
+  REQUIRE(launch(slow_kernel_stub) == cudaSuccess);
+  REQUIRE(cudaEventRecord(stop) == cudaSuccess);
+  float ms = 0;
+  CHECK(cudaEventElapsedTime(&ms, start, stop) == cudaErrorNotReady);
+  REQUIRE(cudaEventSynchronize(stop) == cudaSuccess);
+  REQUIRE(cudaEventElapsedTime(&ms, start, stop) == cudaSuccess);
+  // 50 ms kernel plus the launch latency between the start event and the kernel.
+  CHECK(ms >= 50.0f);
+  CHECK(ms < 50.1f);
+}
+
+TEST_CASE("the legacy default stream waits for blocking streams, not for non-blocking ones", "[streams]") {
+  cudaStream_t blocking, non_blocking;
+  REQUIRE(cudaStreamCreate(&blocking) == cudaSuccess);
+  REQUIRE(cudaStreamCreateWithFlags(&non_blocking, cudaStreamNonBlocking) == cudaSuccess);
+  REQUIRE(launch(slow_kernel_stub, blocking) == cudaSuccess);
+  REQUIRE(launch(slow_kernel_stub, non_blocking) == cudaSuccess);
+  REQUIRE(launch(fast_kernel_stub, nullptr) == cudaSuccess);  // legacy: after `blocking`'s kernel
+  REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);
+  CHECK(cudaStreamQuery(blocking) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(cudaStreamQuery(non_blocking) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(blocking) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(non_blocking) == cudaSuccess);
+}
+
+TEST_CASE("errors are reported as the real runtime reports them", "[errors]") {
+  int count = 0;
+  REQUIRE(cudaGetDeviceCount(&count) == cudaSuccess);
+  CHECK(count == 2);
+  CHECK(cudaSetDevice(2) == cudaErrorInvalidDevice);
+  CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  CHECK(std::string(cudaGetErrorName(cudaErrorInvalidResourceHandle)) == "cudaErrorInvalidResourceHandle");
+  CHECK(std::string(cudaGetErrorString(cudaErrorInvalidValue)) == "invalid argument");
+
+  cudaStream_t stream;
+  REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+  CHECK(cudaStreamSynchronize(stream) == cudaErrorInvalidResourceHandle);
+  cudaEvent_t never_recorded, recorded;
+  REQUIRE(cudaEventCreate(&never_recorded) == cudaSuccess);
+  REQUIRE(cudaEventCreate(&recorded) == cudaSuccess);
+  REQUIRE(cudaEventRecord(recorded) == cudaSuccess);
+  float ms;
+  CHECK(cudaEventElapsedTime(&ms, never_recorded, recorded) == cudaErrorInvalidResourceHandle);
+  CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(&now_ns), dim3(1), dim3(1), nullptr, 0, nullptr) ==
+        cudaErrorInvalidDeviceFunction);
+  CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(&fast_kernel_stub), dim3(1), dim3(2048), nullptr, 0,
+                         nullptr) == cudaErrorInvalidConfiguration);
+  void* p = nullptr;
+  CHECK(cudaMalloc(&p, 0) == cudaSuccess);
+  CHECK(p == nullptr);
+  CHECK(cudaMemset(reinterpret_cast<void*>(&count), 0, sizeof count) == cudaErrorInvalidValue);
+}
+
+TEST_CASE("each device has its own memory and contexts", "[devices]") {
+  REQUIRE(cudaSetDevice(1) == cudaSuccess);
+  void* on_one = nullptr;
+  REQUIRE(cudaMalloc(&on_one, 1024) == cudaSuccess);
+  cudaPointerAttributes attributes{};
+  REQUIRE(cudaPointerGetAttributes(&attributes, on_one) == cudaSuccess);
+  CHECK(attributes.type == cudaMemoryTypeDevice);
+  CHECK(attributes.device == 1);
+  cudaDeviceProp prop{};
+  REQUIRE(cudaGetDeviceProperties(&prop, 1) == cudaSuccess);
+  CHECK(prop.major == 9);
+  CHECK(prop.multiProcessorCount == 132);
+  REQUIRE(cudaFree(on_one) == cudaSuccess);
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
+}
+
+TEST_CASE("cuGetProcAddress resolves by base name, version and stream flags", "[driver]") {
+  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  REQUIRE(driver != nullptr);
+  void* fn = nullptr;
+  CUdriverProcAddressQueryResult status;
+  REQUIRE(cuGetProcAddress("cuMemcpyHtoD", &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS);
+  CHECK(fn == dlsym(driver, "cuMemcpyHtoD_v2"));
+  REQUIRE(cuGetProcAddress("cuMemcpyHtoD", &fn, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status) ==
+          CUDA_SUCCESS);
+  CHECK(fn == dlsym(driver, "cuMemcpyHtoD_v2_ptds"));
+  REQUIRE(cuGetProcAddress("cuLaunchKernel", &fn, 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status) ==
+          CUDA_SUCCESS);
+  CHECK(fn == dlsym(driver, "cuLaunchKernel_ptsz"));
+  REQUIRE(cuGetProcAddress("cuCtxCreate", &fn, 12000, 0, &status) == CUDA_SUCCESS);
+  CHECK(fn == dlsym(driver, "cuCtxCreate_v2"));
+  REQUIRE(cuGetProcAddress("cuCtxCreate", &fn, 13000, 0, &status) == CUDA_SUCCESS);
+  CHECK(fn == dlsym(driver, "cuCtxCreate_v4"));
+  CHECK(cuGetProcAddress("cuMemAlloc", &fn, 2000, 0, &status) == CUDA_ERROR_NOT_FOUND);
+  CHECK(status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+  CHECK(cuGetProcAddress("cuMemAlloc_v2", &fn, 13000, 0, &status) == CUDA_ERROR_NOT_FOUND);
+  CHECK(status == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+  CHECK(fn == nullptr);
+}
+
+TEST_CASE("a faulting kernel makes the context's error sticky", "[sticky]") {
+  REQUIRE(launch(faulty_kernel_stub) == cudaSuccess);  // reported later, like a real fault
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  int value = 0;
+  void* device = nullptr;
+  REQUIRE(cudaMalloc(&device, sizeof value) == cudaSuccess);
+  CHECK(cudaMemcpy(device, &value, sizeof value, cudaMemcpyHostToDevice) == cudaErrorIllegalAddress);
+  CHECK(launch(fast_kernel_stub) == cudaErrorIllegalAddress);
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+}
