@@ -1,0 +1,237 @@
+// Native stacks end to end: captured with libunwind (loaded privately), interned
+// by StackTable into a chunk, read back with libprotobuf, symbolized from the
+// ELF files with ElfSymbolizer, as the analyzer will.
+#include <catch2/catch.hpp>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "capture/native_stack.h"
+#include "record/stack_table.h"
+#include "stack_test_chain.h"
+#include "stack_test_support.h"
+
+namespace stacks_test {
+
+struct Capture {
+  uint64_t frames[prof::kMaxNativeStackDepth] = {};
+  uint32_t depth = 0;
+  uint32_t skip = 0;
+};
+
+STACKS_TEST_FRAME uint32_t level_three(Capture* capture) {
+  capture->depth = prof::capture_native_stack(capture->frames, prof::kMaxNativeStackDepth, capture->skip);
+  STACKS_TEST_NO_TAIL_CALL();
+  return capture->depth;
+}
+
+STACKS_TEST_FRAME uint32_t level_two(Capture* capture) {
+  const uint32_t depth = level_three(capture);
+  STACKS_TEST_NO_TAIL_CALL();
+  return depth;
+}
+
+STACKS_TEST_FRAME uint32_t level_one(Capture* capture) {
+  const uint32_t depth = level_two(capture);
+  STACKS_TEST_NO_TAIL_CALL();
+  return depth;
+}
+
+STACKS_TEST_FRAME uint32_t from_one_site(Capture* capture) {
+  const uint32_t depth = level_one(capture);
+  STACKS_TEST_NO_TAIL_CALL();
+  return depth;
+}
+
+// The library's callback back into this executable.
+STACKS_TEST_FRAME uint32_t capture_from_library(void* arg) {
+  const uint32_t depth = level_three(static_cast<Capture*>(arg));
+  STACKS_TEST_NO_TAIL_CALL();
+  return depth;
+}
+
+}  // namespace stacks_test
+
+namespace {
+
+using stacks_test::Capture;
+
+void require_stacks() {
+  std::string why;
+  INFO("init_native_stacks: " << why);
+  REQUIRE(prof::init_native_stacks(why));
+}
+
+std::string self_path() {
+  char path[PATH_MAX];
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  REQUIRE(length > 0);
+  return std::string(path, static_cast<size_t>(length));
+}
+
+}  // namespace
+
+TEST_CASE("a captured stack names the known call chain, leaf first, after symbolization") {
+  require_stacks();
+  Capture capture;
+  REQUIRE(stacks_test::level_one(&capture) >= 4);  // three levels, then Catch2 and main
+
+  prof::StackTable table;
+  prof::ChunkEncoder encoder;
+  const uint64_t stack_id = table.intern(capture.frames, capture.depth, encoder);
+  REQUIRE(stack_id > 0);
+  stacks_test::Definitions defs;
+  defs.add(stacks_test::parse_framed(encoder.finish()));
+  REQUIRE(defs.stacks.size() == 1);
+  REQUIRE(static_cast<uint32_t>(defs.stacks.at(stack_id).frame_ids_size()) == capture.depth);
+
+  prof::analyzer::ElfSymbolizer symbolizer;
+  const auto frames = stacks_test::symbolize(defs, stack_id, symbolizer);
+  const std::string exe = self_path();
+  for (size_t i = 0; i < 3; ++i) CHECK(frames[i].module == exe);
+  CHECK(frames[0].function == "stacks_test::level_three(stacks_test::Capture*)");
+  CHECK(frames[1].function == "stacks_test::level_two(stacks_test::Capture*)");
+  CHECK(frames[2].function == "stacks_test::level_one(stacks_test::Capture*)");
+  // Further up: this test case's function, and main somewhere above it.
+  bool found_main = false;
+  for (size_t i = 3; i < frames.size(); ++i) found_main |= frames[i].function == "main";
+  CHECK(found_main);
+
+  // The executable's Module: the file's build id, a span holding the frames.
+  const auto& module = defs.modules.at(defs.frames.at(defs.stacks.at(stack_id).frame_ids(0)).module_id());
+  CHECK(module.path() == exe);
+  CHECK(module.build_id().size() == 20);  // SHA-1, the linker's default on Debian
+  CHECK(symbolizer.status(exe, module.build_id()) == prof::analyzer::ModuleStatus::ok);
+  CHECK(module.load_address() <= capture.frames[0]);
+  CHECK(capture.frames[0] < module.load_address() + module.size());
+}
+
+TEST_CASE("skip_frames drops the innermost callers and max_depth bounds the stack") {
+  require_stacks();
+  Capture full;
+  Capture skipped;
+  skipped.skip = 2;
+  // Through one call site, so that the frames above level_one are the same.
+  stacks_test::from_one_site(&full);
+  stacks_test::from_one_site(&skipped);
+  REQUIRE(full.depth >= 4);
+  REQUIRE(skipped.depth == full.depth - 2);
+  CHECK(skipped.frames[0] == full.frames[2]);  // the return address into level_one
+  CHECK(skipped.frames[1] == full.frames[3]);
+
+  uint64_t frames[prof::kMaxNativeStackDepth];
+  CHECK(prof::capture_native_stack(frames, 2, 0) == 2);
+  CHECK(prof::capture_native_stack(frames, 0, 0) == 0);
+  CHECK(prof::capture_native_stack(nullptr, 8, 0) == 0);
+  CHECK(prof::capture_native_stack(frames, 8, 1000) == 0);  // skips past the root
+}
+
+TEST_CASE("frames of a library dlopened after the first scan belong to that library's module") {
+  require_stacks();
+  prof::StackTable table;
+  prof::ChunkEncoder encoder;
+  stacks_test::Definitions defs;
+
+  Capture before;
+  stacks_test::level_one(&before);
+  table.intern(before.frames, before.depth, encoder);
+  defs.add(stacks_test::parse_framed(encoder.finish()));
+  const uint64_t scans_before = table.modules().scans();
+  REQUIRE(scans_before == 1);
+
+  void* library = dlopen(STACKS_TEST_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  INFO(dlerror());
+  REQUIRE(library != nullptr);
+  auto call = reinterpret_cast<decltype(&stacks_test_library_call)>(dlsym(library, "stacks_test_library_call"));
+  REQUIRE(call != nullptr);
+  Capture through_library;
+  call(stacks_test::capture_from_library, &through_library);
+  REQUIRE(through_library.depth >= 3);
+  const uint64_t stack_id = table.intern(through_library.frames, through_library.depth, encoder);
+  CHECK(table.modules().scans() == scans_before + 1);  // the loader's list changed: one rescan
+  defs.add(stacks_test::parse_framed(encoder.finish()));
+
+  prof::analyzer::ElfSymbolizer symbolizer;
+  const auto frames = stacks_test::symbolize(defs, stack_id, symbolizer);
+  CHECK(frames[0].function == "stacks_test::level_three(stacks_test::Capture*)");
+  CHECK(frames[1].function == "stacks_test::capture_from_library(void*)");
+  CHECK(frames[2].function == "stacks_test_library_call");
+  CHECK(frames[2].module == STACKS_TEST_LIBRARY);
+  CHECK(frames[0].module == self_path());
+
+  // An address in no module (JIT code) gets module 0 and, with the loader's
+  // list unchanged, no rescan.
+  const uint64_t jit[] = {0x10, through_library.frames[0]};
+  const uint64_t jit_stack = table.intern(jit, 2, encoder);
+  CHECK(table.modules().scans() == scans_before + 1);
+  const auto chunk = stacks_test::parse_framed(encoder.finish());
+  REQUIRE(chunk.frames_size() == 1);  // only the new address
+  CHECK(chunk.frames(0).address() == 0x10);
+  CHECK(chunk.frames(0).module_id() == 0);
+  CHECK(chunk.modules_size() == 0);
+  REQUIRE(chunk.stacks_size() == 1);
+  CHECK(chunk.stacks(0).id() == jit_stack);
+  dlclose(library);
+}
+
+TEST_CASE("StackTable defines each frame, stack and module once, in the chunk that first uses it") {
+  require_stacks();
+  Capture a;
+  stacks_test::level_one(&a);
+  Capture b;
+  stacks_test::level_two(&b);  // shares its leaf frames with `a`
+  REQUIRE(a.depth > 3);
+
+  prof::StackTable table;
+  prof::ChunkEncoder encoder;
+  const uint64_t id_a = table.intern(a.frames, a.depth, encoder);
+  CHECK(table.intern(a.frames, a.depth, encoder) == id_a);
+  const auto first = stacks_test::parse_framed(encoder.finish());
+  CHECK(first.stacks_size() == 1);
+  CHECK(static_cast<uint32_t>(first.frames_size()) <= a.depth);  // recursion may repeat an address
+  CHECK(first.modules_size() >= 1);
+  for (const auto& frame : first.frames()) CHECK(frame.id() > 0);
+
+  const uint64_t id_b = table.intern(b.frames, b.depth, encoder);
+  CHECK(id_b != id_a);
+  CHECK(table.intern(a.frames, a.depth - 1, encoder) != id_a);  // a prefix is another stack
+  const auto second = stacks_test::parse_framed(encoder.finish());
+  CHECK(second.stacks_size() == 2);
+  // level_three's and level_two's return addresses are shared, so are the
+  // frames above level_one's caller: only the new call site is new.
+  CHECK(second.frames_size() == 1);
+  CHECK(second.modules_size() == 0);
+
+  CHECK(table.intern(nullptr, 3, encoder) == 0);
+  CHECK(table.intern(a.frames, 0, encoder) == 0);
+  CHECK(encoder.empty());
+}
+
+TEST_CASE("threads capture concurrently, each its own stack") {
+  require_stacks();
+  constexpr int kThreads = 8;
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&bad] {
+      Capture reference;
+      stacks_test::level_one(&reference);
+      for (int i = 0; i < 2000; ++i) {
+        Capture again;
+        stacks_test::level_one(&again);
+        if (again.depth != reference.depth || again.frames[0] != reference.frames[0] ||
+            again.frames[2] != reference.frames[2]) {
+          bad.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  CHECK(bad.load() == 0);
+}
