@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/DumpCommand.h"
 #include "cli/InfoCommand.h"
 #include "cli/ReportCommand.h"
 
@@ -12,8 +13,10 @@ int runProfAnalyze(const std::vector<std::string>& args, std::ostream& out, std:
   app.require_subcommand(1);
   InfoOptions info;
   ReportOptions report;
+  DumpOptions dump;
   CLI::App* infoCommand = addInfoCommand(app, info);
   CLI::App* reportCommand = addReportCommand(app, report);
+  CLI::App* dumpCommand = addDumpCommand(app, dump);
 
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -26,6 +29,7 @@ int runProfAnalyze(const std::vector<std::string>& args, std::ostream& out, std:
   }
   if (infoCommand->parsed()) return runInfoCommand(info, out, err);
   if (reportCommand->parsed()) return runReportCommand(report, out, err);
+  if (dumpCommand->parsed()) return runDumpCommand(dump, out, err);
   return kExitUsage;
 }
 
