@@ -11,15 +11,15 @@ std::string InternTables::define(const prof::proto::Chunk& chunk) {
   }
   for (const auto& f : chunk.frames()) {
     if (f.id() == 0) return "frame id 0 is reserved for \"none\"";
-    frames_.insert(f.id());
+    frames_.emplace(f.id(), f);
   }
   for (const auto& s : chunk.stacks()) {
     if (s.id() == 0) return "stack id 0 is reserved for \"none\"";
-    stacks_.insert(s.id());
+    stacks_.emplace(s.id(), s);
   }
   for (const auto& m : chunk.modules()) {
     if (m.id() == 0) return "module id 0 is reserved for \"none\"";
-    modules_.insert(m.id());
+    modules_.emplace(m.id(), m);
   }
   // References between definitions: checked after all of this chunk's
   // definitions are in, since a chunk may define a frame and its name in any

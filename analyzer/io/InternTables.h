@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "proto/prof.pb.h"
 
@@ -25,6 +24,9 @@ class InternTables {
   bool hasStack(uint64_t id) const { return stacks_.count(id) != 0; }
   bool hasFrame(uint64_t id) const { return frames_.count(id) != 0; }
   bool hasModule(uint64_t id) const { return modules_.count(id) != 0; }
+  const prof::proto::Stack* findStack(uint64_t id) const { return find(stacks_, id); }
+  const prof::proto::Frame* findFrame(uint64_t id) const { return find(frames_, id); }
+  const prof::proto::Module* findModule(uint64_t id) const { return find(modules_, id); }
 
   uint64_t stringCount() const { return strings_.size(); }
   uint64_t frameCount() const { return frames_.size(); }
@@ -32,11 +34,16 @@ class InternTables {
   uint64_t moduleCount() const { return modules_.size(); }
 
  private:
+  template <class T>
+  static const T* find(const std::unordered_map<uint64_t, T>& map, uint64_t id) {
+    auto it = map.find(id);
+    return it == map.end() ? nullptr : &it->second;
+  }
+
   std::unordered_map<uint64_t, std::string> strings_;
-  // Only presence for now: the stacks view (a later issue) will keep frames.
-  std::unordered_set<uint64_t> frames_;
-  std::unordered_set<uint64_t> stacks_;
-  std::unordered_set<uint64_t> modules_;
+  std::unordered_map<uint64_t, prof::proto::Frame> frames_;
+  std::unordered_map<uint64_t, prof::proto::Stack> stacks_;
+  std::unordered_map<uint64_t, prof::proto::Module> modules_;
 };
 
 }  // namespace prof::analyzer

@@ -13,6 +13,12 @@ RangeTree::RangeTree(const Run& run) {
   selfGpuNs_.assign(n, 0);
   for (const GpuActivity& g : run.gpuActivities)
     if (g.launchedBy >= 0) selfGpuNs_[static_cast<size_t>(g.launchedBy)] += g.durationNs();
+  selfCudaMem_.assign(n, 0);
+  selfCpuMem_.assign(n, 0);
+  for (const MemoryEvent& m : run.memoryEvents)
+    if (m.calledBy >= 0) (m.onDevice ? selfCudaMem_ : selfCpuMem_)[static_cast<size_t>(m.calledBy)] += m.signedBytes();
+  cudaMem_ = selfCudaMem_;
+  cpuMem_ = selfCpuMem_;
 
   // Threads are identified by (process, tid): tids repeat across processes.
   std::map<std::pair<uint32_t, uint32_t>, std::vector<size_t>> threads;
@@ -47,6 +53,8 @@ RangeTree::RangeTree(const Run& run) {
       const auto p = static_cast<size_t>(parent_[*it]);
       childrenNs[p] += events[*it].durationNs();
       gpuTotalNs_[p] += gpuTotalNs_[*it];
+      cudaMem_[p] += cudaMem_[*it];
+      cpuMem_[p] += cpuMem_[*it];
     }
   }
 

@@ -28,12 +28,19 @@ class RangeTree {
   uint64_t selfGpuNs(size_t event) const { return selfGpuNs_[event]; }
   // selfGpuNs plus the children's gpuTotalNs.
   uint64_t gpuTotalNs(size_t event) const { return gpuTotalNs_[event]; }
+  // Bytes allocated minus bytes released by this event's own API call
+  // (memory events linked by correlation id), and with its children's.
+  int64_t selfCudaMemBytes(size_t event) const { return selfCudaMem_[event]; }
+  int64_t cudaMemBytes(size_t event) const { return cudaMem_[event]; }
+  int64_t selfCpuMemBytes(size_t event) const { return selfCpuMem_[event]; }
+  int64_t cpuMemBytes(size_t event) const { return cpuMem_[event]; }
 
  private:
   std::vector<int64_t> parent_;
   std::vector<uint64_t> selfNs_;
   std::vector<uint64_t> selfGpuNs_;
   std::vector<uint64_t> gpuTotalNs_;
+  std::vector<int64_t> selfCudaMem_, cudaMem_, selfCpuMem_, cpuMem_;
 };
 
 }  // namespace prof::analyzer

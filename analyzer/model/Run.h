@@ -46,6 +46,11 @@ struct ProcessInfo {
   std::map<uint32_t, std::string> threads;       // tid -> last name given
   RecordCounts counts;
   std::optional<prof::proto::DropCounts> drops;  // the last chunk's totals
+  // Added to this file's times to place it on the Run's timeline (the first
+  // file's clock), from the clock anchors; 0 for the first file or a file
+  // without an anchor.
+  int64_t timelineShiftNs = 0;
+  uint64_t unterminatedRanges = 0;
   uint64_t chunks = 0;
   bool lastChunkTruncated = false;
   // Earliest start and latest end over all records.
@@ -76,6 +81,11 @@ struct CpuEvent {
   uint64_t endNs = 0;
   uint32_t correlationId = 0;  // API calls only; 0: none
   bool unterminated = false;   // NVTX range still open when recording ended
+  // API calls only: what --group-by-input-shape groups by, from the call's
+  // LaunchArgs ("grid=[..] block=[..] dynamic shared=N") or TransferArgs
+  // ("HtoD 4096 B", "memset 1024 B"); kNoName when the call had neither.
+  NameId inputShape = 0;
+  uint32_t stack = 0;  // API calls only: index + 1 into Run::stacks; 0: none
 
   uint64_t durationNs() const { return endNs - startNs; }
 };
@@ -92,11 +102,52 @@ struct GpuActivity {
   uint64_t startNs = 0;
   uint64_t endNs = 0;
   uint64_t bytes = 0;
+  prof::proto::CopyKind copyKind = prof::proto::COPY_KIND_UNKNOWN;  // memcpys only
+  // Launch configuration ("grid=[..] block=[..] shared=N") or size
+  // ("HtoD 4096 B"), for --group-by-input-shape.
+  NameId inputShape = 0;
   // Index into Run::cpuEvents of the API call that launched it (same process,
   // same correlation id); -1 when none was recorded.
   int64_t launchedBy = -1;
 
   uint64_t durationNs() const { return endNs - startNs; }
+};
+
+// A CUPTI memory record (cudaMalloc, cudaFree, cudaMallocHost, ...).
+struct MemoryEvent {
+  uint32_t process = 0;
+  bool allocation = true;  // false: a release
+  // Device memory (device, managed, array, static) is "CUDA Mem"; host
+  // memory allocated through CUDA (pageable, pinned) is "CPU Mem".
+  bool onDevice = true;
+  uint64_t bytes = 0;
+  uint32_t correlationId = 0;
+  uint32_t tid = 0;
+  uint64_t timeNs = 0;
+  // Index into Run::cpuEvents of the API call it happened in (same process,
+  // same correlation id); -1 when none was recorded.
+  int64_t calledBy = -1;
+
+  // Allocations count positive, releases negative, as torch's columns do.
+  int64_t signedBytes() const {
+    return allocation ? static_cast<int64_t>(bytes) : -static_cast<int64_t>(bytes);
+  }
+};
+
+struct Module {
+  std::string path;
+  uint64_t loadAddress = 0;
+  uint64_t size = 0;
+  uint64_t bias = 0;  // address = file virtual address + bias
+};
+
+struct Frame {
+  prof::proto::Frame::Kind kind = prof::proto::Frame::NATIVE;
+  uint64_t address = 0;
+  int64_t module = -1;  // index into Run::modules; -1: in no known module
+  NameId function = 0;  // Python frames
+  NameId file = 0;
+  uint32_t line = 0;
 };
 
 class Run {
@@ -111,6 +162,12 @@ class Run {
   std::vector<ProcessInfo> processes;
   std::vector<CpuEvent> cpuEvents;
   std::vector<GpuActivity> gpuActivities;
+  std::vector<MemoryEvent> memoryEvents;
+  // Call stacks, resolved from each file's interned ids into Run-wide
+  // indices (ids are per file).
+  std::vector<Module> modules;
+  std::vector<Frame> frames;
+  std::vector<std::vector<uint32_t>> stacks;  // frame indices, innermost first
 
  private:
   std::vector<std::string> names_;

@@ -11,14 +11,42 @@
 namespace prof::analyzer {
 namespace {
 
+// A file's stack, frame and module ids -> the Run's indices. Lives as long
+// as the file is being read: ids are per file.
+struct FileIds {
+  std::unordered_map<uint64_t, uint32_t> stacks;  // -> index + 1 into Run::stacks
+  std::unordered_map<uint64_t, uint32_t> frames;
+  std::unordered_map<uint64_t, int64_t> modules;
+};
+
+const char* copyKindShape(prof::proto::CopyKind kind) {
+  switch (kind) {
+    case prof::proto::HOST_TO_DEVICE: return "HtoD";
+    case prof::proto::DEVICE_TO_HOST: return "DtoH";
+    case prof::proto::HOST_TO_HOST: return "HtoH";
+    case prof::proto::DEVICE_TO_DEVICE: return "DtoD";
+    case prof::proto::PEER_TO_PEER: return "PtoP";
+    case prof::proto::DEFAULT: return "Default";
+    default: return "Unknown";
+  }
+}
+
+std::string dims(uint32_t x, uint32_t y, uint32_t z) {
+  return "[" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + "]";
+}
+
+bool onDevice(prof::proto::MemoryKind kind) {
+  return kind != prof::proto::PAGEABLE && kind != prof::proto::PINNED;
+}
+
 // Turns one decoded chunk into Run records. A reference to an id that no
 // chunk so far defined is a broken promise of the writer (FORMAT.md:
 // definitions come no later than first use), so it is reported as a corrupt
 // file rather than papered over with a placeholder name.
 class ChunkLoader {
  public:
-  ChunkLoader(Run& run, uint32_t process, const InternTables& tables, const prof::proto::Chunk& chunk)
-      : run_(run), process_(process), tables_(tables), chunk_(chunk) {}
+  ChunkLoader(Run& run, uint32_t process, const InternTables& tables, FileIds& ids, const prof::proto::Chunk& chunk)
+      : run_(run), process_(process), tables_(tables), ids_(ids), chunk_(chunk) {}
 
   // Empty on success, else what is corrupt.
   std::string load();
@@ -27,11 +55,16 @@ class ChunkLoader {
   // Resolves a string id; records the first failure in error_.
   NameId resolve(uint64_t id, const char* what, const char* fallback);
   void checkStack(uint64_t id, const char* what);
+  // The Run's stack index + 1 for a file's stack id (0 for none).
+  uint32_t stack(uint64_t id);
+  uint32_t frame(uint64_t id);
+  int64_t module(uint64_t id);
   void seen(uint64_t startNs, uint64_t endNs);
 
   Run& run_;
   uint32_t process_;
   const InternTables& tables_;
+  FileIds& ids_;
   const prof::proto::Chunk& chunk_;
   std::string error_;
 };
@@ -47,6 +80,50 @@ NameId ChunkLoader::resolve(uint64_t id, const char* what, const char* fallback)
 void ChunkLoader::checkStack(uint64_t id, const char* what) {
   if (id != 0 && !tables_.hasStack(id) && error_.empty())
     error_ = std::string(what) + " references undefined stack id " + std::to_string(id);
+}
+
+// Definitions were checked by InternTables::define (a stack's frames and a
+// frame's module and names exist), so only the stack id itself can be
+// undefined here, and checkStack reports that.
+uint32_t ChunkLoader::stack(uint64_t id) {
+  if (id == 0) return 0;
+  if (auto it = ids_.stacks.find(id); it != ids_.stacks.end()) return it->second;
+  const prof::proto::Stack* s = tables_.findStack(id);
+  if (!s) return 0;
+  std::vector<uint32_t> frames;
+  for (uint64_t f : s->frame_ids()) frames.push_back(frame(f));
+  run_.stacks.push_back(std::move(frames));
+  const auto index = static_cast<uint32_t>(run_.stacks.size());
+  ids_.stacks.emplace(id, index);
+  return index;
+}
+
+uint32_t ChunkLoader::frame(uint64_t id) {
+  if (auto it = ids_.frames.find(id); it != ids_.frames.end()) return it->second;
+  Frame out;
+  if (const prof::proto::Frame* f = tables_.findFrame(id)) {
+    out.kind = f->kind();
+    out.address = f->address();
+    out.module = module(f->module_id());
+    out.function = resolve(f->function_name_id(), "frame", "");
+    out.file = resolve(f->file_name_id(), "frame", "");
+    out.line = f->line();
+  }
+  run_.frames.push_back(out);
+  const auto index = static_cast<uint32_t>(run_.frames.size() - 1);
+  ids_.frames.emplace(id, index);
+  return index;
+}
+
+int64_t ChunkLoader::module(uint64_t id) {
+  if (id == 0) return -1;
+  if (auto it = ids_.modules.find(id); it != ids_.modules.end()) return it->second;
+  const prof::proto::Module* m = tables_.findModule(id);
+  if (!m) return -1;
+  run_.modules.push_back(Module{m->path(), m->load_address(), m->size(), m->bias()});
+  const auto index = static_cast<int64_t>(run_.modules.size() - 1);
+  ids_.modules.emplace(id, index);
+  return index;
 }
 
 void ChunkLoader::seen(uint64_t startNs, uint64_t endNs) {
@@ -73,6 +150,7 @@ std::string ChunkLoader::load() {
       e.startNs = starts.next(r.start_delta_ns());
       e.endNs = endOf(e.startNs, r.duration_ns());
       e.unterminated = r.unterminated();
+      if (e.unterminated) ++info.unterminatedRanges;
       seen(e.startNs, e.endNs);
       run_.cpuEvents.push_back(e);
     }
@@ -91,8 +169,19 @@ std::string ChunkLoader::load() {
       } else {
         e.name = resolve(a.name_id(), "API call", "");
       }
-      if (a.has_launch()) resolve(a.launch().kernel_name_id(), "API call's launch", "");
+      if (a.has_launch()) {
+        const auto& l = a.launch();
+        resolve(l.kernel_name_id(), "API call's launch", "");
+        e.inputShape = run_.intern("grid=" + dims(l.grid_x(), l.grid_y(), l.grid_z()) +
+                                   " block=" + dims(l.block_x(), l.block_y(), l.block_z()) +
+                                   " dynamic shared=" + std::to_string(l.dynamic_shared_bytes()));
+      } else if (a.has_transfer()) {
+        const auto& t = a.transfer();
+        e.inputShape = run_.intern(std::string(t.is_memset() ? "memset" : copyKindShape(t.kind())) + " " +
+                                   std::to_string(t.bytes()) + " B");
+      }
       checkStack(a.stack_id(), "API call");
+      e.stack = stack(a.stack_id());
       e.startNs = starts.next(a.start_delta_ns());
       e.endNs = endOf(e.startNs, a.duration_ns());
       e.correlationId = a.correlation_id();
@@ -113,6 +202,9 @@ std::string ChunkLoader::load() {
       } else {
         g.name = run_.intern(mangled ? demangle(*mangled) : std::string("<unnamed kernel>"));
       }
+      g.inputShape = run_.intern("grid=" + dims(k.grid_x(), k.grid_y(), k.grid_z()) +
+                                 " block=" + dims(k.block_x(), k.block_y(), k.block_z()) +
+                                 " shared=" + std::to_string(k.static_shared_bytes() + k.dynamic_shared_bytes()));
       g.deviceId = k.device_id();
       g.streamId = k.stream_id();
       g.correlationId = k.correlation_id();
@@ -136,6 +228,8 @@ std::string ChunkLoader::load() {
       g.startNs = starts.next(c.start_delta_ns());
       g.endNs = endOf(g.startNs, c.duration_ns());
       g.bytes = c.bytes();
+      g.copyKind = c.kind();
+      g.inputShape = run_.intern(std::string(copyKindShape(c.kind())) + " " + std::to_string(c.bytes()) + " B");
       seen(g.startNs, g.endNs);
       run_.gpuActivities.push_back(g);
     }
@@ -154,21 +248,33 @@ std::string ChunkLoader::load() {
       g.startNs = starts.next(s.start_delta_ns());
       g.endNs = endOf(g.startNs, s.duration_ns());
       g.bytes = s.bytes();
+      g.inputShape = run_.intern("memset " + std::to_string(s.bytes()) + " B");
       seen(g.startNs, g.endNs);
       run_.gpuActivities.push_back(g);
     }
     counts.memsets += chunk_.memsets_size();
   }
-  // Records the report does not show yet: decoded for the duration and
-  // checked for undefined ids, then counted.
   {
     DeltaDecoder times(base);
     for (const auto& m : chunk_.memory_events()) {
       const uint64_t t = times.next(m.time_delta_ns());
       seen(t, t);
+      if (m.operation() != prof::proto::MemoryEvent::ALLOCATION && m.operation() != prof::proto::MemoryEvent::RELEASE)
+        continue;  // nothing to count
+      MemoryEvent e;
+      e.process = process_;
+      e.allocation = m.operation() == prof::proto::MemoryEvent::ALLOCATION;
+      e.onDevice = onDevice(m.memory_kind());
+      e.bytes = m.bytes();
+      e.correlationId = m.correlation_id();
+      e.tid = m.tid();
+      e.timeNs = t;
+      run_.memoryEvents.push_back(e);
     }
     counts.memoryEvents += chunk_.memory_events_size();
   }
+  // Records the report does not show: decoded for the duration and checked
+  // for undefined ids, then counted.
   {
     DeltaDecoder starts(base);
     for (const auto& s : chunk_.synchronizations()) {
@@ -216,6 +322,7 @@ std::optional<ReadError> RunBuilder::addFile(const std::string& path, std::ostre
   }
 
   InternTables tables;
+  FileIds ids;
   prof::proto::Chunk chunk;
   for (;;) {
     const CaptureReader::Next next = reader.next(chunk);
@@ -232,7 +339,7 @@ std::optional<ReadError> RunBuilder::addFile(const std::string& path, std::ostre
     if (chunk.has_drops()) info.drops = chunk.drops();  // totals: the last one is final
     if (chunk.has_process_end()) info.end = chunk.process_end();
 
-    if (std::string bad = ChunkLoader(run_, process, tables, chunk).load(); !bad.empty())
+    if (std::string bad = ChunkLoader(run_, process, tables, ids, chunk).load(); !bad.empty())
       return ReadError{path, reader.chunkOffset(), where + bad};
   }
 
@@ -250,6 +357,7 @@ std::optional<ReadError> RunBuilder::addFile(const std::string& path, std::ostre
 }
 
 void RunBuilder::finish() {
+  alignClocks();
   // Correlation ids are unique per process only, so the key carries both.
   std::unordered_map<uint64_t, int64_t> launcher;
   for (size_t i = 0; i < run_.cpuEvents.size(); ++i) {
@@ -262,6 +370,47 @@ void RunBuilder::finish() {
     auto it = launcher.find((uint64_t{g.process} << 32) | g.correlationId);
     if (it != launcher.end()) g.launchedBy = it->second;
   }
+  for (MemoryEvent& m : run_.memoryEvents) {
+    if (m.correlationId == 0) continue;
+    auto it = launcher.find((uint64_t{m.process} << 32) | m.correlationId);
+    if (it != launcher.end()) m.calledBy = it->second;
+  }
+}
+
+void RunBuilder::alignClocks() {
+  // realtime = monotonic - anchor.monotonic_ns + anchor.realtime_ns, so a
+  // file's times move onto the first file's clock by the difference of the
+  // two files' (realtime - monotonic) offsets. Unsigned arithmetic wraps
+  // the same way signed would, without overflow UB.
+  const ProcessInfo* reference = nullptr;
+  for (const ProcessInfo& p : run_.processes)
+    if (p.process && p.process->has_clock_anchor()) {
+      reference = &p;
+      break;
+    }
+  if (!reference) return;
+  auto offset = [](const ProcessInfo& p) {
+    const auto& a = p.process->clock_anchor();
+    return a.realtime_ns() - a.monotonic_ns();
+  };
+  const uint64_t base = offset(*reference);
+  bool shifted = false;
+  for (ProcessInfo& p : run_.processes) {
+    if (!p.process || !p.process->has_clock_anchor()) continue;
+    p.timelineShiftNs = static_cast<int64_t>(offset(p) - base);
+    shifted = shifted || p.timelineShiftNs != 0;
+  }
+  if (!shifted) return;
+  auto shift = [&](uint32_t process, uint64_t& t) { t += static_cast<uint64_t>(run_.processes[process].timelineShiftNs); };
+  for (CpuEvent& e : run_.cpuEvents) {
+    shift(e.process, e.startNs);
+    shift(e.process, e.endNs);
+  }
+  for (GpuActivity& g : run_.gpuActivities) {
+    shift(g.process, g.startNs);
+    shift(g.process, g.endNs);
+  }
+  for (MemoryEvent& m : run_.memoryEvents) shift(m.process, m.timeNs);
 }
 
 std::optional<ReadError> loadRun(const std::vector<std::string>& paths, Run& run, std::ostream& warnings) {

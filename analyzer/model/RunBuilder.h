@@ -21,11 +21,14 @@ class RunBuilder {
   // the Run must then not be used.
   [[nodiscard]] std::optional<ReadError> addFile(const std::string& path, std::ostream& warnings);
 
-  // Links GPU activities to their launching API calls. Call once, after the
-  // last addFile.
+  // Places every file on the first file's clock (Process.clock_anchor),
+  // then links GPU activities and memory events to their API calls. Call
+  // once, after the last addFile.
   void finish();
 
  private:
+  void alignClocks();
+
   Run& run_;
 };
 

@@ -24,8 +24,11 @@ std::optional<double> sortValue(const std::string& key, const KeyAverage& row) {
   if (key == "self_cpu_time_total") return static_cast<double>(row.selfCpuNs);
   if (key == "self_cuda_time_total" || key == "self_device_time_total") return static_cast<double>(row.selfCudaNs);
   if (key == "count") return static_cast<double>(row.count);
-  const auto& names = sortKeyNames();
-  if (std::find(names.begin(), names.end(), key) != names.end()) return 0.0;  // memory: not recorded yet
+  if (key == "cpu_memory_usage") return static_cast<double>(row.cpuMemBytes);
+  if (key == "self_cpu_memory_usage") return static_cast<double>(row.selfCpuMemBytes);
+  if (key == "cuda_memory_usage" || key == "device_memory_usage") return static_cast<double>(row.cudaMemBytes);
+  if (key == "self_cuda_memory_usage" || key == "self_device_memory_usage")
+    return static_cast<double>(row.selfCudaMemBytes);
   return std::nullopt;
 }
 

@@ -1,7 +1,6 @@
 #pragma once
 // torch's key_averages().table(sort_by=...) keys. Every key torch accepts is
-// accepted; the memory keys sort by 0 until memory columns exist, and the
-// "device_*" spellings of newer torch releases mean the same as "cuda_*".
+// accepted, and the "device_*" spellings of newer torch releases mean the same as "cuda_*".
 #include <optional>
 #include <string>
 #include <vector>

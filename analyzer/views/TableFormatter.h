@@ -3,7 +3,9 @@
 // cell right-aligned to its width plus two spaces, 12-wide numeric columns,
 // a Name column min(longest + 4, 55) wide with names of 52 characters or
 // more cut to 52 plus "...", CUDA columns only when some row has self CUDA
-// time, then the "Self CPU time total" footer(s).
+// time, memory columns when the run recorded memory, Input Shapes and the
+// left-aligned Source Location when grouping by them, then the
+// "Self CPU time total" footer(s).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,11 +20,29 @@ struct TableOptions {
   std::optional<std::string> sortBy;  // a sortKeyNames() key; none: first occurrence
   int64_t rowLimit = 100;             // torch's default; -1: all, 0: none
   TimeUnit timeUnit = TimeUnit::kAuto;
+  bool topLevelOnly = false;          // hidden rows do not count toward rowLimit
+  bool showCpuMemory = false;         // CPU Mem, Self CPU Mem
+  bool showCudaMemory = false;        // CUDA Mem, Self CUDA Mem
+  bool showInputShapes = false;
+  bool showStacks = false;            // Source Location
 };
+
+// Sums over every row (printed or not), as torch's footers and shares use.
+struct TableTotals {
+  uint64_t selfCpuNs = 0;
+  uint64_t selfCudaNs = 0;  // GPU rows only: a CPU row's self CUDA is the same work again
+  bool hasCuda = false;     // some row has self CUDA time: the CUDA columns show
+};
+TableTotals tableTotals(const std::vector<KeyAverage>& rows);
+
+// The rows to print, in order: sorted, top-level filtered, row-limited.
+std::vector<KeyAverage> selectRows(std::vector<KeyAverage> rows, const TableOptions& options);
 
 class TableFormatter {
  public:
   static constexpr size_t kMaxNameWidth = 55;
+  static constexpr size_t kMaxShapesWidth = 80;
+  static constexpr size_t kMaxSourceWidth = 75;
   static constexpr size_t kColumnWidth = 12;
 
   explicit TableFormatter(TableOptions options) : options_(std::move(options)) {}
@@ -37,5 +57,8 @@ class TableFormatter {
 size_t displayLength(const std::string& text);
 // torch's name cut: 52 or more characters -> the first 52 and "...".
 std::string truncateName(const std::string& name);
+// torch's trim_path: longer than width -> the last `width` characters with
+// the first three replaced by "...".
+std::string trimSourcePath(const std::string& path, size_t width);
 
 }  // namespace prof::analyzer

@@ -1,0 +1,191 @@
+#include "views/NsysSummary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "views/KeyAverages.h"
+
+namespace prof::analyzer {
+namespace {
+
+// nsys's Operation names (cuda_gpu_mem_time_sum).
+std::string memoryOperation(const GpuActivity& g) {
+  if (g.kind == GpuKind::kMemset) return "[CUDA memset]";
+  switch (g.copyKind) {
+    case prof::proto::HOST_TO_DEVICE: return "[CUDA memcpy Host-to-Device]";
+    case prof::proto::DEVICE_TO_HOST: return "[CUDA memcpy Device-to-Host]";
+    case prof::proto::HOST_TO_HOST: return "[CUDA memcpy Host-to-Host]";
+    case prof::proto::DEVICE_TO_DEVICE: return "[CUDA memcpy Device-to-Device]";
+    case prof::proto::PEER_TO_PEER: return "[CUDA memcpy Peer-to-Peer]";
+    default: return "[CUDA memcpy Unknown]";
+  }
+}
+
+std::string withCommas(const std::string& digits) {
+  // digits: an optional '-', integer digits, then maybe ".d".
+  const size_t dot = digits.find('.');
+  const size_t intEnd = dot == std::string::npos ? digits.size() : dot;
+  const size_t intStart = !digits.empty() && digits[0] == '-' ? 1 : 0;
+  std::string out = digits.substr(0, intStart);
+  for (size_t i = intStart; i < intEnd; ++i) {
+    out += digits[i];
+    const size_t left = intEnd - i - 1;
+    if (left > 0 && left % 3 == 0) out += ',';
+  }
+  return out + digits.substr(intEnd);
+}
+
+std::string fixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+const char* countHeader(NsysView view) {
+  switch (view) {
+    case NsysView::kApi: return "Num Calls";
+    case NsysView::kMemcpy: return "Count";
+    default: return "Instances";
+  }
+}
+
+const char* nameHeader(NsysView view) {
+  switch (view) {
+    case NsysView::kMemcpy: return "Operation";
+    case NsysView::kNvtx: return "Range";
+    default: return "Name";
+  }
+}
+
+}  // namespace
+
+std::optional<NsysView> parseNsysView(const std::string& text) {
+  if (text == "kernels") return NsysView::kKernels;
+  if (text == "api") return NsysView::kApi;
+  if (text == "memcpy") return NsysView::kMemcpy;
+  if (text == "nvtx") return NsysView::kNvtx;
+  return std::nullopt;
+}
+
+std::vector<NsysRow> nsysSummary(const Run& run, NsysView view) {
+  // (style, name) -> durations, in first-seen order for stable ties.
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  std::vector<NsysRow> rows;
+  std::vector<std::vector<uint64_t>> durations;
+  auto add = [&](const std::string& style, const std::string& name, uint64_t ns) {
+    auto [it, inserted] = index.try_emplace({style, name}, rows.size());
+    if (inserted) {
+      rows.push_back(NsysRow{name, style});
+      durations.emplace_back();
+    }
+    durations[it->second].push_back(ns);
+  };
+  if (view == NsysView::kKernels || view == NsysView::kMemcpy) {
+    for (const GpuActivity& g : run.gpuActivities) {
+      if ((g.kind == GpuKind::kKernel) != (view == NsysView::kKernels)) continue;
+      add("", view == NsysView::kKernels ? run.name(g.name) : memoryOperation(g), g.durationNs());
+    }
+  } else {
+    for (const CpuEvent& e : run.cpuEvents) {
+      const bool api = e.kind == CpuEventKind::kApiCall;
+      if (api != (view == NsysView::kApi)) continue;
+      if (api) {
+        add("", run.name(e.name), e.durationNs());
+      } else {
+        // nsys names ranges as given (no ProfilerStep* folding), with their domain.
+        const std::string name = e.domain == Run::kNoName ? run.name(e.name) : run.name(e.domain) + ":" + run.name(e.name);
+        add(e.kind == CpuEventKind::kStartEndRange ? "StartEnd" : "PushPop", name, e.durationNs());
+      }
+    }
+  }
+  uint64_t grand = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    auto& d = durations[i];
+    std::sort(d.begin(), d.end());
+    NsysRow& r = rows[i];
+    r.count = d.size();
+    for (uint64_t x : d) r.totalNs += x;
+    r.minNs = d.front();
+    r.maxNs = d.back();
+    r.avgNs = static_cast<double>(r.totalNs) / static_cast<double>(r.count);
+    const size_t mid = d.size() / 2;
+    r.medianNs = d.size() % 2 ? static_cast<double>(d[mid]) : (static_cast<double>(d[mid - 1]) + static_cast<double>(d[mid])) / 2.0;
+    if (d.size() > 1) {
+      double sq = 0;
+      for (uint64_t x : d) sq += (static_cast<double>(x) - r.avgNs) * (static_cast<double>(x) - r.avgNs);
+      r.stddevNs = std::sqrt(sq / static_cast<double>(d.size() - 1));
+    }
+    grand += r.totalNs;
+  }
+  for (NsysRow& r : rows) r.percent = grand ? static_cast<double>(r.totalNs) * 100.0 / static_cast<double>(grand) : 0.0;
+  std::stable_sort(rows.begin(), rows.end(), [](const NsysRow& a, const NsysRow& b) { return a.totalNs > b.totalNs; });
+  return rows;
+}
+
+std::string formatNsysSummary(const std::vector<NsysRow>& rows, NsysView view) {
+  std::vector<std::string> headers = {"Time (%)", "Total Time (ns)", countHeader(view), "Avg (ns)", "Med (ns)",
+                                      "Min (ns)", "Max (ns)", "StdDev (ns)"};
+  if (view == NsysView::kNvtx) headers.emplace_back("Style");
+  headers.emplace_back(nameHeader(view));
+  std::vector<std::vector<std::string>> cells;
+  for (const NsysRow& r : rows) {
+    std::vector<std::string> c = {fixed(r.percent, 1),
+                                  withCommas(std::to_string(r.totalNs)),
+                                  withCommas(std::to_string(r.count)),
+                                  withCommas(fixed(r.avgNs, 1)),
+                                  withCommas(fixed(r.medianNs, 1)),
+                                  withCommas(std::to_string(r.minNs)),
+                                  withCommas(std::to_string(r.maxNs)),
+                                  withCommas(fixed(r.stddevNs, 1))};
+    if (view == NsysView::kNvtx) c.push_back(r.style);
+    c.push_back(r.name);
+    cells.push_back(std::move(c));
+  }
+  std::vector<size_t> widths;
+  for (const std::string& h : headers) widths.push_back(h.size());
+  for (const auto& c : cells)
+    for (size_t i = 0; i < c.size(); ++i) widths[i] = std::max(widths[i], c[i].size());
+  // Text columns (Style, Name) are left-aligned, numbers right-aligned.
+  const size_t firstText = 8;
+  auto line = [&](const std::vector<std::string>& c) {
+    std::string out;
+    for (size_t i = 0; i < c.size(); ++i) {
+      out += i ? "  " : " ";
+      const std::string pad(widths[i] - c[i].size(), ' ');
+      if (i >= firstText) {
+        out += c[i];
+        if (i + 1 < c.size()) out += pad;
+      } else {
+        out += pad + c[i];
+      }
+    }
+    return out + "\n";
+  };
+  std::vector<std::string> dashes;
+  for (size_t w : widths) dashes.emplace_back(w, '-');
+  std::string out = line(headers) + line(dashes);
+  for (const auto& c : cells) out += line(c);
+  return out;
+}
+
+ViewTable nsysCells(const std::vector<NsysRow>& rows, NsysView view) {
+  ViewTable t;
+  t.columns = {{"Time (%)", "time_pct"},    {"Total Time (ns)", "total_ns"}, {countHeader(view), "instances"},
+               {"Avg (ns)", "avg_ns"},      {"Med (ns)", "med_ns"},          {"Min (ns)", "min_ns"},
+               {"Max (ns)", "max_ns"},      {"StdDev (ns)", "stddev_ns"}};
+  if (view == NsysView::kNvtx) t.columns.push_back({"Style", "style", CellType::kString});
+  t.columns.push_back({nameHeader(view), "name", CellType::kString});
+  for (const NsysRow& r : rows) {
+    std::vector<std::string> c = {fixed(r.percent, 4),          std::to_string(r.totalNs), std::to_string(r.count),
+                                  fixed(r.avgNs, 1),            fixed(r.medianNs, 1),      std::to_string(r.minNs),
+                                  std::to_string(r.maxNs),      fixed(r.stddevNs, 1)};
+    if (view == NsysView::kNvtx) c.push_back(r.style);
+    c.push_back(r.name);
+    t.rows.push_back(std::move(c));
+  }
+  return t;
+}
+
+}  // namespace prof::analyzer
