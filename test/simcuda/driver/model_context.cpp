@@ -1,9 +1,11 @@
 // Devices, initialisation, contexts and the per-thread current-context stack.
+#include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <cupti_activity.h>
@@ -107,6 +109,21 @@ void wait_until(Lock& lock, uint64_t deadline_ns) {
   lock.lock();
 }
 
+// The real driver, in the first cuInit, loads the library named by
+// CUDA_INJECTION64_PATH and calls its InitializeInjection(): the way tools
+// (nsys, Kineto, libprof) start tracing when CUDA starts. simcuda does the
+// same, at the same point: before CU_INIT_FINISHED, inside cuInit.
+void load_injection_library() {
+  const char* path = std::getenv("CUDA_INJECTION64_PATH");
+  if (path == nullptr || *path == '\0') return;
+  void* library = dlopen(path, RTLD_NOW);
+  if (library == nullptr) return;
+  using InitializeInjection = int (*)();
+  if (auto initialize = reinterpret_cast<InitializeInjection>(dlsym(library, "InitializeInjection"))) {
+    initialize();
+  }
+}
+
 CUresult model_init(unsigned flags) {
   if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
   bool first = false;
@@ -119,7 +136,10 @@ CUresult model_init(unsigned flags) {
       for (int i = 0; i < config().device_count; ++i) m.devices.push_back({make_device_info(i)});
     }
   }
-  if (first) report_resource(CUPTI_CBID_RESOURCE_CU_INIT_FINISHED, nullptr, nullptr);
+  if (first) {
+    load_injection_library();
+    report_resource(CUPTI_CBID_RESOURCE_CU_INIT_FINISHED, nullptr, nullptr);
+  }
   if (config().device_count == 0) return CUDA_ERROR_NO_DEVICE;
   return CUDA_SUCCESS;
 }

@@ -126,6 +126,8 @@ def main():
             "SIMCUDA_TRUTH": truth_path,
             "SIMCUDA_KERNEL_NS": ",".join("%s=%d" % kv for kv in KERNEL_NS.items()),
         })
+        if env.get("SIMCUDA_TEST_PRELOAD"):  # sanitizer runtime for a sanitized simcuda
+            env["LD_PRELOAD"] = env["SIMCUDA_TEST_PRELOAD"]
         run = subprocess.run([os.path.join(apps_dir, app)] + args, env=env, capture_output=True, text=True,
                              timeout=60)
         sys.stdout.write(run.stdout)

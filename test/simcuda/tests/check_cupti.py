@@ -25,6 +25,8 @@ def run_tool(lib_dir, tool, mode, tmp, extra_env=None):
     truth = os.path.join(tmp, mode + "-truth.jsonl")
     env = dict(os.environ, LD_LIBRARY_PATH=lib_dir, SIMCUDA_TRUTH=truth, SIMCUDA_KERNEL_NS="cupti_probe=20000")
     env.update(extra_env or {})
+    if env.get("SIMCUDA_TEST_PRELOAD"):  # sanitizer runtime for a sanitized simcuda
+        env["LD_PRELOAD"] = env["SIMCUDA_TEST_PRELOAD"]
     run = subprocess.run([tool, out, mode], env=env, capture_output=True, text=True, timeout=60)
     sys.stdout.write(run.stdout)
     sys.stderr.write(run.stderr)
