@@ -44,6 +44,7 @@ struct ProcessInfo {
   std::optional<prof::proto::Process> process;  // absent if the file never had one
   std::optional<prof::proto::ProcessEnd> end;    // absent: the run was cut short
   std::map<uint32_t, std::string> threads;       // tid -> last name given
+  std::vector<prof::proto::Device> devices;      // as recorded, first definition of each id
   RecordCounts counts;
   std::optional<prof::proto::DropCounts> drops;  // the last chunk's totals
   // Added to this file's times to place it on the Run's timeline (the first
@@ -109,6 +110,12 @@ struct GpuActivity {
   // Index into Run::cpuEvents of the API call that launched it (same process,
   // same correlation id); -1 when none was recorded.
   int64_t launchedBy = -1;
+  // Kernels only: the launch configuration and resources, for the trace's args.
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  uint32_t registersPerThread = 0;
+  uint32_t staticSharedBytes = 0;
+  uint32_t dynamicSharedBytes = 0;
 
   uint64_t durationNs() const { return endNs - startNs; }
 };
@@ -123,6 +130,7 @@ struct MemoryEvent {
   uint64_t bytes = 0;
   uint32_t correlationId = 0;
   uint32_t tid = 0;
+  uint32_t deviceId = 0;
   uint64_t timeNs = 0;
   // Index into Run::cpuEvents of the API call it happened in (same process,
   // same correlation id); -1 when none was recorded.
@@ -139,6 +147,7 @@ struct Module {
   uint64_t loadAddress = 0;
   uint64_t size = 0;
   uint64_t bias = 0;  // address = file virtual address + bias
+  std::string buildId;  // raw NT_GNU_BUILD_ID bytes; empty: none recorded
 };
 
 struct Frame {

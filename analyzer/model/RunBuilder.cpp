@@ -120,7 +120,7 @@ int64_t ChunkLoader::module(uint64_t id) {
   if (auto it = ids_.modules.find(id); it != ids_.modules.end()) return it->second;
   const prof::proto::Module* m = tables_.findModule(id);
   if (!m) return -1;
-  run_.modules.push_back(Module{m->path(), m->load_address(), m->size(), m->bias()});
+  run_.modules.push_back(Module{m->path(), m->load_address(), m->size(), m->bias(), m->build_id()});
   const auto index = static_cast<int64_t>(run_.modules.size() - 1);
   ids_.modules.emplace(id, index);
   return index;
@@ -208,6 +208,15 @@ std::string ChunkLoader::load() {
       g.deviceId = k.device_id();
       g.streamId = k.stream_id();
       g.correlationId = k.correlation_id();
+      g.grid[0] = k.grid_x();
+      g.grid[1] = k.grid_y();
+      g.grid[2] = k.grid_z();
+      g.block[0] = k.block_x();
+      g.block[1] = k.block_y();
+      g.block[2] = k.block_z();
+      g.registersPerThread = k.registers_per_thread();
+      g.staticSharedBytes = k.static_shared_bytes();
+      g.dynamicSharedBytes = k.dynamic_shared_bytes();
       g.startNs = starts.next(k.start_delta_ns());
       g.endNs = endOf(g.startNs, k.duration_ns());
       seen(g.startNs, g.endNs);
@@ -268,6 +277,7 @@ std::string ChunkLoader::load() {
       e.bytes = m.bytes();
       e.correlationId = m.correlation_id();
       e.tid = m.tid();
+      e.deviceId = m.device_id();
       e.timeNs = t;
       run_.memoryEvents.push_back(e);
     }
@@ -337,6 +347,9 @@ std::optional<ReadError> RunBuilder::addFile(const std::string& path, std::ostre
     if (chunk.has_process() && !info.process) info.process = chunk.process();
     for (const auto& t : chunk.threads()) info.threads[t.tid()] = t.name();  // a rename: last wins
     if (chunk.has_drops()) info.drops = chunk.drops();  // totals: the last one is final
+    for (const auto& d : chunk.devices())
+      if (std::none_of(info.devices.begin(), info.devices.end(), [&](const auto& known) { return known.id() == d.id(); }))
+        info.devices.push_back(d);
     if (chunk.has_process_end()) info.end = chunk.process_end();
 
     if (std::string bad = ChunkLoader(run_, process, tables, ids, chunk).load(); !bad.empty())
