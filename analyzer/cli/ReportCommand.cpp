@@ -93,14 +93,8 @@ std::string dropFooter(const DropTotals& d) {
   return out;
 }
 
-// Finds the steps for `text` (a --step rule). False after printing why.
-bool resolveSteps(const Run& run, const std::string& text, RunSteps& steps, std::ostream& err) {
-  std::string error;
-  std::optional<StepRule> rule = parseStepRule(text, error);
-  if (!rule) {
-    err << "profanalyze: " << error << '\n';
-    return false;
-  }
+// Finds the steps of a --step rule. False after printing why.
+bool resolveSteps(const Run& run, std::optional<StepRule> rule, RunSteps& steps, std::ostream& err) {
   if (rule->kind == StepRule::Kind::kAuto) {
     const AutoSteps detected = detectSteps(run);
     err << "profanalyze: --step auto: " << detected.message << '\n';
@@ -161,13 +155,22 @@ int runReportCommand(const ReportOptions& options, std::ostream& out, std::ostre
       return kExitUsage;
     }
   }
+  const std::string stepText = options.step.empty() && options.scheduleGiven ? kDefaultStepRule : options.step;
+  std::optional<StepRule> stepRule;
+  if (!stepText.empty()) {
+    std::string error;
+    stepRule = parseStepRule(stepText, error);
+    if (!stepRule) {
+      err << "profanalyze: " << error << '\n';
+      return kExitUsage;
+    }
+  }
   Run run;
   if (!loadFiles(options.files, run, err)) return kExitBadInput;
 
   std::vector<ReportWindow> windows;
   std::optional<StepMembership> membership;
-  const std::string stepRule = options.step.empty() && options.scheduleGiven ? kDefaultStepRule : options.step;
-  if (!stepRule.empty()) {
+  if (stepRule) {
     RunSteps steps;
     if (!resolveSteps(run, stepRule, steps, err)) {
       // Steps only matter for a schedule; without one the run is still one window.

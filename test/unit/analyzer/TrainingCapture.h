@@ -1,0 +1,84 @@
+#pragma once
+// A synthetic training loop with exactly known GPU durations, for the
+// golden CUDA tests, the schedule windows and --step auto:
+//   setup: cudaMalloc x2 (device memory events)
+//   per step i (10 us apart... see kStepNs): an NVTX range "ProfilerStep#i"
+//   around a CPU-only "load" range, a cudaMemcpyAsync (H2D copy), five
+//   cudaLaunchKernel calls (kernels k0..k4) and a cudaDeviceSynchronize.
+// Kernel j of step i lasts kernelNs(i, j); the last kernel of a step runs
+// past the step's end, so membership by launch is visible.
+#include <cstdint>
+#include <string>
+
+#include "CaptureFileWriter.h"
+
+namespace prof::testing {
+
+struct TrainingCapture {
+  static constexpr uint32_t kTid = 100;
+  static constexpr uint64_t kStart = 1'000'000;
+  static constexpr uint64_t kStepNs = 100'000;
+  static constexpr uint64_t kCopyNs = 3'000;
+  static constexpr int kKernels = 5;
+  // String ids.
+  enum : uint64_t { kLoad = 1, kMemcpy, kLaunch, kSync, kMalloc, kFree, kK0 };  // kK0..kK0+4: kernels
+  static constexpr uint64_t kStepName0 = 100;  // ProfilerStep#i: kStepName0 + i
+
+  static uint64_t kernelNs(int step, int j) { return 1'000 + 100 * static_cast<uint64_t>(j) + static_cast<uint64_t>(step); }
+  static uint64_t stepStart(int step) { return kStart + 50'000 + kStepNs * static_cast<uint64_t>(step); }
+
+  // With annotate=false no NVTX range is written (for --step auto).
+  static std::string bytes(int steps, bool annotate = true) {
+    ChunkBuilder c(kStart);
+    c.process(1, kStart);
+    c.string(kLoad, "load").string(kMemcpy, "cudaMemcpyAsync").string(kLaunch, "cudaLaunchKernel");
+    c.string(kSync, "cudaDeviceSynchronize").string(kMalloc, "cudaMalloc").string(kFree, "cudaFree");
+    for (int j = 0; j < kKernels; ++j) c.string(kK0 + j, "_Z7kernel" + std::to_string(j) + "v");
+    uint32_t corr = 1;
+    for (int m = 0; m < 2; ++m) {
+      const uint64_t t = kStart + 1'000 + 10'000 * static_cast<uint64_t>(m);
+      c.apiCall(kTid, kMalloc, t, t + 5'000, corr);
+      auto& e = c.memoryEvent(t + 1'000, 1u << 20);
+      e.set_correlation_id(corr);
+      e.set_memory_kind(prof::proto::DEVICE);
+      ++corr;
+    }
+    for (int i = 0; i < steps; ++i) {
+      const uint64_t s = stepStart(i);
+      if (annotate) {
+        c.string(kStepName0 + static_cast<uint64_t>(i), "ProfilerStep#" + std::to_string(i));
+        c.range(kTid, kStepName0 + static_cast<uint64_t>(i), s, s + kStepNs - 10'000);
+        c.range(kTid, kLoad, s + 1'000, s + 20'000);
+      }
+      c.apiCall(kTid, kMemcpy, s + 21'000, s + 22'000, corr);
+      c.memcpy(s + 22'000, s + 22'000 + kCopyNs, 4096, corr);
+      ++corr;
+      uint64_t gpu = s + 26'000;
+      for (int j = 0; j < kKernels; ++j) {
+        const uint64_t t = s + 30'000 + 2'000 * static_cast<uint64_t>(j);
+        auto& launch = c.apiCall(kTid, kLaunch, t, t + 1'000, corr);
+        launch.mutable_launch()->set_grid_x(64);
+        launch.mutable_launch()->set_block_x(128);
+        const uint64_t begin = std::max(gpu, t + 500);
+        // The last kernel of a step starts after the step's range ended.
+        const uint64_t at = j == kKernels - 1 ? s + kStepNs - 5'000 : begin;
+        auto& k = c.kernel(kK0 + static_cast<uint64_t>(j), at, at + kernelNs(i, j), corr);
+        k.set_grid_x(64);
+        k.set_block_x(128);
+        gpu = at + kernelNs(i, j);
+        ++corr;
+      }
+      c.apiCall(kTid, kSync, s + 45'000, s + 60'000);
+    }
+    const uint64_t end = stepStart(steps) + 10'000;
+    c.apiCall(kTid, kFree, end, end + 2'000, corr);
+    auto& f = c.memoryEvent(end + 1'000, 1u << 20);
+    f.set_operation(prof::proto::MemoryEvent::RELEASE);
+    f.set_correlation_id(corr);
+    f.set_memory_kind(prof::proto::DEVICE);
+    c.processEnd(end + 5'000);
+    return CaptureFileWriter().chunk(c.finish()).bytes();
+  }
+};
+
+}  // namespace prof::testing
