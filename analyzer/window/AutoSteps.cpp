@@ -1,10 +1,137 @@
 #include "window/AutoSteps.h"
 
-namespace prof::analyzer {
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <unordered_map>
 
-AutoSteps detectSteps(const Run&) {
+namespace prof::analyzer {
+namespace {
+
+constexpr size_t kMaxCalls = 20000;
+constexpr size_t kMaxPeriod = 2000;
+constexpr double kMinMatch = 0.8;
+constexpr double kTolerance = 0.02;
+constexpr size_t kMinRepetitions = 3;
+
+std::string regexEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", share * 100.0);
+  return buf;
+}
+
+}  // namespace
+
+AutoSteps detectSteps(const Run& run) {
   AutoSteps out;
-  out.message = "not implemented";
+  // 1. The busiest thread's calls.
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<size_t>> threads;
+  for (size_t i = 0; i < run.cpuEvents.size(); ++i)
+    if (run.cpuEvents[i].kind == CpuEventKind::kApiCall)
+      threads[{run.cpuEvents[i].process, run.cpuEvents[i].tid}].push_back(i);
+  const std::vector<size_t>* calls = nullptr;
+  uint32_t tid = 0;
+  for (const auto& [thread, list] : threads)
+    if (!calls || list.size() > calls->size()) {
+      calls = &list;
+      tid = thread.second;
+    }
+  if (!calls) {
+    out.message = "no CUDA API calls recorded, so no period to find; name the steps with --step nvtx:REGEX";
+    return out;
+  }
+  std::vector<size_t> order = *calls;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return run.cpuEvents[a].startNs < run.cpuEvents[b].startNs; });
+  if (order.size() > kMaxCalls) order.resize(kMaxCalls);
+
+  std::unordered_map<size_t, NameId> launched;  // call -> kernel name
+  for (const GpuActivity& g : run.gpuActivities)
+    if (g.kind == GpuKind::kKernel && g.launchedBy >= 0) launched.emplace(static_cast<size_t>(g.launchedBy), g.name);
+  std::map<std::pair<NameId, NameId>, uint32_t> tokenIds;
+  std::vector<uint32_t> tokens;
+  std::vector<std::pair<NameId, NameId>> tokenNames;  // token -> (call, kernel or kNoName)
+  for (size_t i : order) {
+    auto k = launched.find(i);
+    const std::pair<NameId, NameId> key{run.cpuEvents[i].name, k == launched.end() ? Run::kNoName : k->second};
+    auto [it, inserted] = tokenIds.try_emplace(key, static_cast<uint32_t>(tokenNames.size()));
+    if (inserted) tokenNames.push_back(key);
+    tokens.push_back(it->second);
+  }
+
+  // 2. The period.
+  const size_t n = tokens.size();
+  const size_t maxPeriod = std::min(n / kMinRepetitions, kMaxPeriod);
+  std::vector<double> share(maxPeriod + 1, 0.0);
+  double best = 0;
+  size_t bestPeriod = 0;
+  for (size_t p = 1; p <= maxPeriod; ++p) {
+    size_t same = 0;
+    for (size_t i = 0; i + p < n; ++i) same += tokens[i] == tokens[i + p];
+    share[p] = static_cast<double>(same) / static_cast<double>(n - p);
+    if (share[p] > best) {
+      best = share[p];
+      bestPeriod = p;
+    }
+  }
+  const std::string where = std::to_string(n) + " CUDA calls of thread " + std::to_string(tid);
+  if (bestPeriod == 0 || best < kMinMatch) {
+    out.message = "no repeating launch sequence in the " + where +
+                  (bestPeriod ? " (best: " + percent(best) + " repeat at a period of " + std::to_string(bestPeriod) + ")"
+                              : std::string(" (too few calls to repeat 3 times)")) +
+                  "; name the steps with --step nvtx:REGEX, kernel:REGEX or api:NAME";
+    return out;
+  }
+  size_t period = bestPeriod;
+  for (size_t p = 1; p < bestPeriod; ++p)
+    if (share[p] >= best - kTolerance) {
+      period = p;
+      break;
+    }
+  out.period = static_cast<int64_t>(period);
+  out.match = share[period];
+
+  // 3. The rule, from the first full repetition.
+  size_t first = 0;
+  while (first + 2 * period <= n &&
+         !std::equal(tokens.begin() + static_cast<ptrdiff_t>(first), tokens.begin() + static_cast<ptrdiff_t>(first + period),
+                     tokens.begin() + static_cast<ptrdiff_t>(first + period)))
+    ++first;
+  if (first + 2 * period > n) first = 0;  // only near-repeats: take the start
+  std::map<uint32_t, int> inPeriod;
+  for (size_t i = first; i < first + period; ++i) ++inPeriod[tokens[i]];
+  StepRule rule;
+  std::string how;
+  for (size_t i = first; i < first + period && how.empty(); ++i) {
+    const auto [call, kernel] = tokenNames[tokens[i]];
+    if (inPeriod[tokens[i]] == 1 && kernel == Run::kNoName &&
+        run.name(call).find("Synchronize") != std::string::npos) {
+      rule = {StepRule::Kind::kApi, run.name(call)};
+      how = "steps end at each " + run.name(call);
+    }
+  }
+  if (how.empty()) {
+    const auto [call, kernel] = tokenNames[tokens[first]];
+    if (kernel != Run::kNoName) {
+      rule = {StepRule::Kind::kKernel, "^" + regexEscape(run.name(kernel)) + "$"};
+      how = "steps start at each launch of " + run.name(kernel);
+    } else {
+      rule = {StepRule::Kind::kApi, run.name(call)};
+      how = "steps start at each " + run.name(call);
+    }
+  }
+  out.rule = rule;
+  out.message = "period of " + std::to_string(period) + " CUDA calls (" + percent(out.match) + " of the " + where +
+                " repeat at it); " + how + ": --step " + rule.spelling();
   return out;
 }
 

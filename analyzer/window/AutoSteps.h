@@ -1,6 +1,25 @@
 #pragma once
 // `--step auto`: finds the repeating period of the CUDA call sequence of a
-// program with no step annotations, and turns it into an explicit rule.
+// program with no step annotations, and turns it into an explicit rule the
+// user can reuse.
+//
+// Algorithm:
+//  1. The sequence: the CUDA API calls of the busiest thread (most calls)
+//     of the busiest process, in start order, each a token of its name plus
+//     the name of the kernel it launched (so launches of different kernels
+//     differ). At most the first kMaxCalls calls are used.
+//  2. The period: for each candidate p (1 .. min(n / 3, kMaxPeriod)), the
+//     share of positions i with token[i] == token[i + p]. Setup before the
+//     loop and teardown after it only lower the share a little; a loop body
+//     with repeats inside (the same kernel 4 times) scores high at small p
+//     only if the whole sequence repeats there. The period is the smallest p
+//     whose share is within 2 points of the best, and the best must reach
+//     80%, with at least 3 repetitions.
+//  3. The rule: in the first full repetition (the first i whose p tokens
+//     equal the next p), a token that occurs once per period marks the
+//     step: a synchronization call ends a step (api:NAME, the loop waits at
+//     its end); otherwise the repetition's first token starts one (kernel:
+//     for a launch, api: for other calls).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,7 +31,8 @@ namespace prof::analyzer {
 
 struct AutoSteps {
   std::optional<StepRule> rule;  // nullopt: no period found
-  int64_t period = 0;            // calls per step
+  int64_t period = 0;            // CUDA calls per step
+  double match = 0;              // share of positions that repeat at that period
   std::string message;           // what was found, or why nothing was
 };
 
