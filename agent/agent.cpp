@@ -103,11 +103,14 @@ void finish(EndReason reason) {
 
 void on_exit_handler() { finish(EndReason::exit); }
 
-AgentConfig g_config;
+// A pointer, like the others: a global with a constructor could be
+// initialised after on_load ran (the order of constructor functions and C++
+// initialisers within one library is unspecified) and wipe what it set.
+const AgentConfig* g_config = nullptr;
 
 void start_cuda() {
   if (g_phase.load() != Phase::recording) return;
-  start_cuda_capture(*g_recorder, *g_writer, g_config.cuda);
+  start_cuda_capture(*g_recorder, *g_writer, g_config->cuda);
 }
 
 // A forked child has only the thread that called fork: no writer thread, and
@@ -148,7 +151,7 @@ void start() {
   }
   config.cuda.on_cuda_ready = [] { atexit(on_exit_handler); };
   if (config.cuda.range == CaptureRange::cuda_profiler_api) set_capture_range_open(false);
-  g_config = config;
+  g_config = new AgentConfig(config);
 
   g_recorder = new Recorder(config.thread_buffer_bytes);
   g_writer = new Writer(*g_recorder, config, describe_process(identity, config));

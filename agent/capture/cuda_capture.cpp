@@ -25,10 +25,10 @@ namespace prof {
 namespace {
 
 constexpr uint32_t kMaxKernelName = 512;
-// Frames of the agent and of CUPTI between the app's call and our capture:
-// the unwinder starts in capture_native_stack, under on_api_exit, under
-// on_callback, under CUPTI's dispatch. Counted from the leaf; what CUPTI adds
-// varies, so the analyzer also drops frames of the CUDA libraries' modules.
+// The agent's own frames at the leaf of a captured stack: on_api_exit and
+// on_callback (both noinline, so the count holds at every optimisation
+// level). CUPTI's and the CUDA libraries' frames below them vary by release;
+// the analyzer drops those by module.
 constexpr uint32_t kAgentFrames = 2;
 
 struct CudaCapture {
@@ -61,7 +61,7 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   return kind;
 }
 
-void on_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call,
+[[gnu::noinline]] void on_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call,
                  CudaCallKind kind) {
   const uint64_t end_ns = monotonic_ns();
   ThreadBuffer* buffer = g_capture->recorder->thread_buffer();
@@ -98,7 +98,7 @@ void on_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti
   buffer->commit();
 }
 
-void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+[[gnu::noinline]] void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto& call = *static_cast<const CUpti_CallbackData*>(data);
   const CudaCallKind kind = kind_of(domain, cbid, call.functionName);
@@ -123,6 +123,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     if (g_capture->options.on_cuda_ready != nullptr) g_capture->options.on_cuda_ready();
   }
   if (!capture_range_open()) return;
+  // No entry time: the call began before we subscribed (cuInit, which loads
+  // the agent through CUDA_INJECTION64_PATH from inside itself).
+  if (*call.correlationData == 0) return;
   ReentryGuard guard;
   if (!guard) return;
   on_api_exit(domain, cbid, call, kind);
@@ -147,10 +150,10 @@ bool subscribe(CudaCapture& capture) {
   }
   if (result == CUPTI_SUCCESS) return true;
   if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    log_error("CUPTI is in use by another tool%s%s%s; CUDA API calls are not recorded",
+    log_error("CUPTI is in use by another tool%s%s%s; CUDA API calls and GPU activity are not recorded",
               other[0] ? " (" : "", other, other[0] ? ")" : "");
   } else {
-    log_error("CUPTI refused a subscriber (%s); CUDA API calls are not recorded",
+    log_error("CUPTI refused a subscriber (%s); CUDA API calls and GPU activity are not recorded",
               capture.cupti.describe(result));
   }
   return false;
@@ -172,6 +175,12 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
   capture->cupti.GetVersion(&version);
   log_debug("using %s (CUPTI API version %u, built against %u)", capture->cupti.path.c_str(),
             version, CUPTI_API_VERSION);
+  // Nothing of CUPTI is touched before we hold the subscription: an app (or
+  // tool) that subscribed first keeps its callbacks, its activity buffers and
+  // its timestamps as they were.
+  g_capture = capture;
+  if (!subscribe(*capture)) return;
+
   if (options.stacks == StackMode::native) {
     capture->stacks = init_native_stacks(why);
     if (!capture->stacks) log_error("%s; call stacks are not recorded", why.c_str());
@@ -186,12 +195,8 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
   const std::string refused = capture->activity->enable();
   if (!refused.empty()) log_error("CUPTI did not enable activity kinds: %s", refused.c_str());
   writer.set_activity_source(capture->activity);
-
-  g_capture = capture;
-  if (subscribe(*capture)) {
-    capture->cupti.EnableDomain(1, capture->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
-    capture->cupti.EnableDomain(1, capture->subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
-  }
+  capture->cupti.EnableDomain(1, capture->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+  capture->cupti.EnableDomain(1, capture->subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
 }  // namespace

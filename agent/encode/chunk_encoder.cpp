@@ -275,10 +275,10 @@ void ChunkEncoder::set(const ProcessInfo& p) {
       a.add_uint(2, p.clock_anchor.monotonic_ns);
     });
     w.add_uint(9, p.start_ns);
-    for (const auto& [key, value] : p.options) {
+    for (const auto& option : p.options) {
       w.add_message(10, [&](ProtoWriter& entry) {
-        entry.add_bytes(1, key);
-        entry.add_bytes(2, value);
+        entry.add_bytes(1, option.first);
+        entry.add_bytes(2, option.second);
       });
     }
   });

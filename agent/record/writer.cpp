@@ -235,6 +235,7 @@ void Writer::handle_api_call(uint32_t tid, const ApiCallRecord& record) {
   call.correlation_id = record.correlation_id;
   call.return_code = record.return_code;
   const auto* frames = reinterpret_cast<const uint64_t*>(payload_of(record));
+  call.stack_id = stacks_.intern(frames, record.stack_depth, chunk_);
   switch (record.args) {
     case ApiCallArgs::launch: {
       call.has_launch = true;

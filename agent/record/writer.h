@@ -14,6 +14,7 @@
 #include "record/activity_source.h"
 #include "record/nvtx_ranges.h"
 #include "record/recorder.h"
+#include "record/stack_table.h"
 #include "record/string_table.h"
 
 namespace prof {
@@ -81,6 +82,7 @@ class Writer {
   // Writer-thread state.
   ChunkEncoder chunk_;
   StringTable strings_;
+  StackTable stacks_;
   NvtxRangeAssembler ranges_;
   std::unordered_set<uint32_t> known_threads_;
   DropCounts drops_written_;

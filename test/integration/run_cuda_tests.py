@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Integration tests of the agent's CUDA capture, on simcuda: every program of
+test/apps runs under libprof.so with simcuda's ground-truth log, and the
+capture file (read back with `profanalyze dump`) must agree with the truth.
+One scenario per invocation; see main() for the list.
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ARGS = None
+
+# Distinct durations per kernel, so that a mix-up shows (as simcuda's own tests).
+KERNEL_NS = {
+    "tiny_kernel": 3000, "produce_kernel": 300000, "consume_kernel": 200000,
+    "graph_step_a": 40000, "graph_step_b": 60000, "forward_kernel": 150000,
+    "backward_kernel": 250000, "optimizer_kernel": 50000, "symbolized_kernel": 7000,
+    "driver_scale_kernel": 11000, "driver_reduce_kernel": 13000, "worker_kernel": 5000,
+}
+GPU_TYPES = ("kernel", "memcpy", "memset")
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def base_env(simcuda=True):
+    env = dict(os.environ)
+    for name in ("LD_PRELOAD", "PROF_AGENT_PID", "NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH"):
+        env.pop(name, None)
+    if simcuda:
+        env["LD_LIBRARY_PATH"] = ARGS.simcuda_lib
+        env["SIMCUDA_KERNEL_NS"] = ",".join("%s=%d" % kv for kv in KERNEL_NS.items())
+    return env
+
+
+def preload(env):
+    preloads = [ARGS.agent]
+    if ARGS.preload_first:
+        preloads.insert(0, ARGS.preload_first)
+    env["LD_PRELOAD"] = ":".join(preloads)
+    return env
+
+
+def run(cmd, env, cwd, timeout=60):
+    return subprocess.run(cmd, env=env, cwd=cwd, timeout=timeout, capture_output=True, text=True)
+
+
+def app_path(name):
+    for directory in (ARGS.simcuda_apps, ARGS.apps):
+        path = os.path.join(directory, name)
+        if os.path.exists(path):
+            return path
+    raise Failure("no app " + name)
+
+
+def dump(path, cwd):
+    result = run([ARGS.analyzer, "dump", path], env=base_env(False), cwd=cwd)
+    check(result.returncode == 0, "dump failed: " + result.stderr)
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def read_truth(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def record_app(tmp, app, args, extra_env=None, use_preload=True):
+    env = base_env()
+    env["SIMCUDA_TRUTH"] = os.path.join(tmp, "truth.jsonl")
+    env["PROF_OUTPUT"] = os.path.join(tmp, "run.pb")
+    if use_preload:
+        preload(env)
+    env.update(extra_env or {})
+    result = run([app_path(app)] + args, env=env, cwd=tmp)
+    check(result.returncode == 0, "%s exited %d: %s" % (app, result.returncode, result.stderr))
+    return result, read_truth(env["SIMCUDA_TRUTH"]), dump(env["PROF_OUTPUT"], tmp)
+
+
+def calls_in_flight_at_cuda_start(truth_apis):
+    """The agent starts CUDA capture inside the first cuInit (CUDA_INJECTION64_PATH):
+    that cuInit and the calls enclosing it began before the agent subscribed."""
+    first_init = min((a for a in truth_apis if a["name"] == "cuInit"), key=lambda a: a["start"], default=None)
+    if first_init is None:
+        return set()
+    return {(a["name"], a["corr"]) for a in truth_apis
+            if a["tid"] == first_init["tid"] and a["start"] <= first_init["start"] and a["end"] >= first_init["end"]}
+
+
+def compare_with_truth(truth, records):
+    """Every GPU operation and API call of the truth exactly once, same place and time."""
+    ops = [t for t in truth if t["type"] in GPU_TYPES]
+    gpu = collections.defaultdict(list)
+    for r in records:
+        if r["type"] in GPU_TYPES:
+            gpu[(r["type"], r["corr"], r["start"])].append(r)
+    check(sum(len(v) for v in gpu.values()) == len(ops),
+          "%d GPU records in the file, %d operations in the truth" % (sum(len(v) for v in gpu.values()), len(ops)))
+    for op in ops:
+        found = gpu.get((op["type"], op["corr"], op["start"]), [])
+        check(len(found) == 1, "%s %s (corr %d, start %d) found %d times" %
+              (op["type"], op.get("name", ""), op["corr"], op["start"], len(found)))
+        r = found[0]
+        check(r["end"] == op["end"], "%s corr %d: end %d, truth %d" % (op["type"], op["corr"], r["end"], op["end"]))
+        check(r["device"] == op["device"] and r["stream"] == op["stream"],
+              "%s corr %d: device/stream %d/%d, truth %d/%d" %
+              (op["type"], op["corr"], r["device"], r["stream"], op["device"], op["stream"]))
+        if op["type"] == "kernel":
+            check(r["name"] == op["name"], "kernel name %s, truth %s" % (r["name"], op["name"]))
+        else:
+            check(r["bytes"] == op["bytes"], "%s corr %d: %d bytes, truth %d" % (op["type"], op["corr"], r["bytes"], op["bytes"]))
+
+    truth_apis = [t for t in truth if t["type"] == "api"]
+    skipped = calls_in_flight_at_cuda_start(truth_apis)
+    file_apis = collections.Counter((r["name"], r["corr"]) for r in records if r["type"] == "api")
+    want = collections.Counter((a["name"], a["corr"]) for a in truth_apis if (a["name"], a["corr"]) not in skipped)
+    missing = want - file_apis
+    extra = file_apis - want
+    check(not missing, "API calls of the truth missing from the file: %s" % list(missing.items())[:10])
+    check(not extra, "API calls in the file not in the truth (or twice): %s" % list(extra.items())[:10])
+
+    # Linked: each GPU operation's correlation id belongs to a recorded launching call.
+    api_corrs = {r["corr"] for r in records if r["type"] == "api"}
+    unlinked = [op for op in ops if op["corr"] not in api_corrs]
+    check(not unlinked, "%d GPU operations have no recorded API call, e.g. %s" % (len(unlinked), unlinked[:1]))
+
+    # API call times equal the truth's up to the callback overhead: simcuda
+    # reads its clock just before CUPTI's enter and exit callbacks, the agent
+    # inside them (the first call on a thread also pays libunwind's set-up).
+    truth_by_key = {(a["name"], a["corr"]): a for a in truth_apis}
+    for r in records:
+        if r["type"] != "api":
+            continue
+        t = truth_by_key[(r["name"], r["corr"])]
+        late_start, late_end = r["start"] - t["start"], r["end"] - t["end"]
+        check(0 <= late_start < 5_000_000 and 0 <= late_end < 5_000_000,
+              "%s corr %d: recorded [%d, %d], truth [%d, %d]" % (r["name"], r["corr"], r["start"], r["end"], t["start"], t["end"]))
+    return skipped
+
+
+def matches_truth(tmp, app, *args):
+    _, truth, records = record_app(tmp, app, list(args), {"PROF_API": "all"})
+    compare_with_truth(truth, records)
+    drops = [r for r in records if r["type"] == "drops"]
+    check(drops and drops[-1]["ring_full"] == 0 and drops[-1]["cupti_records"] == 0, "drops: %s" % drops[-1:])
+
+
+def default_skips_queries(tmp):
+    _, truth, records = record_app(tmp, "tiny_kernels", ["200"])
+    names = collections.Counter(r["name"] for r in records if r["type"] == "api")
+    check(names["__cudaLaunchKernel"] == 200, "launches: %s" % names)
+    for query in ("__cudaGetKernel", "cudaGetLastError", "cuCtxGetCurrent", "cudaGetDevice"):
+        check(names[query] == 0, "%s recorded by default: %s" % (query, names))
+    launches = [r for r in records if r["type"] == "api" and r["name"] == "__cudaLaunchKernel"]
+    check(all(r["kernel"] == "_Z11tiny_kernelPii" for r in launches), "kernel name of the launch call")
+    check(all(r["grid"][0] > 0 and r["block"][0] > 0 for r in launches), "launch configuration missing")
+    check(all(r["stack"] > 0 for r in launches), "launches without a stack")
+
+
+def eight_threads_no_drops(tmp):
+    _, truth, records = record_app(tmp, "multithread_launch", ["2000"])
+    truth_launches = collections.Counter(a["tid"] for a in truth if a["type"] == "api" and a["name"] == "__cudaLaunchKernel")
+    file_launches = collections.Counter(r["tid"] for r in records if r["type"] == "api" and r["name"] == "__cudaLaunchKernel")
+    check(len(truth_launches) == 8, "the app launched from %d threads" % len(truth_launches))
+    check(file_launches == truth_launches, "launches per thread: file %s, truth %s" % (file_launches, truth_launches))
+    drops = [r for r in records if r["type"] == "drops"][-1]
+    check(drops["ring_full"] == 0 and drops["cupti_records"] == 0, "drops: %s" % drops)
+
+
+def injection_path_alone_and_with_preload(tmp):
+    for mode in ("injection", "both"):
+        sub = os.path.join(tmp, mode)
+        os.mkdir(sub)
+        extra = {"PROF_API": "all", "CUDA_INJECTION64_PATH": ARGS.agent}
+        if ARGS.preload_first:
+            extra["LD_PRELOAD"] = ARGS.preload_first
+        _, truth, records = record_app(sub, "two_streams", [], extra, use_preload=(mode == "both"))
+        compare_with_truth(truth, records)
+
+
+def own_cupti_subscriber_keeps_working(tmp):
+    app = app_path("own_cupti_subscriber")
+    alone = run([app], env=base_env(), cwd=tmp)
+    env = preload(base_env())
+    env["PROF_OUTPUT"] = os.path.join(tmp, "run.pb")
+    traced = run([app], env=env, cwd=tmp)
+    check(alone.returncode == 0 and "runtime calls seen" in alone.stdout, alone.stdout + alone.stderr)
+    check(traced.stdout == alone.stdout, "output changed:\n%s\n---\n%s" % (alone.stdout, traced.stdout))
+    check(traced.returncode == alone.returncode, "exit code changed")
+    check(len(re.findall(r"libprof: CUPTI is in use by another tool \(.*\)", traced.stderr)) == 1,
+          "the agent must say once who holds CUPTI: %r" % traced.stderr)
+    records = dump(env["PROF_OUTPUT"], tmp)
+    check(not any(r["type"] in ("api",) + GPU_TYPES for r in records), "recorded CUDA without CUPTI?")
+
+
+def real_cuda_without_gpu_unchanged(tmp):
+    for app in ("tiny_kernels", "copies", "driver_api", "cuda_exceptions", "own_cupti_subscriber"):
+        plain = run([app_path(app)], env=base_env(False), cwd=tmp)
+        env = preload(base_env(False))
+        env["PROF_LOG"] = "quiet"
+        traced = run([app_path(app)], env=env, cwd=tmp)
+        check(plain.stdout == traced.stdout, "%s: output changed:\n%s\n---\n%s" % (app, plain.stdout, traced.stdout))
+        check(plain.stderr == traced.stderr, "%s: stderr changed" % app)
+        check(plain.returncode == traced.returncode,
+              "%s: exit code %d, without the agent %d" % (app, traced.returncode, plain.returncode))
+
+
+def same_behaviour_with_agent(tmp, app):
+    plain = run([app_path(app)], env=base_env(), cwd=tmp)
+    env = preload(base_env())
+    env["PROF_LOG"] = "quiet"
+    traced = run([app_path(app)], env=env, cwd=tmp)
+    check(plain.returncode == 0, plain.stderr)
+    check(plain.stdout == traced.stdout, "output changed:\n%s\n---\n%s" % (plain.stdout, traced.stdout))
+    check(plain.returncode == traced.returncode, "exit code changed")
+    check(traced.stderr == "", "stderr: " + traced.stderr)
+    records = dump("run.pb", tmp)
+    check(any(r["type"] == "api" and r["stack"] > 0 for r in records),
+          "no stacks were captured, so libunwind was never exercised")
+
+
+def exceptions_unchanged(tmp):
+    same_behaviour_with_agent(tmp, "cuda_exceptions")
+
+
+def backtrace_unchanged(tmp):
+    same_behaviour_with_agent(tmp, "cuda_backtrace")
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--agent", required=True)
+    parser.add_argument("--analyzer", required=True)
+    parser.add_argument("--apps", required=True)
+    parser.add_argument("--simcuda-lib", required=True)
+    parser.add_argument("--simcuda-apps", required=True)
+    parser.add_argument("--preload-first", default="")
+    parser.add_argument("scenario")
+    parser.add_argument("scenario_args", nargs="*")
+    ARGS = parser.parse_args()
+    scenario = globals().get(ARGS.scenario)
+    if scenario is None or not callable(scenario):
+        print("unknown scenario " + ARGS.scenario, file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="prof-cuda-") as tmp:
+        try:
+            scenario(tmp, *ARGS.scenario_args)
+        except Failure as failure:
+            print("FAIL %s %s: %s" % (ARGS.scenario, " ".join(ARGS.scenario_args), failure), file=sys.stderr)
+            return 1
+    print("ok", ARGS.scenario, *ARGS.scenario_args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
