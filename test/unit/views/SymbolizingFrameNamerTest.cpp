@@ -1,0 +1,88 @@
+// SymbolizingFrameNamer on this test program itself: a frame whose return
+// address lies in a known function is named by it, demangled.
+#include <catch2/catch.hpp>
+#include <link.h>
+#include <unistd.h>
+
+#include <climits>
+
+#include "AnalyzerTestSupport.h"
+#include "symbols/SymbolizingFrameNamer.h"
+
+namespace prof::testing {
+// Not static and not inlined: it must be in .symtab under this name.
+[[gnu::noinline]] int symbolizerTarget(int x) {
+  asm volatile("" ::: "memory");
+  return x * 3 + 1;
+}
+}  // namespace prof::testing
+
+namespace {
+
+std::string executablePath() {
+  char path[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  REQUIRE(n > 0);
+  return std::string(path, static_cast<size_t>(n));
+}
+
+// The main program's load bias: the first object dl_iterate_phdr reports.
+uint64_t executableBias() {
+  uint64_t bias = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        *static_cast<uint64_t*>(out) = info->dlpi_addr;
+        return 1;
+      },
+      &bias);
+  return bias;
+}
+
+}  // namespace
+
+TEST_CASE("native frames are named by function from the module's symbol table") {
+  using namespace prof::analyzer;
+  Run run;
+  run.modules.push_back(Module{executablePath(), 0, 0, executableBias(), ""});
+  Frame inside;
+  inside.kind = prof::proto::Frame::NATIVE;
+  inside.module = 0;
+  // A return address 8 bytes into the function: the call is at address - 1.
+  inside.address = reinterpret_cast<uint64_t>(&prof::testing::symbolizerTarget) + 8;
+  Frame unknown = inside;
+  unknown.module = -1;
+  unknown.address = 0x1234;
+  Frame python;
+  python.kind = prof::proto::Frame::PYTHON;
+  python.function = run.intern("forward");
+  python.file = run.intern("model.py");
+  python.line = 7;
+
+  SymbolizingFrameNamer namer;
+  CHECK(namer.name(run, inside) == "prof::testing::symbolizerTarget(int)");
+  CHECK(namer.name(run, inside) == "prof::testing::symbolizerTarget(int)");  // cached
+  CHECK(namer.name(run, unknown) == "0x1234");
+  CHECK(namer.name(run, python) == "model.py(7): forward");
+
+  // A module that is gone: module+offset, as without symbols.
+  run.modules.push_back(Module{"/nonexistent/libgone.so", 0, 0, 0x1000, ""});
+  Frame gone = inside;
+  gone.module = 1;
+  gone.address = 0x1500;
+  CHECK(namer.name(run, gone) == "libgone.so+0x500");
+
+  // The recorded build id must match the file's: a replaced file is not trusted.
+  run.modules[0].buildId = std::string("\x01\x02\x03\x04", 4);
+  SymbolizingFrameNamer strict;
+  CHECK(strict.name(run, inside).rfind(executablePath().substr(executablePath().rfind('/') + 1) + "+0x", 0) == 0);
+  CHECK(prof::testing::symbolizerTarget(1) == 4);
+}
+
+TEST_CASE("addr2line gives nothing for addresses without line information") {
+  using namespace prof::analyzer;
+  const auto lines = addr2lineLines(executablePath(), {0x1});
+  // addr2line is part of binutils, which the build needs anyway; when it is
+  // missing the result is empty, never a wrong line.
+  if (!lines.empty()) CHECK(lines == std::vector<std::string>{""});
+  CHECK(addr2lineLines("/nonexistent/module", {0x1000}).size() <= 1);
+}
