@@ -237,6 +237,38 @@ def backtrace_unchanged(tmp):
     same_behaviour_with_agent(tmp, "cuda_backtrace")
 
 
+def launch_stack_names_launch_from_here(tmp):
+    record_app(tmp, "launch_site", [])
+    result = run([ARGS.analyzer, "stacks", "--metric", "self_cuda_time_total", "run.pb"], env=base_env(False), cwd=tmp)
+    check(result.returncode == 0, result.stderr)
+    lines = [l for l in result.stdout.splitlines() if "symbolized_kernel" in l]
+    check(lines, "no stack ends in the kernel:\n" + result.stdout)
+    for line in lines:
+        frames = line.rsplit(" ", 1)[0].split(";")
+        check("launch_from_here" in frames, "launch_from_here is not a frame of " + line)
+        check(frames.index("launch_from_here") < frames.index("__cudaLaunchKernel"),
+              "launch_from_here must be above the launch call: " + line)
+        check(frames[0] in ("_start", "main") or "main" in frames, "the stack does not reach main: " + line)
+
+
+def stacks_none_records_no_stacks(tmp):
+    _, _, records = record_app(tmp, "tiny_kernels", ["50"], {"PROF_STACKS": "none"})
+    launches = [r for r in records if r["type"] == "api" and r["name"] == "__cudaLaunchKernel"]
+    check(len(launches) == 50, "launches: %d" % len(launches))
+    check(all(r["stack"] == 0 for r in launches), "PROF_STACKS=none still recorded stacks")
+
+
+def capture_range_is_cuda_profiler_api(tmp):
+    _, truth, records = record_app(tmp, "profiler_range", [], {"PROF_CAPTURE": "cudaProfilerApi"})
+    copies = [r for r in records if r["type"] == "memcpy"]
+    calls = [r for r in records if r["type"] == "api" and r["name"] == "cudaMemcpy"]
+    ranges = [r["name"] for r in records if r["type"] == "range"]
+    check(len(copies) == 5 and len(calls) == 5, "%d copies, %d cudaMemcpy calls recorded" % (len(copies), len(calls)))
+    inside = [t for t in truth if t["type"] == "memcpy"][3:8]
+    check(sorted(c["corr"] for c in copies) == sorted(t["corr"] for t in inside), "not the copies inside the range")
+    check(ranges == ["inside"], "NVTX ranges recorded: %s" % ranges)
+
+
 def main():
     global ARGS
     parser = argparse.ArgumentParser()
