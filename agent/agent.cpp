@@ -91,9 +91,6 @@ ProcessInfo describe_process(const ProcessIdentity& identity, const AgentConfig&
 void finish(EndReason reason) {
   Phase expected = Phase::recording;
   if (!g_phase.compare_exchange_strong(expected, Phase::finished)) return;
-  // GPU records CUPTI still holds, incomplete ones included, go to the writer
-  // before its last chunk.
-  flush_cuda_capture();
   g_writer->wait_until_written(g_writer->request_flush(true, reason), 10'000);
   g_recorder->stop_accepting();
   g_writer->join();
@@ -121,6 +118,9 @@ void on_fork_child() {
   if (g_phase.load() != Phase::recording) return;
   g_phase.store(Phase::off);
   enable_nvtx_capture(nullptr);
+  // CUPTI callbacks may still fire in the child: a thread that has no buffer
+  // yet must not register one (the registry's mutex may be held forever).
+  g_recorder->stop_accepting();
 }
 
 void start() {

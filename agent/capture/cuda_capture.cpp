@@ -205,9 +205,5 @@ void start_cuda_capture(Recorder& recorder, Writer& writer, const CudaCaptureOpt
   std::call_once(g_start_once, [&] { start(recorder, writer, options); });
 }
 
-void flush_cuda_capture() {
-  if (g_capture == nullptr || g_capture->activity == nullptr) return;
-  g_capture->activity->request_delivery(true);
-}
 
 }  // namespace prof

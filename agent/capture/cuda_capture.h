@@ -28,8 +28,5 @@ struct CudaCaptureOptions {
 // and leaves the rest of the agent recording.
 void start_cuda_capture(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options);
 
-// End of recording: hands every GPU record CUPTI holds to the writer, the
-// incomplete ones included. Call without holding agent locks.
-void flush_cuda_capture();
 
 }  // namespace prof

@@ -126,9 +126,13 @@ int* depth_of(const NvtxDomain* domain) {
   return &t_depths[t_tracked++].depth;
 }
 
-ThreadBuffer* current_buffer() {
+// Thread names are kept whatever the capture range: they name threads, not events.
+enum class InRangeOnly : bool { no, yes };
+
+ThreadBuffer* current_buffer(InRangeOnly in_range_only = InRangeOnly::yes) {
   Recorder* recorder = g_recorder.load(std::memory_order_acquire);
-  if (recorder == nullptr || !recorder->accepting() || !capture_range_open()) return nullptr;
+  if (recorder == nullptr || !recorder->accepting()) return nullptr;
+  if (in_range_only == InRangeOnly::yes && !capture_range_open()) return nullptr;
   return recorder->thread_buffer();
 }
 
@@ -187,7 +191,7 @@ int range_pop(const NvtxDomain* domain) {
 void name_os_thread(uint32_t tid, const MessageText& name) {
   ReentryGuard guard;
   if (!guard) return;
-  ThreadBuffer* buffer = current_buffer();
+  ThreadBuffer* buffer = current_buffer(InRangeOnly::no);
   if (buffer == nullptr) return;
   auto* record = begin_record<ThreadNameRecord>(*buffer, RecordType::thread_name, name.bytes());
   if (record == nullptr) return;

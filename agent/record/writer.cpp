@@ -124,6 +124,14 @@ void Writer::run() {
     // was made is in the buffers by now.
     const uint64_t ticket = requested_.load(std::memory_order_acquire);
     const bool final = final_requested_.load(std::memory_order_acquire);
+    if (final) {
+      // Everything CUPTI still holds, unfinished work included, is part of
+      // the last chunk. Done here rather than by whoever asked for the end:
+      // a signal handler must not call into CUPTI.
+      if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
+        source->request_delivery(true);
+      }
+    }
     drain();
     const uint64_t now = monotonic_ns();
     if (final) {
