@@ -166,9 +166,19 @@ void start() {
   log_info("recording to %s", config.output_path.c_str());
 }
 
+// Whether `address` lies in this copy of the library. Comparing with
+// &libprof_agent_marker would not do: an exported symbol's address, taken
+// inside the library, resolves through the GOT to the first copy's.
+bool in_this_copy(const void* address) {
+  Dl_info theirs{}, ours{};
+  return dladdr(address, &theirs) != 0 &&
+         dladdr(reinterpret_cast<const void*>(&own_library_path), &ours) != 0 &&
+         theirs.dli_fbase == ours.dli_fbase;
+}
+
 bool another_agent_is_active() {
   const void* first = dlsym(RTLD_DEFAULT, "libprof_agent_marker");
-  return first != nullptr && first != &libprof_agent_marker;
+  return first != nullptr && !in_this_copy(first);
 }
 
 [[gnu::constructor]] void on_load() {
@@ -197,7 +207,7 @@ extern "C" [[gnu::visibility("default")]] int InitializeInjection() {
     // This copy stays inert; the driver found it under another path than
     // the preloaded one, so forward to the copy that records.
     InjectionEntry first = first_agent_entry();
-    if (first != nullptr && first != &InitializeInjection) return first();
+    if (first != nullptr && !in_this_copy(reinterpret_cast<const void*>(first))) return first();
     return 1;
   }
   start_cuda();

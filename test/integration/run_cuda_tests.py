@@ -9,6 +9,7 @@ import collections
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -178,13 +179,17 @@ def eight_threads_no_drops(tmp):
 
 
 def injection_path_alone_and_with_preload(tmp):
-    for mode in ("injection", "both"):
+    # "copy": the driver is pointed at another copy of the library than the
+    # preloaded one; the two copies must still record once.
+    copy = os.path.join(tmp, "libprof-copy.so")
+    shutil.copyfile(ARGS.agent, copy)
+    for mode, injected in (("injection", ARGS.agent), ("both", ARGS.agent), ("copy", copy)):
         sub = os.path.join(tmp, mode)
         os.mkdir(sub)
-        extra = {"PROF_API": "all", "CUDA_INJECTION64_PATH": ARGS.agent}
+        extra = {"PROF_API": "all", "CUDA_INJECTION64_PATH": injected}
         if ARGS.preload_first:
             extra["LD_PRELOAD"] = ARGS.preload_first
-        _, truth, records = record_app(sub, "two_streams", [], extra, use_preload=(mode == "both"))
+        _, truth, records = record_app(sub, "two_streams", [], extra, use_preload=(mode != "injection"))
         compare_with_truth(truth, records)
 
 
@@ -201,6 +206,22 @@ def own_cupti_subscriber_keeps_working(tmp):
           "the agent must say once who holds CUPTI: %r" % traced.stderr)
     records = dump(env["PROF_OUTPUT"], tmp)
     check(not any(r["type"] in ("api",) + GPU_TYPES for r in records), "recorded CUDA without CUPTI?")
+
+
+def cupti_unavailable_is_reported_once(tmp):
+    app = app_path("nvtx_training")
+    alone = run([app], env=dict(base_env(), SIMCUDA_CUPTI="off"), cwd=tmp)
+    env = preload(dict(base_env(), SIMCUDA_CUPTI="off", PROF_OUTPUT=os.path.join(tmp, "run.pb")))
+    traced = run([app], env=env, cwd=tmp)
+    check(alone.returncode == 0 and traced.returncode == 0, traced.stderr)
+    check(traced.stdout == alone.stdout, "output changed")
+    lines = [l for l in traced.stderr.splitlines() if "CUPTI" in l]
+    check(len(lines) == 1 and lines[0].startswith("libprof: CUPTI refused a subscriber"),
+          "expected one line about CUPTI: %r" % traced.stderr)
+    records = dump(env["PROF_OUTPUT"], tmp)
+    check(not any(r["type"] in ("api",) + GPU_TYPES for r in records), "CUDA records without CUPTI?")
+    check(sum(1 for r in records if r["type"] == "range" and r["name"].startswith("ProfilerStep#")) == 5,
+          "NVTX must still be recorded")
 
 
 def real_cuda_without_gpu_unchanged(tmp):
