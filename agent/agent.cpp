@@ -94,8 +94,12 @@ void finish(EndReason reason) {
   g_writer->wait_until_written(g_writer->request_flush(true, reason), 10'000);
   g_recorder->stop_accepting();
   g_writer->join();
-  log_info("wrote %s (%llu bytes)", g_writer->path().c_str(),
-           static_cast<unsigned long long>(g_writer->bytes_written()));
+  if (g_writer->wrote_file()) {
+    log_info("wrote %s (%llu bytes)", g_writer->path().c_str(),
+             static_cast<unsigned long long>(g_writer->bytes_written()));
+  } else {
+    log_info("nothing recorded; no file written");
+  }
 }
 
 void on_exit_handler() { finish(EndReason::exit); }
@@ -155,7 +159,7 @@ void start() {
 
   g_recorder = new Recorder(config.thread_buffer_bytes);
   g_writer = new Writer(*g_recorder, config, describe_process(identity, config));
-  if (!g_writer->open()) return;  // already said why; the app runs unrecorded
+  if (!g_writer->prepare()) return;  // already said why; the app runs unrecorded
   g_writer->start();
   g_phase.store(Phase::recording);
   enable_nvtx_capture(g_recorder);

@@ -51,24 +51,27 @@ Writer::~Writer() {
   if (wake_fd_ >= 0) ::close(wake_fd_);
 }
 
-bool Writer::open() {
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
-    log_error("cannot create %s: %s; recording is off", path_.c_str(), strerror(errno));
-    return false;
-  }
+bool Writer::prepare() {
   wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) {
     log_error("eventfd: %s; recording is off", strerror(errno));
     return false;
   }
-  if (!write_all(encode_file_preamble("libprof " PROF_VERSION))) return false;
-  // The process description goes out at once, so that even a run killed in
-  // its first second leaves a file that says what it was.
-  chunk_.begin(process_.start_ns);
-  chunk_.set(process_);
-  write_chunk();
-  return !write_failed_;
+  return true;
+}
+
+bool Writer::create_file() {
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    log_error("cannot create %s: %s; recording is off", path_.c_str(), strerror(errno));
+    return false;
+  }
+  // The process description is the first chunk, so that even a run killed
+  // right after its first write leaves a file that says what it was.
+  ChunkEncoder first;
+  first.begin(process_.start_ns);
+  first.set(process_);
+  return write_all(encode_file_preamble("libprof " PROF_VERSION)) && write_all(first.finish());
 }
 
 void Writer::start() {
@@ -275,29 +278,37 @@ void Writer::handle_api_call(uint32_t tid, const ApiCallRecord& record) {
 }
 
 void Writer::write_chunk() {
+  // A process that records nothing leaves no file: a shell or a launcher
+  // started under LD_PRELOAD next to the real program should not litter.
+  const bool has_records = !chunk_.empty();
+  if (fd_ < 0 && !has_records) {
+    chunk_.begin(monotonic_ns());
+    return;
+  }
+  if (fd_ < 0 && !write_failed_ && !create_file()) write_failed_ = true;
+
   DropCounts drops;
   drops.ring_full = recorder_.dropped();
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
     drops.cupti_records = source->dropped();
   }
   drops.truncated_payloads = truncated_payloads_;
-  if (drops.ring_full != drops_written_.ring_full ||
+  if (final_drops_ || drops.ring_full != drops_written_.ring_full ||
       drops.cupti_records != drops_written_.cupti_records ||
       drops.truncated_payloads != drops_written_.truncated_payloads) {
     chunk_.set(drops);
     drops_written_ = drops;
   }
-  if (!chunk_.empty() && !write_failed_) {
-    if (!write_all(chunk_.finish())) write_failed_ = true;
-  }
+  if (!write_failed_ && !write_all(chunk_.finish())) write_failed_ = true;
   last_write_ns_ = monotonic_ns();
   chunk_.begin(last_write_ns_);
 }
 
 void Writer::finish(uint64_t end_ns) {
   for (const NvtxRange& range : ranges_.close_all(end_ns)) chunk_.add(range);
+  if (fd_ < 0 && chunk_.empty()) return;  // nothing was ever recorded
   // Always state the final drop counts, even when zero: "no drops" is a fact.
-  drops_written_ = DropCounts{~0ull, ~0ull, ~0ull};
+  final_drops_ = true;
   ProcessEnd end;
   end.end_ns = end_ns;
   end.reason = static_cast<EndReason>(end_reason_.load(std::memory_order_relaxed));

@@ -26,8 +26,9 @@ class Writer {
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
-  // Creates the file and writes its preamble and the process description.
-  [[nodiscard]] bool open();
+  // Readies the wake-up channel. The file itself is created with the first
+  // chunk that holds records.
+  [[nodiscard]] bool prepare();
   void start();
 
   // Asks the writer to write everything recorded so far; with `final`, also
@@ -47,6 +48,8 @@ class Writer {
   void join();
 
   const std::string& path() const { return path_; }
+  // After the final flush: whether any record was written (and so a file).
+  bool wrote_file() const { return fd_ >= 0; }
   uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
 
  private:
@@ -56,6 +59,7 @@ class Writer {
   void handle_api_call(uint32_t tid, const ApiCallRecord& record);
   void note_thread(const ThreadBuffer& buffer);
   void write_chunk();
+  [[nodiscard]] bool create_file();
   [[nodiscard]] bool write_all(const std::string& bytes);
   void finish(uint64_t end_ns);
 
@@ -86,6 +90,7 @@ class Writer {
   NvtxRangeAssembler ranges_;
   std::unordered_set<uint32_t> known_threads_;
   DropCounts drops_written_;
+  bool final_drops_ = false;
   uint64_t truncated_payloads_ = 0;
   uint64_t unmatched_range_ends_ = 0;
   uint64_t last_write_ns_ = 0;

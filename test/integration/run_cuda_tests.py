@@ -204,8 +204,9 @@ def own_cupti_subscriber_keeps_working(tmp):
     check(traced.returncode == alone.returncode, "exit code changed")
     check(len(re.findall(r"libprof: CUPTI is in use by another tool \(.*\)", traced.stderr)) == 1,
           "the agent must say once who holds CUPTI: %r" % traced.stderr)
-    records = dump(env["PROF_OUTPUT"], tmp)
-    check(not any(r["type"] in ("api",) + GPU_TYPES for r in records), "recorded CUDA without CUPTI?")
+    # The program has no NVTX, so with CUPTI taken there is nothing to record.
+    check(not os.path.exists(env["PROF_OUTPUT"]), "a file of nothing was written")
+    check("libprof: nothing recorded; no file written" in traced.stderr, traced.stderr)
 
 
 def cupti_unavailable_is_reported_once(tmp):
