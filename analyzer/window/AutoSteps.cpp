@@ -10,7 +10,8 @@ namespace {
 
 constexpr size_t kMaxCalls = 20000;
 constexpr size_t kMaxPeriod = 2000;
-constexpr double kMinMatch = 0.8;
+// The repeating stretch must cover at least half of the calls.
+constexpr double kMinCoverage = 0.5;
 constexpr double kTolerance = 0.02;
 constexpr size_t kMinRepetitions = 3;
 
@@ -68,37 +69,49 @@ AutoSteps detectSteps(const Run& run) {
     tokens.push_back(it->second);
   }
 
-  // 2. The period.
+  // 2. The period. For each candidate p, the longest stretch where every
+  // token equals the one p later: such a stretch of length L is L + p calls
+  // of clean repetition. Measuring the longest stretch rather than the share
+  // over the whole sequence keeps set-up and teardown (and a first step
+  // that loads modules lazily) from hiding a loop that ran only a few times.
   const size_t n = tokens.size();
   const size_t maxPeriod = std::min(n / kMinRepetitions, kMaxPeriod);
-  std::vector<double> share(maxPeriod + 1, 0.0);
+  std::vector<double> coverage(maxPeriod + 1, 0.0);
   double best = 0;
   size_t bestPeriod = 0;
   for (size_t p = 1; p <= maxPeriod; ++p) {
-    size_t same = 0;
-    for (size_t i = 0; i + p < n; ++i) same += tokens[i] == tokens[i + p];
-    share[p] = static_cast<double>(same) / static_cast<double>(n - p);
-    if (share[p] > best) {
-      best = share[p];
+    size_t longest = 0;
+    size_t run = 0;
+    for (size_t i = 0; i + p < n; ++i) {
+      run = tokens[i] == tokens[i + p] ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+    if (longest + p < kMinRepetitions * p) continue;  // fewer than 3 clean repetitions
+    coverage[p] = static_cast<double>(longest + p) / static_cast<double>(n);
+    if (coverage[p] > best) {
+      best = coverage[p];
       bestPeriod = p;
     }
   }
   const std::string where = std::to_string(n) + " CUDA calls of thread " + std::to_string(tid);
-  if (bestPeriod == 0 || best < kMinMatch) {
+  if (bestPeriod == 0 || best < kMinCoverage) {
     out.message = "no repeating launch sequence in the " + where +
-                  (bestPeriod ? " (best: " + percent(best) + " repeat at a period of " + std::to_string(bestPeriod) + ")"
-                              : std::string(" (too few calls to repeat 3 times)")) +
+                  (bestPeriod ? " (best: " + percent(best) + " of them repeat at a period of " +
+                                    std::to_string(bestPeriod) + ")"
+                  : maxPeriod == 0 ? std::string(" (too few calls to repeat 3 times)")
+                                   : std::string(" (nothing repeats 3 times)")) +
                   "; name the steps with --step nvtx:REGEX, kernel:REGEX or api:NAME";
     return out;
   }
+  // The fundamental period: a multiple of it covers as much.
   size_t period = bestPeriod;
   for (size_t p = 1; p < bestPeriod; ++p)
-    if (share[p] >= best - kTolerance) {
+    if (coverage[p] >= best - kTolerance) {
       period = p;
       break;
     }
   out.period = static_cast<int64_t>(period);
-  out.match = share[period];
+  out.match = coverage[period];
 
   // 3. The rule, from the first full repetition.
   size_t first = 0;
@@ -131,7 +144,7 @@ AutoSteps detectSteps(const Run& run) {
   }
   out.rule = rule;
   out.message = "period of " + std::to_string(period) + " CUDA calls (" + percent(out.match) + " of the " + where +
-                " repeat at it); " + how + ": --step " + rule.spelling();
+                " are clean repetitions of it); " + how + ": --step " + rule.spelling();
   return out;
 }
 

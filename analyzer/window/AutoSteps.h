@@ -9,12 +9,12 @@
 //     the name of the kernel it launched (so launches of different kernels
 //     differ). At most the first kMaxCalls calls are used.
 //  2. The period: for each candidate p (1 .. min(n / 3, kMaxPeriod)), the
-//     share of positions i with token[i] == token[i + p]. Setup before the
-//     loop and teardown after it only lower the share a little; a loop body
-//     with repeats inside (the same kernel 4 times) scores high at small p
-//     only if the whole sequence repeats there. The period is the smallest p
-//     whose share is within 2 points of the best, and the best must reach
-//     80%, with at least 3 repetitions.
+//     longest stretch of positions i with token[i] == token[i + p]; a
+//     stretch of length L is L + p calls of clean repetition (its coverage
+//     of the sequence). Set-up, teardown and a first step that differs (lazy
+//     module loading) do not break a stretch in the middle. The period is
+//     the smallest p whose coverage is within 2 points of the best; the best
+//     must cover half of the calls with at least 3 repetitions.
 //  3. The rule: in the first full repetition (the first i whose p tokens
 //     equal the next p), a token that occurs once per period marks the
 //     step: a synchronization call ends a step (api:NAME, the loop waits at
@@ -32,7 +32,7 @@ namespace prof::analyzer {
 struct AutoSteps {
   std::optional<StepRule> rule;  // nullopt: no period found
   int64_t period = 0;            // CUDA calls per step
-  double match = 0;              // share of positions that repeat at that period
+  double match = 0;              // share of the calls in the repeating stretch
   std::string message;           // what was found, or why nothing was
 };
 
