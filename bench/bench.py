@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Benchmarks of issue #7: agent overhead, recording throughput, file size,
+analyzer speed. Prints one table to stdout; progress goes to stderr.
+
+Every figure is set against a baseline measured in the same invocation:
+  overhead    the uninstrumented app (and uftrace, the peer to beat)
+  throughput  the same synthetic app without the agent
+  file size   uftrace's bytes per traced call, from the overhead runs
+  analyzer    a parse-only pass over the same file (bench_record_sizes)
+
+Run through scripts/bench.sh, which installs and builds what this needs.
+Usage: bench.py BUILD_DIR [--quick]
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+LAUNCHES = 1_000_000          # tiny launches per overhead run
+THREADS_MT = 8                # multithread_launch's fixed thread count
+REPEATS = 5                   # runs per overhead configuration (median)
+RATE_SECONDS = 1.5            # length of one throughput run
+ANALYZER_EVENTS = 10_000_000  # events in the generated capture
+
+# Targets of issue #7 on the 2-core reference machine.
+TARGET_NS_NO_STACKS = 150
+TARGET_NS_STACKS = 1500
+TARGET_RATE = 2_000_000
+TARGET_BYTES = 32
+TARGET_REPORT_S = 5.0
+TARGET_RSS_MB = 2048
+
+
+def progress(message):
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+class Result:
+    def __init__(self, wall, cpu, rss_kb, rc, stdout, stderr):
+        self.wall, self.cpu, self.rss_kb, self.rc = wall, cpu, rss_kb, rc
+        self.stdout, self.stderr = stdout, stderr
+
+
+def run_reaped(argv, env=None, stdout_path=None, check=True):
+    """Runs argv: wall time, CPU time (user + sys of the process and of
+    every child it waited for: wait4 reports RUSAGE_BOTH) and peak RSS.
+    Popen.communicate() would reap the child and lose its rusage, so its
+    output goes through temporary files and we reap it ourselves."""
+    out = open(stdout_path, "wb") if stdout_path else tempfile.TemporaryFile()
+    err = tempfile.TemporaryFile()
+    start = time.monotonic()
+    proc = subprocess.Popen(argv, env=env, stdout=out, stderr=err)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    stdout = ""
+    if not stdout_path:
+        out.seek(0)
+        stdout = out.read().decode(errors="replace")
+    out.close()
+    err.seek(0)
+    stderr = err.read().decode(errors="replace")
+    err.close()
+    result = Result(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode, stdout, stderr)
+    if check and result.rc != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {result.rc}:\n{stderr[-2000:]}")
+    return result
+
+
+def info_counts(profanalyze, path):
+    """Record and drop counts from `profanalyze info`."""
+    text = run_reaped([profanalyze, "info", path]).stdout
+    counts = {}
+    for line in text.splitlines():
+        m = re.match(r"\s+([A-Za-z_ ]+?)\s{2,}(\d+)$", line)
+        if m:
+            counts[m.group(1).strip()] = int(m.group(2))
+    return counts
+
+
+def fmt_ns(value):
+    return f"{value:,.0f}"
+
+
+def median(values):
+    return statistics.median(values)
+
+
+class Bench:
+    def __init__(self, build, quick):
+        self.build = os.path.abspath(build)
+        self.quick = quick
+        self.lib = os.path.join(self.build, "lib", "libprof.so")
+        self.analyzer = os.path.join(self.build, "analyzer", "profanalyze")
+        self.apps = os.path.join(self.build, "simcuda", "apps")
+        self.simlib = os.path.join(self.build, "simcuda", "lib")
+        self.tools = os.path.join(self.build, "bench")
+        self.tmp = tempfile.mkdtemp(prefix="prof-bench-")
+        self.rows = []    # (section, what, measured, baseline, ratio, target, verdict)
+        self.notes = []
+        self.uftrace = shutil.which("uftrace")
+        self.uftrace_bytes_per_call = None
+        self.captures = []  # files for the size section
+        for path in (self.lib, self.analyzer, self.apps, self.simlib):
+            if not os.path.exists(path):
+                sys.exit(f"bench: {path} is missing; build first (scripts/bench.sh does)")
+
+    def env(self, agent=None, **extra):
+        env = dict(os.environ)
+        for key in list(env):
+            if key.startswith(("PROF_", "SIMCUDA_", "NVTX_INJECTION", "CUDA_INJECTION")):
+                del env[key]
+        env["LD_LIBRARY_PATH"] = self.simlib + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+        # Tiny kernels: 100 ns of simulated GPU time, shorter than a launch,
+        # so the app stays launch-bound and the final sync waits ~nothing.
+        env["SIMCUDA_DEFAULT_KERNEL_NS"] = "100"
+        if agent is not None:
+            env["LD_PRELOAD"] = self.lib
+            env["PROF_LOG"] = "quiet"
+            env["PROF_STACKS"] = agent
+        env.update({k: str(v) for k, v in extra.items()})
+        return env
+
+    def add(self, section, what, measured, baseline, ratio, target, ok):
+        verdict = "" if ok is None else ("ok" if ok else "MISSED")
+        self.rows.append((section, what, measured, baseline, ratio, target, verdict))
+
+    # ------------------------------------------------------------ overhead --
+    def overhead(self):
+        launches = 100_000 if self.quick else LAUNCHES
+        repeats = 3 if self.quick else REPEATS
+        per_thread = launches // THREADS_MT
+        workloads = [
+            ("1 thread", [os.path.join(self.apps, "tiny_kernels"), str(launches)], launches),
+            # Each thread also makes one launch on cudaStreamPerThread.
+            (f"{THREADS_MT} threads", [os.path.join(self.apps, "multithread_launch"), str(per_thread)],
+             THREADS_MT * (per_thread + 1)),
+        ]
+        configs = [("uninstrumented", None), ("libprof, PROF_STACKS=none", "none"),
+                   ("libprof, PROF_STACKS=native", "native")]
+        if self.uftrace:
+            configs.append(("uftrace record --force", "uftrace"))
+        else:
+            self.notes.append("uftrace is not installed (scripts/bench.sh installs it with apt-get "
+                              "when it can): its rows are missing.")
+        for label, argv, n in workloads:
+            samples = {name: [] for name, _ in configs}
+            cpu = {name: [] for name, _ in configs}
+            drops = {}
+            recorded = {}
+            for rep in range(repeats):
+                # Round robin, so that load drifting on the machine hits every
+                # configuration alike.
+                for name, mode in configs:
+                    progress(f"overhead {label}: {name}, run {rep + 1}/{repeats}")
+                    out = os.path.join(self.tmp, f"ovh-{mode}.pb")
+                    if mode is None:
+                        r = run_reaped(argv, env=self.env())
+                    elif mode == "uftrace":
+                        data = os.path.join(self.tmp, "uftrace.data")
+                        shutil.rmtree(data, ignore_errors=True)
+                        r = run_reaped([self.uftrace, "record", "--force", "-d", data] + argv, env=self.env())
+                        if rep == repeats - 1 and label == "1 thread":
+                            size = sum(os.path.getsize(os.path.join(root, f))
+                                       for root, _, files in os.walk(data) for f in files)
+                            self.uftrace_bytes_per_call = size / (3 * n)
+                        shutil.rmtree(data, ignore_errors=True)
+                    else:
+                        r = run_reaped(argv, env=self.env(mode, PROF_OUTPUT=out))
+                        if rep == repeats - 1:
+                            counts = info_counts(self.analyzer, out)
+                            drops[name] = counts.get("ring_full", 0) + counts.get("cupti_records", 0)
+                            recorded[name] = counts.get("API calls", 0)
+                            keep = os.path.join(self.tmp, f"size-{label[0]}-{mode}.pb")
+                            os.replace(out, keep)
+                            if label == "1 thread":
+                                self.captures.append(keep)
+                    samples[name].append(r.wall)
+                    cpu[name].append(r.cpu)
+            base_wall = median(samples["uninstrumented"])
+            base_cpu = median(cpu["uninstrumented"])
+            self.add("overhead", f"{label}: uninstrumented, {n:,} launches",
+                     f"{base_wall * 1e9 / n:,.0f} ns/launch", "", "1.00x", "", None)
+            for name, mode in configs[1:]:
+                wall = median(samples[name])
+                calls = 3 if mode == "uftrace" else 2
+                added = (wall - base_wall) * 1e9 / (n * calls)
+                added_cpu = (median(cpu[name]) - base_cpu) * 1e9 / (n * calls)
+                target = {"none": TARGET_NS_NO_STACKS, "native": TARGET_NS_STACKS}.get(mode)
+                extra = ""
+                if mode != "uftrace":
+                    extra = f", {recorded[name]:,} calls kept, {drops[name]:,} dropped"
+                self.add("overhead", f"{label}: {name}",
+                         f"+{fmt_ns(added)} ns/call (CPU +{fmt_ns(added_cpu)}){extra}",
+                         f"{base_wall * 1e9 / n:,.0f} ns/launch", f"{wall / base_wall:.2f}x",
+                         f"<= {target} ns/call" if target else "peer",
+                         None if target is None else added <= target)
+        self.notes.append(
+            "overhead: 'a call' is one intercepted CUDA API call. Each <<<>>> launch is one runtime call "
+            "(__cudaLaunchKernel) nesting one driver call (cuLaunchKernel): libprof records 2 calls per launch "
+            "(2 CUPTI callback pairs, enter and exit; __cudaPush/PopCallConfiguration make no callback). "
+            "uftrace record --force (no -pg in the app) traces the app's PLT calls into shared libraries: "
+            "__cudaPushCallConfiguration, __cudaPopCallConfiguration, __cudaLaunchKernel, 3 calls per launch "
+            "(not the nested driver call; --nest-libcall would trace simcuda's internals too). "
+            "ns/call = (median wall - uninstrumented median wall) / calls; CPU = same with user+sys time of "
+            f"all threads (the writer thread's too). Median of {repeats} runs, configurations interleaved. "
+            "Simulated kernels take 100 ns (SIMCUDA_DEFAULT_KERNEL_NS), so the apps stay launch-bound.")
+
+    # ---------------------------------------------------------- throughput --
+    def throughput(self):
+        tool = os.path.join(self.tools, "bench_record_rate")
+        seconds = 0.5 if self.quick else RATE_SECONDS
+        for threads in (1, 2):
+            progress(f"throughput, {threads} thread(s): flat out, no agent")
+            base = run_reaped([tool, str(threads), "1e12", str(seconds)], env=self.env())
+            base_rate = float(base.stdout.split()[1])
+            best_clean = 0.0
+            first_drop = None
+            flat = None
+            for rate in (500_000, 1_000_000, 2_000_000, 3_000_000, 4_000_000, 6_000_000, 8_000_000, 1e12):
+                out = os.path.join(self.tmp, "rate.pb")
+                progress(f"throughput, {threads} thread(s): {rate:,.0f} events/s under the agent")
+                r = run_reaped([tool, str(threads), str(rate), str(seconds)],
+                               env=self.env("none", PROF_OUTPUT=out))
+                _, achieved, emitted = r.stdout.split()
+                achieved = float(achieved)
+                counts = info_counts(self.analyzer, out)
+                dropped = counts.get("ring_full", 0)
+                if rate == 1e12:
+                    flat = (achieved, dropped, int(emitted))
+                    if threads == 1:
+                        keep = os.path.join(self.tmp, "size-nvtx.pb")
+                        os.replace(out, keep)
+                        self.captures.append(keep)
+                elif dropped == 0 and achieved >= 0.95 * rate:
+                    best_clean = max(best_clean, achieved)
+                elif dropped and first_drop is None:
+                    first_drop = (rate, dropped, int(emitted))
+                if dropped == 0 and rate == 1e12:
+                    best_clean = max(best_clean, achieved)
+                if achieved < 0.95 * rate and rate != 1e12:
+                    break  # the app itself cannot go faster: flat out is next
+            drop_text = (f"; first drops at {first_drop[0]:,.0f}/s ({first_drop[1]:,} of {first_drop[2]:,})"
+                         if first_drop else "")
+            flat_text = f"; flat out {flat[0]:,.0f}/s, {flat[1]:,} dropped" if flat else ""
+            self.add("throughput", f"{threads} thread(s): most events/s with no drop",
+                     f"{best_clean:,.0f}/s{drop_text}{flat_text}",
+                     f"{base_rate:,.0f}/s no agent", f"{best_clean / base_rate:.2f}x",
+                     f">= {TARGET_RATE:,}/s", best_clean >= TARGET_RATE)
+        self.notes.append(
+            "throughput: bench_record_rate emits NVTX push/pop events (each one record in the agent's "
+            f"per-thread ring, PROF_BUFFER_KB default) at a paced rate for {seconds} s per rate, "
+            "rates 0.5M..8M/s then flat out; drops from `profanalyze info` (ring_full). A push/pop pair is "
+            "one NVTX range in the file. The baseline is the same app flat out without the agent "
+            "(NVTX calls with no tool attached are near no-ops).")
+
+    # ----------------------------------------------------------- file size --
+    def file_size(self):
+        progress("file size: recording copies, nvtx_training, malloc_churn under the agent")
+        for app, args in (("copies", []), ("nvtx_training", ["200"]), ("malloc_churn", [])):
+            out = os.path.join(self.tmp, f"size-{app}.pb")
+            run_reaped([os.path.join(self.apps, app)] + args, env=self.env("native", PROF_OUTPUT=out))
+            self.captures.append(out)
+        r = run_reaped([os.path.join(self.tools, "bench_record_sizes")] + self.captures)
+        base = self.uftrace_bytes_per_call
+        for line in r.stdout.splitlines():
+            kind, name, records, size = line.split("\t")
+            records, size = int(records), int(size)
+            if kind != "record" or records == 0:
+                if kind == "total":
+                    self.add("file size", f"all records, whole files ({records:,} records)",
+                             f"{size / records:.1f} B/record", "", "", "", None)
+                continue
+            per = size / records
+            target_applies = name.startswith("API call") or name == "kernel"
+            self.add("file size", f"{name} ({records:,})", f"{per:.1f} B/record",
+                     f"{base:.1f} B/call uftrace" if base else "",
+                     f"{per / base:.2f}x" if base else "",
+                     f"<= {TARGET_BYTES} B" if target_applies else "",
+                     per <= TARGET_BYTES if target_applies else None)
+        self.notes.append(
+            "file size: each record's tag + length + body as it lies in the file (bench_record_sizes), over "
+            "captures of tiny_kernels (both stack modes), bench_record_rate, copies, nvtx_training and "
+            "malloc_churn; 'whole files' adds definitions (strings, frames, stacks, modules) and framing. "
+            "A stack is one interned id per call. Baseline: uftrace's data directory per traced call "
+            "(1-thread tiny_kernels run).")
+
+    # ------------------------------------------------------------ analyzer --
+    def analyzer_speed(self):
+        events = 1_000_000 if self.quick else ANALYZER_EVENTS
+        path = os.path.join(self.tmp, "generated.pb")
+        progress(f"analyzer: generating a {events:,}-event capture")
+        gen = run_reaped([os.path.join(self.tools, "bench_generate_capture"), path, str(events)])
+        written = int(gen.stdout.split()[0])
+        size_mb = os.path.getsize(path) / 1e6
+        self.add("analyzer", f"generate {written:,} events ({size_mb:.0f} MB) with ChunkEncoder",
+                 f"{written / gen.wall / 1e6:.1f} M events/s", "", "", "", None)
+        progress("analyzer: parse-only baseline")
+        base = run_reaped([os.path.join(self.tools, "bench_record_sizes"), path])
+        self.add("analyzer", "baseline: parse every chunk only (libprotobuf)",
+                 f"{base.wall:.2f} s, {base.rss_kb / 1024:.0f} MB RSS", "", "1.00x", "", None)
+        commands = [
+            ("info", ["info", path], None),
+            ("report", ["report", path], os.devnull),
+            ("stacks", ["stacks", path, "-o", os.path.join(self.tmp, "stacks.txt")], None),
+            ("trace", ["trace", path, "-o", "-"], os.devnull),
+        ]
+        for name, args, stdout in commands:
+            progress(f"analyzer: profanalyze {name}")
+            r = run_reaped([self.analyzer] + args, stdout_path=stdout)
+            rss_mb = r.rss_kb / 1024
+            is_report = name == "report"
+            ok = None
+            if is_report:
+                ok = r.wall <= TARGET_REPORT_S and rss_mb <= TARGET_RSS_MB
+            self.add("analyzer", f"profanalyze {name}",
+                     f"{r.wall:.2f} s = {written / r.wall / 1e6:.2f} M events/s, {rss_mb:,.0f} MB RSS",
+                     f"{base.wall:.2f} s parse", f"{r.wall / base.wall:.2f}x",
+                     f"<= {TARGET_REPORT_S:.0f} s, <= {TARGET_RSS_MB / 1024:.0f} GB" if is_report else "",
+                     ok)
+        self.notes.append(
+            f"analyzer: bench_generate_capture writes {written:,} events (API calls with stacks, kernels "
+            "correlated to them, copies, NVTX step/forward/backward ranges; 2 threads; 4 MiB chunks) with the "
+            "agent's ChunkEncoder. Wall time and peak RSS (wait4) of each subcommand; report and trace "
+            "write to /dev/null, stacks to a file. Baseline: reading and parsing every chunk, nothing else.")
+
+    # --------------------------------------------------------------- table --
+    def print_table(self):
+        header = ("section", "what", "measured", "baseline", "ratio", "target", "")
+        widths = [max(len(str(row[i])) for row in self.rows + [header]) for i in range(len(header))]
+        line = "  ".join("-" * w for w in widths)
+
+        def fmt(row):
+            return "  ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip()
+
+        print(line)
+        print(fmt(header))
+        print(line)
+        previous = None
+        for row in self.rows:
+            if previous is not None and row[0] != previous:
+                print(line)
+            print(fmt(row if row[0] != previous else ("",) + row[1:]))
+            previous = row[0]
+        print(line)
+        for note in self.notes:
+            print(f"* {note}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("build_dir")
+    parser.add_argument("--quick", action="store_true", help="smaller runs, for trying the script out")
+    parser.add_argument("--only", default="overhead,throughput,size,analyzer",
+                        help="comma-separated sections to run")
+    args = parser.parse_args()
+    bench = Bench(args.build_dir, args.quick)
+    sections = args.only.split(",")
+    try:
+        started = time.monotonic()
+        if "overhead" in sections:
+            bench.overhead()
+        if "throughput" in sections:
+            bench.throughput()
+        if "size" in sections:
+            bench.file_size()
+        if "analyzer" in sections:
+            bench.analyzer_speed()
+        progress(f"done in {time.monotonic() - started:.0f} s")
+        bench.print_table()
+    finally:
+        shutil.rmtree(bench.tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
