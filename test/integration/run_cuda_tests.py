@@ -291,6 +291,52 @@ def capture_range_is_cuda_profiler_api(tmp):
     check(ranges == ["inside"], "NVTX ranges recorded: %s" % ranges)
 
 
+def report_json(tmp, *options):
+    result = run([ARGS.analyzer, "report", "--format", "json", "--row-limit", "-1", *options, "run.pb"],
+                 env=base_env(False), cwd=tmp)
+    check(result.returncode == 0, result.stderr)
+    return json.loads(result.stdout), result.stderr
+
+
+def duration_of(ops):
+    return sum(o["end"] - o["start"] for o in ops)
+
+
+def report_cuda_totals_equal_truth(tmp):
+    _, truth, _ = record_app(tmp, "nvtx_training", [])
+    report, _ = report_json(tmp)
+    rows = {r["name"]: r for r in report["windows"][0]["rows"]}
+    ops = [t for t in truth if t["type"] in GPU_TYPES]
+    for kernel in ("forward_kernel", "backward_kernel", "optimizer_kernel"):
+        row = next(r for name, r in rows.items() if name.startswith(kernel + "("))
+        want = duration_of(t for t in ops if t["type"] == "kernel" and kernel in t["name"])
+        check(row["is_gpu"] and row["self_cuda_ns"] == want, "%s: self CUDA %d ns, truth %d" % (kernel, row["self_cuda_ns"], want))
+        # The NVTX range around each launch holds exactly that kernel's time.
+        range_name = {"forward_kernel": "forward", "backward_kernel": "backward", "optimizer_kernel": "optimizer_step"}[kernel]
+        check(rows[range_name]["cuda_total_ns"] == want,
+              "%s: CUDA total %d ns, its kernels %d" % (range_name, rows[range_name]["cuda_total_ns"], want))
+    htod = duration_of(t for t in ops if t["type"] == "memcpy" and t["copy_kind"] == "HtoD")
+    copy_row = next(r for name, r in rows.items() if name.startswith("Memcpy HtoD"))
+    check(copy_row["self_cuda_ns"] == htod, "HtoD copies: %d ns, truth %d" % (copy_row["self_cuda_ns"], htod))
+    gpu_rows = [r for r in rows.values() if r["is_gpu"]]
+    check(sum(r["self_cuda_ns"] for r in gpu_rows) == duration_of(ops) == report["windows"][0]["self_cuda_time_total_ns"],
+          "Self CUDA total differs from the truth")
+    check(abs(sum(r["self_cuda_pct"] for r in gpu_rows) - 100.0) < 0.05, "Self CUDA %% sums to %.2f" %
+          sum(r["self_cuda_pct"] for r in gpu_rows))
+    step_work = duration_of(t for t in ops if not (t["type"] == "memcpy" and t["copy_kind"] == "DtoH"))
+    check(rows["ProfilerStep*"]["cuda_total_ns"] == step_work,
+          "ProfilerStep*: CUDA total %d, the GPU work launched in steps %d" % (rows["ProfilerStep*"]["cuda_total_ns"], step_work))
+
+
+def auto_steps_find_training_steps(tmp):
+    record_app(tmp, "nvtx_training", ["8"])
+    auto, message = report_json(tmp, "--step", "auto", "--active", "8")
+    check("period of 10 CUDA calls" in message and "8 steps" in message, "auto steps: " + message)
+    nvtx, _ = report_json(tmp, "--step", "nvtx:^ProfilerStep#", "--active", "8")
+    gpu = lambda report: {r["name"]: r["self_cuda_ns"] for r in report["windows"][0]["rows"] if r["is_gpu"]}
+    check(gpu(auto) == gpu(nvtx), "GPU time per kernel differs between auto and NVTX steps:\n%s\n%s" % (gpu(auto), gpu(nvtx)))
+
+
 def main():
     global ARGS
     parser = argparse.ArgumentParser()
