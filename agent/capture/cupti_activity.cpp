@@ -13,6 +13,7 @@ namespace {
 // records and is what CUPTI's own samples use.
 constexpr size_t kBufferBytes = 4u << 20;
 constexpr size_t kBufferAlignment = 8;
+constexpr size_t kSpareBuffers = 4;  // decoded buffers kept for reuse (16 MiB at most)
 
 std::atomic<CuptiActivity*> g_instance{nullptr};
 
@@ -97,7 +98,9 @@ std::string CuptiActivity::enable() {
 }
 
 void CUPTIAPI CuptiActivity::on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *buffer = static_cast<uint8_t*>(aligned_alloc(kBufferAlignment, kBufferBytes));
+  CuptiActivity* self = g_instance.load(std::memory_order_acquire);
+  *buffer = self != nullptr ? self->take_spare() : nullptr;
+  if (*buffer == nullptr) *buffer = static_cast<uint8_t*>(aligned_alloc(kBufferAlignment, kBufferBytes));
   *size = *buffer != nullptr ? kBufferBytes : 0;  // no buffer: CUPTI drops and counts
   *max_records = 0;
 }
@@ -138,9 +141,32 @@ void CuptiActivity::drain(FileSink& sink) {
     while (cupti_.ActivityGetNextRecord(buffer.data, buffer.valid_size, &record) == CUPTI_SUCCESS) {
       decode(record, sink);
     }
-    free(buffer.data);
+    keep_spare(buffer.data);
   }
   draining_.clear();
+}
+
+// A 4 MiB buffer freed and allocated again is unmapped and mapped again by
+// malloc, and CUPTI then takes a page fault for each of its 1024 pages as it
+// fills it: that cost lands on whichever thread CUPTI fills buffers from.
+// Decoded buffers are kept for the next request instead.
+uint8_t* CuptiActivity::take_spare() {
+  std::lock_guard lock(spare_mutex_);
+  if (spare_.empty()) return nullptr;
+  uint8_t* buffer = spare_.back();
+  spare_.pop_back();
+  return buffer;
+}
+
+void CuptiActivity::keep_spare(uint8_t* buffer) {
+  {
+    std::lock_guard lock(spare_mutex_);
+    if (spare_.size() < kSpareBuffers) {
+      spare_.push_back(buffer);
+      return;
+    }
+  }
+  free(buffer);
 }
 
 void CuptiActivity::open_window(uint64_t start_ns) {
@@ -153,6 +179,16 @@ void CuptiActivity::open_window(uint64_t start_ns) {
 void CuptiActivity::close_window(uint64_t end_ns) {
   std::lock_guard lock(windows_mutex_);
   if (!windows_.empty() && windows_.back().end_ns == UINT64_MAX) windows_.back().end_ns = end_ns;
+}
+
+bool CuptiActivity::keep(uint64_t start_ns, uint64_t end_ns) {
+  // A forced flush (the end of recording) returns work still running, with
+  // end = 0: no duration to report, so it is counted, not written.
+  if (end_ns == 0) {
+    ++incomplete_;
+    return false;
+  }
+  return in_window(start_ns);
 }
 
 bool CuptiActivity::in_window(uint64_t start_ns) {
@@ -169,11 +205,7 @@ void CuptiActivity::decode(const CUpti_Activity* activity, FileSink& sink) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(activity);
-      if (k->end == 0) {  // a forced flush returns kernels still running
-        ++incomplete_;
-        return;
-      }
-      if (!in_window(k->start)) return;
+      if (!keep(k->start, k->end)) return;
       Kernel kernel;
       kernel.place = {k->deviceId, k->contextId, k->streamId, k->correlationId};
       kernel.name_id = k->name != nullptr ? sink.strings.intern(k->name, sink.chunk) : 0;
@@ -196,11 +228,7 @@ void CuptiActivity::decode(const CUpti_Activity* activity, FileSink& sink) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(activity);
-      if (m->end == 0) {
-        ++incomplete_;
-        return;
-      }
-      if (!in_window(m->start)) return;
+      if (!keep(m->start, m->end)) return;
       Memcpy copy;
       copy.place = {m->deviceId, m->contextId, m->streamId, m->correlationId};
       copy.start_ns = m->start;
@@ -216,11 +244,7 @@ void CuptiActivity::decode(const CUpti_Activity* activity, FileSink& sink) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(activity);
-      if (m->end == 0) {
-        ++incomplete_;
-        return;
-      }
-      if (!in_window(m->start)) return;
+      if (!keep(m->start, m->end)) return;
       Memcpy copy;
       copy.place = {m->deviceId, m->contextId, m->streamId, m->correlationId};
       copy.start_ns = m->start;
@@ -238,11 +262,7 @@ void CuptiActivity::decode(const CUpti_Activity* activity, FileSink& sink) {
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(activity);
-      if (m->end == 0) {
-        ++incomplete_;
-        return;
-      }
-      if (!in_window(m->start)) return;
+      if (!keep(m->start, m->end)) return;
       Memset set;
       set.place = {m->deviceId, m->contextId, m->streamId, m->correlationId};
       set.start_ns = m->start;
@@ -273,11 +293,7 @@ void CuptiActivity::decode(const CUpti_Activity* activity, FileSink& sink) {
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
       const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(activity);
-      if (s->end == 0) {
-        ++incomplete_;
-        return;
-      }
-      if (!in_window(s->start)) return;
+      if (!keep(s->start, s->end)) return;
       Synchronization sync;
       sync.type = sync_type_of(s->type);
       sync.place = {0, s->contextId, s->streamId, s->correlationId};

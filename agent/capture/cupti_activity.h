@@ -30,7 +30,7 @@ class CuptiActivity final : public ActivitySource {
   void close_window(uint64_t end_ns);
   void use_windows() { windowed_.store(true, std::memory_order_release); }
 
-  uint64_t incomplete() const { return incomplete_; }
+  uint64_t unfinished() const override { return incomplete_; }
 
   // CUPTI's C callbacks, routed to the one instance.
   static void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records);
@@ -48,7 +48,11 @@ class CuptiActivity final : public ActivitySource {
   };
 
   void decode(const CUpti_Activity* record, FileSink& sink);
+  uint8_t* take_spare();  // nullptr when none is kept
+  void keep_spare(uint8_t* buffer);
   bool in_window(uint64_t start_ns);
+  // Whether a GPU record with these times goes into the file.
+  bool keep(uint64_t start_ns, uint64_t end_ns);
 
   const CuptiLibrary& cupti_;
   std::atomic<uint64_t> dropped_{0};
@@ -59,6 +63,11 @@ class CuptiActivity final : public ActivitySource {
   std::mutex mutex_;
   std::vector<Buffer> completed_;
   std::vector<Buffer> draining_;  // writer's scratch
+
+  // Decoded buffers, handed to CUPTI again (a leaf lock: nothing is called
+  // while it is held).
+  std::mutex spare_mutex_;
+  std::vector<uint8_t*> spare_;
 
   std::atomic<bool> windowed_{false};
   std::mutex windows_mutex_;

@@ -52,8 +52,9 @@ class ChunkEncoder {
   size_t pending_bytes() const;
 
   // The chunk as it goes into the file: varint length, then the message.
-  // Resets the encoder for the next chunk at the same time base.
-  std::string finish();
+  // Resets the encoder for the next chunk at the same time base. The bytes
+  // stay valid until the next finish().
+  const std::string& finish();
 
  private:
   // One buffer per repeated or singular field, indexed by field number.
@@ -69,6 +70,7 @@ class ChunkEncoder {
 
   uint64_t time_base_ns_ = 0;
   std::array<List, kFields> lists_;
+  std::string framed_;  // finish()'s result, its capacity reused
 };
 
 }  // namespace prof

@@ -62,6 +62,12 @@ class ProtoWriter {
   }
 
   void varint(uint64_t value) {
+    // Most varints are one byte (tags, enums, small ids): the writer's
+    // hottest line, so skip the scratch copy for them.
+    if (value < 0x80) {
+      out_.push_back(static_cast<char>(value));
+      return;
+    }
     char bytes[10];
     size_t n = 0;
     while (value >= 0x80) {

@@ -23,6 +23,8 @@ class ActivitySource {
   virtual void drain(FileSink& sink) = 0;
   // Records the producer reported lost.
   virtual uint64_t dropped() const = 0;
+  // Work still running when recording ended, so without an end: not written.
+  virtual uint64_t unfinished() const = 0;
 };
 
 }  // namespace prof

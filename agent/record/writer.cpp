@@ -315,6 +315,12 @@ void Writer::finish(uint64_t end_ns) {
   end.signal = end_signal_.load(std::memory_order_relaxed);
   chunk_.set(end);
   write_chunk();
+  if (ActivitySource* source = activity_source_.load(std::memory_order_acquire);
+      source != nullptr && source->unfinished() != 0) {
+    log_info("%llu GPU operations were still running when recording ended; they have no end "
+             "time and are not in the file",
+             static_cast<unsigned long long>(source->unfinished()));
+  }
   if (unmatched_range_ends_ != 0) {
     log_info("%llu NVTX range ends had no matching start",
              static_cast<unsigned long long>(unmatched_range_ends_));
