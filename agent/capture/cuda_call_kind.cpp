@@ -24,6 +24,9 @@ constexpr std::string_view kQueries[] = {
     "cuFuncGetAttribute", "cuKernelGetFunction", "cuStreamGetCtx", "cuGetErrorString",
     "cuGetErrorName", "cuCtxGetStreamPriorityRange", "cuStreamGetPriority",
     "cuStreamGetFlags", "cuStreamGetId", "cuCtxGetFlags",
+    // Seen on an H100 with driver 580: the runtime asks the kernel's name on
+    // every launch, and once for the loading mode.
+    "cuKernelGetName", "cuFuncGetName", "cuKernelGetAttribute", "cuModuleGetLoadingMode",
 };
 
 bool is_query(std::string_view name) {

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs on a machine with a real GPU (the device tool's run; see README,
+# "Checking on a real GPU"). Expects the agent and the test programs built on
+# the development machine, carried in the working tree:
+#   build/lib/libprof.so, build/simcuda/apps/*, build/test/integration/apps/*,
+#   .gpu-carry/libunwind.so.8 (the GPU image has no libunwind)
+# and writes into $OUT: one capture file per program, each program's exit code
+# and output with and without the agent, and torch.profiler's view of the same
+# PyTorch loop that libprof records, for a side-by-side comparison.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:?set OUT}
+work=$(mktemp -d)
+export LD_LIBRARY_PATH="$PWD/.gpu-carry${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+agent="$PWD/build/lib/libprof.so"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$work/gpu.txt" 2>&1
+
+run_both() {  # name, command...
+  local name=$1; shift
+  (cd "$work" && "$@" > "$name.plain.out" 2> "$name.plain.err"; echo $? > "$name.plain.rc")
+  (cd "$work" && LD_PRELOAD="$agent" PROF_OUTPUT="$work/$name.pb" "$@" > "$name.traced.out" 2> "$name.traced.err"
+   echo $? > "$name.traced.rc")
+}
+
+for app in tiny_kernels two_streams copies malloc_churn multithread_launch graph_replay nvtx_training \
+           launch_site driver_api; do
+  run_both "$app" "$PWD/build/simcuda/apps/$app"
+done
+for app in cuda_exceptions cuda_backtrace own_cupti_subscriber profiler_range; do
+  run_both "$app" "$PWD/build/test/integration/apps/$app"
+done
+# Cost per launch on the real driver: the launch-bound loop, with and without the agent.
+tiny="$PWD/build/simcuda/apps/tiny_kernels"
+for mode in plain none native; do
+  for repeat in 1 2 3; do
+    start=$(date +%s%N)
+    if [[ $mode == plain ]]; then
+      "$tiny" 200000 > /dev/null
+    else
+      LD_PRELOAD="$agent" PROF_STACKS=$mode PROF_LOG=quiet PROF_OUTPUT="$work/launch_bound_$mode.pb" "$tiny" 200000 > /dev/null
+    fi
+    echo "$mode $(( $(date +%s%N) - start ))" >> "$work/launch_bound_ns.txt"
+  done
+done
+MODE=torch python3 test/gpu/torch_side_by_side.py "$work" > "$work/torch.out" 2>&1
+(cd "$work" && MODE=plain LD_PRELOAD="$agent" PROF_OUTPUT="$work/torch_libprof.pb" \
+   python3 "$OLDPWD/test/gpu/torch_side_by_side.py" "$work" > torch_libprof.out 2> torch_libprof.err)
+tar -C "$work" -czf "$OUT/gpu-check.tar.gz" .
+ls -la "$work" | tail -n +2 | wc -l
