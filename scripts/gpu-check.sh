@@ -29,17 +29,19 @@ done
 for app in cuda_exceptions cuda_backtrace own_cupti_subscriber profiler_range; do
   run_both "$app" "$PWD/build/test/integration/apps/$app"
 done
-# Cost per launch on the real driver: the launch-bound loop, with and without the agent.
+# Cost per launch on the real driver: the launch-bound loop at two sizes, so
+# that start-up (CUDA's and the agent's) cancels out of the slope.
 tiny="$PWD/build/simcuda/apps/tiny_kernels"
 for mode in plain none native; do
-  for repeat in 1 2 3; do
+  for launches in 100000 300000 100000 300000 100000 300000; do
     start=$(date +%s%N)
     if [[ $mode == plain ]]; then
-      "$tiny" 200000 > /dev/null
+      "$tiny" $launches > /dev/null
     else
-      LD_PRELOAD="$agent" PROF_STACKS=$mode PROF_LOG=quiet PROF_OUTPUT="$work/launch_bound_$mode.pb" "$tiny" 200000 > /dev/null
+      LD_PRELOAD="$agent" PROF_STACKS=$mode PROF_LOG=quiet PROF_OUTPUT="$work/launch_bound_$mode.pb" \
+        "$tiny" $launches > /dev/null
     fi
-    echo "$mode $(( $(date +%s%N) - start ))" >> "$work/launch_bound_ns.txt"
+    echo "$mode $launches $(( $(date +%s%N) - start ))" >> "$work/launch_bound_ns.txt"
   done
 done
 MODE=torch python3 test/gpu/torch_side_by_side.py "$work" > "$work/torch.out" 2>&1
