@@ -1,5 +1,7 @@
 #include "capture/cuda_call_kind.h"
 
+#include <cupti.h>
+
 #include <cstring>
 #include <string_view>
 
@@ -37,7 +39,77 @@ bool is_query(std::string_view name) {
   return false;
 }
 
+// The same calls by CUPTI callback id, switched off at subscription so that
+// CUPTI does not even call the agent for them (its dispatch costs more than
+// the agent's own filter). Ids absent from a CUPTI release are never sent.
+constexpr CUpti_CallbackId kRuntimeQueryIds[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceProperties_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceProperties_v12000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDriverGetVersion_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaRuntimeGetVersion_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPoint_v11030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPoint_ptsz_v11030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPointerGetAttributes_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetPriority_v5050,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetPriority_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetFlags_v5050,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetFlags_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetErrorString_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetErrorName_v6050,
+    CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaPushCallConfiguration_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaPopCallConfiguration_v13000,
+};
+constexpr CUpti_CallbackId kDriverQueryIds[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetFlags,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetId,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetStreamPriorityRange,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSetCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGet,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState,
+    CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncGetName,
+    CUPTI_DRIVER_TRACE_CBID_cuGetErrorName,
+    CUPTI_DRIVER_TRACE_CBID_cuGetErrorString,
+    CUPTI_DRIVER_TRACE_CBID_cuGetExportTable,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetName,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleGetLoadingMode,
+    CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetFlags,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetFlags_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetId,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetId_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetPriority,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetPriority_ptsz,
+};
+
 }  // namespace
+
+std::span<const CUpti_CallbackId> query_callback_ids(CUpti_CallbackDomain domain) {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) return kRuntimeQueryIds;
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) return kDriverQueryIds;
+  return {};
+}
 
 CudaCallKind classify_cuda_call(const char* function_name) {
   if (function_name == nullptr) return CudaCallKind::other;

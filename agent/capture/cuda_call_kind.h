@@ -1,7 +1,10 @@
 #pragma once
 // What a CUDA API function is, by its name: decides whether it is recorded
 // by default and whether it gets a call stack.
+#include <cupti_callbacks.h>
+
 #include <cstdint>
+#include <span>
 
 namespace prof {
 
@@ -19,6 +22,10 @@ enum class CudaCallKind : uint8_t {
 };
 
 CudaCallKind classify_cuda_call(const char* function_name);
+
+// The callback ids of the query calls of a domain, as far as the CUPTI
+// headers name them; classify_cuda_call still catches any other.
+std::span<const CUpti_CallbackId> query_callback_ids(CUpti_CallbackDomain domain);
 
 inline bool wants_stack(CudaCallKind kind) {
   return kind == CudaCallKind::launch || kind == CudaCallKind::copy ||

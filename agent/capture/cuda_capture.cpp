@@ -195,8 +195,13 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
   const std::string refused = capture->activity->enable();
   if (!refused.empty()) log_error("CUPTI did not enable activity kinds: %s", refused.c_str());
   writer.set_activity_source(capture->activity);
-  capture->cupti.EnableDomain(1, capture->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
-  capture->cupti.EnableDomain(1, capture->subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+  for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
+    capture->cupti.EnableDomain(1, capture->subscriber, domain);
+    if (options.all_api_calls || capture->cupti.EnableCallback == nullptr) continue;
+    for (CUpti_CallbackId cbid : query_callback_ids(domain)) {
+      capture->cupti.EnableCallback(0, capture->subscriber, domain, cbid);
+    }
+  }
 }
 
 }  // namespace
