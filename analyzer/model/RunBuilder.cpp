@@ -13,10 +13,30 @@ namespace {
 
 // A file's stack, frame and module ids -> the Run's indices. Lives as long
 // as the file is being read: ids are per file.
+// A launch configuration, as the key of its "input shape" name.
+struct ShapeKey {
+  uint32_t values[8];  // grid, block, shared bytes, which wording (launch call or kernel)
+  bool operator==(const ShapeKey& other) const {
+    return std::equal(values, values + 8, other.values);
+  }
+};
+struct ShapeKeyHash {
+  size_t operator()(const ShapeKey& key) const {
+    uint64_t hash = 1469598103934665603ull;  // FNV-1a over the words
+    for (uint32_t value : key.values) hash = (hash ^ value) * 1099511628211ull;
+    return hash;
+  }
+};
+
 struct FileIds {
   std::unordered_map<uint64_t, uint32_t> stacks;  // -> index + 1 into Run::stacks
   std::unordered_map<uint64_t, uint32_t> frames;
   std::unordered_map<uint64_t, int64_t> modules;
+  // Names made once per distinct value, not once per event: demangling a
+  // kernel name and formatting a shape cost microseconds, and a capture
+  // repeats a handful of kernels and configurations millions of times.
+  std::unordered_map<uint64_t, NameId> kernelNames;  // file string id -> demangled
+  std::unordered_map<ShapeKey, NameId, ShapeKeyHash> shapes;
 };
 
 const char* copyKindShape(prof::proto::CopyKind kind) {
@@ -172,9 +192,15 @@ std::string ChunkLoader::load() {
       if (a.has_launch()) {
         const auto& l = a.launch();
         resolve(l.kernel_name_id(), "API call's launch", "");
-        e.inputShape = run_.intern("grid=" + dims(l.grid_x(), l.grid_y(), l.grid_z()) +
-                                   " block=" + dims(l.block_x(), l.block_y(), l.block_z()) +
-                                   " dynamic shared=" + std::to_string(l.dynamic_shared_bytes()));
+        const ShapeKey key{{l.grid_x(), l.grid_y(), l.grid_z(), l.block_x(), l.block_y(), l.block_z(),
+                            l.dynamic_shared_bytes(), 0}};
+        auto [shape, added] = ids_.shapes.try_emplace(key, 0);
+        if (added) {
+          shape->second = run_.intern("grid=" + dims(l.grid_x(), l.grid_y(), l.grid_z()) +
+                                      " block=" + dims(l.block_x(), l.block_y(), l.block_z()) +
+                                      " dynamic shared=" + std::to_string(l.dynamic_shared_bytes()));
+        }
+        e.inputShape = shape->second;
       } else if (a.has_transfer()) {
         const auto& t = a.transfer();
         e.inputShape = run_.intern(std::string(t.is_memset() ? "memset" : copyKindShape(t.kind())) + " " +
@@ -199,12 +225,22 @@ std::string ChunkLoader::load() {
       const std::string* mangled = k.name_id() ? tables_.findString(k.name_id()) : nullptr;
       if (k.name_id() != 0 && !mangled) {
         resolve(k.name_id(), "kernel", "");
+      } else if (mangled) {
+        auto [name, added] = ids_.kernelNames.try_emplace(k.name_id(), 0);
+        if (added) name->second = run_.intern(demangle(*mangled));
+        g.name = name->second;
       } else {
-        g.name = run_.intern(mangled ? demangle(*mangled) : std::string("<unnamed kernel>"));
+        g.name = run_.intern("<unnamed kernel>");
       }
-      g.inputShape = run_.intern("grid=" + dims(k.grid_x(), k.grid_y(), k.grid_z()) +
-                                 " block=" + dims(k.block_x(), k.block_y(), k.block_z()) +
-                                 " shared=" + std::to_string(k.static_shared_bytes() + k.dynamic_shared_bytes()));
+      const uint32_t shared = k.static_shared_bytes() + k.dynamic_shared_bytes();
+      const ShapeKey key{{k.grid_x(), k.grid_y(), k.grid_z(), k.block_x(), k.block_y(), k.block_z(), shared, 1}};
+      auto [shape, added] = ids_.shapes.try_emplace(key, 0);
+      if (added) {
+        shape->second = run_.intern("grid=" + dims(k.grid_x(), k.grid_y(), k.grid_z()) +
+                                    " block=" + dims(k.block_x(), k.block_y(), k.block_z()) +
+                                    " shared=" + std::to_string(shared));
+      }
+      g.inputShape = shape->second;
       g.deviceId = k.device_id();
       g.streamId = k.stream_id();
       g.correlationId = k.correlation_id();
