@@ -274,9 +274,13 @@ int main(int argc, char** argv) {
   }
 
   run_workload();
-  // Let the CUPTI worker deliver full buffers on its own thread before flushing.
-  timespec pause{0, 50 * 1000 * 1000};
-  nanosleep(&pause, nullptr);
+  // Let the CUPTI worker deliver full buffers on its own thread before
+  // flushing: up to 5 s, because a loaded machine (CI, a parallel ctest) can
+  // keep the worker from running for a while.
+  timespec pause{0, 10 * 1000 * 1000};
+  for (int waited = 0; waited < 500 && g_give_buffers && g_buffers_from_other_threads.load() == 0; ++waited) {
+    nanosleep(&pause, nullptr);
+  }
   CHECK_CUPTI(cuptiActivityFlushAll(0));
   CHECK_CUPTI(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   size_t dropped = 0;
