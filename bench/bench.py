@@ -240,7 +240,10 @@ class Bench:
             best_clean = 0.0
             first_drop = None
             flat = None
+            app_saturated = False
             for rate in (500_000, 1_000_000, 2_000_000, 3_000_000, 4_000_000, 6_000_000, 8_000_000, 1e12):
+                if app_saturated and rate != 1e12:
+                    continue
                 out = os.path.join(self.tmp, "rate.pb")
                 progress(f"throughput, {threads} thread(s): {rate:,.0f} events/s under the agent")
                 r = run_reaped([tool, str(threads), str(rate), str(seconds)],
@@ -262,7 +265,7 @@ class Bench:
                 if dropped == 0 and rate == 1e12:
                     best_clean = max(best_clean, achieved)
                 if achieved < 0.95 * rate and rate != 1e12:
-                    break  # the app itself cannot go faster: flat out is next
+                    app_saturated = True  # the app cannot go faster: only flat out is left
             drop_text = (f"; first drops at {first_drop[0]:,.0f}/s ({first_drop[1]:,} of {first_drop[2]:,})"
                          if first_drop else "")
             flat_text = f"; flat out {flat[0]:,.0f}/s, {flat[1]:,} dropped" if flat else ""
