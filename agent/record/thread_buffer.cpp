@@ -29,6 +29,7 @@ void* ThreadBuffer::reserve(size_t bytes) {
   if (pos + needed - cached_read_pos_ > capacity_) {
     // Acquire pairs with drain()'s release: the consumer is done with that space.
     cached_read_pos_ = read_pos_.load(std::memory_order_acquire);
+    half_full_signalled_ = false;
     if (pos + needed - cached_read_pos_ > capacity_) {
       dropped_.fetch_add(1, std::memory_order_relaxed);
       return nullptr;
@@ -49,6 +50,11 @@ void* ThreadBuffer::reserve(size_t bytes) {
 void ThreadBuffer::commit() {
   // Release: every byte of the record (and of any padding) is written first.
   write_pos_.store(reserved_end_, std::memory_order_release);
+  // cached_read_pos_ may be stale, which only overstates the fill.
+  if (!half_full_signalled_ && reserved_end_ - cached_read_pos_ > capacity_ / 2) {
+    half_full_signalled_ = true;
+    if (auto hook = half_full_hook_.load(std::memory_order_acquire)) hook();
+  }
 }
 
 }  // namespace prof

@@ -46,6 +46,11 @@ class ThreadBuffer {
   void* reserve(size_t bytes);
   void commit();
 
+  // Called (on the producer's thread) when a buffer passes half full, so the
+  // consumer drains it before it overflows rather than at its next period.
+  // One call per half-fill, not per record: it may make a syscall.
+  static void set_half_full_hook(void (*hook)()) { half_full_hook_.store(hook, std::memory_order_release); }
+
   // ---- consumer side (writer thread only) ----
 
   // Calls `visit(const RecordHeader&)` for every committed record, then frees
@@ -70,11 +75,14 @@ class ThreadBuffer {
   alignas(64) std::atomic<uint64_t> write_pos_{0};
   uint64_t reserved_end_ = 0;     // end of the open reservation
   uint64_t cached_read_pos_ = 0;  // producer's stale view of read_pos_
+  bool half_full_signalled_ = false;  // reset when the producer sees the consumer's progress
   std::atomic<uint64_t> dropped_{0};
 
   // Consumer-owned line.
   alignas(64) std::atomic<uint64_t> read_pos_{0};
   std::atomic<bool> owner_exited_{false};
+
+  static inline std::atomic<void (*)()> half_full_hook_{nullptr};
 };
 
 template <typename Visit>

@@ -74,8 +74,24 @@ bool Writer::create_file() {
   return write_all(encode_file_preamble("libprof " PROF_VERSION)) && write_all(first.finish());
 }
 
+namespace {
+// The running writer's eventfd, for ThreadBuffer's half-full hook (a plain
+// function pointer, so the descriptor lives here).
+std::atomic<int> g_wake_fd{-1};
+
+void wake_writer() {
+  const int fd = g_wake_fd.load(std::memory_order_acquire);
+  if (fd < 0) return;
+  const uint64_t one = 1;
+  ssize_t ignored = ::write(fd, &one, sizeof(one));
+  (void)ignored;
+}
+}  // namespace
+
 void Writer::start() {
   running_.store(true, std::memory_order_release);
+  g_wake_fd.store(wake_fd_, std::memory_order_release);
+  ThreadBuffer::set_half_full_hook(wake_writer);
   thread_ = std::thread([this] {
     // The app's SIGTERM/SIGINT must never run on this thread: the handler
     // waits for this thread to flush.
@@ -177,7 +193,10 @@ void Writer::note_thread(const ThreadBuffer& buffer) {
 
 void Writer::handle(const ThreadBuffer& buffer, const RecordHeader& header) {
   const uint32_t tid = buffer.tid();
-  note_thread(buffer);
+  if (tid != last_noted_tid_) {  // records come in runs per thread buffer
+    note_thread(buffer);
+    last_noted_tid_ = tid;
+  }
   switch (static_cast<RecordType>(header.type)) {
     case RecordType::nvtx_push:
     case RecordType::nvtx_range_start:

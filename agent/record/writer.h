@@ -89,6 +89,7 @@ class Writer {
   StackTable stacks_;
   NvtxRangeAssembler ranges_;
   std::unordered_set<uint32_t> known_threads_;
+  uint32_t last_noted_tid_ = 0;
   DropCounts drops_written_;
   bool final_drops_ = false;
   uint64_t truncated_payloads_ = 0;
