@@ -7,7 +7,7 @@ set -euo pipefail
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 
 PACKAGES=(cmake ninja-build g++ pkg-config python3 libunwind-dev libprotobuf-dev
-          protobuf-compiler libcli11-dev catch2)
+          protobuf-compiler libcli11-dev catch2 zlib1g-dev)
 
 missing=()
 for package in "${PACKAGES[@]}"; do
