@@ -3,6 +3,7 @@
 #include "cli/LoadFiles.h"
 #include "cli/ProfAnalyze.h"
 #include "model/RangeTree.h"
+#include "symbols/SymbolizingFrameNamer.h"
 #include "views/FrameNames.h"
 #include "views/KeyAverageCells.h"
 #include "views/KeyAverages.h"
@@ -200,7 +201,8 @@ int runReportCommand(const ReportOptions& options, std::ostream& out, std::ostre
   // Memory columns: when the run recorded memory of that kind at all, so
   // every window's table has the same columns.
   for (const MemoryEvent& m : run.memoryEvents) (m.onDevice ? table.showCudaMemory : table.showCpuMemory) = true;
-  const ModuleOffsetFrameNamer namer;
+  // Function names from the modules' symbol tables; module+offset where none.
+  const SymbolizingFrameNamer namer;
   const GroupOptions group{options.groupByInputShape, options.groupByStackN, &namer};
   const std::optional<NsysView> nsys = parseNsysView(options.view);
   const DropTotals drops = dropTotals(run);

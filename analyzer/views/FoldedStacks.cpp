@@ -17,12 +17,13 @@ std::string_view baseName(std::string_view path) {
 class StackBuilder {
  public:
   StackBuilder(const Run& run, const RangeTree& tree, const FoldedStacksOptions& options, const FrameNamer& namer)
-      : run_(run), tree_(tree), options_(options), namer_(namer), prefixes_(run.cpuEvents.size()),
-        havePrefix_(run.cpuEvents.size(), false) {}
+      : run_(run), tree_(tree), options_(options), namer_(namer) {}
 
-  // The folded stack down to and including CPU event `index`.
-  const std::string& cpuStack(size_t index) {
-    if (havePrefix_[index]) return prefixes_[index];
+  // The folded stack down to and including CPU event `index`. Not cached:
+  // each event is folded about once (one launch, one kernel), and a cache
+  // would hold a string per event where the result holds one per distinct
+  // stack.
+  std::string cpuStack(size_t index) {
     const CpuEvent& event = run_.cpuEvents[index];
     // Ancestors, outermost first: push/pop ranges and enclosing API calls.
     std::vector<size_t> chain;
@@ -44,8 +45,7 @@ class StackBuilder {
       }
     }
     for (size_t i : chain) append(out, rowKey(run_, run_.cpuEvents[i]));
-    havePrefix_[index] = true;
-    return prefixes_[index] = std::move(out);
+    return out;
   }
 
   std::string gpuStack(const GpuActivity& g) {
@@ -100,8 +100,6 @@ class StackBuilder {
   const RangeTree& tree_;
   const FoldedStacksOptions& options_;
   const FrameNamer& namer_;
-  std::vector<std::string> prefixes_;
-  std::vector<bool> havePrefix_;
   std::unordered_map<uint32_t, std::string> frameNames_;
 };
 

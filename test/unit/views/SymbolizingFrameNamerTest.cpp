@@ -47,8 +47,9 @@ TEST_CASE("native frames are named by function from the module's symbol table") 
   Frame inside;
   inside.kind = prof::proto::Frame::NATIVE;
   inside.module = 0;
-  // A return address 8 bytes into the function: the call is at address - 1.
-  inside.address = reinterpret_cast<uint64_t>(&prof::testing::symbolizerTarget) + 8;
+  // A return address 1 byte into the function: the call is at address - 1,
+  // its first byte (an optimized build makes it only a few bytes long).
+  inside.address = reinterpret_cast<uint64_t>(&prof::testing::symbolizerTarget) + 1;
   Frame unknown = inside;
   unknown.module = -1;
   unknown.address = 0x1234;
@@ -85,4 +86,22 @@ TEST_CASE("addr2line gives nothing for addresses without line information") {
   // missing the result is empty, never a wrong line.
   if (!lines.empty()) CHECK(lines == std::vector<std::string>{""});
   CHECK(addr2lineLines("/nonexistent/module", {0x1000}).size() <= 1);
+}
+
+TEST_CASE("--lines appends file:line where the module has debug info") {
+  using namespace prof::analyzer;
+  Run run;
+  run.modules.push_back(Module{executablePath(), 0, 0, executableBias(), ""});
+  Frame inside;
+  inside.kind = prof::proto::Frame::NATIVE;
+  inside.module = 0;
+  inside.address = reinterpret_cast<uint64_t>(&prof::testing::symbolizerTarget) + 1;
+  run.frames.push_back(inside);
+  SymbolizingFrameNamer namer;
+  const bool ran = namer.prefetchLines(run);
+  const std::string name = namer.name(run, inside);
+  CHECK(name.rfind("prof::testing::symbolizerTarget(int)", 0) == 0);
+  // Built without -g there is no line to add; with it, this file's.
+  if (ran && name != "prof::testing::symbolizerTarget(int)")
+    CHECK(name.find("/SymbolizingFrameNamerTest.cpp:") != std::string::npos);
 }
