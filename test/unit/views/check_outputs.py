@@ -74,7 +74,7 @@ def trace(path):
         if ph == "X":
             for key in ("ts", "dur", "pid", "tid", "name", "cat"):
                 check(key in e, f"{path}: complete event without {key}: {e}")
-            check(e["dur"] >= 0, f"{path}: negative dur: {e}")
+            check(e.get("dur", 0) >= 0, f"{path}: negative dur: {e}")
             by_cat[e["cat"]].append(e)
         elif ph == "s":
             flows[(e["cat"], e["id"])] += 1
