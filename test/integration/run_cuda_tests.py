@@ -42,6 +42,8 @@ def base_env(simcuda=True):
     if simcuda:
         env["LD_LIBRARY_PATH"] = ARGS.simcuda_lib
         env["SIMCUDA_KERNEL_NS"] = ",".join("%s=%d" % kv for kv in KERNEL_NS.items())
+        if ARGS.preload_first:  # a sanitized simcuda under an unsanitized nvcc-built app
+            env["LD_PRELOAD"] = ARGS.preload_first
     return env
 
 
