@@ -50,7 +50,7 @@ int collectFoldedStacks(const StacksOptions& options, std::vector<FoldedStack>& 
   SymbolizingFrameNamer symbolizing;
   const ModuleOffsetFrameNamer plain;
   if (options.lines && !options.noSymbols && !symbolizing.prefetchLines(run))
-    err << "profanalyze: warning: --lines: addr2line could not be run; frames have no file:line\n";
+    err << "profanalyze: warning: --lines: addr2line failed on some modules; their frames have no file:line\n";
   FoldedStacksOptions fold;
   fold.metric = *metric;
   fold.perThread = options.perThread;

@@ -67,15 +67,17 @@ bool SymbolizingFrameNamer::prefetchLines(const Run& run) {
   for (const Frame& f : run.frames)
     if (const Module* m = f.kind == prof::proto::Frame::NATIVE ? moduleOf(run, f) : nullptr; m && f.address > m->bias)
       perModule[f.module].insert(fileAddressOfCall(f.address, m->bias));
-  bool ran = perModule.empty();
+  bool ran = true;
   for (const auto& [module, addressSet] : perModule) {
     const std::string& path = run.modules[static_cast<size_t>(module)].path;
     // A module replaced since the capture would give wrong lines.
     if (symbolizer_.status(path, run.modules[static_cast<size_t>(module)].buildId) != ModuleStatus::ok) continue;
     const std::vector<uint64_t> addresses(addressSet.begin(), addressSet.end());
     const std::vector<std::string> lines = addr2lineLines(path, addresses);
-    if (lines.size() != addresses.size()) continue;
-    ran = true;
+    if (lines.size() != addresses.size()) {
+      ran = false;
+      continue;
+    }
     for (size_t i = 0; i < addresses.size(); ++i) lines_[{path, addresses[i]}] = lines[i];
   }
   names_.clear();

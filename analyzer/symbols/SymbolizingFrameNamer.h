@@ -27,9 +27,10 @@ class SymbolizingFrameNamer final : public FrameNamer {
 
   std::string name(const Run& run, const Frame& frame) const override;
 
-  // Runs addr2line over every native frame of `run` that lies in a module,
-  // so that name() appends " (file:line)" where the line is known. False
-  // when addr2line could not be started (names then stay without lines).
+  // Runs addr2line over every native frame of `run` that lies in a module
+  // readable here with the recorded build id, so that name() appends
+  // " (file:line)" where the line is known. False when addr2line could not
+  // be run on some such module (its names then stay without lines).
   bool prefetchLines(const Run& run);
 
   ElfSymbolizer& symbolizer() { return symbolizer_; }
