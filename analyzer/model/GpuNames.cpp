@@ -7,19 +7,7 @@
 namespace prof::analyzer {
 namespace {
 
-// Kineto's memcpyKindString / memoryKindString wording.
-const char* copyKindName(prof::proto::CopyKind kind) {
-  switch (kind) {
-    case prof::proto::HOST_TO_DEVICE: return "HtoD";
-    case prof::proto::DEVICE_TO_HOST: return "DtoH";
-    case prof::proto::HOST_TO_HOST: return "HtoH";
-    case prof::proto::DEVICE_TO_DEVICE: return "DtoD";
-    case prof::proto::PEER_TO_PEER: return "PtoP";
-    case prof::proto::DEFAULT: return "Default";
-    default: return "Unknown";
-  }
-}
-
+// Kineto's memoryKindString wording.
 const char* memoryKindName(prof::proto::MemoryKind kind) {
   switch (kind) {
     case prof::proto::PAGEABLE: return "Pageable";
@@ -34,6 +22,19 @@ const char* memoryKindName(prof::proto::MemoryKind kind) {
 }
 
 }  // namespace
+
+// Kineto's memcpyKindString wording.
+const char* copyKindName(prof::proto::CopyKind kind) {
+  switch (kind) {
+    case prof::proto::HOST_TO_DEVICE: return "HtoD";
+    case prof::proto::DEVICE_TO_HOST: return "DtoH";
+    case prof::proto::HOST_TO_HOST: return "HtoH";
+    case prof::proto::DEVICE_TO_DEVICE: return "DtoD";
+    case prof::proto::PEER_TO_PEER: return "PtoP";
+    case prof::proto::DEFAULT: return "Default";
+    default: return "Unknown";
+  }
+}
 
 std::string demangle(const std::string& mangled) {
   if (mangled.rfind("_Z", 0) != 0) return mangled;

@@ -11,5 +11,7 @@ namespace prof::analyzer {
 std::string demangle(const std::string& mangled);
 std::string memcpyName(const prof::proto::Memcpy& copy);
 std::string memsetName(const prof::proto::Memset& set);
+// Kineto's short copy kinds: "HtoD", "DtoH", "PtoP", ...
+const char* copyKindName(prof::proto::CopyKind kind);
 
 }  // namespace prof::analyzer

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "model/GpuNames.h"
 #include "model/RangeTree.h"
 #include "views/TextEscape.h"
 
@@ -77,17 +78,6 @@ class JsonOut {
   uint64_t bytes_ = 0;
 };
 
-const char* copyKindName(prof::proto::CopyKind kind) {
-  switch (kind) {
-    case prof::proto::HOST_TO_DEVICE: return "HtoD";
-    case prof::proto::DEVICE_TO_HOST: return "DtoH";
-    case prof::proto::HOST_TO_HOST: return "HtoH";
-    case prof::proto::DEVICE_TO_DEVICE: return "DtoD";
-    case prof::proto::PEER_TO_PEER: return "PtoP";
-    case prof::proto::DEFAULT: return "Default";
-    default: return "Unknown";
-  }
-}
 
 // The model keeps no API domain; CUDA's naming tells them apart: runtime
 // calls are cuda* (and the __cuda* entry points of <<<>>> launches),
