@@ -340,6 +340,53 @@ def auto_steps_find_training_steps(tmp):
     check(gpu(auto) == gpu(nvtx), "GPU time per kernel differs between auto and NVTX steps:\n%s\n%s" % (gpu(auto), gpu(nvtx)))
 
 
+def stacks_and_trace_of_a_simcuda_run(tmp):
+    """Issue 6 on a real recording: the format rules of check_outputs.py (the
+    views' own checker), and the numbers against simcuda's truth."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit", "views"))
+    import check_outputs
+    _, truth, _ = record_app(tmp, "nvtx_training", [])
+    analyzer = lambda *a: run([ARGS.analyzer, *a], env=base_env(False), cwd=tmp)
+    for command in (["stacks", "run.pb", "-o", "cuda.folded"], ["flamegraph", "run.pb", "-o", "cuda.svg"],
+                    ["trace", "run.pb", "-o", "trace.json"], ["trace", "run.pb", "-o", "trace.json.gz"]):
+        result = analyzer(*command)
+        check(result.returncode == 0, "%s: %s" % (command, result.stderr))
+    stacks = check_outputs.folded(os.path.join(tmp, "cuda.folded"))
+    check_outputs.svg(os.path.join(tmp, "cuda.svg"), stacks)
+    doc, by_cat = check_outputs.trace(os.path.join(tmp, "trace.json"))
+    check_outputs.trace(os.path.join(tmp, "trace.json.gz"))
+    check(not check_outputs.failures, "format rules: %s" % check_outputs.failures[:5])
+
+    kernels = [t for t in truth if t["type"] == "kernel"]
+    # Folded: every stack of a kernel ends in the kernel, under the NVTX range
+    # that launched it, and the microseconds per kernel are the truth's.
+    per_kernel = collections.Counter()
+    for frames, us in stacks:
+        if frames[-1].startswith(("forward_kernel", "backward_kernel", "optimizer_kernel")):
+            per_kernel[frames[-1].split("(")[0]] += us
+            range_name = {"forward_kernel": "forward", "backward_kernel": "backward",
+                          "optimizer_kernel": "optimizer_step"}[frames[-1].split("(")[0]]
+            check(range_name in frames and any(f.startswith("ProfilerStep") for f in frames),
+                  "kernel stack without its NVTX ranges: %s" % ";".join(frames))
+            check("main" in frames, "the native stack does not reach main: %s" % ";".join(frames))
+    for name in ("forward_kernel", "backward_kernel", "optimizer_kernel"):
+        want = sum(k["end"] - k["start"] for k in kernels if name in k["name"]) // 1000
+        check(per_kernel[name] == want, "%s: %d us in the folded stacks, truth %d" % (name, per_kernel[name], want))
+    # Trace: one kernel event per truth kernel, same start and duration (us,
+    # ns decimals), each with a flow from its launch.
+    # ts counts from the trace's own origin (baseTimeNanoseconds is on the
+    # wall clock), so starts are compared relative to the first kernel's.
+    trace_kernels = sorted((round(e["ts"] * 1000), round(e["dur"] * 1000)) for e in by_cat["kernel"])
+    trace_kernels = [(t - trace_kernels[0][0], d) for t, d in trace_kernels] if trace_kernels else []
+    first = min(k["start"] for k in kernels)
+    want = sorted((k["start"] - first, k["end"] - k["start"]) for k in kernels)
+    check(len(trace_kernels) == len(want), "%d kernel events, truth %d" % (len(trace_kernels), len(want)))
+    check([d for _, d in trace_kernels] == [d for _, d in want], "kernel durations differ from the truth")
+    check([t for t, _ in trace_kernels] == [t for t, _ in want], "kernel starts differ from the truth")
+    flows = [e for e in doc["traceEvents"] if e.get("ph") == "f" and e.get("cat") == "ac2g"]
+    check(len(flows) >= len(kernels), "%d ac2g flow ends for %d kernels" % (len(flows), len(kernels)))
+
+
 def main():
     global ARGS
     parser = argparse.ArgumentParser()
