@@ -3,6 +3,7 @@
 # "Checking on a real GPU"). Expects the agent and the test programs built on
 # the development machine, carried in the working tree:
 #   build/lib/libprof.so, build/simcuda/apps/*, build/test/integration/apps/*,
+#   build/bench/libbench_null_cupti_tool.so (optional),
 #   .gpu-carry/libunwind.so.8 (the GPU image has no libunwind)
 # and writes into $OUT: one capture file per program, each program's exit code
 # and output with and without the agent, and torch.profiler's view of the same
@@ -32,11 +33,15 @@ done
 # Cost per launch on the real driver: the launch-bound loop at two sizes, so
 # that start-up (CUDA's and the agent's) cancels out of the slope.
 tiny="$PWD/build/simcuda/apps/tiny_kernels"
-for mode in plain none native; do
+null_tool="$PWD/build/bench/libbench_null_cupti_tool.so"  # CUPTI's own cost: subscribes, records nothing
+for mode in plain null none native; do
+  [[ $mode == null && ! -e $null_tool ]] && continue
   for launches in 100000 300000 100000 300000 100000 300000; do
     start=$(date +%s%N)
     if [[ $mode == plain ]]; then
       "$tiny" $launches > /dev/null
+    elif [[ $mode == null ]]; then
+      CUDA_INJECTION64_PATH="$null_tool" "$tiny" $launches > /dev/null
     else
       LD_PRELOAD="$agent" PROF_STACKS=$mode PROF_LOG=quiet PROF_OUTPUT="$work/launch_bound_$mode.pb" \
         "$tiny" $launches > /dev/null
