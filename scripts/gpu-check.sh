@@ -41,7 +41,8 @@ for mode in plain null none native; do
     if [[ $mode == plain ]]; then
       "$tiny" $launches > /dev/null
     elif [[ $mode == null ]]; then
-      CUDA_INJECTION64_PATH="$null_tool" "$tiny" $launches > /dev/null
+      LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64" \
+        CUDA_INJECTION64_PATH="$null_tool" "$tiny" $launches > /dev/null
     else
       LD_PRELOAD="$agent" PROF_STACKS=$mode PROF_LOG=quiet PROF_OUTPUT="$work/launch_bound_$mode.pb" \
         "$tiny" $launches > /dev/null
