@@ -4,6 +4,8 @@
 #include <cuda_runtime_api.h>
 // cupti.h (through the header) already brings the generated params structs.
 
+#include <cstring>
+
 #include "encode/file_records.h"
 
 namespace prof {
@@ -41,7 +43,14 @@ void set_transfer(ApiCallRecord& r, ApiCallArgs args, size_t bytes, CopyKind kin
   r.stream = reinterpret_cast<uint64_t>(stream);
 }
 
-CopyKind copy_kind_of(cudaMemcpyKind kind) {
+// Read as an int: a program may pass any value (simcuda's tests pass 42 to
+// get cudaErrorInvalidMemcpyDirection), and loading an out-of-range value as
+// the enum type is undefined behaviour.
+template <typename Params>
+CopyKind copy_kind_of(const Params* params) {
+  static_assert(sizeof(params->kind) == sizeof(int));
+  int kind = 0;
+  memcpy(&kind, &params->kind, sizeof(kind));
   switch (kind) {
     case cudaMemcpyHostToHost: return CopyKind::host_to_host;
     case cudaMemcpyHostToDevice: return CopyKind::host_to_device;
@@ -86,22 +95,22 @@ void read_runtime(CUpti_CallbackId cbid, const void* params, ApiCallRecord& r) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
       const auto* p = static_cast<const cudaMemcpy_v3020_params*>(params);
-      return set_transfer(r, ApiCallArgs::copy, p->count, copy_kind_of(p->kind), nullptr);
+      return set_transfer(r, ApiCallArgs::copy, p->count, copy_kind_of(p), nullptr);
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
       const auto* p = static_cast<const cudaMemcpyAsync_v3020_params*>(params);
-      return set_transfer(r, ApiCallArgs::copy, p->count, copy_kind_of(p->kind), p->stream);
+      return set_transfer(r, ApiCallArgs::copy, p->count, copy_kind_of(p), p->stream);
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000: {
       const auto* p = static_cast<const cudaMemcpy2D_v3020_params*>(params);
-      return set_transfer(r, ApiCallArgs::copy, p->width * p->height, copy_kind_of(p->kind), nullptr);
+      return set_transfer(r, ApiCallArgs::copy, p->width * p->height, copy_kind_of(p), nullptr);
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000: {
       const auto* p = static_cast<const cudaMemcpy2DAsync_v3020_params*>(params);
-      return set_transfer(r, ApiCallArgs::copy, p->width * p->height, copy_kind_of(p->kind), p->stream);
+      return set_transfer(r, ApiCallArgs::copy, p->width * p->height, copy_kind_of(p), p->stream);
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000: {

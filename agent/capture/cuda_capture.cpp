@@ -94,7 +94,7 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   read_call_args(domain, cbid, call.functionParams, *record);
   auto* out = reinterpret_cast<uint64_t*>(record + 1);
   memcpy(out, frames, depth * sizeof(uint64_t));
-  memcpy(out + depth, call.symbolName, name_bytes);
+  if (name_bytes != 0) memcpy(out + depth, call.symbolName, name_bytes);  // symbolName may be null
   buffer->commit();
 }
 
