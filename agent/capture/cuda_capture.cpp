@@ -43,6 +43,8 @@ struct CudaCapture {
 std::once_flag g_start_once;
 CudaCapture* g_capture = nullptr;  // leaked: callbacks may run during exit
 std::atomic<bool> g_cuda_ready{false};
+// Calls in flight on this thread that take a stack (see on_api_exit).
+[[gnu::tls_model("initial-exec")]] thread_local uint32_t t_calls_taking_stacks = 0;
 
 // CUPTI callback ids of one domain stay below this in CUDA 13 (runtime ~520,
 // driver ~900); an id beyond it is classified on every call.
@@ -69,7 +71,10 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
 
   uint64_t frames[kMaxNativeStackDepth];
   uint32_t depth = 0;
-  if (g_capture->stacks && wants_stack(kind)) {
+  // A call inside another that takes a stack (cuLaunchKernel inside
+  // cudaLaunchKernel) would capture the same frames again: the outer call's
+  // stack stands for both, which halves the cost of stacks per launch.
+  if (g_capture->stacks && wants_stack(kind) && t_calls_taking_stacks == 0) {
     depth = capture_native_stack(frames, g_capture->options.stack_depth, kAgentFrames);
   }
   uint32_t name_bytes = 0;
@@ -104,7 +109,9 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   const CudaCallKind kind = kind_of(domain, cbid, call.functionName);
   if (kind == CudaCallKind::query && !g_capture->options.all_api_calls) return;
 
+  const bool takes_stack = g_capture->stacks && wants_stack(kind);
   if (call.callbackSite == CUPTI_API_ENTER) {
+    if (takes_stack) ++t_calls_taking_stacks;
     if (kind == CudaCallKind::profiler_stop && g_capture->options.range == CaptureRange::cuda_profiler_api) {
       set_capture_range_open(false);
       g_capture->activity->close_window(monotonic_ns());
@@ -113,6 +120,9 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
     *call.correlationData = monotonic_ns();
     return;
   }
+  // Balanced with the entry above; a call whose entry we never saw (it
+  // began before the subscription) did not count either.
+  if (takes_stack && *call.correlationData != 0 && t_calls_taking_stacks > 0) --t_calls_taking_stacks;
   if (kind == CudaCallKind::profiler_start && g_capture->options.range == CaptureRange::cuda_profiler_api) {
     g_capture->activity->open_window(*call.correlationData);
     set_capture_range_open(true);

@@ -411,8 +411,13 @@ void RunBuilder::finish() {
   std::unordered_map<uint64_t, int64_t> launcher;
   for (size_t i = 0; i < run_.cpuEvents.size(); ++i) {
     const CpuEvent& e = run_.cpuEvents[i];
-    if (e.kind == CpuEventKind::kApiCall && e.correlationId != 0)
-      launcher[(uint64_t{e.process} << 32) | e.correlationId] = static_cast<int64_t>(i);
+    if (e.kind != CpuEventKind::kApiCall || e.correlationId == 0) continue;
+    // A runtime call and the driver calls inside it share one correlation
+    // id: the launching call is the outermost, the one that starts first.
+    auto [it, inserted] = launcher.try_emplace((uint64_t{e.process} << 32) | e.correlationId, static_cast<int64_t>(i));
+    if (!inserted && e.startNs < run_.cpuEvents[static_cast<size_t>(it->second)].startNs) {
+      it->second = static_cast<int64_t>(i);
+    }
   }
   for (GpuActivity& g : run_.gpuActivities) {
     if (g.correlationId == 0) continue;
