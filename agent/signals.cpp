@@ -25,11 +25,22 @@ struct ManagedSignal {
 };
 ManagedSignal g_signals[NSIG];
 
-SigactionFunction real_sigaction() {
-  static SigactionFunction real =
-      reinterpret_cast<SigactionFunction>(dlsym(RTLD_NEXT, "sigaction"));
-  return real;
+// Looked up on first use without a function-local static: its guard
+// (__cxa_guard_*) is intercepted by sanitizer runtimes, which call
+// sigaction() during their own start-up, before they can take it.
+template <typename Function>
+Function next_definition(std::atomic<Function>& cache, const char* name) {
+  Function function = cache.load(std::memory_order_acquire);
+  if (function == nullptr) {
+    function = reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+    cache.store(function, std::memory_order_release);
+  }
+  return function;
 }
+
+std::atomic<SigactionFunction> g_real_sigaction{nullptr};
+
+SigactionFunction real_sigaction() { return next_definition(g_real_sigaction, "sigaction"); }
 
 bool is_default(const struct sigaction& action) {
   return !(action.sa_flags & SA_SIGINFO) && action.sa_handler == SIG_DFL;
@@ -144,7 +155,8 @@ extern "C" [[gnu::visibility("default")]] int sigaction(int sig, const struct si
 extern "C" [[gnu::visibility("default")]] sighandler_t signal(int sig, sighandler_t handler) {
   if (sig <= 0 || sig >= NSIG || !prof::g_signals[sig].active.load(std::memory_order_acquire)) {
     using SignalFunction = sighandler_t (*)(int, sighandler_t);
-    static auto real = reinterpret_cast<SignalFunction>(dlsym(RTLD_NEXT, "signal"));
+    static std::atomic<SignalFunction> cache{nullptr};  // constant-initialised: no guard
+    SignalFunction real = prof::next_definition(cache, "signal");
     if (real == nullptr) return SIG_ERR;
     return real(sig, handler);
   }
