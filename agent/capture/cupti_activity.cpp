@@ -56,6 +56,21 @@ SyncType sync_type_of(CUpti_ActivitySynchronizationType type) {
   }
 }
 
+// The fields CUPTI's copy records (Memcpy6, MemcpyPtoP4) have in common.
+template <typename CuptiCopy>
+Memcpy copy_of(const CuptiCopy& m) {
+  Memcpy copy;
+  copy.place = {m.deviceId, m.contextId, m.streamId, m.correlationId};
+  copy.start_ns = m.start;
+  copy.end_ns = m.end;
+  copy.bytes = m.bytes;
+  copy.src_kind = memory_kind_of(m.srcKind);
+  copy.dst_kind = memory_kind_of(m.dstKind);
+  copy.is_async = (m.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
+  copy.graph_id = m.graphId;
+  return copy;
+}
+
 // The kinds the agent records. CONCURRENT_KERNEL, never KERNEL: the latter
 // serialises every kernel on the device and so changes what it measures.
 constexpr CUpti_ActivityKind kKinds[] = {
@@ -229,34 +244,18 @@ void CuptiActivity::decode(const CUpti_Activity* activity, FileSink& sink) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(activity);
       if (!keep(m->start, m->end)) return;
-      Memcpy copy;
-      copy.place = {m->deviceId, m->contextId, m->streamId, m->correlationId};
-      copy.start_ns = m->start;
-      copy.end_ns = m->end;
-      copy.bytes = m->bytes;
+      Memcpy copy = copy_of(*m);
       copy.kind = copy_kind_of(m->copyKind);
-      copy.src_kind = memory_kind_of(m->srcKind);
-      copy.dst_kind = memory_kind_of(m->dstKind);
-      copy.is_async = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
-      copy.graph_id = m->graphId;
       sink.chunk.add(copy);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(activity);
       if (!keep(m->start, m->end)) return;
-      Memcpy copy;
-      copy.place = {m->deviceId, m->contextId, m->streamId, m->correlationId};
-      copy.start_ns = m->start;
-      copy.end_ns = m->end;
-      copy.bytes = m->bytes;
+      Memcpy copy = copy_of(*m);
       copy.kind = CopyKind::peer_to_peer;
-      copy.src_kind = memory_kind_of(m->srcKind);
-      copy.dst_kind = memory_kind_of(m->dstKind);
       copy.src_device_id = m->srcDeviceId;
       copy.dst_device_id = m->dstDeviceId;
-      copy.is_async = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
-      copy.graph_id = m->graphId;
       sink.chunk.add(copy);
       return;
     }
