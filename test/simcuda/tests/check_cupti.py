@@ -111,12 +111,15 @@ def check_normal(lines, truth, f):
     resources = {r["cbid"] for r in by_type.get("resource", [])}
     f.expect({1, 3, 5} <= resources, "resource callbacks (context, stream, init) missing: %s" % resources)
 
-    # Delivery in completion order within each buffer.
+    # GPU work is delivered in completion order within each buffer. API and
+    # sync records are only known when the call returns, after their end
+    # time, so a GPU record that completed in between may precede them: they
+    # are not part of this order (a slow run, e.g. under ASan, shows it).
     last = 0
     for line in lines:
         if line["type"] == "buffer_end":
             last = 0
-        elif line["type"] in ("kernel", "memcpy", "memset", "api", "sync") and line["end"]:
+        elif line["type"] in ("kernel", "memcpy", "memset") and line["end"]:
             f.expect(line["end"] >= last, "records out of completion order")
             last = line["end"]
 
