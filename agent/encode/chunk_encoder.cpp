@@ -33,7 +33,7 @@ uint64_t duration(uint64_t start_ns, uint64_t end_ns) {
   return end_ns > start_ns ? end_ns - start_ns : 0;
 }
 
-void add_place(ProtoWriter& w, const GpuPlace& place, uint32_t device, uint32_t context,
+void add_place(ProtoWriter<ByteBuffer>& w, const GpuPlace& place, uint32_t device, uint32_t context,
                uint32_t stream, uint32_t correlation) {
   w.add_uint(device, place.device_id);
   w.add_uint(context, place.context_id);
@@ -73,7 +73,7 @@ int64_t ChunkEncoder::delta(uint32_t field, uint64_t time_ns) {
 
 void ChunkEncoder::add(const ApiCall& call) {
   const int64_t start_delta = delta(kApiCalls, call.start_ns);
-  ProtoWriter(list_bytes(kApiCalls)).add_message(kApiCalls, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kApiCalls)).add_message(kApiCalls, [&](auto& w) {
     w.add_uint(1, call.tid);
     w.add_uint(2, static_cast<uint32_t>(call.domain));
     w.add_uint(3, call.callback_id);
@@ -85,7 +85,7 @@ void ChunkEncoder::add(const ApiCall& call) {
     w.add_uint(9, call.stack_id);
     if (call.has_launch) {
       const LaunchArgs& l = call.launch;
-      w.add_message(10, [&](ProtoWriter& m) {
+      w.add_message(10, [&](auto& m) {
         m.add_uint(1, l.kernel_name_id);
         for (uint32_t i = 0; i < 3; ++i) m.add_uint(2 + i, l.grid[i]);
         for (uint32_t i = 0; i < 3; ++i) m.add_uint(5 + i, l.block[i]);
@@ -95,7 +95,7 @@ void ChunkEncoder::add(const ApiCall& call) {
     }
     if (call.has_transfer) {
       const TransferArgs& t = call.transfer;
-      w.add_message(11, [&](ProtoWriter& m) {
+      w.add_message(11, [&](auto& m) {
         m.add_uint(1, t.bytes);
         m.add_uint(2, static_cast<uint32_t>(t.kind));
         m.add_uint(3, t.stream);
@@ -108,7 +108,7 @@ void ChunkEncoder::add(const ApiCall& call) {
 
 void ChunkEncoder::add(const Kernel& k) {
   const int64_t start_delta = delta(kKernels, k.start_ns);
-  ProtoWriter(list_bytes(kKernels)).add_message(kKernels, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kKernels)).add_message(kKernels, [&](auto& w) {
     add_place(w, k.place, 1, 2, 3, 4);
     w.add_uint(5, k.name_id);
     w.add_sint(6, start_delta);
@@ -126,7 +126,7 @@ void ChunkEncoder::add(const Kernel& k) {
 
 void ChunkEncoder::add(const Memcpy& c) {
   const int64_t start_delta = delta(kMemcpys, c.start_ns);
-  ProtoWriter(list_bytes(kMemcpys)).add_message(kMemcpys, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kMemcpys)).add_message(kMemcpys, [&](auto& w) {
     add_place(w, c.place, 1, 2, 3, 4);
     w.add_sint(5, start_delta);
     w.add_uint(6, duration(c.start_ns, c.end_ns));
@@ -143,7 +143,7 @@ void ChunkEncoder::add(const Memcpy& c) {
 
 void ChunkEncoder::add(const Memset& s) {
   const int64_t start_delta = delta(kMemsets, s.start_ns);
-  ProtoWriter(list_bytes(kMemsets)).add_message(kMemsets, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kMemsets)).add_message(kMemsets, [&](auto& w) {
     add_place(w, s.place, 1, 2, 3, 4);
     w.add_sint(5, start_delta);
     w.add_uint(6, duration(s.start_ns, s.end_ns));
@@ -156,7 +156,7 @@ void ChunkEncoder::add(const Memset& s) {
 
 void ChunkEncoder::add(const NvtxRange& r) {
   const int64_t start_delta = delta(kNvtxRanges, r.start_ns);
-  ProtoWriter(list_bytes(kNvtxRanges)).add_message(kNvtxRanges, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kNvtxRanges)).add_message(kNvtxRanges, [&](auto& w) {
     w.add_uint(1, r.tid);
     w.add_uint(2, r.end_tid);
     w.add_uint(3, r.domain_id);
@@ -173,7 +173,7 @@ void ChunkEncoder::add(const NvtxRange& r) {
 
 void ChunkEncoder::add(const MemoryEvent& e) {
   const int64_t time_delta = delta(kMemoryEvents, e.time_ns);
-  ProtoWriter(list_bytes(kMemoryEvents)).add_message(kMemoryEvents, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kMemoryEvents)).add_message(kMemoryEvents, [&](auto& w) {
     w.add_uint(1, static_cast<uint32_t>(e.operation));
     add_place(w, e.place, 2, 3, 4, 5);
     w.add_sint(6, time_delta);
@@ -186,7 +186,7 @@ void ChunkEncoder::add(const MemoryEvent& e) {
 
 void ChunkEncoder::add(const Synchronization& s) {
   const int64_t start_delta = delta(kSynchronizations, s.start_ns);
-  ProtoWriter(list_bytes(kSynchronizations)).add_message(kSynchronizations, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kSynchronizations)).add_message(kSynchronizations, [&](auto& w) {
     w.add_uint(1, static_cast<uint32_t>(s.type));
     w.add_uint(2, s.place.context_id);
     w.add_uint(3, s.place.stream_id);
@@ -200,7 +200,7 @@ void ChunkEncoder::add(const Synchronization& s) {
 
 void ChunkEncoder::add(const NvtxMark& m) {
   const int64_t time_delta = delta(kNvtxMarks, m.time_ns);
-  ProtoWriter(list_bytes(kNvtxMarks)).add_message(kNvtxMarks, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kNvtxMarks)).add_message(kNvtxMarks, [&](auto& w) {
     w.add_uint(1, m.tid);
     w.add_uint(2, m.domain_id);
     w.add_uint(3, m.name_id);
@@ -212,7 +212,7 @@ void ChunkEncoder::add(const NvtxMark& m) {
 
 void ChunkEncoder::add(const Overhead& o) {
   const int64_t start_delta = delta(kOverheads, o.start_ns);
-  ProtoWriter(list_bytes(kOverheads)).add_message(kOverheads, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kOverheads)).add_message(kOverheads, [&](auto& w) {
     w.add_uint(1, o.kind_id);
     w.add_uint(2, o.tid);
     w.add_uint(3, o.device_id);
@@ -222,14 +222,14 @@ void ChunkEncoder::add(const Overhead& o) {
 }
 
 void ChunkEncoder::add_string(uint64_t id, std::string_view value) {
-  ProtoWriter(list_bytes(kStrings)).add_message(kStrings, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kStrings)).add_message(kStrings, [&](auto& w) {
     w.add_uint(1, id);
     w.add_bytes(2, value);
   });
 }
 
 void ChunkEncoder::add(const FrameInfo& f) {
-  ProtoWriter(list_bytes(kFrames)).add_message(kFrames, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kFrames)).add_message(kFrames, [&](auto& w) {
     w.add_uint(1, f.id);
     w.add_uint(2, static_cast<uint32_t>(f.kind));
     w.add_uint(3, f.address);
@@ -241,14 +241,14 @@ void ChunkEncoder::add(const FrameInfo& f) {
 }
 
 void ChunkEncoder::add(const StackInfo& s) {
-  ProtoWriter(list_bytes(kStacks)).add_message(kStacks, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kStacks)).add_message(kStacks, [&](auto& w) {
     w.add_uint(1, s.id);
     w.add_packed_uints(2, s.frame_ids);
   });
 }
 
 void ChunkEncoder::add(const ModuleInfo& m) {
-  ProtoWriter(list_bytes(kModules)).add_message(kModules, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kModules)).add_message(kModules, [&](auto& w) {
     w.add_uint(1, m.id);
     w.add_bytes(2, m.path);
     w.add_uint(3, m.load_address);
@@ -259,9 +259,9 @@ void ChunkEncoder::add(const ModuleInfo& m) {
 }
 
 void ChunkEncoder::set(const ProcessInfo& p) {
-  std::string& out = list_bytes(kProcess);
+  ByteBuffer& out = list_bytes(kProcess);
   out.clear();
-  ProtoWriter(out).add_message(kProcess, [&](ProtoWriter& w) {
+  ProtoWriter(out).add_message(kProcess, [&](auto& w) {
     w.add_uint(1, p.pid);
     w.add_uint(2, p.parent_pid);
     w.add_bytes(3, p.hostname);
@@ -270,13 +270,13 @@ void ChunkEncoder::set(const ProcessInfo& p) {
     for (const std::string& arg : p.command_line) w.add_repeated_bytes(5, arg);
     w.add_sint(6, p.rank);
     w.add_sint(7, p.world_size);
-    w.add_message(8, [&](ProtoWriter& a) {
+    w.add_message(8, [&](auto& a) {
       a.add_uint(1, p.clock_anchor.realtime_ns);
       a.add_uint(2, p.clock_anchor.monotonic_ns);
     });
     w.add_uint(9, p.start_ns);
     for (const auto& option : p.options) {
-      w.add_message(10, [&](ProtoWriter& entry) {
+      w.add_message(10, [&](auto& entry) {
         entry.add_bytes(1, option.first);
         entry.add_bytes(2, option.second);
       });
@@ -285,14 +285,14 @@ void ChunkEncoder::set(const ProcessInfo& p) {
 }
 
 void ChunkEncoder::add(const ThreadInfo& t) {
-  ProtoWriter(list_bytes(kThreads)).add_message(kThreads, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kThreads)).add_message(kThreads, [&](auto& w) {
     w.add_uint(1, t.tid);
     w.add_bytes(2, t.name);
   });
 }
 
 void ChunkEncoder::add(const DeviceInfo& d) {
-  ProtoWriter(list_bytes(kDevices)).add_message(kDevices, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kDevices)).add_message(kDevices, [&](auto& w) {
     w.add_uint(1, d.id);
     w.add_bytes(2, d.name);
     w.add_uint(3, d.global_memory_bytes);
@@ -309,7 +309,7 @@ void ChunkEncoder::add(const DeviceInfo& d) {
 }
 
 void ChunkEncoder::add(const ContextInfo& c) {
-  ProtoWriter(list_bytes(kContexts)).add_message(kContexts, [&](ProtoWriter& w) {
+  ProtoWriter(list_bytes(kContexts)).add_message(kContexts, [&](auto& w) {
     w.add_uint(1, c.id);
     w.add_uint(2, c.device_id);
     w.add_uint(3, c.null_stream_id);
@@ -317,9 +317,9 @@ void ChunkEncoder::add(const ContextInfo& c) {
 }
 
 void ChunkEncoder::set(const DropCounts& d) {
-  std::string& out = list_bytes(kDrops);
+  ByteBuffer& out = list_bytes(kDrops);
   out.clear();
-  ProtoWriter(out).add_message(kDrops, [&](ProtoWriter& w) {
+  ProtoWriter(out).add_message(kDrops, [&](auto& w) {
     w.add_uint(1, d.ring_full);
     w.add_uint(2, d.cupti_records);
     w.add_uint(3, d.truncated_payloads);
@@ -327,9 +327,9 @@ void ChunkEncoder::set(const DropCounts& d) {
 }
 
 void ChunkEncoder::set(const ProcessEnd& e) {
-  std::string& out = list_bytes(kProcessEnd);
+  ByteBuffer& out = list_bytes(kProcessEnd);
   out.clear();
-  ProtoWriter(out).add_message(kProcessEnd, [&](ProtoWriter& w) {
+  ProtoWriter(out).add_message(kProcessEnd, [&](auto& w) {
     w.add_uint(1, e.end_ns);
     w.add_uint(2, static_cast<uint32_t>(e.reason));
     w.add_int(3, e.signal);
@@ -361,7 +361,7 @@ const std::string& ChunkEncoder::finish() {
   framed_.reserve(body_bytes + 10);
   ProtoWriter(framed_).varint(body_bytes);
   framed_ += time_base;
-  for (const List& list : lists_) framed_ += list.bytes;
+  for (const List& list : lists_) framed_ += list.bytes.view();
   begin(time_base_ns_);
   return framed_;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "encode/byte_buffer.h"
 #include "encode/file_records.h"
 
 namespace prof {
@@ -60,11 +61,11 @@ class ChunkEncoder {
   // One buffer per repeated or singular field, indexed by field number.
   static constexpr size_t kFields = 26;
   struct List {
-    std::string bytes;
+    ByteBuffer bytes;
     uint64_t previous_time_ns = 0;
   };
 
-  std::string& list_bytes(uint32_t field) { return lists_[field].bytes; }
+  ByteBuffer& list_bytes(uint32_t field) { return lists_[field].bytes; }
   // Delta of `time_ns` against the previous record of the list `field`.
   int64_t delta(uint32_t field, uint64_t time_ns);
 

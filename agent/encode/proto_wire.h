@@ -8,9 +8,20 @@
 
 namespace prof {
 
+inline size_t varint_size(uint64_t value) {
+  size_t n = 1;
+  while (value >= 0x80) {
+    value >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+// Bytes is std::string (cold paths, tests) or ByteBuffer (the writer's lists).
+template <typename Bytes>
 class ProtoWriter {
  public:
-  explicit ProtoWriter(std::string& out) : out_(out) {}
+  explicit ProtoWriter(Bytes& out) : out_(out) {}
 
   void add_uint(uint32_t field, uint64_t value) {
     if (value == 0) return;
@@ -36,13 +47,13 @@ class ProtoWriter {
   void add_repeated_bytes(uint32_t field, std::string_view value) {
     tag(field, kLengthDelimited);
     varint(value.size());
-    out_.append(value);
+    out_.append(value.data(), value.size());
   }
   // A packed repeated varint field.
   template <typename Range>
   void add_packed_uints(uint32_t field, const Range& values) {
     if (values.begin() == values.end()) return;
-    add_message(field, [&](ProtoWriter& body) {
+    add_message(field, [&](ProtoWriter<Bytes>& body) {
       for (uint64_t value : values) body.varint(value);
     });
   }
@@ -62,8 +73,20 @@ class ProtoWriter {
   }
 
   void varint(uint64_t value) {
-    // Most varints are one byte (tags, enums, small ids): the writer's
-    // hottest line, so skip the scratch copy for them.
+    if constexpr (requires { out_.tail(size_t{10}); }) {
+      // The writer's hottest line: straight into the buffer's tail.
+      char* at = out_.tail(10);
+      char* const begin = at;
+      while (value >= 0x80) {
+        *at++ = static_cast<char>(value | 0x80);
+        value >>= 7;
+      }
+      *at++ = static_cast<char>(value);
+      out_.advance(static_cast<size_t>(at - begin));
+      return;
+    }
+    // Most varints are one byte (tags, enums, small ids): skip the scratch
+    // copy for them.
     if (value < 0x80) {
       out_.push_back(static_cast<char>(value));
       return;
@@ -76,15 +99,6 @@ class ProtoWriter {
     }
     bytes[n++] = static_cast<char>(value);
     out_.append(bytes, n);
-  }
-
-  static size_t varint_size(uint64_t value) {
-    size_t n = 1;
-    while (value >= 0x80) {
-      value >>= 7;
-      ++n;
-    }
-    return n;
   }
 
  private:
@@ -105,7 +119,7 @@ class ProtoWriter {
     out_[at] = static_cast<char>(value);
   }
 
-  std::string& out_;
+  Bytes& out_;
 };
 
 }  // namespace prof

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "encode/byte_buffer.h"
 #include "encode/proto_wire.h"
 #include "proto/prof.pb.h"
 
@@ -17,7 +18,7 @@ TEST_CASE("varints of every length survive a parse by libprotobuf") {
     prof::proto::ApiCall parsed;
     REQUIRE(parsed.ParseFromString(bytes));
     CHECK(parsed.external_correlation_id() == value);
-    CHECK(bytes.size() == (value == 0 ? 0 : 1 + prof::ProtoWriter::varint_size(value)));
+    CHECK(bytes.size() == (value == 0 ? 0 : 1 + prof::varint_size(value)));
   }
 }
 
@@ -51,11 +52,11 @@ TEST_CASE("a nested message longer than 127 bytes gets a two-byte length") {
   std::string bytes;
   prof::ProtoWriter w(bytes);
   const std::string long_name(300, 'x');
-  w.add_message(16, [&](prof::ProtoWriter& s) {  // Chunk.strings
+  w.add_message(16, [&](auto& s) {  // Chunk.strings
     s.add_uint(1, 7);
     s.add_bytes(2, long_name);
   });
-  w.add_message(16, [&](prof::ProtoWriter& s) {
+  w.add_message(16, [&](auto& s) {
     s.add_uint(1, 8);
     s.add_bytes(2, "short");
   });
@@ -65,6 +66,29 @@ TEST_CASE("a nested message longer than 127 bytes gets a two-byte length") {
   CHECK(parsed.strings(0).id() == 7);
   CHECK(parsed.strings(0).value() == long_name);
   CHECK(parsed.strings(1).value() == "short");
+}
+
+TEST_CASE("a ByteBuffer writer produces the same bytes as a std::string writer") {
+  std::string reference;
+  prof::ByteBuffer buffer;
+  const std::string long_name(200, 'y');  // a two-byte length: the insert path
+  auto write = [&](auto& out) {
+    prof::ProtoWriter w(out);
+    w.add_uint(1, 300);
+    w.add_sint(5, -12345);
+    w.add_message(10, [&](auto& m) {
+      m.add_uint(1, 7);
+      m.add_bytes(2, long_name);
+    });
+    w.add_bytes(2, "tail");
+  };
+  write(reference);
+  write(buffer);
+  CHECK(std::string(buffer.view()) == reference);
+  prof::proto::ApiCall parsed;
+  REQUIRE(parsed.ParseFromString(reference));
+  CHECK(parsed.tid() == 300);
+  CHECK(parsed.start_delta_ns() == -12345);
 }
 
 TEST_CASE("fields at their default value take no bytes") {
