@@ -109,7 +109,8 @@ def nvtx_report_matches_the_app(tmp):
     result = run([app("nvtx_threads")], env=agent_env(), cwd=tmp)
     check(result.returncode == 3, f"exit code {result.returncode}")
     rows, table = report_rows("run.pb", tmp)
-    expected_calls = {"outer": 4 * 50, "middle": 4 * 100, "inner": 4 * 300, "whole run": 1}
+    expected_calls = {"outer": 4 * 50, "middle": 4 * 100, "inner": 4 * 300, "whole run": 1,
+                      "io:read": 3, "io:write \u00e9t\u00e9": 1}
     for name, calls in expected_calls.items():
         check(name in rows, f"no row {name!r} in\n{table}")
         check(int(rows[name]["# of Calls"]) == calls,
@@ -122,7 +123,7 @@ def nvtx_report_matches_the_app(tmp):
     check(parse_time_us(rows["outer"]["Self CPU"]) < parse_time_us(rows["outer"]["CPU total"]),
           "outer has children, so its self time must be below its total")
     text = info("run.pb", tmp)
-    check(info_count(text, "NVTX ranges") == 1801, text)
+    check(info_count(text, "NVTX ranges") == 1805, text)
     check(info_count(text, "NVTX marks") == 1, text)
     check(info_count(text, "ring_full") == 0, text)
     for worker in range(4):

@@ -50,9 +50,34 @@ unsigned long work(int thread_index) {
 
 }  // namespace
 
+// A library's own NVTX domain, with a registered string and a wide message.
+void domain_ranges() {
+  nvtxDomainHandle_t io = nvtxDomainCreateA("io");
+  nvtxStringHandle_t read = nvtxDomainRegisterStringA(io, "read");
+  nvtxEventAttributes_t attributes = {};
+  attributes.version = NVTX_VERSION;
+  attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  attributes.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+  attributes.message.registered = read;
+  for (int i = 0; i < 3; ++i) {
+    nvtxDomainRangePushEx(io, &attributes);
+    spin(1000);
+    nvtxDomainRangePop(io);
+  }
+  nvtxEventAttributes_t wide = {};
+  wide.version = NVTX_VERSION;
+  wide.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  wide.messageType = NVTX_MESSAGE_TYPE_UNICODE;
+  wide.message.unicode = L"write \u00e9t\u00e9";
+  nvtxDomainRangePushEx(io, &wide);
+  nvtxDomainRangePop(io);
+  nvtxDomainDestroy(io);
+}
+
 int main() {
   nvtxRangeId_t whole = nvtxRangeStartA("whole run");
   nvtxMarkA("start");
+  domain_ranges();
   std::vector<unsigned long> sums(kThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) threads.emplace_back([&sums, t] { sums[t] = work(t); });
