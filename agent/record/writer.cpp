@@ -119,12 +119,18 @@ uint64_t Writer::request_flush(bool final, EndReason reason, int signal) {
 }
 
 bool Writer::wait_until_written(uint64_t ticket, uint32_t timeout_ms) const {
-  for (uint32_t waited = 0; waited <= timeout_ms; ++waited) {
+  // A deadline on the clock, not a count of 1 ms naps: on a loaded machine
+  // each nap can last much longer than asked.
+  const uint64_t deadline = monotonic_ns() + uint64_t{timeout_ms} * 1'000'000;
+  for (;;) {
     if (written_.load(std::memory_order_acquire) >= ticket) return true;
-    if (!running_.load(std::memory_order_acquire)) return false;
+    if (!running_.load(std::memory_order_acquire)) {
+      // The final flush may have ended the writer after writing this ticket.
+      return written_.load(std::memory_order_acquire) >= ticket;
+    }
+    if (monotonic_ns() >= deadline) return false;
     sleep_ms(1);
   }
-  return false;
 }
 
 void Writer::join() {
