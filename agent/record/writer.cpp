@@ -92,17 +92,21 @@ void Writer::start() {
   running_.store(true, std::memory_order_release);
   g_wake_fd.store(wake_fd_, std::memory_order_release);
   ThreadBuffer::set_half_full_hook(wake_writer);
+  // The app's SIGTERM/SIGINT must never run on this thread: the handler
+  // waits for this thread to flush. The mask is set around the thread's
+  // creation, so that the thread is born with it: blocking them from inside
+  // the thread leaves a window, until it first runs, in which a signal can
+  // land on it (seen on a loaded machine: the handler then waited for itself).
+  sigset_t blocked, previous;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGTERM);
+  sigaddset(&blocked, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &blocked, &previous);
   thread_ = std::thread([this] {
-    // The app's SIGTERM/SIGINT must never run on this thread: the handler
-    // waits for this thread to flush.
-    sigset_t blocked;
-    sigemptyset(&blocked);
-    sigaddset(&blocked, SIGTERM);
-    sigaddset(&blocked, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
     pthread_setname_np(pthread_self(), "libprof-writer");
     run();
   });
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 uint64_t Writer::request_flush(bool final, EndReason reason, int signal) {
