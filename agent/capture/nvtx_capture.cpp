@@ -17,11 +17,16 @@
 
 // NVTX declares these handle types as pointers to incomplete structs for the
 // tool to define.
+// Both live as long as the process (NVTX's rule for registered strings; for
+// domains because records may still point at one after nvtxDomainDestroy),
+// and stay reachable through a list, so that leak checkers see it is meant.
 struct nvtxDomainRegistration_st {
   prof::NvtxDomain domain;
+  nvtxDomainRegistration_st* next;
 };
 struct nvtxStringRegistration_st {
   char text[prof::kMaxPayloadString + 1];
+  nvtxStringRegistration_st* next;
 };
 
 namespace prof {
@@ -29,6 +34,16 @@ namespace {
 
 std::atomic<Recorder*> g_recorder{nullptr};
 std::atomic<uint64_t> g_next_range_id{1};
+std::atomic<nvtxDomainRegistration_st*> g_domains{nullptr};
+std::atomic<nvtxStringRegistration_st*> g_registered_strings{nullptr};
+
+template <typename Node>
+void keep_for_the_process(std::atomic<Node*>& list, Node* node) {
+  node->next = list.load(std::memory_order_relaxed);
+  while (!list.compare_exchange_weak(node->next, node, std::memory_order_release,
+                                     std::memory_order_relaxed)) {
+  }
+}
 
 // The text of an NVTX message, narrow (UTF-8) or wide (converted to UTF-8 as
 // it is copied), cut to kMaxPayloadString bytes.
@@ -205,6 +220,7 @@ nvtxDomainHandle_t domain_create(const MessageText& name) {
   // Never freed: records may still point at a domain after nvtxDomainDestroy.
   auto* handle = static_cast<nvtxDomainRegistration_st*>(calloc(1, sizeof(nvtxDomainRegistration_st)));
   if (handle == nullptr) return nullptr;
+  keep_for_the_process(g_domains, handle);
   const uint32_t bytes = std::min<uint32_t>(name.bytes(), sizeof(handle->domain.name) - 1);
   char copy[kMaxPayloadString];
   name.copy_to(copy);
@@ -215,7 +231,9 @@ nvtxDomainHandle_t domain_create(const MessageText& name) {
 nvtxStringHandle_t register_string(const MessageText& text) {
   // Registered strings live as long as the process, as NVTX specifies.
   auto* handle = static_cast<nvtxStringRegistration_st*>(calloc(1, sizeof(nvtxStringRegistration_st)));
-  if (handle != nullptr) text.copy_to(handle->text);
+  if (handle == nullptr) return nullptr;
+  text.copy_to(handle->text);
+  keep_for_the_process(g_registered_strings, handle);
   return handle;
 }
 
