@@ -80,6 +80,10 @@ class ChunkLoader {
   uint32_t frame(uint64_t id);
   int64_t module(uint64_t id);
   void seen(uint64_t startNs, uint64_t endNs);
+  // The fields every GPU record has (place, correlation, time), from a
+  // Kernel, Memcpy or Memset message.
+  template <typename Record>
+  GpuActivity gpuActivity(GpuKind kind, const Record& r, DeltaDecoder& starts);
 
   Run& run_;
   uint32_t process_;
@@ -88,6 +92,20 @@ class ChunkLoader {
   const prof::proto::Chunk& chunk_;
   std::string error_;
 };
+
+template <typename Record>
+GpuActivity ChunkLoader::gpuActivity(GpuKind kind, const Record& r, DeltaDecoder& starts) {
+  GpuActivity g;
+  g.kind = kind;
+  g.process = process_;
+  g.deviceId = r.device_id();
+  g.streamId = r.stream_id();
+  g.correlationId = r.correlation_id();
+  g.startNs = starts.next(r.start_delta_ns());
+  g.endNs = endOf(g.startNs, r.duration_ns());
+  seen(g.startNs, g.endNs);
+  return g;
+}
 
 NameId ChunkLoader::resolve(uint64_t id, const char* what, const char* fallback) {
   if (id == 0) return run_.intern(fallback);
@@ -219,9 +237,7 @@ std::string ChunkLoader::load() {
   {
     DeltaDecoder starts(base);
     for (const auto& k : chunk_.kernels()) {
-      GpuActivity g;
-      g.kind = GpuKind::kKernel;
-      g.process = process_;
+      GpuActivity g = gpuActivity(GpuKind::kKernel, k, starts);
       const std::string* mangled = k.name_id() ? tables_.findString(k.name_id()) : nullptr;
       if (k.name_id() != 0 && !mangled) {
         resolve(k.name_id(), "kernel", "");
@@ -241,9 +257,6 @@ std::string ChunkLoader::load() {
                                     " shared=" + std::to_string(shared));
       }
       g.inputShape = shape->second;
-      g.deviceId = k.device_id();
-      g.streamId = k.stream_id();
-      g.correlationId = k.correlation_id();
       g.grid[0] = k.grid_x();
       g.grid[1] = k.grid_y();
       g.grid[2] = k.grid_z();
@@ -253,9 +266,6 @@ std::string ChunkLoader::load() {
       g.registersPerThread = k.registers_per_thread();
       g.staticSharedBytes = k.static_shared_bytes();
       g.dynamicSharedBytes = k.dynamic_shared_bytes();
-      g.startNs = starts.next(k.start_delta_ns());
-      g.endNs = endOf(g.startNs, k.duration_ns());
-      seen(g.startNs, g.endNs);
       run_.gpuActivities.push_back(g);
     }
     counts.kernels += chunk_.kernels_size();
@@ -263,19 +273,11 @@ std::string ChunkLoader::load() {
   {
     DeltaDecoder starts(base);
     for (const auto& c : chunk_.memcpys()) {
-      GpuActivity g;
-      g.kind = GpuKind::kMemcpy;
-      g.process = process_;
+      GpuActivity g = gpuActivity(GpuKind::kMemcpy, c, starts);
       g.name = run_.intern(memcpyName(c));
-      g.deviceId = c.device_id();
-      g.streamId = c.stream_id();
-      g.correlationId = c.correlation_id();
-      g.startNs = starts.next(c.start_delta_ns());
-      g.endNs = endOf(g.startNs, c.duration_ns());
       g.bytes = c.bytes();
       g.copyKind = c.kind();
       g.inputShape = run_.intern(std::string(copyKindShape(c.kind())) + " " + std::to_string(c.bytes()) + " B");
-      seen(g.startNs, g.endNs);
       run_.gpuActivities.push_back(g);
     }
     counts.memcpys += chunk_.memcpys_size();
@@ -283,18 +285,10 @@ std::string ChunkLoader::load() {
   {
     DeltaDecoder starts(base);
     for (const auto& s : chunk_.memsets()) {
-      GpuActivity g;
-      g.kind = GpuKind::kMemset;
-      g.process = process_;
+      GpuActivity g = gpuActivity(GpuKind::kMemset, s, starts);
       g.name = run_.intern(memsetName(s));
-      g.deviceId = s.device_id();
-      g.streamId = s.stream_id();
-      g.correlationId = s.correlation_id();
-      g.startNs = starts.next(s.start_delta_ns());
-      g.endNs = endOf(g.startNs, s.duration_ns());
       g.bytes = s.bytes();
       g.inputShape = run_.intern("memset " + std::to_string(s.bytes()) + " B");
-      seen(g.startNs, g.endNs);
       run_.gpuActivities.push_back(g);
     }
     counts.memsets += chunk_.memsets_size();
