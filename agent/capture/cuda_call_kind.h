@@ -27,7 +27,9 @@ CudaCallKind classify_cuda_call(const char* function_name);
 // headers name them; classify_cuda_call still catches any other.
 std::span<const CUpti_CallbackId> query_callback_ids(CUpti_CallbackDomain domain);
 
-inline bool wants_stack(CudaCallKind kind) {
+// Calls that start or wait for GPU work or memory: they take a stack, and
+// one nested in another of them is described by the outer call.
+inline bool describes_work(CudaCallKind kind) {
   return kind == CudaCallKind::launch || kind == CudaCallKind::copy ||
          kind == CudaCallKind::memset || kind == CudaCallKind::synchronization ||
          kind == CudaCallKind::allocation;

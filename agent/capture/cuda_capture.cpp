@@ -43,8 +43,8 @@ struct CudaCapture {
 std::once_flag g_start_once;
 CudaCapture* g_capture = nullptr;  // leaked: callbacks may run during exit
 std::atomic<bool> g_cuda_ready{false};
-// Calls in flight on this thread that take a stack (see on_api_exit).
-[[gnu::tls_model("initial-exec")]] thread_local uint32_t t_calls_taking_stacks = 0;
+// Calls in flight on this thread that describe work (see on_api_exit).
+[[gnu::tls_model("initial-exec")]] thread_local uint32_t t_work_calls_in_flight = 0;
 
 // CUPTI callback ids of one domain stay below this in CUDA 13 (runtime ~520,
 // driver ~900); an id beyond it is classified on every call.
@@ -69,16 +69,18 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   ThreadBuffer* buffer = g_capture->recorder->thread_buffer();
   if (buffer == nullptr) return;
 
+  // A call inside another that describes work (cuLaunchKernel inside
+  // cudaLaunchKernel) would repeat the same stack and arguments: the outer
+  // call, which shares its correlation id, stands for both. That halves the
+  // cost of stacks per launch and the bytes per launch in the file.
+  const bool nested = t_work_calls_in_flight > 0;
   uint64_t frames[kMaxNativeStackDepth];
   uint32_t depth = 0;
-  // A call inside another that takes a stack (cuLaunchKernel inside
-  // cudaLaunchKernel) would capture the same frames again: the outer call's
-  // stack stands for both, which halves the cost of stacks per launch.
-  if (g_capture->stacks && wants_stack(kind) && t_calls_taking_stacks == 0) {
+  if (g_capture->stacks && describes_work(kind) && !nested) {
     depth = capture_native_stack(frames, g_capture->options.stack_depth, kAgentFrames);
   }
   uint32_t name_bytes = 0;
-  if (kind == CudaCallKind::launch && call.symbolName != nullptr) {
+  if (kind == CudaCallKind::launch && !nested && call.symbolName != nullptr) {
     name_bytes = static_cast<uint32_t>(strnlen(call.symbolName, kMaxKernelName));
   }
   const uint32_t payload = depth * sizeof(uint64_t) + name_bytes;
@@ -96,7 +98,11 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   record->callback_id = static_cast<uint16_t>(cbid);
   record->stack_depth = static_cast<uint16_t>(depth);
   record->kernel_name_bytes = name_bytes;
-  read_call_args(domain, cbid, call.functionParams, *record);
+  if (nested) {
+    record->args = ApiCallArgs::none;
+  } else {
+    read_call_args(domain, cbid, call.functionParams, *record);
+  }
   auto* out = reinterpret_cast<uint64_t*>(record + 1);
   memcpy(out, frames, depth * sizeof(uint64_t));
   if (name_bytes != 0) memcpy(out + depth, call.symbolName, name_bytes);  // symbolName may be null
@@ -109,9 +115,9 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   const CudaCallKind kind = kind_of(domain, cbid, call.functionName);
   if (kind == CudaCallKind::query && !g_capture->options.all_api_calls) return;
 
-  const bool takes_stack = g_capture->stacks && wants_stack(kind);
+  const bool work = describes_work(kind);
   if (call.callbackSite == CUPTI_API_ENTER) {
-    if (takes_stack) ++t_calls_taking_stacks;
+    if (work) ++t_work_calls_in_flight;
     if (kind == CudaCallKind::profiler_stop && g_capture->options.range == CaptureRange::cuda_profiler_api) {
       set_capture_range_open(false);
       g_capture->activity->close_window(monotonic_ns());
@@ -122,7 +128,7 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   }
   // Balanced with the entry above; a call whose entry we never saw (it
   // began before the subscription) did not count either.
-  if (takes_stack && *call.correlationData != 0 && t_calls_taking_stacks > 0) --t_calls_taking_stacks;
+  if (work && *call.correlationData != 0 && t_work_calls_in_flight > 0) --t_work_calls_in_flight;
   if (kind == CudaCallKind::profiler_start && g_capture->options.range == CaptureRange::cuda_profiler_api) {
     g_capture->activity->open_window(*call.correlationData);
     set_capture_range_open(true);

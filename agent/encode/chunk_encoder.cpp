@@ -33,6 +33,13 @@ uint64_t duration(uint64_t start_ns, uint64_t end_ns) {
   return end_ns > start_ns ? end_ns - start_ns : 0;
 }
 
+// Launch dimensions are stored minus one (proto/prof.proto, LaunchArgs).
+void add_dims(ProtoWriter<ByteBuffer>& w, uint32_t first_field, const uint32_t (&grid)[3],
+              const uint32_t (&block)[3]) {
+  for (uint32_t i = 0; i < 3; ++i) w.add_uint(first_field + i, grid[i] - 1u);
+  for (uint32_t i = 0; i < 3; ++i) w.add_uint(first_field + 3 + i, block[i] - 1u);
+}
+
 void add_place(ProtoWriter<ByteBuffer>& w, const GpuPlace& place, uint32_t device, uint32_t context,
                uint32_t stream, uint32_t correlation) {
   w.add_uint(device, place.device_id);
@@ -62,6 +69,8 @@ void ChunkEncoder::begin(uint64_t time_base_ns) {
     list.bytes.clear();
     list.previous_time_ns = time_base_ns;
   }
+  previous_call_tid_ = 0;
+  previous_call_correlation_ = 0;
 }
 
 int64_t ChunkEncoder::delta(uint32_t field, uint64_t time_ns) {
@@ -73,22 +82,26 @@ int64_t ChunkEncoder::delta(uint32_t field, uint64_t time_ns) {
 
 void ChunkEncoder::add(const ApiCall& call) {
   const int64_t start_delta = delta(kApiCalls, call.start_ns);
+  const uint32_t tid = call.tid == previous_call_tid_ ? 0 : call.tid;
+  const int64_t correlation_delta =
+      static_cast<int64_t>(call.correlation_id) - static_cast<int64_t>(previous_call_correlation_);
+  previous_call_tid_ = call.tid;
+  previous_call_correlation_ = call.correlation_id;
   ProtoWriter(list_bytes(kApiCalls)).add_message(kApiCalls, [&](auto& w) {
-    w.add_uint(1, call.tid);
+    w.add_uint(1, tid);
     w.add_uint(2, static_cast<uint32_t>(call.domain));
     w.add_uint(3, call.callback_id);
     w.add_uint(4, call.name_id);
     w.add_sint(5, start_delta);
     w.add_uint(6, duration(call.start_ns, call.end_ns));
-    w.add_uint(7, call.correlation_id);
+    w.add_sint(7, correlation_delta);
     w.add_int(8, call.return_code);
     w.add_uint(9, call.stack_id);
     if (call.has_launch) {
       const LaunchArgs& l = call.launch;
       w.add_message(10, [&](auto& m) {
         m.add_uint(1, l.kernel_name_id);
-        for (uint32_t i = 0; i < 3; ++i) m.add_uint(2 + i, l.grid[i]);
-        for (uint32_t i = 0; i < 3; ++i) m.add_uint(5 + i, l.block[i]);
+        add_dims(m, 2, l.grid, l.block);
         m.add_uint(8, l.dynamic_shared_bytes);
         m.add_uint(9, l.stream);
       });
@@ -113,8 +126,7 @@ void ChunkEncoder::add(const Kernel& k) {
     w.add_uint(5, k.name_id);
     w.add_sint(6, start_delta);
     w.add_uint(7, duration(k.start_ns, k.end_ns));
-    for (uint32_t i = 0; i < 3; ++i) w.add_uint(8 + i, k.grid[i]);
-    for (uint32_t i = 0; i < 3; ++i) w.add_uint(11 + i, k.block[i]);
+    add_dims(w, 8, k.grid, k.block);
     w.add_uint(14, k.registers_per_thread);
     w.add_uint(15, k.static_shared_bytes);
     w.add_uint(16, k.dynamic_shared_bytes);

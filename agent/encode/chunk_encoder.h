@@ -15,7 +15,7 @@
 namespace prof {
 
 inline constexpr char kFileMagic[8] = {'\x89', 'P', 'R', 'O', 'F', '\r', '\n', '\x1a'};
-inline constexpr uint32_t kFormatMajor = 1;
+inline constexpr uint32_t kFormatMajor = 2;
 inline constexpr uint32_t kFormatMinor = 0;
 
 // The magic, then the length-delimited Header.
@@ -71,6 +71,10 @@ class ChunkEncoder {
 
   uint64_t time_base_ns_ = 0;
   std::array<List, kFields> lists_;
+  // What the previous ApiCall of this chunk carried: a call repeats its
+  // thread's tid only when it changes, and its correlation id as a delta.
+  uint32_t previous_call_tid_ = 0;
+  uint32_t previous_call_correlation_ = 0;
   std::string framed_;  // finish()'s result, its capacity reused
 };
 

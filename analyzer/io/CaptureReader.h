@@ -16,7 +16,7 @@ namespace prof::analyzer {
 class CaptureReader {
  public:
   static constexpr char kMagic[8] = {'\x89', 'P', 'R', 'O', 'F', '\r', '\n', '\x1a'};
-  static constexpr uint32_t kFormatMajor = 1;
+  static constexpr uint32_t kFormatMajor = 2;
   // FORMAT.md: the agent never writes a chunk this large, so a longer length
   // means the length itself is garbage.
   static constexpr uint64_t kMaxChunkBytes = 256ull << 20;

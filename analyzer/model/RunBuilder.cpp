@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "io/CaptureReader.h"
+#include "io/CompactFields.h"
 #include "io/DeltaDecoder.h"
 #include "io/InternTables.h"
 #include "model/GpuNames.h"
@@ -51,8 +52,8 @@ const char* copyKindShape(prof::proto::CopyKind kind) {
   }
 }
 
-std::string dims(uint32_t x, uint32_t y, uint32_t z) {
-  return "[" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + "]";
+std::string dims(Dim3 d) {
+  return "[" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + "]";
 }
 
 bool onDevice(prof::proto::MemoryKind kind) {
@@ -196,11 +197,13 @@ std::string ChunkLoader::load() {
   }
   {
     DeltaDecoder starts(base);
+    ApiCallDecoder calls;
     for (const auto& a : chunk_.api_calls()) {
+      const ApiCallDecoder::Ids ids = calls.next(a);
       CpuEvent e;
       e.kind = CpuEventKind::kApiCall;
       e.process = process_;
-      e.tid = a.tid();
+      e.tid = ids.tid;
       if (a.name_id() == 0) {
         const char* domain = a.domain() == prof::proto::DRIVER ? "driver" : "runtime";
         e.name = run_.intern("<cuda " + std::string(domain) + " cbid " + std::to_string(a.callback_id()) + ">");
@@ -210,12 +213,11 @@ std::string ChunkLoader::load() {
       if (a.has_launch()) {
         const auto& l = a.launch();
         resolve(l.kernel_name_id(), "API call's launch", "");
-        const ShapeKey key{{l.grid_x(), l.grid_y(), l.grid_z(), l.block_x(), l.block_y(), l.block_z(),
-                            l.dynamic_shared_bytes(), 0}};
+        const Dim3 grid = gridOf(l), block = blockOf(l);
+        const ShapeKey key{{grid.x, grid.y, grid.z, block.x, block.y, block.z, l.dynamic_shared_bytes(), 0}};
         auto [shape, added] = ids_.shapes.try_emplace(key, 0);
         if (added) {
-          shape->second = run_.intern("grid=" + dims(l.grid_x(), l.grid_y(), l.grid_z()) +
-                                      " block=" + dims(l.block_x(), l.block_y(), l.block_z()) +
+          shape->second = run_.intern("grid=" + dims(grid) + " block=" + dims(block) +
                                       " dynamic shared=" + std::to_string(l.dynamic_shared_bytes()));
         }
         e.inputShape = shape->second;
@@ -228,7 +230,7 @@ std::string ChunkLoader::load() {
       e.stack = stack(a.stack_id());
       e.startNs = starts.next(a.start_delta_ns());
       e.endNs = endOf(e.startNs, a.duration_ns());
-      e.correlationId = a.correlation_id();
+      e.correlationId = ids.correlationId;
       seen(e.startNs, e.endNs);
       run_.cpuEvents.push_back(e);
     }
@@ -249,20 +251,20 @@ std::string ChunkLoader::load() {
         g.name = run_.intern("<unnamed kernel>");
       }
       const uint32_t shared = k.static_shared_bytes() + k.dynamic_shared_bytes();
-      const ShapeKey key{{k.grid_x(), k.grid_y(), k.grid_z(), k.block_x(), k.block_y(), k.block_z(), shared, 1}};
+      const Dim3 grid = gridOf(k), block = blockOf(k);
+      const ShapeKey key{{grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, 1}};
       auto [shape, added] = ids_.shapes.try_emplace(key, 0);
       if (added) {
-        shape->second = run_.intern("grid=" + dims(k.grid_x(), k.grid_y(), k.grid_z()) +
-                                    " block=" + dims(k.block_x(), k.block_y(), k.block_z()) +
+        shape->second = run_.intern("grid=" + dims(grid) + " block=" + dims(block) +
                                     " shared=" + std::to_string(shared));
       }
       g.inputShape = shape->second;
-      g.grid[0] = k.grid_x();
-      g.grid[1] = k.grid_y();
-      g.grid[2] = k.grid_z();
-      g.block[0] = k.block_x();
-      g.block[1] = k.block_y();
-      g.block[2] = k.block_z();
+      g.grid[0] = grid.x;
+      g.grid[1] = grid.y;
+      g.grid[2] = grid.z;
+      g.block[0] = block.x;
+      g.block[1] = block.y;
+      g.block[2] = block.z;
       g.registersPerThread = k.registers_per_thread();
       g.staticSharedBytes = k.static_shared_bytes();
       g.dynamicSharedBytes = k.dynamic_shared_bytes();

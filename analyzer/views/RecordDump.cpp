@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "io/CaptureReader.h"
+#include "io/CompactFields.h"
 #include "io/DeltaDecoder.h"
 #include "io/InternTables.h"
 
@@ -55,9 +56,9 @@ class JsonLine {
     writeJsonString(out_, value);
     return *this;
   }
-  JsonLine& triple(std::string_view key, uint32_t x, uint32_t y, uint32_t z) {
+  JsonLine& triple(std::string_view key, Dim3 d) {
     this->key(key);
-    out_ << '[' << x << ',' << y << ',' << z << ']';
+    out_ << '[' << d.x << ',' << d.y << ',' << d.z << ']';
     return *this;
   }
 
@@ -78,23 +79,25 @@ class ChunkDumper {
     const uint64_t base = chunk.time_base_ns();
     DeltaDecoder api(base), kernels(base), copies(base), sets(base), ranges(base), memory(base),
         syncs(base), marks(base), overheads(base);
+    ApiCallDecoder calls;
     for (const auto& call : chunk.api_calls()) {
       const uint64_t start = api.next(call.start_delta_ns());
+      const ApiCallDecoder::Ids ids = calls.next(call);
       JsonLine line(out_, "api");
-      line.number("tid", call.tid())
+      line.number("tid", ids.tid)
           .text("domain", call.domain() == prof::proto::DRIVER ? "driver" : "runtime")
           .number("cbid", call.callback_id())
           .text("name", string(call.name_id()))
           .number("start", start)
           .number("end", endOf(start, call.duration_ns()))
-          .number("corr", call.correlation_id())
+          .number("corr", ids.correlationId)
           .signedNumber("ret", call.return_code())
           .number("stack", call.stack_id());
       if (call.has_launch()) {
         const auto& l = call.launch();
         line.text("kernel", string(l.kernel_name_id()))
-            .triple("grid", l.grid_x(), l.grid_y(), l.grid_z())
-            .triple("block", l.block_x(), l.block_y(), l.block_z())
+            .triple("grid", gridOf(l))
+            .triple("block", blockOf(l))
             .number("shared", l.dynamic_shared_bytes())
             .number("stream", l.stream());
       }
@@ -116,8 +119,8 @@ class ChunkDumper {
           .number("corr", k.correlation_id())
           .number("start", start)
           .number("end", endOf(start, k.duration_ns()))
-          .triple("grid", k.grid_x(), k.grid_y(), k.grid_z())
-          .triple("block", k.block_x(), k.block_y(), k.block_z())
+          .triple("grid", gridOf(k))
+          .triple("block", blockOf(k))
           .number("registers", k.registers_per_thread())
           .number("static_shared", k.static_shared_bytes())
           .number("dynamic_shared", k.dynamic_shared_bytes())

@@ -174,6 +174,25 @@ def default_skips_queries(tmp):
     check(all(r["kernel"] == "_Z11tiny_kernelPii" for r in launches), "kernel name of the launch call")
     check(all(r["grid"][0] > 0 and r["block"][0] > 0 for r in launches), "launch configuration missing")
     check(all(r["stack"] > 0 for r in launches), "launches without a stack")
+    # The driver call inside each runtime launch shares its correlation id and
+    # leaves stack and arguments to it (FORMAT.md, "Compact fields").
+    nested = [r for r in records if r["type"] == "api" and r["name"].startswith("cuLaunchKernel")]
+    check(len(nested) == 200, "nested driver launches: %d" % len(nested))
+    check(sorted(r["corr"] for r in nested) == sorted(r["corr"] for r in launches),
+          "nested driver launches do not share the runtime launches' correlation ids")
+    check(all("grid" not in r and r["stack"] == 0 for r in nested),
+          "a nested driver launch repeats the runtime launch's arguments or stack")
+
+
+def driver_launches_carry_arguments(tmp):
+    """A launch made through the driver API alone has no outer call to lean on."""
+    _, truth, records = record_app(tmp, "driver_api", [])
+    truth_launches = [t for t in truth if t["type"] == "api" and t["name"].startswith("cuLaunchKernel")]
+    launches = [r for r in records if r["type"] == "api" and r["name"].startswith("cuLaunchKernel")]
+    check(truth_launches and len(launches) == len(truth_launches),
+          "driver launches: %d recorded, %d in the truth" % (len(launches), len(truth_launches)))
+    check(all(r["grid"][0] > 0 and r["block"][0] > 0 and r["stack"] > 0 for r in launches),
+          "a driver-only launch lacks its configuration or stack: %s" % launches[:1])
 
 
 def eight_threads_no_drops(tmp):

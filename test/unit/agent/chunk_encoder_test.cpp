@@ -35,7 +35,7 @@ TEST_CASE("the preamble is the magic followed by a Header") {
   REQUIRE(length == preamble.size() - 9);
   prof::proto::Header header;
   REQUIRE(header.ParseFromString(preamble.substr(9)));
-  CHECK(header.format_major() == 1);
+  CHECK(header.format_major() == 2);
   CHECK(header.format_minor() == 0);
   CHECK(header.producer() == "libprof test");
 }
@@ -78,17 +78,18 @@ TEST_CASE("API calls round-trip with launch and transfer arguments and delta-enc
   CHECK(a.name_id() == 3);
   CHECK(a.start_delta_ns() == 1000);
   CHECK(a.duration_ns() == 3500);
-  CHECK(a.correlation_id() == 77);
+  CHECK(a.correlation_id_delta() == 77);  // against 0 for a chunk's first call
   CHECK(a.stack_id() == 9);
   CHECK(a.external_correlation_id() == (1ull << 40));
   REQUIRE(a.has_launch());
   CHECK(a.launch().kernel_name_id() == 5);
-  CHECK(a.launch().grid_x() == 64);
-  CHECK(a.launch().grid_y() == 2);
-  CHECK(a.launch().grid_z() == 1);
-  CHECK(a.launch().block_x() == 256);
-  CHECK(a.launch().block_y() == 1);
-  CHECK(a.launch().block_z() == 1);
+  // Dimensions minus one: the unused 1s are not on the wire.
+  CHECK(a.launch().grid_x_minus_one() == 63);
+  CHECK(a.launch().grid_y_minus_one() == 1);
+  CHECK(a.launch().grid_z_minus_one() == 0);
+  CHECK(a.launch().block_x_minus_one() == 255);
+  CHECK(a.launch().block_y_minus_one() == 0);
+  CHECK(a.launch().block_z_minus_one() == 0);
   CHECK(a.launch().dynamic_shared_bytes() == 1024);
   CHECK(a.launch().stream() == 0x7f00);
   CHECK_FALSE(a.has_transfer());
@@ -103,6 +104,42 @@ TEST_CASE("API calls round-trip with launch and transfer arguments and delta-enc
   CHECK(c.transfer().kind() == prof::proto::DEVICE_TO_HOST);
   CHECK(c.transfer().stream() == 7);
   CHECK_FALSE(c.has_launch());
+}
+
+TEST_CASE("API calls repeat a tid only when it changes and store correlation ids as deltas") {
+  prof::ChunkEncoder encoder;
+  const auto call = [](uint32_t tid, uint32_t correlation) {
+    prof::ApiCall c;
+    c.tid = tid;
+    c.domain = prof::ApiDomain::driver;
+    c.start_ns = kBase;
+    c.end_ns = kBase + 1;
+    c.correlation_id = correlation;
+    return c;
+  };
+  encoder.begin(kBase);
+  encoder.add(call(7, 100));
+  encoder.add(call(7, 101));
+  encoder.add(call(8, 99));
+  encoder.add(call(8, 0));  // no correlation id at all
+  prof::proto::Chunk chunk = parse_framed(encoder.finish());
+  REQUIRE(chunk.api_calls_size() == 4);
+  CHECK(chunk.api_calls(0).tid() == 7);
+  CHECK(chunk.api_calls(0).correlation_id_delta() == 100);
+  CHECK(chunk.api_calls(1).tid() == 0);
+  CHECK(chunk.api_calls(1).correlation_id_delta() == 1);
+  CHECK(chunk.api_calls(2).tid() == 8);
+  CHECK(chunk.api_calls(2).correlation_id_delta() == -2);
+  CHECK(chunk.api_calls(3).tid() == 0);
+  CHECK(chunk.api_calls(3).correlation_id_delta() == -99);
+
+  // A new chunk starts from nothing: its first call names its tid again.
+  encoder.begin(kBase);
+  encoder.add(call(8, 5));
+  chunk = parse_framed(encoder.finish());
+  REQUIRE(chunk.api_calls_size() == 1);
+  CHECK(chunk.api_calls(0).tid() == 8);
+  CHECK(chunk.api_calls(0).correlation_id_delta() == 5);
 }
 
 TEST_CASE("GPU activity records round-trip") {
@@ -187,8 +224,8 @@ TEST_CASE("GPU activity records round-trip") {
   CHECK(k.name_id() == 6);
   CHECK(k.start_delta_ns() == 10'000);
   CHECK(k.duration_ns() == 10'000);
-  CHECK((k.grid_x() == 128 && k.grid_y() == 3 && k.grid_z() == 2));
-  CHECK((k.block_x() == 32 && k.block_y() == 4 && k.block_z() == 1));
+  CHECK((k.grid_x_minus_one() == 127 && k.grid_y_minus_one() == 2 && k.grid_z_minus_one() == 1));
+  CHECK((k.block_x_minus_one() == 31 && k.block_y_minus_one() == 3 && k.block_z_minus_one() == 0));
   CHECK(k.registers_per_thread() == 40);
   CHECK(k.static_shared_bytes() == 2048);
   CHECK(k.dynamic_shared_bytes() == 4096);

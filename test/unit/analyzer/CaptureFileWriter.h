@@ -39,7 +39,7 @@ inline std::string framed(const google::protobuf::MessageLite& message) {
   return varint(body.size()) + body;
 }
 
-inline prof::proto::Header makeHeader(uint32_t major = 1, uint32_t minor = 0,
+inline prof::proto::Header makeHeader(uint32_t major = 2, uint32_t minor = 0,
                                       std::string producer = "libprof test-writer") {
   prof::proto::Header header;
   header.set_format_major(major);
@@ -143,8 +143,8 @@ class ChunkBuilder {
     a->set_domain(prof::proto::RUNTIME);
     a->set_name_id(nameId);
     a->set_duration_ns(endNs - startNs);
-    a->set_correlation_id(correlationId);
     apiStarts_.push_back(startNs);
+    apiCorrelations_.push_back(correlationId);
     return *a;
   }
   prof::proto::Kernel& kernel(uint64_t nameId, uint64_t startNs, uint64_t endNs, uint32_t correlationId = 0) {
@@ -208,12 +208,14 @@ class ChunkBuilder {
   // Anything else (frames, stacks, modules, devices): edit directly.
   prof::proto::Chunk& raw() { return chunk_; }
 
-  // A copy with every start/time field delta-encoded.
+  // A copy with every start/time field delta-encoded, and ApiCall's
+  // correlation ids too (FORMAT.md, "Compact fields"; tids stay explicit).
   prof::proto::Chunk finish() const {
     prof::proto::Chunk out = chunk_;
     const uint64_t base = out.time_base_ns();
     encode(out.mutable_nvtx_ranges(), rangeStarts_, base, [](auto& r, int64_t d) { r.set_start_delta_ns(d); });
     encode(out.mutable_api_calls(), apiStarts_, base, [](auto& r, int64_t d) { r.set_start_delta_ns(d); });
+    encode(out.mutable_api_calls(), apiCorrelations_, 0, [](auto& r, int64_t d) { r.set_correlation_id_delta(d); });
     encode(out.mutable_kernels(), kernelStarts_, base, [](auto& r, int64_t d) { r.set_start_delta_ns(d); });
     encode(out.mutable_memcpys(), memcpyStarts_, base, [](auto& r, int64_t d) { r.set_start_delta_ns(d); });
     encode(out.mutable_memsets(), memsetStarts_, base, [](auto& r, int64_t d) { r.set_start_delta_ns(d); });
@@ -236,7 +238,7 @@ class ChunkBuilder {
   }
 
   prof::proto::Chunk chunk_;
-  std::vector<uint64_t> rangeStarts_, apiStarts_, kernelStarts_, memcpyStarts_, memsetStarts_, memoryTimes_,
+  std::vector<uint64_t> rangeStarts_, apiStarts_, apiCorrelations_, kernelStarts_, memcpyStarts_, memsetStarts_, memoryTimes_,
       syncStarts_, markTimes_, overheadStarts_;
 };
 

@@ -39,7 +39,7 @@ TEST_CASE("A file with a header and chunks reads chunk by chunk", "[reader]") {
   f.write(CaptureFileWriter().raw(oneRangeChunk(1)).raw(oneRangeChunk(2)).bytes());
   prof::analyzer::CaptureReader reader;
   REQUIRE(reader.open(f.path()));
-  CHECK(reader.header().format_major() == 1);
+  CHECK(reader.header().format_major() == 2);
   CHECK(reader.header().producer() == "libprof test-writer");
   prof::proto::Chunk chunk;
   REQUIRE(reader.next(chunk) == prof::analyzer::CaptureReader::Next::kChunk);
@@ -97,13 +97,19 @@ TEST_CASE("A file whose header is cut short is rejected at the header's offset",
 
 TEST_CASE("A file of an unknown major format version is rejected", "[reader][bad-input]") {
   TempFile f;
-  f.write(CaptureFileWriter(makeHeader(2, 3)).raw(oneRangeChunk()).bytes());
-  requireOneErrorLine(f.path(), 8, "unknown format version 2.3 (this profanalyze reads 1.x)");
+  f.write(CaptureFileWriter(makeHeader(3, 3)).raw(oneRangeChunk()).bytes());
+  requireOneErrorLine(f.path(), 8, "unknown format version 3.3 (this profanalyze reads 2.x)");
+}
+
+TEST_CASE("A file of the retired format 1 is rejected", "[reader][bad-input]") {
+  TempFile f;
+  f.write(CaptureFileWriter(makeHeader(1, 0)).raw(oneRangeChunk()).bytes());
+  requireOneErrorLine(f.path(), 8, "unknown format version 1.0 (this profanalyze reads 2.x)");
 }
 
 TEST_CASE("A newer minor format version is read", "[reader]") {
   TempFile f;
-  f.write(CaptureFileWriter(makeHeader(1, 9)).raw(oneRangeChunk()).bytes());
+  f.write(CaptureFileWriter(makeHeader(2, 9)).raw(oneRangeChunk()).bytes());
   CHECK(runCli({"report", f.path()}).exitCode == 0);
 }
 

@@ -13,7 +13,7 @@ namespace prof::testing {
 inline std::string goldenCaptureBytes() {
   constexpr uint32_t kMain = 4242;
   constexpr uint32_t kWorker = 4243;
-  CaptureFileWriter file(makeHeader(1, 0, "libprof 0.1.0"));
+  CaptureFileWriter file(makeHeader(2, 0, "libprof 0.1.0"));
 
   ChunkBuilder c0(1'000'000);
   auto& p = c0.process(4242, 1'000'000);

@@ -91,11 +91,11 @@ TEST_CASE("--group-by-input-shape splits rows by launch configuration and transf
   c.string(1, "cudaLaunchKernel").string(2, "_Z1kv").string(3, "cudaMemcpyAsync");
   for (uint32_t i = 0; i < 3; ++i) {
     auto& launch = c.apiCall(1, 1, 1'000 * i, 1'000 * i + 100, 10 + i);
-    launch.mutable_launch()->set_grid_x(i == 2 ? 2 : 1);
-    launch.mutable_launch()->set_block_x(256);
+    launch.mutable_launch()->set_grid_x_minus_one(i == 2 ? 1 : 0);
+    launch.mutable_launch()->set_block_x_minus_one(255);
     auto& k = c.kernel(2, 1'000 * i + 200, 1'000 * i + 700, 10 + i);
-    k.set_grid_x(i == 2 ? 2 : 1);
-    k.set_block_x(256);
+    k.set_grid_x_minus_one(i == 2 ? 1 : 0);
+    k.set_block_x_minus_one(255);
     k.set_static_shared_bytes(16);
   }
   auto& copy = c.apiCall(1, 3, 5'000, 5'100, 20);
@@ -111,10 +111,10 @@ TEST_CASE("--group-by-input-shape splits rows by launch configuration and transf
   REQUIRE(r.exitCode == 0);
   // Input Shapes: min(longest + 4, 80) wide, right-aligned.
   CHECK_THAT(r.out, Catch::Contains("# of Calls                                           Input Shapes  \n"));
-  CHECK_THAT(r.out, Catch::Contains("             2      grid=[1, 0, 0] block=[256, 0, 0] dynamic shared=0  \n"));
-  CHECK_THAT(r.out, Catch::Contains("             1      grid=[2, 0, 0] block=[256, 0, 0] dynamic shared=0  \n"));
-  CHECK_THAT(r.out, Catch::Contains("             2             grid=[1, 0, 0] block=[256, 0, 0] shared=16  \n"));
-  CHECK_THAT(r.out, Catch::Contains("             1             grid=[2, 0, 0] block=[256, 0, 0] shared=16  \n"));
+  CHECK_THAT(r.out, Catch::Contains("             2      grid=[1, 1, 1] block=[256, 1, 1] dynamic shared=0  \n"));
+  CHECK_THAT(r.out, Catch::Contains("             1      grid=[2, 1, 1] block=[256, 1, 1] dynamic shared=0  \n"));
+  CHECK_THAT(r.out, Catch::Contains("             2             grid=[1, 1, 1] block=[256, 1, 1] shared=16  \n"));
+  CHECK_THAT(r.out, Catch::Contains("             1             grid=[2, 1, 1] block=[256, 1, 1] shared=16  \n"));
   CHECK_THAT(r.out, Catch::Contains("             1                                            HtoD 4096 B  \n"));
 }
 

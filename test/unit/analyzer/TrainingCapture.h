@@ -57,14 +57,14 @@ struct TrainingCapture {
       for (int j = 0; j < kKernels; ++j) {
         const uint64_t t = s + 30'000 + 2'000 * static_cast<uint64_t>(j);
         auto& launch = c.apiCall(kTid, kLaunch, t, t + 1'000, corr);
-        launch.mutable_launch()->set_grid_x(64);
-        launch.mutable_launch()->set_block_x(128);
+        launch.mutable_launch()->set_grid_x_minus_one(63);
+        launch.mutable_launch()->set_block_x_minus_one(127);
         const uint64_t begin = std::max(gpu, t + 500);
         // The last kernel of a step starts after the step's range ended.
         const uint64_t at = j == kKernels - 1 ? s + kStepNs - 5'000 : begin;
         auto& k = c.kernel(kK0 + static_cast<uint64_t>(j), at, at + kernelNs(i, j), corr);
-        k.set_grid_x(64);
-        k.set_block_x(128);
+        k.set_grid_x_minus_one(63);
+        k.set_block_x_minus_one(127);
         gpu = at + kernelNs(i, j);
         ++corr;
       }

@@ -80,12 +80,8 @@ inline std::string viewsCapture(const ViewsCaptureOptions& o = {}) {
 
   auto kernel = [&](uint64_t name, uint64_t start, uint64_t end, uint32_t correlation) {
     auto& k = c.kernel(name, start, end, correlation);
-    k.set_grid_x(128);
-    k.set_grid_y(1);
-    k.set_grid_z(1);
-    k.set_block_x(256);
-    k.set_block_y(1);
-    k.set_block_z(1);
+    k.set_grid_x_minus_one(127);
+    k.set_block_x_minus_one(255);
     k.set_registers_per_thread(32);
     k.set_static_shared_bytes(1024);
     return &k;
