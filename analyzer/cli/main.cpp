@@ -3,10 +3,15 @@
 #include <string>
 #include <vector>
 
+#include <google/protobuf/stubs/logging.h>
+
 #include "cli/ProfAnalyze.h"
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
+  // A chunk that does not parse is reported by the reader, with its offset;
+  // libprotobuf's own log line about it would only add noise.
+  google::protobuf::SetLogHandler(nullptr);
   const std::vector<std::string> args(argv, argv + argc);
   return prof::analyzer::runProfAnalyze(args, std::cout, std::cerr);
 }

@@ -235,7 +235,7 @@ class ChunkDumper {
 bool dumpRecords(const std::string& path, std::ostream& out, std::ostream& err) {
   CaptureReader reader;
   if (!reader.open(path)) {
-    err << reader.error().describe() << '\n';
+    err << "profanalyze: " << reader.error().describe() << '\n';
     return false;
   }
   InternTables tables;
@@ -244,7 +244,7 @@ bool dumpRecords(const std::string& path, std::ostream& out, std::ostream& err) 
   for (;;) {
     const CaptureReader::Next next = reader.next(chunk);
     if (next == CaptureReader::Next::kError) {
-      err << reader.error().describe() << '\n';
+      err << "profanalyze: " << reader.error().describe() << '\n';
       return false;
     }
     if (next == CaptureReader::Next::kEnd) break;
@@ -254,7 +254,7 @@ bool dumpRecords(const std::string& path, std::ostream& out, std::ostream& err) 
     }
     dumper.dump(chunk);
   }
-  if (reader.truncatedTail()) err << reader.truncatedTail()->describe() << '\n';
+  if (reader.truncatedTail()) err << "profanalyze: warning: " << reader.truncatedTail()->describe() << '\n';
   return true;
 }
 

@@ -184,6 +184,24 @@ def default_skips_queries(tmp):
           "a nested driver launch repeats the runtime launch's arguments or stack")
 
 
+def text_that_is_not_utf8_is_read(tmp):
+    """argv, thread names and NVTX messages need not be UTF-8; one such byte
+    must not make the capture unreadable (proto/prof.proto stores text as bytes)."""
+    env = preload(base_env())
+    env["PROF_OUTPUT"] = os.path.join(tmp, "run.pb")
+    argument = b"\xff\xfe-latin1-\xe9"
+    result = subprocess.run([app_path("tiny_kernels").encode(), b"20", argument], env=env, cwd=tmp,
+                            capture_output=True, timeout=60)
+    check(result.returncode == 0, "tiny_kernels exited %d" % result.returncode)
+    info = subprocess.run([ARGS.analyzer, "info", "run.pb"], env=base_env(False), cwd=tmp, capture_output=True)
+    check(info.returncode == 0, "info failed: %r" % info.stderr)
+    check(argument in info.stdout, "the command line lost its argument: %r" % info.stdout[:400])
+    trace = run([ARGS.analyzer, "trace", "run.pb", "-o", "trace.json"], env=base_env(False), cwd=tmp)
+    check(trace.returncode == 0, "trace failed: " + trace.stderr)
+    with open(os.path.join(tmp, "trace.json"), encoding="utf-8") as f:
+        json.load(f)  # valid UTF-8 JSON, or this raises
+
+
 def driver_launches_carry_arguments(tmp):
     """A launch made through the driver API alone has no outer call to lean on."""
     _, truth, records = record_app(tmp, "driver_api", [])
