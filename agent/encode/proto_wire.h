@@ -76,6 +76,18 @@ class WireOut<ByteBuffer> {
   // Unchecked: the last room() call left space for it.
   [[gnu::always_inline]] void varint(uint64_t value) {
     char* at = at_;
+    // Ids, counts, tags and most deltas take one or two bytes: no loop.
+    if (value < 0x80) {
+      at[0] = static_cast<char>(value);
+      at_ = at + 1;
+      return;
+    }
+    if (value < 0x4000) {
+      at[0] = static_cast<char>(value | 0x80);
+      at[1] = static_cast<char>(value >> 7);
+      at_ = at + 2;
+      return;
+    }
     while (value >= 0x80) {
       *at++ = static_cast<char>(value | 0x80);
       value >>= 7;
