@@ -190,9 +190,11 @@ void Writer::run() {
 }
 
 void Writer::drain() {
-  recorder_.drain_all([this](const ThreadBuffer& buffer, const RecordHeader& header) {
-    handle(buffer, header);
-  });
+  recorder_.drain_all(
+      [this](const ThreadBuffer& buffer, const RecordHeader& header) { handle(buffer, header); },
+      [this] {
+        if (chunk_.pending_bytes() >= kChunkBytesLimit) write_chunk();
+      });
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
     FileSink sink{chunk_, strings_};
     source->drain(sink);
