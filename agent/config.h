@@ -20,7 +20,12 @@ struct ProcessIdentity {
 struct AgentConfig {
   std::string output_path;            // PROF_OUTPUT, expanded
   LogLevel log_level = LogLevel::info;  // PROF_LOG
-  size_t thread_buffer_bytes = 4u << 20;  // PROF_BUFFER_KB
+  // PROF_BUFFER_KB. 16 MiB: ~100 ms of a launch loop's records (~140k API
+  // calls) or ~320k NVTX events, enough to ride out the writer waiting
+  // tens of milliseconds for a CPU on a loaded machine. Memory is committed
+  // as a thread fills its ring (2 MiB huge pages where the kernel has them),
+  // so a thread that records little costs little.
+  size_t thread_buffer_bytes = 16u << 20;
   uint32_t flush_interval_ms = 500;     // PROF_FLUSH_MS
   uint32_t drain_interval_ms = 10;      // how often the writer empties the buffers
   CudaCaptureOptions cuda;              // PROF_API, PROF_STACKS, PROF_STACK_DEPTH, PROF_CAPTURE

@@ -34,14 +34,15 @@ uint64_t duration(uint64_t start_ns, uint64_t end_ns) {
 }
 
 // Launch dimensions are stored minus one (proto/prof.proto, LaunchArgs).
-void add_dims(ProtoWriter<ByteBuffer>& w, uint32_t first_field, const uint32_t (&grid)[3],
-              const uint32_t (&block)[3]) {
+// Both helpers are inlined, so that the writer's cursor stays in registers.
+[[gnu::always_inline]] inline void add_dims(ProtoWriter<ByteBuffer>& w, uint32_t first_field,
+                                            const uint32_t (&grid)[3], const uint32_t (&block)[3]) {
   for (uint32_t i = 0; i < 3; ++i) w.add_uint(first_field + i, grid[i] - 1u);
   for (uint32_t i = 0; i < 3; ++i) w.add_uint(first_field + 3 + i, block[i] - 1u);
 }
 
-void add_place(ProtoWriter<ByteBuffer>& w, const GpuPlace& place, uint32_t device, uint32_t context,
-               uint32_t stream, uint32_t correlation) {
+[[gnu::always_inline]] inline void add_place(ProtoWriter<ByteBuffer>& w, const GpuPlace& place, uint32_t device,
+                                             uint32_t context, uint32_t stream, uint32_t correlation) {
   w.add_uint(device, place.device_id);
   w.add_uint(context, place.context_id);
   w.add_uint(stream, place.stream_id);

@@ -3,8 +3,11 @@
 // libprotobuf into the profiled process (see ARCHITECTURE.md). It writes
 // proto3 semantics: fields equal to their default are omitted.
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
+
+#include "encode/byte_buffer.h"
 
 namespace prof {
 
@@ -17,13 +20,124 @@ inline size_t varint_size(uint64_t value) {
   return n;
 }
 
-// Bytes is std::string (cold paths, tests) or ByteBuffer (the writer's lists).
+// Where a ProtoWriter puts its bytes: the primitives every field is made of.
+template <typename Bytes>
+class WireOut;
+
+// std::string: cold paths (file preamble, tests), plain appends.
+template <>
+class WireOut<std::string> {
+ public:
+  explicit WireOut(std::string& out) : out_(out) {}
+  void varint(uint64_t value) {
+    char bytes[10];
+    size_t n = 0;
+    while (value >= 0x80) {
+      bytes[n++] = static_cast<char>(value | 0x80);
+      value >>= 7;
+    }
+    bytes[n++] = static_cast<char>(value);
+    out_.append(bytes, n);
+  }
+  void append(const char* bytes, size_t n) { out_.append(bytes, n); }
+  void room(size_t) {}
+  size_t size() const { return out_.size(); }
+  void open_gap(size_t at, size_t n) { out_.insert(at, n, '\0'); }
+  char* at(size_t offset) { return out_.data() + offset; }
+
+ private:
+  std::string& out_;
+};
+
+// ByteBuffer: the writer's hot path. The write position lives in this
+// object (a local of the encoding function, in registers once inlined: its
+// address never escapes, grow() takes values) and goes back to the buffer
+// when the writer is done. Room is checked once per message and per
+// variable-length field, not per varint: every check leaves kScalarRoom
+// bytes free, enough for the scalar fields that follow it. callgrind, 20k
+// launches: varint was 29.7M of the writer's 57.5M instructions as an
+// out-of-line call that reloaded the buffer's size and capacity per byte.
+template <>
+class WireOut<ByteBuffer> {
+ public:
+  // The most bytes the scalar fields of one message (or between two
+  // variable-length fields) take: 10-byte varints behind 2-byte tags, so 85
+  // fields. The widest message (Kernel) has 19.
+  static constexpr size_t kScalarRoom = 1024;
+
+  explicit WireOut(ByteBuffer& out)
+      : out_(out), base_(out.data()), at_(base_ + out.size()), limit_(base_ + out.capacity()) {
+    room(0);
+  }
+  ~WireOut() { out_.resize(static_cast<size_t>(at_ - base_)); }
+  WireOut(const WireOut&) = delete;
+  WireOut& operator=(const WireOut&) = delete;
+
+  // Unchecked: the last room() call left space for it.
+  [[gnu::always_inline]] void varint(uint64_t value) {
+    char* at = at_;
+    // Ids, counts, tags and most deltas take one or two bytes: no loop.
+    if (value < 0x80) {
+      at[0] = static_cast<char>(value);
+      at_ = at + 1;
+      return;
+    }
+    if (value < 0x4000) {
+      at[0] = static_cast<char>(value | 0x80);
+      at[1] = static_cast<char>(value >> 7);
+      at_ = at + 2;
+      return;
+    }
+    while (value >= 0x80) {
+      *at++ = static_cast<char>(value | 0x80);
+      value >>= 7;
+    }
+    *at++ = static_cast<char>(value);
+    at_ = at;
+  }
+  void append(const char* bytes, size_t n) {
+    room(n);
+    if (n != 0) memcpy(at_, bytes, n);
+    at_ += n;
+  }
+  [[gnu::always_inline]] void room(size_t n) {
+    if (static_cast<size_t>(limit_ - at_) < n + kScalarRoom) [[unlikely]] {
+      const size_t used = size();
+      base_ = grow(out_, used, n + kScalarRoom);
+      at_ = base_ + used;
+      limit_ = base_ + out_.capacity();
+    }
+  }
+  size_t size() const { return static_cast<size_t>(at_ - base_); }
+  void open_gap(size_t at, size_t n) {
+    room(n);
+    memmove(base_ + at + n, base_ + at, size() - at);
+    at_ += n;
+  }
+  char* at(size_t offset) { return base_ + offset; }
+
+ private:
+  [[gnu::noinline]] static char* grow(ByteBuffer& out, size_t used, size_t n) {
+    out.resize(used);
+    out.reserve(used + n);
+    return out.data();
+  }
+
+  ByteBuffer& out_;
+  char* base_;
+  char* at_;
+  char* limit_;
+};
+
+// Bytes is std::string (cold paths, tests) or ByteBuffer (the writer's
+// lists). With a ByteBuffer, the bytes are in the buffer once the writer is
+// destroyed: use one writer per buffer at a time.
 template <typename Bytes>
 class ProtoWriter {
  public:
   explicit ProtoWriter(Bytes& out) : out_(out) {}
 
-  void add_uint(uint32_t field, uint64_t value) {
+  [[gnu::always_inline]] void add_uint(uint32_t field, uint64_t value) {
     if (value == 0) return;
     tag(field, kVarint);
     varint(value);
@@ -47,14 +161,17 @@ class ProtoWriter {
   void add_repeated_bytes(uint32_t field, std::string_view value) {
     tag(field, kLengthDelimited);
     varint(value.size());
-    out_.append(value.data(), value.size());
+    out_.append(value.data(), value.size());  // and room for what follows
   }
   // A packed repeated varint field.
   template <typename Range>
   void add_packed_uints(uint32_t field, const Range& values) {
     if (values.begin() == values.end()) return;
     add_message(field, [&](ProtoWriter<Bytes>& body) {
-      for (uint64_t value : values) body.varint(value);
+      for (uint64_t value : values) {
+        body.out_.room(0);
+        body.varint(value);
+      }
     });
   }
 
@@ -64,62 +181,42 @@ class ProtoWriter {
   // when empty, since presence of a sub-message is meaningful.
   template <typename Fill>
   void add_message(uint32_t field, Fill&& fill) {
+    out_.room(0);
     tag(field, kLengthDelimited);
     const size_t length_at = out_.size();
-    out_.push_back('\0');
+    out_.append("", 1);
     fill(*this);
     const size_t length = out_.size() - length_at - 1;
-    patch_length(length_at, length);
+    if (length < 0x80) [[likely]] {
+      *out_.at(length_at) = static_cast<char>(length);
+    } else {
+      patch_length(length_at, length);
+    }
   }
 
-  void varint(uint64_t value) {
-    if constexpr (requires { out_.tail(size_t{10}); }) {
-      // The writer's hottest line: straight into the buffer's tail.
-      char* at = out_.tail(10);
-      char* const begin = at;
-      while (value >= 0x80) {
-        *at++ = static_cast<char>(value | 0x80);
-        value >>= 7;
-      }
-      *at++ = static_cast<char>(value);
-      out_.advance(static_cast<size_t>(at - begin));
-      return;
-    }
-    // Most varints are one byte (tags, enums, small ids): skip the scratch
-    // copy for them.
-    if (value < 0x80) {
-      out_.push_back(static_cast<char>(value));
-      return;
-    }
-    char bytes[10];
-    size_t n = 0;
-    while (value >= 0x80) {
-      bytes[n++] = static_cast<char>(value | 0x80);
-      value >>= 7;
-    }
-    bytes[n++] = static_cast<char>(value);
-    out_.append(bytes, n);
-  }
+  [[gnu::always_inline]] void varint(uint64_t value) { out_.varint(value); }
 
  private:
   static constexpr uint32_t kVarint = 0;
   static constexpr uint32_t kLengthDelimited = 2;
 
-  void tag(uint32_t field, uint32_t wire_type) { varint((uint64_t{field} << 3) | wire_type); }
+  [[gnu::always_inline]] void tag(uint32_t field, uint32_t wire_type) {
+    varint((uint64_t{field} << 3) | wire_type);
+  }
 
   void patch_length(size_t length_at, size_t length) {
     const size_t extra = varint_size(length) - 1;
-    if (extra != 0) out_.insert(length_at + 1, extra, '\0');
-    size_t at = length_at;
+    if (extra != 0) out_.open_gap(length_at + 1, extra);
+    char* at = out_.at(length_at);
     uint64_t value = length;
     while (value >= 0x80) {
-      out_[at++] = static_cast<char>(value | 0x80);
+      *at++ = static_cast<char>(value | 0x80);
       value >>= 7;
     }
-    out_[at] = static_cast<char>(value);
+    *at = static_cast<char>(value);
   }
 
-  Bytes& out_;
+  WireOut<Bytes> out_;
 };
 
 }  // namespace prof

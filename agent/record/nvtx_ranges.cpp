@@ -18,15 +18,27 @@ NvtxRange NvtxRangeAssembler::make_range(const OpenRange& open, RangeStyle style
   return range;
 }
 
+std::vector<NvtxRangeAssembler::OpenRange>& NvtxRangeAssembler::stack_of(uint32_t tid,
+                                                                        uint64_t domain_id) {
+  // Pushes and pops come in runs of one thread and domain (the writer drains
+  // one thread's buffer at a time): remember the last stack rather than hash
+  // the key twice per range. unordered_map never moves its values.
+  const StackKey key{tid, domain_id};
+  if (last_stack_ == nullptr || !(last_key_ == key)) {
+    last_key_ = key;
+    last_stack_ = &stacks_[key];
+  }
+  return *last_stack_;
+}
+
 void NvtxRangeAssembler::push(uint32_t tid, const Begin& begin) {
-  stacks_[{tid, begin.domain_id}].push_back({begin, tid});
+  stack_of(tid, begin.domain_id).push_back({begin, tid});
 }
 
 bool NvtxRangeAssembler::pop(uint32_t tid, uint64_t domain_id, uint64_t time_ns,
                              NvtxRange& closed) {
-  auto found = stacks_.find({tid, domain_id});
-  if (found == stacks_.end() || found->second.empty()) return false;
-  std::vector<OpenRange>& stack = found->second;
+  std::vector<OpenRange>& stack = stack_of(tid, domain_id);
+  if (stack.empty()) return false;
   const auto depth = static_cast<uint32_t>(stack.size() - 1);
   closed = make_range(stack.back(), RangeStyle::push_pop, tid, time_ns, depth);
   stack.pop_back();
@@ -60,6 +72,7 @@ std::vector<NvtxRange> NvtxRangeAssembler::close_all(uint64_t end_ns) {
     closed.back().unterminated = true;
   }
   stacks_.clear();
+  last_stack_ = nullptr;
   started_.clear();
   return closed;
 }

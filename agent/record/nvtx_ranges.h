@@ -48,11 +48,14 @@ class NvtxRangeAssembler {
     uint32_t tid;
   };
 
+  std::vector<OpenRange>& stack_of(uint32_t tid, uint64_t domain_id);
   static NvtxRange make_range(const OpenRange& open, RangeStyle style, uint32_t end_tid,
                               uint64_t end_ns, uint32_t depth);
 
   std::unordered_map<StackKey, std::vector<OpenRange>, StackKeyHash> stacks_;
   std::unordered_map<uint64_t, OpenRange> started_;
+  StackKey last_key_{};
+  std::vector<OpenRange>* last_stack_ = nullptr;  // stacks_[last_key_]
 };
 
 }  // namespace prof

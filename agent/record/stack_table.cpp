@@ -155,8 +155,57 @@ size_t StackTable::FrameIdsHash::operator()(const std::vector<uint64_t>& ids) co
   return static_cast<size_t>(hash);
 }
 
+namespace {
+uint64_t hash_addresses(const uint64_t* addresses, uint32_t depth) {
+  uint64_t hash = 0x9E3779B97F4A7C15ull ^ depth;
+  for (uint32_t i = 0; i < depth; ++i) {
+    hash = (hash ^ addresses[i]) * 0xBF58476D1CE4E5B9ull;
+    hash ^= hash >> 31;
+  }
+  return hash;
+}
+}  // namespace
+
 uint64_t StackTable::intern(const uint64_t* leaf_first, uint32_t depth, ChunkEncoder& chunk) {
   if (leaf_first == nullptr || depth == 0) return 0;
+  const uint64_t hash = hash_addresses(leaf_first, depth);
+  size_t mask = seen_.size() - 1;
+  size_t slot = hash & mask;
+  for (;; slot = (slot + 1) & mask) {
+    const SeenStack& seen = seen_[slot];
+    if (seen.id == 0) break;
+    if (seen.hash == hash && seen.depth == depth &&
+        memcmp(seen_addresses_.data() + seen.offset, leaf_first, depth * sizeof(uint64_t)) == 0) {
+      return seen.id;
+    }
+  }
+  const uint64_t id = intern_by_frames(leaf_first, depth, chunk);
+  if (2 * (seen_count_ + 1) > seen_.size()) {  // at most half full
+    grow_seen();
+    mask = seen_.size() - 1;
+    slot = hash & mask;
+    while (seen_[slot].id != 0) slot = (slot + 1) & mask;
+  }
+  seen_[slot] = {hash, seen_addresses_.size(), depth, id};
+  seen_addresses_.insert(seen_addresses_.end(), leaf_first, leaf_first + depth);
+  ++seen_count_;
+  return id;
+}
+
+void StackTable::grow_seen() {
+  std::vector<SeenStack> old(seen_.size() * 2);
+  old.swap(seen_);
+  const size_t mask = seen_.size() - 1;
+  for (const SeenStack& seen : old) {
+    if (seen.id == 0) continue;
+    size_t slot = seen.hash & mask;
+    while (seen_[slot].id != 0) slot = (slot + 1) & mask;
+    seen_[slot] = seen;
+  }
+}
+
+uint64_t StackTable::intern_by_frames(const uint64_t* leaf_first, uint32_t depth,
+                                      ChunkEncoder& chunk) {
   scratch_.clear();
   for (uint32_t i = 0; i < depth; ++i) scratch_.push_back(intern_frame(leaf_first[i], chunk));
   if (auto found = stack_ids_.find(scratch_); found != stack_ids_.end()) return found->second;

@@ -1,21 +1,124 @@
 #include "record/string_table.h"
 
+#include <cstring>
+
 namespace prof {
+namespace {
+
+// The last 1 to 7 bytes of a short text as one word, with fixed-size loads
+// only (a memcpy of a variable count is a libc call, more than the hash).
+uint64_t short_tail(const char* p, size_t n) {
+  if (n >= 4) {
+    uint32_t first, last;
+    memcpy(&first, p, 4);
+    memcpy(&last, p + n - 4, 4);
+    return (uint64_t{first} << 32) | last;
+  }
+  return (uint64_t{static_cast<uint8_t>(p[0])} << 16) |
+         (uint64_t{static_cast<uint8_t>(p[n >> 1])} << 8) | static_cast<uint8_t>(p[n - 1]);
+}
+
+// Eight bytes per multiply, then a final mix so that the low bits (the slot)
+// depend on every byte. Not for untrusted input; names come from the app.
+uint64_t hash_text(std::string_view text) {
+  const char* p = text.data();
+  const size_t size = text.size();
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ size;
+  uint64_t word;
+  size_t n = size;
+  while (n >= 8) {
+    memcpy(&word, p, 8);
+    h = (h ^ word) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+    p += 8;
+    n -= 8;
+  }
+  if (n != 0) {
+    if (size >= 8) {
+      memcpy(&word, text.data() + size - 8, 8);  // the last 8 bytes, overlapping
+    } else {
+      word = short_tail(p, n);
+    }
+    h = (h ^ word) * 0x94D049BB133111EBull;
+  }
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  return h ^ (h >> 32);
+}
+
+uint64_t hash_address(const char* address) {
+  const uint64_t h = reinterpret_cast<uintptr_t>(address) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+
+}  // namespace
 
 uint64_t StringTable::intern(std::string_view value, ChunkEncoder& chunk) {
-  if (auto found = ids_.find(value); found != ids_.end()) return found->second;
+  const uint64_t hash = hash_text(value);
+  const size_t mask = text_slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const TextSlot& slot = text_slots_[i];
+    if (slot.id == 0) return insert(value, hash, chunk);
+    if (slot.hash == hash && slot.text == value) return slot.id;
+  }
+}
+
+uint64_t StringTable::insert(std::string_view value, uint64_t hash, ChunkEncoder& chunk) {
+  // At most half full, so that a miss ends at an empty slot soon.
+  if (2 * (texts_.size() + 1) > text_slots_.size()) grow_texts();
+  const std::string_view text = texts_.emplace_back(value);
   const uint64_t id = next_id_++;
-  ids_.emplace(std::string(value), id);
+  const size_t mask = text_slots_.size() - 1;
+  size_t i = hash & mask;
+  while (text_slots_[i].id != 0) i = (i + 1) & mask;
+  text_slots_[i] = {hash, text, id};
   chunk.add_string(id, value);
   return id;
 }
 
+void StringTable::grow_texts() {
+  std::vector<TextSlot> old(text_slots_.size() * 2);
+  old.swap(text_slots_);
+  const size_t mask = text_slots_.size() - 1;
+  for (const TextSlot& slot : old) {
+    if (slot.id == 0) continue;
+    size_t i = slot.hash & mask;
+    while (text_slots_[i].id != 0) i = (i + 1) & mask;
+    text_slots_[i] = slot;
+  }
+}
+
 uint64_t StringTable::intern_static(const char* value, ChunkEncoder& chunk) {
   if (value == nullptr) return 0;
-  if (auto found = static_ids_.find(value); found != static_ids_.end()) return found->second;
+  size_t mask = address_slots_.size() - 1;
+  size_t i = hash_address(value) & mask;
+  for (;; i = (i + 1) & mask) {
+    const AddressSlot& slot = address_slots_[i];
+    if (slot.id == 0) break;
+    if (slot.address == value) return slot.id;
+  }
   const uint64_t id = intern(value, chunk);
-  static_ids_.emplace(value, id);
+  if (2 * (addresses_ + 1) > address_slots_.size()) {
+    grow_addresses();
+    mask = address_slots_.size() - 1;
+    i = hash_address(value) & mask;
+    while (address_slots_[i].id != 0) i = (i + 1) & mask;
+  }
+  address_slots_[i] = {value, id};
+  ++addresses_;
   return id;
+}
+
+void StringTable::grow_addresses() {
+  std::vector<AddressSlot> old(address_slots_.size() * 2);
+  old.swap(address_slots_);
+  const size_t mask = address_slots_.size() - 1;
+  for (const AddressSlot& slot : old) {
+    if (slot.id == 0) continue;
+    size_t i = hash_address(slot.address) & mask;
+    while (address_slots_[i].id != 0) i = (i + 1) & mask;
+    address_slots_[i] = slot;
+  }
 }
 
 }  // namespace prof

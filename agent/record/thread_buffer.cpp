@@ -1,16 +1,31 @@
 #include "record/thread_buffer.h"
 
+#include <sys/mman.h>
+
 #include <bit>
+#include <cstddef>
 #include <cstring>
-#include <new>
 
 namespace prof {
+namespace {
+constexpr size_t kHugePage = 2u << 20;  // x86-64 and most arm64 kernels
+}  // namespace
 
 ThreadBuffer::ThreadBuffer(size_t capacity, uint32_t tid)
     : capacity_(std::bit_floor(capacity < 4096 ? size_t{4096} : capacity)), tid_(tid) {
+  // Rings of 2 MiB and more are aligned to 2 MiB and asked for transparent
+  // huge pages: a 16 MiB ring then costs 8 page faults instead of 4096 (on
+  // the app thread, as it first fills the ring), and 8 TLB entries on the
+  // two threads that touch it instead of 4096. Only advice: without THP the
+  // ring works the same on small pages.
+  const size_t alignment = capacity_ >= kHugePage ? kHugePage : alignof(std::max_align_t);
+  storage_.reset(static_cast<std::byte*>(aligned_alloc(alignment, capacity_)));
   // Without memory the buffer has no room and every record counts as dropped.
-  storage_.reset(new (std::nothrow) std::byte[capacity_]);
-  if (!storage_) capacity_ = 0;
+  if (!storage_) {
+    capacity_ = 0;
+    return;
+  }
+  if (capacity_ >= kHugePage) madvise(storage_.get(), capacity_, MADV_HUGEPAGE);
 }
 
 void ThreadBuffer::set_name_at_start(const char* name) {

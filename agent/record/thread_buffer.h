@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -54,9 +55,11 @@ class ThreadBuffer {
   // ---- consumer side (writer thread only) ----
 
   // Calls `visit(const RecordHeader&)` for every committed record, then frees
-  // their space. Returns the number of records visited.
+  // their space. Returns the number of records visited. With `max_bytes`,
+  // stops after the record that reaches that much of the ring, so that the
+  // caller can write out what it made of them before it goes on.
   template <typename Visit>
-  size_t drain(Visit&& visit);
+  size_t drain(Visit&& visit, size_t max_bytes = SIZE_MAX);
 
   uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
 
@@ -66,7 +69,10 @@ class ThreadBuffer {
   bool owner_exited() const { return owner_exited_.load(std::memory_order_acquire); }
 
  private:
-  std::unique_ptr<std::byte[]> storage_;
+  struct FreeStorage {
+    void operator()(std::byte* storage) const { free(storage); }
+  };
+  std::unique_ptr<std::byte[], FreeStorage> storage_;
   size_t capacity_;  // a power of two, or 0 when allocation failed
   uint32_t tid_;
   char name_at_start_[16] = {};  // TASK_COMM_LEN
@@ -86,12 +92,13 @@ class ThreadBuffer {
 };
 
 template <typename Visit>
-size_t ThreadBuffer::drain(Visit&& visit) {
+size_t ThreadBuffer::drain(Visit&& visit, size_t max_bytes) {
   // Acquire pairs with commit()'s release: the record bytes are visible.
   const uint64_t end = write_pos_.load(std::memory_order_acquire);
-  uint64_t pos = read_pos_.load(std::memory_order_relaxed);
+  const uint64_t start = read_pos_.load(std::memory_order_relaxed);
+  uint64_t pos = start;
   size_t visited = 0;
-  while (pos < end) {
+  while (pos < end && pos - start < max_bytes) {
     const auto* header =
         reinterpret_cast<const RecordHeader*>(storage_.get() + (pos & (capacity_ - 1)));
     if (header->type != kPaddingRecord) {

@@ -3,11 +3,13 @@
 // turns records into file messages (interning strings, pairing NVTX events)
 // and appends a chunk to the file at least every flush interval, so that a
 // process killed with SIGKILL loses about one interval.
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <string>
 #include <thread>
 #include <unordered_set>
+#include <vector>
 
 #include "config.h"
 #include "encode/chunk_encoder.h"
@@ -57,6 +59,7 @@ class Writer {
   void drain();
   void handle(const ThreadBuffer& buffer, const RecordHeader& header);
   void handle_api_call(uint32_t tid, const ApiCallRecord& record);
+  uint64_t api_name_id(const ApiCallRecord& record);
   void note_thread(const ThreadBuffer& buffer);
   void write_chunk();
   [[nodiscard]] bool create_file();
@@ -86,6 +89,11 @@ class Writer {
   // Writer-thread state.
   ChunkEncoder chunk_;
   StringTable strings_;
+  struct ApiName {
+    const char* function_name = nullptr;
+    uint64_t id = 0;
+  };
+  std::array<std::vector<ApiName>, 3> api_names_;  // [ApiDomain][callback id]
   StackTable stacks_;
   NvtxRangeAssembler ranges_;
   std::unordered_set<uint32_t> known_threads_;
