@@ -5,7 +5,7 @@
 namespace prof::analyzer {
 
 NameId Run::intern(std::string_view name) {
-  auto it = nameIds_.find(std::string(name));
+  auto it = nameIds_.find(name);
   if (it != nameIds_.end()) return it->second;
   const auto id = static_cast<NameId>(names_.size());
   names_.emplace_back(name);

@@ -350,10 +350,11 @@ void TraceWriter::gpuEvent(size_t index) {
   out_.key("args").raw("{\"device\":").num(g.deviceId).key("stream").num(g.streamId);
   out_.key("correlation").num(g.correlationId);
   if (g.kind == GpuKind::kKernel) {
-    out_.key("registers per thread").num(g.registersPerThread);
-    out_.key("shared memory").num(uint64_t{g.staticSharedBytes} + g.dynamicSharedBytes);
-    const uint64_t blocks = uint64_t{g.grid[0]} * g.grid[1] * g.grid[2];
-    const uint64_t threads = uint64_t{g.block[0]} * g.block[1] * g.block[2];
+    const KernelConfig& k = run_.kernelConfigs[g.kernelConfig];
+    out_.key("registers per thread").num(k.registersPerThread);
+    out_.key("shared memory").num(uint64_t{k.staticSharedBytes} + k.dynamicSharedBytes);
+    const uint64_t blocks = uint64_t{k.grid[0]} * k.grid[1] * k.grid[2];
+    const uint64_t threads = uint64_t{k.block[0]} * k.block[1] * k.block[2];
     for (const prof::proto::Device& d : run_.processes[g.process].devices)
       if (d.id() == g.deviceId && d.sm_count() > 0) {
         const double sms = d.sm_count();
@@ -361,8 +362,8 @@ void TraceWriter::gpuEvent(size_t index) {
         out_.key("blocks per SM").real(static_cast<double>(blocks) / sms);
         out_.key("warps per SM").real(static_cast<double>(blocks * ((threads + warpSize - 1) / warpSize)) / sms);
       }
-    out_.key("grid").raw("[").num(g.grid[0]).raw(",").num(g.grid[1]).raw(",").num(g.grid[2]).raw("]");
-    out_.key("block").raw("[").num(g.block[0]).raw(",").num(g.block[1]).raw(",").num(g.block[2]).raw("]");
+    out_.key("grid").raw("[").num(k.grid[0]).raw(",").num(k.grid[1]).raw(",").num(k.grid[2]).raw("]");
+    out_.key("block").raw("[").num(k.block[0]).raw(",").num(k.block[1]).raw(",").num(k.block[2]).raw("]");
   } else {
     out_.key("bytes").num(g.bytes);
     if (g.kind == GpuKind::kMemcpy) out_.key("kind").str(copyKindName(g.copyKind));
