@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/HugePages.h"
 #include "proto/prof.pb.h"
 
 namespace prof::analyzer {
@@ -181,9 +182,9 @@ class Run {
   const std::string& name(NameId id) const { return names_[id]; }
 
   std::vector<ProcessInfo> processes;
-  std::vector<CpuEvent> cpuEvents;
-  std::vector<GpuActivity> gpuActivities;
-  std::vector<MemoryEvent> memoryEvents;
+  EventTable<CpuEvent> cpuEvents;
+  EventTable<GpuActivity> gpuActivities;
+  EventTable<MemoryEvent> memoryEvents;
   // Call stacks, resolved from each file's interned ids into Run-wide
   // indices (ids are per file).
   std::vector<Module> modules;
