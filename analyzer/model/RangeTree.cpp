@@ -11,13 +11,13 @@ namespace {
 // (process, tid): tids repeat across processes. One index array cut into
 // per-thread runs, in file order within each thread.
 struct ThreadEvents {
-  EventTable<uint32_t> events;
+  HugeVector<uint32_t> events;
   std::vector<size_t> begin;  // thread t's events are [begin[t], begin[t + 1])
 };
 
 ThreadEvents byThread(const EventTable<CpuEvent>& events) {
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> slotOf;  // few threads: a map is fine
-  EventTable<uint32_t> slot(events.size(), UINT32_MAX);
+  HugeVector<uint32_t> slot(events.size(), UINT32_MAX);
   std::vector<size_t> count;
   // Consecutive events are mostly of one thread: skip the map for those.
   std::pair<uint32_t, uint32_t> last{UINT32_MAX, UINT32_MAX};
@@ -67,7 +67,7 @@ RangeTree::RangeTree(const Run& run) {
   const ThreadEvents threads = byThread(events);
   // The children's time is summed into selfNs_ first, then subtracted.
   selfNs_.assign(n, 0);
-  EventTable<uint64_t>& childrenNs = selfNs_;
+  HugeVector<uint64_t>& childrenNs = selfNs_;
   gpuTotalNs_ = selfGpuNs_;
   // (start, end, index) copied out of the events, so the sort compares
   // neighbours in memory rather than chasing indices into the event table.
@@ -76,7 +76,7 @@ RangeTree::RangeTree(const Run& run) {
     uint64_t endNs;
     uint32_t index;
   };
-  EventTable<Interval> order;
+  HugeVector<Interval> order;
   std::vector<uint32_t> open;
   for (size_t t = 0; t + 1 < threads.begin.size(); ++t) {
     order.clear();

@@ -38,13 +38,13 @@ class RangeTree {
  private:
   // The memory tables stay empty for a run without memory records: four
   // tables of zeros per event were a sixth of the report's memory.
-  static int64_t memory(const EventTable<int64_t>& table, size_t event) { return table.empty() ? 0 : table[event]; }
+  static int64_t memory(const HugeVector<int64_t>& table, size_t event) { return table.empty() ? 0 : table[event]; }
 
-  EventTable<int64_t> parent_;
-  EventTable<uint64_t> selfNs_;
-  EventTable<uint64_t> selfGpuNs_;
-  EventTable<uint64_t> gpuTotalNs_;
-  EventTable<int64_t> selfCudaMem_, cudaMem_, selfCpuMem_, cpuMem_;
+  HugeVector<int64_t> parent_;
+  HugeVector<uint64_t> selfNs_;
+  HugeVector<uint64_t> selfGpuNs_;
+  HugeVector<uint64_t> gpuTotalNs_;
+  HugeVector<int64_t> selfCudaMem_, cudaMem_, selfCpuMem_, cpuMem_;
 };
 
 }  // namespace prof::analyzer

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/HugePages.h"
+#include "model/EventTable.h"
 #include "proto/prof.pb.h"
 
 namespace prof::analyzer {
