@@ -1,6 +1,7 @@
 #include "views/ChromeTrace.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -29,26 +30,19 @@ class JsonOut {
     appendJsonString(buffer_, text);
     return *this;
   }
-  JsonOut& num(uint64_t value) {
-    buffer_ += std::to_string(value);
-    return *this;
-  }
-  JsonOut& snum(int64_t value) {
-    buffer_ += std::to_string(value);
-    return *this;
-  }
-  JsonOut& real(double value) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.3f", value);
-    buffer_ += buf;
-    return *this;
-  }
+  // Numbers go through to_chars into the buffer: snprintf and to_string
+  // were a fifth of writing a trace of millions of events.
+  JsonOut& num(uint64_t value) { return chars(value); }
+  JsonOut& snum(int64_t value) { return chars(value); }
+  // As "%.3f" (to_chars with a precision is printf's conversion).
+  JsonOut& real(double value) { return chars(value, std::chars_format::fixed, 3); }
   // Microseconds with exact nanosecond decimals: 1234567 ns -> 1234.567.
   JsonOut& micros(uint64_t ns) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%llu.%03llu", static_cast<unsigned long long>(ns / 1000),
-                  static_cast<unsigned long long>(ns % 1000));
-    buffer_ += buf;
+    chars(ns / 1000);
+    const auto fraction = static_cast<unsigned>(ns % 1000);
+    const char digits[4] = {'.', static_cast<char>('0' + fraction / 100), static_cast<char>('0' + fraction / 10 % 10),
+                            static_cast<char>('0' + fraction % 10)};
+    buffer_.append(digits, sizeof digits);
     return *this;
   }
   // `,"key":`
@@ -72,6 +66,14 @@ class JsonOut {
   uint64_t bytes() const { return bytes_ + buffer_.size(); }
 
  private:
+  template <typename... Args>
+  JsonOut& chars(Args... args) {
+    char buf[64];
+    const std::to_chars_result end = std::to_chars(buf, buf + sizeof buf, args...);
+    buffer_.append(buf, end.ptr);
+    return *this;
+  }
+
   static constexpr size_t kFlushAt = 1 << 16;
   TraceSink& sink_;
   std::string buffer_;
