@@ -72,8 +72,16 @@ const char* copyKindShape(prof::proto::CopyKind kind) {
   }
 }
 
+// Appended piece by piece: GCC 12's -Wrestrict misfires on "[" + to_string(x).
 std::string dims(uint32_t x, uint32_t y, uint32_t z) {
-  return "[" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + "]";
+  std::string out = "[";
+  out += std::to_string(x);
+  out += ", ";
+  out += std::to_string(y);
+  out += ", ";
+  out += std::to_string(z);
+  out += "]";
+  return out;
 }
 
 bool onDevice(prof::proto::MemoryKind kind) {
