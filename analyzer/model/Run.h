@@ -178,6 +178,11 @@ class Run {
   static constexpr NameId kNoName = 0;
   Run() : kernelConfigs(1) { intern(""); }
 
+  // The same names, processes, stacks and kernel configs with no events:
+  // where a window's selection starts, without copying every event of the
+  // run only to drop most of them.
+  Run withoutEvents() const;
+
   NameId intern(std::string_view name);
   const std::string& name(NameId id) const { return names_[id]; }
 
