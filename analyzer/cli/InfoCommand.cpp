@@ -14,8 +14,10 @@ CLI::App* addInfoCommand(CLI::App& app, InfoOptions& options) {
 }
 
 int runInfoCommand(const InfoOptions& options, std::ostream& out, std::ostream& err) {
+  // info prints counts and times, which the summary load keeps, without
+  // holding millions of events.
   Run run;
-  if (!loadFiles(options.files, run, err)) return kExitBadInput;
+  if (!loadFiles(options.files, run, err, LoadDepth::kSummary)) return kExitBadInput;
   out << formatInfo(run);
   return kExitOk;
 }

@@ -1,11 +1,9 @@
 #include "cli/LoadFiles.h"
 
-#include "model/RunBuilder.h"
-
 namespace prof::analyzer {
 
-bool loadFiles(const std::vector<std::string>& paths, Run& run, std::ostream& err) {
-  if (auto error = loadRun(paths, run, err)) {
+bool loadFiles(const std::vector<std::string>& paths, Run& run, std::ostream& err, LoadDepth depth) {
+  if (auto error = loadRun(paths, run, err, depth)) {
     err << "profanalyze: " << error->describe() << '\n';
     return false;
   }

@@ -6,10 +6,12 @@
 #include <vector>
 
 #include "model/Run.h"
+#include "model/RunBuilder.h"
 
 namespace prof::analyzer {
 
 // False after printing "profanalyze: FILE: byte N: why" to err.
-[[nodiscard]] bool loadFiles(const std::vector<std::string>& paths, Run& run, std::ostream& err);
+[[nodiscard]] bool loadFiles(const std::vector<std::string>& paths, Run& run, std::ostream& err,
+                             LoadDepth depth = LoadDepth::kEvents);
 
 }  // namespace prof::analyzer

@@ -30,17 +30,21 @@ class RangeTree {
   uint64_t gpuTotalNs(size_t event) const { return gpuTotalNs_[event]; }
   // Bytes allocated minus bytes released by this event's own API call
   // (memory events linked by correlation id), and with its children's.
-  int64_t selfCudaMemBytes(size_t event) const { return selfCudaMem_[event]; }
-  int64_t cudaMemBytes(size_t event) const { return cudaMem_[event]; }
-  int64_t selfCpuMemBytes(size_t event) const { return selfCpuMem_[event]; }
-  int64_t cpuMemBytes(size_t event) const { return cpuMem_[event]; }
+  int64_t selfCudaMemBytes(size_t event) const { return memory(selfCudaMem_, event); }
+  int64_t cudaMemBytes(size_t event) const { return memory(cudaMem_, event); }
+  int64_t selfCpuMemBytes(size_t event) const { return memory(selfCpuMem_, event); }
+  int64_t cpuMemBytes(size_t event) const { return memory(cpuMem_, event); }
 
  private:
-  std::vector<int64_t> parent_;
-  std::vector<uint64_t> selfNs_;
-  std::vector<uint64_t> selfGpuNs_;
-  std::vector<uint64_t> gpuTotalNs_;
-  std::vector<int64_t> selfCudaMem_, cudaMem_, selfCpuMem_, cpuMem_;
+  // The memory tables stay empty for a run without memory records: four
+  // tables of zeros per event were a sixth of the report's memory.
+  static int64_t memory(const HugeVector<int64_t>& table, size_t event) { return table.empty() ? 0 : table[event]; }
+
+  HugeVector<int64_t> parent_;
+  HugeVector<uint64_t> selfNs_;
+  HugeVector<uint64_t> selfGpuNs_;
+  HugeVector<uint64_t> gpuTotalNs_;
+  HugeVector<int64_t> selfCudaMem_, cudaMem_, selfCpuMem_, cpuMem_;
 };
 
 }  // namespace prof::analyzer

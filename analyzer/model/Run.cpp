@@ -4,8 +4,20 @@
 
 namespace prof::analyzer {
 
+Run Run::withoutEvents() const {
+  Run out;
+  out.processes = processes;
+  out.modules = modules;
+  out.frames = frames;
+  out.stacks = stacks;
+  out.kernelConfigs = kernelConfigs;
+  out.names_ = names_;
+  out.nameIds_ = nameIds_;
+  return out;
+}
+
 NameId Run::intern(std::string_view name) {
-  auto it = nameIds_.find(std::string(name));
+  auto it = nameIds_.find(name);
   if (it != nameIds_.end()) return it->second;
   const auto id = static_cast<NameId>(names_.size());
   names_.emplace_back(name);

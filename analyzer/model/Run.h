@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/EventTable.h"
 #include "proto/prof.pb.h"
 
 namespace prof::analyzer {
@@ -65,60 +66,72 @@ struct ProcessInfo {
   uint64_t endNs() const;
 };
 
-enum class CpuEventKind {
+enum class CpuEventKind : uint8_t {
   kPushPopRange,   // nvtxRangePush/Pop: nests on its thread
   kStartEndRange,  // nvtxRangeStart/End: may cross threads, never nests
   kApiCall,        // CUDA runtime or driver call: nests like push/pop
 };
 
-// A CPU-side interval: an NVTX range or a CUDA API call.
+// A CPU-side interval: an NVTX range or a CUDA API call. Fields are ordered
+// widest first so that no padding is wasted: a run holds millions.
 struct CpuEvent {
-  CpuEventKind kind = CpuEventKind::kPushPopRange;
+  uint64_t startNs = 0;
+  uint64_t endNs = 0;
   uint32_t process = 0;  // index into Run::processes
   uint32_t tid = 0;
   NameId domain = 0;  // NVTX domain; Run::kNoName for the default domain and API calls
   NameId name = 0;
-  uint64_t startNs = 0;
-  uint64_t endNs = 0;
   uint32_t correlationId = 0;  // API calls only; 0: none
-  bool unterminated = false;   // NVTX range still open when recording ended
   // API calls only: what --group-by-input-shape groups by, from the call's
   // LaunchArgs ("grid=[..] block=[..] dynamic shared=N") or TransferArgs
   // ("HtoD 4096 B", "memset 1024 B"); kNoName when the call had neither.
   NameId inputShape = 0;
   uint32_t stack = 0;  // API calls only: index + 1 into Run::stacks; 0: none
+  CpuEventKind kind = CpuEventKind::kPushPopRange;
+  bool unterminated = false;  // NVTX range still open when recording ended
 
   uint64_t durationNs() const { return endNs - startNs; }
 };
+static_assert(sizeof(CpuEvent) == 48, "CpuEvent is one of millions: keep it packed");
 
-enum class GpuKind { kKernel, kMemcpy, kMemset };
+enum class GpuKind : uint8_t { kKernel, kMemcpy, kMemset };
 
-struct GpuActivity {
-  GpuKind kind = GpuKind::kKernel;
-  uint32_t process = 0;
-  NameId name = 0;  // kernels demangled; "Memcpy HtoD (Pageable -> Device)" style for copies
-  uint32_t deviceId = 0;
-  uint32_t streamId = 0;
-  uint32_t correlationId = 0;
-  uint64_t startNs = 0;
-  uint64_t endNs = 0;
-  uint64_t bytes = 0;
-  prof::proto::CopyKind copyKind = prof::proto::COPY_KIND_UNKNOWN;  // memcpys only
-  // Launch configuration ("grid=[..] block=[..] shared=N") or size
-  // ("HtoD 4096 B"), for --group-by-input-shape.
-  NameId inputShape = 0;
-  // Index into Run::cpuEvents of the API call that launched it (same process,
-  // same correlation id); -1 when none was recorded.
-  int64_t launchedBy = -1;
-  // Kernels only: the launch configuration and resources, for the trace's args.
+// A kernel's launch configuration and resources, for the trace's args. Held
+// once per distinct value in Run::kernelConfigs: a run repeats a handful of
+// them millions of times.
+struct KernelConfig {
   uint32_t grid[3] = {0, 0, 0};
   uint32_t block[3] = {0, 0, 0};
   uint32_t registersPerThread = 0;
   uint32_t staticSharedBytes = 0;
   uint32_t dynamicSharedBytes = 0;
 
+  bool operator==(const KernelConfig&) const = default;
+};
+
+// Fields widest first, as CpuEvent's.
+struct GpuActivity {
+  uint64_t startNs = 0;
+  uint64_t endNs = 0;
+  uint64_t bytes = 0;
+  // Index into Run::cpuEvents of the API call that launched it (same process,
+  // same correlation id); -1 when none was recorded.
+  int64_t launchedBy = -1;
+  uint32_t process = 0;
+  NameId name = 0;  // kernels demangled; "Memcpy HtoD (Pageable -> Device)" style for copies
+  uint32_t deviceId = 0;
+  uint32_t streamId = 0;
+  uint32_t correlationId = 0;
+  // Launch configuration ("grid=[..] block=[..] shared=N") or size
+  // ("HtoD 4096 B"), for --group-by-input-shape.
+  NameId inputShape = 0;
+  prof::proto::CopyKind copyKind = prof::proto::COPY_KIND_UNKNOWN;  // memcpys only
+  uint32_t kernelConfig = 0;  // kernels only: index into Run::kernelConfigs
+  GpuKind kind = GpuKind::kKernel;
+
   uint64_t durationNs() const { return endNs - startNs; }
 };
+static_assert(sizeof(GpuActivity) == 72, "GpuActivity is one of millions: keep it packed");
 
 // A CUPTI memory record (cudaMalloc, cudaFree, cudaMallocHost, ...).
 struct MemoryEvent {
@@ -163,24 +176,35 @@ class Run {
  public:
   // Name 0 is always the empty string, so "no domain" needs no optional.
   static constexpr NameId kNoName = 0;
-  Run() { intern(""); }
+  Run() : kernelConfigs(1) { intern(""); }
+
+  // The same names, processes, stacks and kernel configs with no events:
+  // where a window's selection starts, without copying every event of the
+  // run only to drop most of them.
+  Run withoutEvents() const;
 
   NameId intern(std::string_view name);
   const std::string& name(NameId id) const { return names_[id]; }
 
   std::vector<ProcessInfo> processes;
-  std::vector<CpuEvent> cpuEvents;
-  std::vector<GpuActivity> gpuActivities;
-  std::vector<MemoryEvent> memoryEvents;
+  EventTable<CpuEvent> cpuEvents;
+  EventTable<GpuActivity> gpuActivities;
+  EventTable<MemoryEvent> memoryEvents;
   // Call stacks, resolved from each file's interned ids into Run-wide
   // indices (ids are per file).
   std::vector<Module> modules;
   std::vector<Frame> frames;
   std::vector<std::vector<uint32_t>> stacks;  // frame indices, innermost first
+  std::vector<KernelConfig> kernelConfigs;    // entry 0 is all zeros (non-kernels)
 
  private:
+  // Looks names up by string_view without building a std::string per call.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   std::vector<std::string> names_;
-  std::unordered_map<std::string, NameId> nameIds_;
+  std::unordered_map<std::string, NameId, NameHash, std::equal_to<>> nameIds_;
 };
 
 }  // namespace prof::analyzer

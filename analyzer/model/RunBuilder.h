@@ -12,9 +12,14 @@
 
 namespace prof::analyzer {
 
+// What a load keeps: everything, or (for `info`) only each file's
+// ProcessInfo, whose counts and times still cover every record. Both check
+// the whole file for corruption alike.
+enum class LoadDepth { kEvents, kSummary };
+
 class RunBuilder {
  public:
-  explicit RunBuilder(Run& run) : run_(run) {}
+  explicit RunBuilder(Run& run, LoadDepth depth = LoadDepth::kEvents) : run_(run), depth_(depth) {}
 
   // Adds one file as one more process. Non-fatal problems (a truncated last
   // chunk) go to `warnings` as one line each; a fatal one is returned, and
@@ -28,12 +33,14 @@ class RunBuilder {
 
  private:
   void alignClocks();
+  void linkToLaunchingCalls();
 
   Run& run_;
+  LoadDepth depth_;
 };
 
 // Convenience: one RunBuilder over `paths`, then finish().
 [[nodiscard]] std::optional<ReadError> loadRun(const std::vector<std::string>& paths, Run& run,
-                                               std::ostream& warnings);
+                                               std::ostream& warnings, LoadDepth depth = LoadDepth::kEvents);
 
 }  // namespace prof::analyzer

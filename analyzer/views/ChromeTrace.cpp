@@ -1,6 +1,7 @@
 #include "views/ChromeTrace.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -29,26 +30,19 @@ class JsonOut {
     appendJsonString(buffer_, text);
     return *this;
   }
-  JsonOut& num(uint64_t value) {
-    buffer_ += std::to_string(value);
-    return *this;
-  }
-  JsonOut& snum(int64_t value) {
-    buffer_ += std::to_string(value);
-    return *this;
-  }
-  JsonOut& real(double value) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.3f", value);
-    buffer_ += buf;
-    return *this;
-  }
+  // Numbers go through to_chars into the buffer: snprintf and to_string
+  // were a fifth of writing a trace of millions of events.
+  JsonOut& num(uint64_t value) { return chars(value); }
+  JsonOut& snum(int64_t value) { return chars(value); }
+  // As "%.3f" (to_chars with a precision is printf's conversion).
+  JsonOut& real(double value) { return chars(value, std::chars_format::fixed, 3); }
   // Microseconds with exact nanosecond decimals: 1234567 ns -> 1234.567.
   JsonOut& micros(uint64_t ns) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%llu.%03llu", static_cast<unsigned long long>(ns / 1000),
-                  static_cast<unsigned long long>(ns % 1000));
-    buffer_ += buf;
+    chars(ns / 1000);
+    const auto fraction = static_cast<unsigned>(ns % 1000);
+    const char digits[4] = {'.', static_cast<char>('0' + fraction / 100), static_cast<char>('0' + fraction / 10 % 10),
+                            static_cast<char>('0' + fraction % 10)};
+    buffer_.append(digits, sizeof digits);
     return *this;
   }
   // `,"key":`
@@ -72,6 +66,14 @@ class JsonOut {
   uint64_t bytes() const { return bytes_ + buffer_.size(); }
 
  private:
+  template <typename... Args>
+  JsonOut& chars(Args... args) {
+    char buf[64];
+    const std::to_chars_result end = std::to_chars(buf, buf + sizeof buf, args...);
+    buffer_.append(buf, end.ptr);
+    return *this;
+  }
+
   static constexpr size_t kFlushAt = 1 << 16;
   TraceSink& sink_;
   std::string buffer_;
@@ -350,10 +352,11 @@ void TraceWriter::gpuEvent(size_t index) {
   out_.key("args").raw("{\"device\":").num(g.deviceId).key("stream").num(g.streamId);
   out_.key("correlation").num(g.correlationId);
   if (g.kind == GpuKind::kKernel) {
-    out_.key("registers per thread").num(g.registersPerThread);
-    out_.key("shared memory").num(uint64_t{g.staticSharedBytes} + g.dynamicSharedBytes);
-    const uint64_t blocks = uint64_t{g.grid[0]} * g.grid[1] * g.grid[2];
-    const uint64_t threads = uint64_t{g.block[0]} * g.block[1] * g.block[2];
+    const KernelConfig& k = run_.kernelConfigs[g.kernelConfig];
+    out_.key("registers per thread").num(k.registersPerThread);
+    out_.key("shared memory").num(uint64_t{k.staticSharedBytes} + k.dynamicSharedBytes);
+    const uint64_t blocks = uint64_t{k.grid[0]} * k.grid[1] * k.grid[2];
+    const uint64_t threads = uint64_t{k.block[0]} * k.block[1] * k.block[2];
     for (const prof::proto::Device& d : run_.processes[g.process].devices)
       if (d.id() == g.deviceId && d.sm_count() > 0) {
         const double sms = d.sm_count();
@@ -361,8 +364,8 @@ void TraceWriter::gpuEvent(size_t index) {
         out_.key("blocks per SM").real(static_cast<double>(blocks) / sms);
         out_.key("warps per SM").real(static_cast<double>(blocks * ((threads + warpSize - 1) / warpSize)) / sms);
       }
-    out_.key("grid").raw("[").num(g.grid[0]).raw(",").num(g.grid[1]).raw(",").num(g.grid[2]).raw("]");
-    out_.key("block").raw("[").num(g.block[0]).raw(",").num(g.block[1]).raw(",").num(g.block[2]).raw("]");
+    out_.key("grid").raw("[").num(k.grid[0]).raw(",").num(k.grid[1]).raw(",").num(k.grid[2]).raw("]");
+    out_.key("block").raw("[").num(k.block[0]).raw(",").num(k.block[1]).raw(",").num(k.block[2]).raw("]");
   } else {
     out_.key("bytes").num(g.bytes);
     if (g.kind == GpuKind::kMemcpy) out_.key("kind").str(copyKindName(g.copyKind));

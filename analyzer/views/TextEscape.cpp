@@ -51,6 +51,17 @@ std::string validUtf8(std::string_view text) {
 void appendJsonString(std::string& out, std::string_view text) {
   out += '"';
   for (size_t i = 0; i < text.size();) {
+    // Printable ASCII other than the quote and the backslash (nearly every
+    // byte of a trace) goes in runs rather than one byte at a time.
+    size_t plain = i;
+    while (plain < text.size() && text[plain] >= 0x20 && text[plain] < 0x7f && text[plain] != '"' &&
+           text[plain] != '\\')
+      ++plain;
+    if (plain > i) {
+      out.append(text.data() + i, plain - i);
+      i = plain;
+      continue;
+    }
     const char c = text[i];
     const size_t n = validSequence(text, i);
     if (n == 0) {

@@ -169,11 +169,8 @@ StepMembership stepMembership(const Run& run, const RunSteps& steps) {
 
 Run selectSteps(const Run& run, const StepMembership& membership, const std::vector<int64_t>& steps) {
   auto wanted = [&](int64_t step) { return step >= 0 && std::binary_search(steps.begin(), steps.end(), step); };
-  Run out = run;
-  out.cpuEvents.clear();
-  out.gpuActivities.clear();
-  out.memoryEvents.clear();
-  std::vector<int64_t> newIndex(run.cpuEvents.size(), -1);
+  Run out = run.withoutEvents();
+  HugeVector<int64_t> newIndex(run.cpuEvents.size(), -1);
   for (size_t i = 0; i < run.cpuEvents.size(); ++i)
     if (wanted(membership.cpu[i])) {
       newIndex[i] = static_cast<int64_t>(out.cpuEvents.size());

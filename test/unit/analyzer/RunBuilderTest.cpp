@@ -204,6 +204,29 @@ TEST_CASE("GPU work links to the API call with its correlation id, in its own pr
   CHECK(run.name(run.gpuActivities[0].name) == "axpy(float, float*, float*)");
 }
 
+TEST_CASE("Sparse correlation ids link like CUPTI's dense ones, to the call that starts first", "[model]") {
+  // Ids far beyond the number of calls take LaunchingCalls' hash map instead
+  // of its table indexed by id; the rule must not change with the path.
+  for (const uint32_t base : {1u, 4'000'000'000u}) {
+    ChunkBuilder c(0);
+    c.string(1, "cudaLaunchKernel").string(2, "cuLaunchKernel").string(3, "_Z4axpyfPfS_");
+    c.apiCall(1, 2, 105, 108, base);  // the nested driver call, recorded first
+    c.apiCall(1, 1, 100, 110, base);  // the runtime call around it launched the kernel
+    c.apiCall(1, 1, 200, 210, base + 7);
+    c.kernel(3, 120, 220, base);
+    c.kernel(3, 230, 240, base + 7);
+    c.kernel(3, 250, 260, base + 3);  // no call of that id
+    TempFile f;
+    f.write(CaptureFileWriter().chunk(c.finish()).bytes());
+    Run run;
+    REQUIRE(load({f.path()}, run).empty());
+    REQUIRE(run.gpuActivities.size() == 3);
+    CHECK(run.gpuActivities[0].launchedBy == 1);
+    CHECK(run.gpuActivities[1].launchedBy == 2);
+    CHECK(run.gpuActivities[2].launchedBy == -1);
+  }
+}
+
 TEST_CASE("Copies and memsets get torch's row names", "[model]") {
   ChunkBuilder c(0);
   c.memcpy(0, 10, 64);
