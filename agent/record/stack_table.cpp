@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstring>
 
+#include "record/probe_table.h"
+
 namespace prof {
 namespace {
 
@@ -169,9 +171,8 @@ uint64_t hash_addresses(const uint64_t* addresses, uint32_t depth) {
 uint64_t StackTable::intern(const uint64_t* leaf_first, uint32_t depth, ChunkEncoder& chunk) {
   if (leaf_first == nullptr || depth == 0) return 0;
   const uint64_t hash = hash_addresses(leaf_first, depth);
-  size_t mask = seen_.size() - 1;
-  size_t slot = hash & mask;
-  for (;; slot = (slot + 1) & mask) {
+  const size_t mask = seen_.size() - 1;
+  for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
     const SeenStack& seen = seen_[slot];
     if (seen.id == 0) break;
     if (seen.hash == hash && seen.depth == depth &&
@@ -180,28 +181,11 @@ uint64_t StackTable::intern(const uint64_t* leaf_first, uint32_t depth, ChunkEnc
     }
   }
   const uint64_t id = intern_by_frames(leaf_first, depth, chunk);
-  if (2 * (seen_count_ + 1) > seen_.size()) {  // at most half full
-    grow_seen();
-    mask = seen_.size() - 1;
-    slot = hash & mask;
-    while (seen_[slot].id != 0) slot = (slot + 1) & mask;
-  }
-  seen_[slot] = {hash, seen_addresses_.size(), depth, id};
+  reserve_one_more(seen_, seen_count_, [](const SeenStack& seen) { return seen.hash; });
+  seen_[free_slot(seen_, hash)] = {hash, seen_addresses_.size(), depth, id};
   seen_addresses_.insert(seen_addresses_.end(), leaf_first, leaf_first + depth);
   ++seen_count_;
   return id;
-}
-
-void StackTable::grow_seen() {
-  std::vector<SeenStack> old(seen_.size() * 2);
-  old.swap(seen_);
-  const size_t mask = seen_.size() - 1;
-  for (const SeenStack& seen : old) {
-    if (seen.id == 0) continue;
-    size_t slot = seen.hash & mask;
-    while (seen_[slot].id != 0) slot = (slot + 1) & mask;
-    seen_[slot] = seen;
-  }
 }
 
 uint64_t StackTable::intern_by_frames(const uint64_t* leaf_first, uint32_t depth,

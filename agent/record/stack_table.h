@@ -66,7 +66,6 @@ class StackTable {
 
   // The first time a sequence of addresses is seen: frame by frame.
   uint64_t intern_by_frames(const uint64_t* leaf_first, uint32_t depth, ChunkEncoder& chunk);
-  void grow_seen();
   uint64_t intern_frame(uint64_t address, ChunkEncoder& chunk);
   // The id of the module holding `address` (defining it when first used), 0
   // when none does even after a rescan. Rescans only when the loader's list

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "record/probe_table.h"
+
 namespace prof {
 namespace {
 
@@ -64,61 +66,27 @@ uint64_t StringTable::intern(std::string_view value, ChunkEncoder& chunk) {
 }
 
 uint64_t StringTable::insert(std::string_view value, uint64_t hash, ChunkEncoder& chunk) {
-  // At most half full, so that a miss ends at an empty slot soon.
-  if (2 * (texts_.size() + 1) > text_slots_.size()) grow_texts();
+  reserve_one_more(text_slots_, texts_.size(), [](const TextSlot& slot) { return slot.hash; });
   const std::string_view text = texts_.emplace_back(value);
   const uint64_t id = next_id_++;
-  const size_t mask = text_slots_.size() - 1;
-  size_t i = hash & mask;
-  while (text_slots_[i].id != 0) i = (i + 1) & mask;
-  text_slots_[i] = {hash, text, id};
+  text_slots_[free_slot(text_slots_, hash)] = {hash, text, id};
   chunk.add_string(id, value);
   return id;
 }
 
-void StringTable::grow_texts() {
-  std::vector<TextSlot> old(text_slots_.size() * 2);
-  old.swap(text_slots_);
-  const size_t mask = text_slots_.size() - 1;
-  for (const TextSlot& slot : old) {
-    if (slot.id == 0) continue;
-    size_t i = slot.hash & mask;
-    while (text_slots_[i].id != 0) i = (i + 1) & mask;
-    text_slots_[i] = slot;
-  }
-}
-
 uint64_t StringTable::intern_static(const char* value, ChunkEncoder& chunk) {
   if (value == nullptr) return 0;
-  size_t mask = address_slots_.size() - 1;
-  size_t i = hash_address(value) & mask;
-  for (;; i = (i + 1) & mask) {
+  const size_t mask = address_slots_.size() - 1;
+  for (size_t i = hash_address(value) & mask;; i = (i + 1) & mask) {
     const AddressSlot& slot = address_slots_[i];
     if (slot.id == 0) break;
     if (slot.address == value) return slot.id;
   }
   const uint64_t id = intern(value, chunk);
-  if (2 * (addresses_ + 1) > address_slots_.size()) {
-    grow_addresses();
-    mask = address_slots_.size() - 1;
-    i = hash_address(value) & mask;
-    while (address_slots_[i].id != 0) i = (i + 1) & mask;
-  }
-  address_slots_[i] = {value, id};
+  reserve_one_more(address_slots_, addresses_, [](const AddressSlot& slot) { return hash_address(slot.address); });
+  address_slots_[free_slot(address_slots_, hash_address(value))] = {value, id};
   ++addresses_;
   return id;
-}
-
-void StringTable::grow_addresses() {
-  std::vector<AddressSlot> old(address_slots_.size() * 2);
-  old.swap(address_slots_);
-  const size_t mask = address_slots_.size() - 1;
-  for (const AddressSlot& slot : old) {
-    if (slot.id == 0) continue;
-    size_t i = hash_address(slot.address) & mask;
-    while (address_slots_[i].id != 0) i = (i + 1) & mask;
-    address_slots_[i] = slot;
-  }
 }
 
 }  // namespace prof

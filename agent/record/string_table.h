@@ -41,8 +41,6 @@ class StringTable {
   };
 
   uint64_t insert(std::string_view value, uint64_t hash, ChunkEncoder& chunk);
-  void grow_texts();
-  void grow_addresses();
 
   std::vector<TextSlot> text_slots_ = std::vector<TextSlot>(64);  // a power of two
   std::vector<AddressSlot> address_slots_ = std::vector<AddressSlot>(64);

@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+#include <string>
+#include <vector>
+
 #include <google/protobuf/io/coded_stream.h>
 
 #include "proto/prof.pb.h"
@@ -52,4 +56,29 @@ TEST_CASE("static strings are interned by address but share ids with equal text"
   CHECK(strings.intern(same_text, chunk) == by_address);
   CHECK(strings.intern_static(nullptr, chunk) == 0);
   CHECK(parse(chunk.finish()).strings_size() == 1);
+}
+
+TEST_CASE("the tables keep every id as they grow far past their first size") {
+  // 64 slots at first: thousands of entries make both tables double many
+  // times, and every entry must still be found under its first id.
+  constexpr int kCount = 5000;
+  std::vector<std::string> texts;
+  for (int i = 0; i < kCount; ++i) texts.push_back("kernel_" + std::to_string(i));
+  static char addresses[kCount][16];  // distinct static strings, by address
+  for (int i = 0; i < kCount; ++i) std::snprintf(addresses[i], sizeof(addresses[i]), "api_%d", i);
+
+  prof::StringTable strings;
+  prof::ChunkEncoder chunk;
+  std::vector<uint64_t> text_ids, address_ids;
+  for (int i = 0; i < kCount; ++i) {
+    text_ids.push_back(strings.intern(texts[i], chunk));
+    address_ids.push_back(strings.intern_static(addresses[i], chunk));
+  }
+  CHECK(parse(chunk.finish()).strings_size() == 2 * kCount);
+  for (int i = 0; i < kCount; ++i) {
+    REQUIRE(strings.intern(texts[i], chunk) == text_ids[i]);
+    REQUIRE(strings.intern_static(addresses[i], chunk) == address_ids[i]);
+  }
+  CHECK(parse(chunk.finish()).strings_size() == 0);
+  CHECK(strings.size() == 2 * kCount);
 }
