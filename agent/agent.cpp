@@ -114,11 +114,30 @@ void start_cuda() {
   start_cuda_capture(*g_recorder, *g_writer, g_config->cuda);
 }
 
+// Whether this thread's fork() holds the writer: the phase may change
+// between the prepare and the parent/child handlers (another thread exits).
+thread_local bool t_fork_holds_writer = false;
+
+void on_fork_prepare() {
+  if (g_phase.load() != Phase::recording) return;
+  g_writer->hold_for_fork();
+  t_fork_holds_writer = true;
+}
+
+void release_writer_after_fork() {
+  if (!t_fork_holds_writer) return;
+  t_fork_holds_writer = false;
+  g_writer->release_after_fork();
+}
+
+void on_fork_parent() { release_writer_after_fork(); }
+
 // A forked child has only the thread that called fork: no writer thread, and
 // the registry's mutex may be held by a thread that no longer exists. It
 // leaks the parent's state, records nothing and never touches the parent's
 // file. (A child that execs starts a fresh agent and writes its own file.)
 void on_fork_child() {
+  release_writer_after_fork();  // this thread took it; in the child the writer is gone
   if (g_phase.load() != Phase::recording) return;
   g_phase.store(Phase::off);
   enable_nvtx_capture(nullptr);
@@ -165,7 +184,7 @@ void start() {
   enable_nvtx_capture(g_recorder);
 
   atexit(on_exit_handler);
-  pthread_atfork(nullptr, nullptr, on_fork_child);
+  pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
   install_signal_handlers(g_writer);
   log_info("recording to %s", config.output_path.c_str());
 }

@@ -146,6 +146,7 @@ void Writer::run() {
   for (;;) {
     pollfd wake{wake_fd_, POLLIN, 0};
     poll(&wake, 1, static_cast<int>(config_.drain_interval_ms));
+    std::lock_guard pass(pass_mutex_);  // see hold_for_fork()
     uint64_t ignored;
     while (::read(wake_fd_, &ignored, sizeof(ignored)) > 0) {
     }

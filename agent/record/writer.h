@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_set>
@@ -49,6 +50,14 @@ class Writer {
   // Joins the thread after a final flush.
   void join();
 
+  // Around the app's fork(): holds the writer between two passes over the
+  // buffers, so that it is not inside malloc (or holding any other lock)
+  // when the child is made. glibc's malloc is fork-safe anyway; allocators
+  // that are not (GCC 12's AddressSanitizer) left the child waiting forever
+  // on a lock the writer held. A pass takes a few milliseconds at most.
+  void hold_for_fork() { pass_mutex_.lock(); }
+  void release_after_fork() { pass_mutex_.unlock(); }
+
   const std::string& path() const { return path_; }
   // After the final flush: whether any record was written (and so a file).
   bool wrote_file() const { return fd_ >= 0; }
@@ -74,6 +83,7 @@ class Writer {
   int fd_ = -1;
   int wake_fd_ = -1;  // eventfd: flush requests (also from signal handlers)
   std::thread thread_;
+  std::mutex pass_mutex_;  // held by the writer while it drains and writes
   std::atomic<bool> running_{false};
 
   // Flush tickets: requesters take one from requested_, the writer publishes
