@@ -61,18 +61,6 @@ struct FileIds {
   std::unordered_map<KernelConfig, uint32_t, KernelConfigHash> kernelConfigs;  // -> index into Run::kernelConfigs
 };
 
-const char* copyKindShape(prof::proto::CopyKind kind) {
-  switch (kind) {
-    case prof::proto::HOST_TO_DEVICE: return "HtoD";
-    case prof::proto::DEVICE_TO_HOST: return "DtoH";
-    case prof::proto::HOST_TO_HOST: return "HtoH";
-    case prof::proto::DEVICE_TO_DEVICE: return "DtoD";
-    case prof::proto::PEER_TO_PEER: return "PtoP";
-    case prof::proto::DEFAULT: return "Default";
-    default: return "Unknown";
-  }
-}
-
 // Appended piece by piece: GCC 12's -Wrestrict misfires on "[" + to_string(x).
 std::string dims(Dim3 d) {
   std::string out = "[";
@@ -193,7 +181,7 @@ NameId ChunkLoader::transferShape(const prof::proto::TransferArgs& t) {
   const DerivedNameKey key{{t.is_memset() ? 1u : 0u, static_cast<uint32_t>(t.kind()), low(t.bytes()), high(t.bytes()),
                             0, 0, 0, DerivedNameKey::kTransferShape}};
   return derivedName(key, [&] {
-    return std::string(t.is_memset() ? "memset" : copyKindShape(t.kind())) + " " + std::to_string(t.bytes()) + " B";
+    return std::string(t.is_memset() ? "memset" : copyKindName(t.kind())) + " " + std::to_string(t.bytes()) + " B";
   });
 }
 
@@ -373,7 +361,7 @@ void ChunkLoader::loadMemcpys() {
     g.bytes = c.bytes();
     g.copyKind = c.kind();
     g.inputShape = derivedName({{kind, low(c.bytes()), high(c.bytes()), 0, 0, 0, 0, DerivedNameKey::kMemcpyShape}}, [&] {
-      return std::string(copyKindShape(c.kind())) + " " + std::to_string(c.bytes()) + " B";
+      return std::string(copyKindName(c.kind())) + " " + std::to_string(c.bytes()) + " B";
     });
     if (keepEvents_) run_.gpuActivities.push_back(g);
   }
