@@ -205,14 +205,7 @@ class Generator {
              1 + random_.next(kStacks), nullptr, 0, stream);
     now_ = sync_end;
 
-    NvtxRange range;
-    range.tid = range.end_tid = tid(t);
-    range.name_id = step_name;
-    range.start_ns = step_start;
-    range.end_ns = advance(300);
-    range.style = RangeStyle::push_pop;
-    chunk_.add(range);
-    ++events_;
+    push_pop_range(t, step_name, step_start, advance(300), 0);
     maybe_close_chunk();
   }
 
@@ -251,13 +244,17 @@ class Generator {
       chunk_.add(k);
       ++events_;
     }
+    push_pop_range(t, name, start, advance(200), 1);
+  }
+
+  void push_pop_range(uint32_t t, uint64_t name, uint64_t start, uint64_t end, uint32_t depth) {
     NvtxRange range;
     range.tid = range.end_tid = tid(t);
     range.name_id = name;
     range.start_ns = start;
-    range.end_ns = advance(200);
+    range.end_ns = end;
     range.style = RangeStyle::push_pop;
-    range.depth = 1;
+    range.depth = depth;
     chunk_.add(range);
     ++events_;
   }
