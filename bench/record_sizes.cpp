@@ -15,7 +15,7 @@
 #include <map>
 #include <string>
 
-#include "io/CaptureReader.h"
+#include "io/capture_reader.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <google/protobuf/stubs/logging.h>
 
-#include "cli/ProfAnalyze.h"
+#include "cli/prof_analyze.h"
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
@@ -13,5 +13,5 @@ int main(int argc, char** argv) {
   // libprotobuf's own log line about it would only add noise.
   google::protobuf::SetLogHandler(nullptr);
   const std::vector<std::string> args(argv, argv + argc);
-  return prof::analyzer::runProfAnalyze(args, std::cout, std::cerr);
+  return prof::analyzer::run_prof_analyze(args, std::cout, std::cerr);
 }

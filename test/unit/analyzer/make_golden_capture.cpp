@@ -1,9 +1,9 @@
-// Writes the golden capture (GoldenCapture.h) to the path given, for the
+// Writes the golden capture (golden_capture.h) to the path given, for the
 // golden-output tests and for trying profanalyze by hand.
 #include <cstdio>
 #include <exception>
 
-#include "GoldenCapture.h"
+#include "golden_capture.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    prof::testing::CaptureFileWriter::writeFile(argv[1], prof::testing::goldenCaptureBytes());
+    prof::testing::CaptureFileWriter::write_file(argv[1], prof::testing::golden_capture_bytes());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_golden_capture: %s\n", e.what());
     return 1;

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "stack_test_chain.h"
-#include "symbols/ElfSymbolizer.h"
+#include "symbols/elf_symbolizer.h"
 
 using prof::analyzer::ElfSymbolizer;
 using prof::analyzer::ModuleStatus;
@@ -97,7 +97,7 @@ TEST_CASE("C++ names are demangled, the table's name is kept") {
   REQUIRE(symbol);
   CHECK(symbol->name == "(anonymous namespace)::read_file(std::__cxx11::basic_string<char, "
                         "std::char_traits<char>, std::allocator<char> > const&)");
-  CHECK(symbol->rawName.rfind("_Z", 0) == 0);
+  CHECK(symbol->raw_name.rfind("_Z", 0) == 0);
   CHECK(symbol->offset == 1);
 }
 
@@ -105,7 +105,7 @@ TEST_CASE("a build id that differs from the captured one gives no symbol") {
   const uint64_t vaddr = library_function_vaddr();
   ElfSymbolizer symbolizer;
   const std::string wrong(20, '\x5a');
-  CHECK(symbolizer.status(STACKS_TEST_LIBRARY, wrong) == ModuleStatus::buildIdMismatch);
+  CHECK(symbolizer.status(STACKS_TEST_LIBRARY, wrong) == ModuleStatus::build_id_mismatch);
   CHECK_FALSE(symbolizer.lookup(STACKS_TEST_LIBRARY, wrong, vaddr));
   // No build id recorded: nothing to check against, the file is trusted.
   CHECK(symbolizer.lookup(STACKS_TEST_LIBRARY, "", vaddr));
@@ -122,9 +122,9 @@ TEST_CASE("missing files, directories, FIFOs and non-ELF files give no symbol") 
   REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
   CHECK(symbolizer.status(fifo, "") == ModuleStatus::unreadable);  // and does not hang
   write_file(dir.path + "/text.so", "not an ELF file at all\n");
-  CHECK(symbolizer.status(dir.path + "/text.so", "") == ModuleStatus::notElf);
+  CHECK(symbolizer.status(dir.path + "/text.so", "") == ModuleStatus::not_elf);
   write_file(dir.path + "/empty.so", "");
-  CHECK(symbolizer.status(dir.path + "/empty.so", "") == ModuleStatus::notElf);
+  CHECK(symbolizer.status(dir.path + "/empty.so", "") == ModuleStatus::not_elf);
   std::string elf32 = read_file(STACKS_TEST_LIBRARY);
   elf32[EI_CLASS] = ELFCLASS32;
   write_file(dir.path + "/elf32.so", elf32);
@@ -182,7 +182,7 @@ TEST_CASE("truncated and corrupted ELF files never crash the symbolizer") {
   }
 }
 
-TEST_CASE("buildIdHex spells the bytes as the .build-id directories do") {
-  CHECK(prof::analyzer::buildIdHex(std::string("\x01\xab\xff", 3)) == "01abff");
-  CHECK(prof::analyzer::buildIdHex("").empty());
+TEST_CASE("build_id_hex spells the bytes as the .build-id directories do") {
+  CHECK(prof::analyzer::build_id_hex(std::string("\x01\xab\xff", 3)) == "01abff");
+  CHECK(prof::analyzer::build_id_hex("").empty());
 }

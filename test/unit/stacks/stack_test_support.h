@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "proto/prof.pb.h"
-#include "symbols/ElfSymbolizer.h"
+#include "symbols/elf_symbolizer.h"
 
 namespace stacks_test {
 
@@ -60,7 +60,7 @@ inline std::vector<SymbolizedFrame> symbolize(const Definitions& defs, uint64_t 
       const auto module = defs.modules.find(frame->second.module_id());
       REQUIRE(module != defs.modules.end());
       symbolized.module = module->second.path();
-      const uint64_t vaddr = prof::analyzer::fileAddressOfCall(frame->second.address(), module->second.bias());
+      const uint64_t vaddr = prof::analyzer::file_address_of_call(frame->second.address(), module->second.bias());
       if (auto symbol = symbolizer.lookup(module->second.path(), module->second.build_id(), vaddr)) {
         symbolized.function = symbol->name;
       }

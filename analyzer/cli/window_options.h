@@ -1,0 +1,59 @@
+#pragma once
+// The report's step and schedule options (--step, --skip-first, --wait,
+// --warmup, --active, --repeat), shared by stacks, flamegraph and trace, and
+// the windows they cut a run into (window/steps.h, window/schedule.h).
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "model/run.h"
+#include "window/schedule.h"
+#include "window/steps.h"
+
+namespace prof::analyzer {
+
+struct WindowOptions {
+  std::string step;  // empty: ProfilerStep ranges when a schedule is given
+  Schedule schedule;
+  bool schedule_given = false;  // set by the CLI when any schedule option is given
+};
+
+// Adds the options to `command`; sets schedule_given from its callback.
+void add_window_options(CLI::App* command, WindowOptions& options);
+
+// One on_trace_ready's worth of a run, or the whole run.
+struct RunWindow {
+  int64_t index = -1;          // -1: the whole run
+  std::vector<int64_t> steps;  // empty for the whole run
+  bool partial = false;
+  bool whole_run() const { return index < 0; }
+  // "Window 0: steps 3-4", or "Whole run".
+  std::string title() const;
+};
+
+class RunWindows {
+ public:
+  // Checks the options and the --step rule before any file is read.
+  // nullopt, after one line on `err`, when they are wrong (exit 2).
+  static std::optional<RunWindows> from_options(const WindowOptions& options, std::ostream& err);
+
+  // Finds the steps and windows in `run`. False, after printing why, when a
+  // schedule was given and the run has no steps (exit 1). Without a
+  // schedule the whole run is the one window.
+  bool resolve(const Run& run, std::ostream& err);
+
+  const std::vector<RunWindow>& windows() const { return windows_; }
+  // The events of window `w` (for the whole run: `run` itself).
+  const Run& events_of(const Run& run, const RunWindow& w, Run& storage) const;
+
+ private:
+  WindowOptions options_;
+  std::optional<StepRule> rule_;
+  std::optional<StepMembership> membership_;
+  std::vector<RunWindow> windows_;
+};
+
+}  // namespace prof::analyzer

@@ -1,0 +1,17 @@
+#pragma once
+// Display names of GPU work, as torch/Kineto tables show them, so users see
+// the rows they know ("Memcpy HtoD (Pageable -> Device)").
+#include <string>
+
+#include "proto/prof.pb.h"
+
+namespace prof::analyzer {
+
+// Demangled C++ name, or the input when it is not a mangled name.
+std::string demangle(const std::string& mangled);
+std::string memcpy_name(const prof::proto::Memcpy& copy);
+std::string memset_name(const prof::proto::Memset& set);
+// Kineto's short copy kinds: "HtoD", "DtoH", "PtoP", ...
+const char* copy_kind_name(prof::proto::CopyKind kind);
+
+}  // namespace prof::analyzer

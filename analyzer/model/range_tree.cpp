@@ -1,0 +1,128 @@
+#include "model/range_tree.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+namespace prof::analyzer {
+namespace {
+
+// The events that nest (push/pop ranges and API calls), grouped by thread
+// (process, tid): tids repeat across processes. One index array cut into
+// per-thread runs, in file order within each thread.
+struct ThreadEvents {
+  HugeVector<uint32_t> events;
+  std::vector<size_t> begin;  // thread t's events are [begin[t], begin[t + 1])
+};
+
+ThreadEvents by_thread(const EventTable<CpuEvent>& events) {
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> slot_of;  // few threads: a map is fine
+  HugeVector<uint32_t> slot(events.size(), UINT32_MAX);
+  std::vector<size_t> count;
+  // Consecutive events are mostly of one thread: skip the map for those.
+  std::pair<uint32_t, uint32_t> last{UINT32_MAX, UINT32_MAX};
+  uint32_t last_slot = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const CpuEvent& e = events[i];
+    if (e.kind == CpuEventKind::kStartEndRange) continue;
+    const std::pair<uint32_t, uint32_t> thread{e.process, e.tid};
+    if (thread != last) {
+      auto [it, added] = slot_of.try_emplace(thread, static_cast<uint32_t>(count.size()));
+      if (added) count.push_back(0);
+      last = thread;
+      last_slot = it->second;
+    }
+    slot[i] = last_slot;
+    ++count[last_slot];
+  }
+  ThreadEvents out;
+  out.begin.assign(count.size() + 1, 0);
+  for (size_t t = 0; t < count.size(); ++t) out.begin[t + 1] = out.begin[t] + count[t];
+  out.events.resize(out.begin.back());
+  std::vector<size_t> next(out.begin.begin(), out.begin.end() - 1);
+  for (size_t i = 0; i < events.size(); ++i)
+    if (slot[i] != UINT32_MAX) out.events[next[slot[i]]++] = static_cast<uint32_t>(i);
+  return out;
+}
+
+}  // namespace
+
+RangeTree::RangeTree(const Run& run) {
+  const auto& events = run.cpu_events;
+  const size_t n = events.size();
+  parent_.assign(n, kNoParent);
+  self_gpu_ns_.assign(n, 0);
+  for (const GpuActivity& g : run.gpu_activities)
+    if (g.launched_by >= 0) self_gpu_ns_[static_cast<size_t>(g.launched_by)] += g.duration_ns();
+  if (!run.memory_events.empty()) {
+    self_cuda_mem_.assign(n, 0);
+    self_cpu_mem_.assign(n, 0);
+    for (const MemoryEvent& m : run.memory_events)
+      if (m.called_by >= 0) (m.on_device ? self_cuda_mem_ : self_cpu_mem_)[static_cast<size_t>(m.called_by)] += m.signed_bytes();
+    cuda_mem_ = self_cuda_mem_;
+    cpu_mem_ = self_cpu_mem_;
+  }
+  const bool memory = !cuda_mem_.empty();
+
+  const ThreadEvents threads = by_thread(events);
+  // The children's time is summed into self_ns_ first, then subtracted.
+  self_ns_.assign(n, 0);
+  HugeVector<uint64_t>& children_ns = self_ns_;
+  gpu_total_ns_ = self_gpu_ns_;
+  // (start, end, index) copied out of the events, so the sort compares
+  // neighbours in memory rather than chasing indices into the event table.
+  struct Interval {
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint32_t index;
+  };
+  HugeVector<Interval> order;
+  std::vector<uint32_t> open;
+  for (size_t t = 0; t + 1 < threads.begin.size(); ++t) {
+    order.clear();
+    for (size_t k = threads.begin[t]; k < threads.begin[t + 1]; ++k) {
+      const uint32_t i = threads.events[k];
+      order.push_back({events[i].start_ns, events[i].end_ns, i});
+    }
+    // By start, the longer first; equal intervals keep file order (index),
+    // so the first becomes the parent.
+    std::sort(order.begin(), order.end(), [](const Interval& a, const Interval& b) {
+      if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+      if (a.end_ns != b.end_ns) return a.end_ns > b.end_ns;
+      return a.index < b.index;
+    });
+    open.clear();
+    for (const Interval& event : order) {
+      while (!open.empty()) {
+        const CpuEvent& candidate = events[open.back()];
+        if (event.start_ns >= candidate.end_ns || event.end_ns > candidate.end_ns) {
+          open.pop_back();
+        } else {
+          parent_[event.index] = open.back();
+          break;
+        }
+      }
+      open.push_back(event.index);
+    }
+    // Children come after their parent in this order, so a reverse walk
+    // finishes every child's GPU total before adding it to its parent.
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const size_t i = it->index;
+      if (parent_[i] == kNoParent) continue;
+      const auto p = static_cast<size_t>(parent_[i]);
+      children_ns[p] += events[i].duration_ns();
+      gpu_total_ns_[p] += gpu_total_ns_[i];
+      if (memory) {
+        cuda_mem_[p] += cuda_mem_[i];
+        cpu_mem_[p] += cpu_mem_[i];
+      }
+    }
+  }
+
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t total = events[i].duration_ns();
+    self_ns_[i] = children_ns[i] > total ? 0 : total - children_ns[i];
+  }
+}
+
+}  // namespace prof::analyzer

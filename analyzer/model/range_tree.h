@@ -1,0 +1,50 @@
+#pragma once
+// Parent/child links between CPU events and their self times, by
+// torch.profiler's rule (profiler_util.py, _populate_cpu_children): per
+// thread, push/pop ranges and API calls sorted by (start, -end); walking that
+// order with a stack of open events, an open event that ends at or before
+// the new one starts, or ends before the new one ends (a partial overlap),
+// can no longer be a parent and is popped; the innermost remaining one is the
+// parent. Start/end NVTX ranges may cross threads, so they never nest.
+#include <cstdint>
+#include <vector>
+
+#include "model/run.h"
+
+namespace prof::analyzer {
+
+class RangeTree {
+ public:
+  explicit RangeTree(const Run& run);
+
+  static constexpr int64_t kNoParent = -1;
+  // Index into Run::cpu_events, or kNoParent.
+  int64_t parent(size_t event) const { return parent_[event]; }
+  // total - sum of direct children's totals. Clamped at 0: only overlapping
+  // siblings (impossible for one thread's push/pop ranges and calls, so a
+  // sign of bad data) could make it negative.
+  uint64_t self_ns(size_t event) const { return self_ns_[event]; }
+  // GPU time of the work this event's own API call launched.
+  uint64_t self_gpu_ns(size_t event) const { return self_gpu_ns_[event]; }
+  // self_gpu_ns plus the children's gpu_total_ns.
+  uint64_t gpu_total_ns(size_t event) const { return gpu_total_ns_[event]; }
+  // Bytes allocated minus bytes released by this event's own API call
+  // (memory events linked by correlation id), and with its children's.
+  int64_t self_cuda_mem_bytes(size_t event) const { return memory(self_cuda_mem_, event); }
+  int64_t cuda_mem_bytes(size_t event) const { return memory(cuda_mem_, event); }
+  int64_t self_cpu_mem_bytes(size_t event) const { return memory(self_cpu_mem_, event); }
+  int64_t cpu_mem_bytes(size_t event) const { return memory(cpu_mem_, event); }
+
+ private:
+  // The memory tables stay empty for a run without memory records: four
+  // tables of zeros per event were a sixth of the report's memory.
+  static int64_t memory(const HugeVector<int64_t>& table, size_t event) { return table.empty() ? 0 : table[event]; }
+
+  HugeVector<int64_t> parent_;
+  HugeVector<uint64_t> self_ns_;
+  HugeVector<uint64_t> self_gpu_ns_;
+  HugeVector<uint64_t> gpu_total_ns_;
+  HugeVector<int64_t> self_cuda_mem_, cuda_mem_, self_cpu_mem_, cpu_mem_;
+};
+
+}  // namespace prof::analyzer

@@ -1,0 +1,210 @@
+#pragma once
+// Everything loaded from one or more capture files, with absolute times and
+// names resolved: the model every view reads. Files of several processes
+// load into one Run; each record says which process it came from.
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/event_table.h"
+#include "proto/prof.pb.h"
+
+namespace prof::analyzer {
+
+// Index into Run's name pool. Names are pooled per Run, not per file,
+// because interned ids are only unique within one file.
+using NameId = uint32_t;
+
+struct RecordCounts {
+  uint64_t api_calls = 0;
+  uint64_t kernels = 0;
+  uint64_t memcpys = 0;
+  uint64_t memsets = 0;
+  uint64_t memory_events = 0;
+  uint64_t synchronizations = 0;
+  uint64_t nvtx_ranges = 0;
+  uint64_t nvtx_marks = 0;
+  uint64_t overheads = 0;
+  // Definitions.
+  uint64_t stacks = 0;
+  uint64_t frames = 0;
+  uint64_t modules = 0;
+  uint64_t strings = 0;
+};
+
+struct ProcessInfo {
+  std::string path;  // the file it was read from
+  uint32_t format_major = 0;
+  uint32_t format_minor = 0;
+  std::string producer;
+  std::optional<prof::proto::Process> process;  // absent if the file never had one
+  std::optional<prof::proto::ProcessEnd> end;    // absent: the run was cut short
+  std::map<uint32_t, std::string> threads;       // tid -> last name given
+  std::vector<prof::proto::Device> devices;      // as recorded, first definition of each id
+  RecordCounts counts;
+  std::optional<prof::proto::DropCounts> drops;  // the last chunk's totals
+  // Added to this file's times to place it on the Run's timeline (the first
+  // file's clock), from the clock anchors; 0 for the first file or a file
+  // without an anchor.
+  int64_t timeline_shift_ns = 0;
+  uint64_t unterminated_ranges = 0;
+  uint64_t chunks = 0;
+  bool last_chunk_truncated = false;
+  // Earliest start and latest end over all records.
+  uint64_t first_event_ns = std::numeric_limits<uint64_t>::max();
+  uint64_t last_event_ns = 0;
+
+  bool cut_short() const { return !end.has_value(); }
+  // Process.start_ns when known, else the first event.
+  uint64_t start_ns() const;
+  // ProcessEnd.end_ns when known, else the last event.
+  uint64_t end_ns() const;
+};
+
+enum class CpuEventKind : uint8_t {
+  kPushPopRange,   // nvtxRangePush/Pop: nests on its thread
+  kStartEndRange,  // nvtxRangeStart/End: may cross threads, never nests
+  kApiCall,        // CUDA runtime or driver call: nests like push/pop
+};
+
+// A CPU-side interval: an NVTX range or a CUDA API call. Fields are ordered
+// widest first so that no padding is wasted: a run holds millions.
+struct CpuEvent {
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  uint32_t process = 0;  // index into Run::processes
+  uint32_t tid = 0;
+  NameId domain = 0;  // NVTX domain; Run::kNoName for the default domain and API calls
+  NameId name = 0;
+  uint32_t correlation_id = 0;  // API calls only; 0: none
+  // API calls only: what --group-by-input-shape groups by, from the call's
+  // LaunchArgs ("grid=[..] block=[..] dynamic shared=N") or TransferArgs
+  // ("HtoD 4096 B", "memset 1024 B"); kNoName when the call had neither.
+  NameId input_shape = 0;
+  uint32_t stack = 0;  // API calls only: index + 1 into Run::stacks; 0: none
+  CpuEventKind kind = CpuEventKind::kPushPopRange;
+  bool unterminated = false;  // NVTX range still open when recording ended
+
+  uint64_t duration_ns() const { return end_ns - start_ns; }
+};
+static_assert(sizeof(CpuEvent) == 48, "CpuEvent is one of millions: keep it packed");
+
+enum class GpuKind : uint8_t { kKernel, kMemcpy, kMemset };
+
+// A kernel's launch configuration and resources, for the trace's args. Held
+// once per distinct value in Run::kernel_configs: a run repeats a handful of
+// them millions of times.
+struct KernelConfig {
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  uint32_t registers_per_thread = 0;
+  uint32_t static_shared_bytes = 0;
+  uint32_t dynamic_shared_bytes = 0;
+
+  bool operator==(const KernelConfig&) const = default;
+};
+
+// Fields widest first, as CpuEvent's.
+struct GpuActivity {
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  uint64_t bytes = 0;
+  // Index into Run::cpu_events of the API call that launched it (same process,
+  // same correlation id); -1 when none was recorded.
+  int64_t launched_by = -1;
+  uint32_t process = 0;
+  NameId name = 0;  // kernels demangled; "Memcpy HtoD (Pageable -> Device)" style for copies
+  uint32_t device_id = 0;
+  uint32_t stream_id = 0;
+  uint32_t correlation_id = 0;
+  // Launch configuration ("grid=[..] block=[..] shared=N") or size
+  // ("HtoD 4096 B"), for --group-by-input-shape.
+  NameId input_shape = 0;
+  prof::proto::CopyKind copy_kind = prof::proto::COPY_KIND_UNKNOWN;  // memcpys only
+  uint32_t kernel_config = 0;  // kernels only: index into Run::kernel_configs
+  GpuKind kind = GpuKind::kKernel;
+
+  uint64_t duration_ns() const { return end_ns - start_ns; }
+};
+static_assert(sizeof(GpuActivity) == 72, "GpuActivity is one of millions: keep it packed");
+
+// A CUPTI memory record (cudaMalloc, cudaFree, cudaMallocHost, ...).
+struct MemoryEvent {
+  uint32_t process = 0;
+  bool allocation = true;  // false: a release
+  // Device memory (device, managed, array, static) is "CUDA Mem"; host
+  // memory allocated through CUDA (pageable, pinned) is "CPU Mem".
+  bool on_device = true;
+  uint64_t bytes = 0;
+  uint32_t correlation_id = 0;
+  uint32_t tid = 0;
+  uint32_t device_id = 0;
+  uint64_t time_ns = 0;
+  // Index into Run::cpu_events of the API call it happened in (same process,
+  // same correlation id); -1 when none was recorded.
+  int64_t called_by = -1;
+
+  // Allocations count positive, releases negative, as torch's columns do.
+  int64_t signed_bytes() const {
+    return allocation ? static_cast<int64_t>(bytes) : -static_cast<int64_t>(bytes);
+  }
+};
+
+struct Module {
+  std::string path;
+  uint64_t load_address = 0;
+  uint64_t size = 0;
+  uint64_t bias = 0;  // address = file virtual address + bias
+  std::string build_id;  // raw NT_GNU_BUILD_ID bytes; empty: none recorded
+};
+
+struct Frame {
+  prof::proto::Frame::Kind kind = prof::proto::Frame::NATIVE;
+  uint64_t address = 0;
+  int64_t module = -1;  // index into Run::modules; -1: in no known module
+  NameId function = 0;  // Python frames
+  NameId file = 0;
+  uint32_t line = 0;
+};
+
+class Run {
+ public:
+  // Name 0 is always the empty string, so "no domain" needs no optional.
+  static constexpr NameId kNoName = 0;
+  Run() : kernel_configs(1) { intern(""); }
+
+  // The same names, processes, stacks and kernel configs with no events:
+  // where a window's selection starts, without copying every event of the
+  // run only to drop most of them.
+  Run without_events() const;
+
+  NameId intern(std::string_view name);
+  const std::string& name(NameId id) const { return names_[id]; }
+
+  std::vector<ProcessInfo> processes;
+  EventTable<CpuEvent> cpu_events;
+  EventTable<GpuActivity> gpu_activities;
+  EventTable<MemoryEvent> memory_events;
+  // Call stacks, resolved from each file's interned ids into Run-wide
+  // indices (ids are per file).
+  std::vector<Module> modules;
+  std::vector<Frame> frames;
+  std::vector<std::vector<uint32_t>> stacks;  // frame indices, innermost first
+  std::vector<KernelConfig> kernel_configs;    // entry 0 is all zeros (non-kernels)
+
+ private:
+  // Looks names up by string_view without building a std::string per call.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, NameId, NameHash, std::equal_to<>> name_ids_;
+};
+
+}  // namespace prof::analyzer

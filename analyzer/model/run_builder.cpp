@@ -1,0 +1,550 @@
+#include "model/run_builder.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "io/capture_reader.h"
+#include "io/compact_fields.h"
+#include "io/delta_decoder.h"
+#include "io/intern_tables.h"
+#include "model/gpu_names.h"
+#include "model/launching_calls.h"
+
+namespace prof::analyzer {
+namespace {
+
+// FNV-1a over 32-bit words: the keys below are a few small integers.
+template <size_t N>
+size_t hash_words(const uint32_t (&words)[N]) {
+  uint64_t hash = 1469598103934665603ull;
+  for (uint32_t word : words) hash = (hash ^ word) * 1099511628211ull;
+  return hash;
+}
+
+// The values a derived name (a formatted shape, a copy's display name) is
+// made from; the last word says which wording, so equal numbers of different
+// records stay apart.
+struct DerivedNameKey {
+  enum Wording : uint32_t { kLaunchShape, kKernelShape, kTransferShape, kMemcpyName, kMemcpyShape, kMemsetName, kMemsetShape };
+  uint32_t values[8];
+  bool operator==(const DerivedNameKey& other) const { return std::equal(values, values + 8, other.values); }
+};
+struct DerivedNameKeyHash {
+  size_t operator()(const DerivedNameKey& key) const { return hash_words(key.values); }
+};
+struct KernelConfigHash {
+  size_t operator()(const KernelConfig& k) const {
+    const uint32_t words[9] = {k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
+                               k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes};
+    return hash_words(words);
+  }
+};
+
+uint32_t low(uint64_t value) { return static_cast<uint32_t>(value); }
+uint32_t high(uint64_t value) { return static_cast<uint32_t>(value >> 32); }
+
+// A file's ids -> the Run's indices. Lives as long as the file is being
+// read: ids are per file.
+struct FileIds {
+  std::unordered_map<uint64_t, uint32_t> stacks;  // -> index + 1 into Run::stacks
+  std::unordered_map<uint64_t, uint32_t> frames;
+  std::unordered_map<uint64_t, int64_t> modules;
+  // Names resolved once per file string id, not once per event: hashing the
+  // string into the Run's pool for each of millions of records was most of
+  // the load time.
+  std::unordered_map<uint64_t, NameId> names;
+  // Names made once per distinct value, not once per event: demangling a
+  // kernel name and formatting a shape cost microseconds, and a capture
+  // repeats a handful of kernels and configurations millions of times.
+  std::unordered_map<uint64_t, NameId> kernel_names;  // file string id -> demangled
+  std::unordered_map<DerivedNameKey, NameId, DerivedNameKeyHash> derived_names;
+  std::unordered_map<KernelConfig, uint32_t, KernelConfigHash> kernel_configs;  // -> index into Run::kernel_configs
+};
+
+// Appended piece by piece: GCC 12's -Wrestrict misfires on "[" + to_string(x).
+std::string dims(Dim3 d) {
+  std::string out = "[";
+  out += std::to_string(d.x);
+  out += ", ";
+  out += std::to_string(d.y);
+  out += ", ";
+  out += std::to_string(d.z);
+  out += "]";
+  return out;
+}
+
+bool on_device(prof::proto::MemoryKind kind) {
+  return kind != prof::proto::PAGEABLE && kind != prof::proto::PINNED;
+}
+
+// Turns one decoded chunk into Run records. A reference to an id that no
+// chunk so far defined is a broken promise of the writer (FORMAT.md:
+// definitions come no later than first use), so it is reported as a corrupt
+// file rather than papered over with a placeholder name.
+class ChunkLoader {
+ public:
+  ChunkLoader(Run& run, uint32_t process, const InternTables& tables, FileIds& ids, const prof::proto::Chunk& chunk,
+              bool keep_events)
+      : run_(run), process_(process), tables_(tables), ids_(ids), chunk_(chunk), keep_events_(keep_events) {}
+
+  // Empty on success, else what is corrupt.
+  std::string load();
+
+ private:
+  void load_nvtx_ranges();
+  void load_api_calls();
+  void load_kernels();
+  void load_memcpys();
+  void load_memsets();
+  void load_memory_events();
+  // Records the report does not show: decoded for the duration and checked
+  // for undefined ids, then counted.
+  void check_other_records();
+
+  // Resolves a string id; records the first failure in error_.
+  NameId resolve(uint64_t id, const char* what, const char* fallback);
+  // The Run's name for `key`, made by `make_name` the first time.
+  template <typename MakeName>
+  NameId derived_name(const DerivedNameKey& key, MakeName&& make_name);
+  NameId launch_shape(const prof::proto::LaunchArgs& l);
+  NameId transfer_shape(const prof::proto::TransferArgs& t);
+  uint32_t kernel_config(const prof::proto::Kernel& k);
+  void check_stack(uint64_t id, const char* what);
+  // The Run's stack index + 1 for a file's stack id (0 for none).
+  uint32_t stack(uint64_t id);
+  uint32_t frame(uint64_t id);
+  int64_t module(uint64_t id);
+  void seen(uint64_t start_ns, uint64_t end_ns);
+  // The fields every GPU record has (place, correlation, time), from a
+  // Kernel, Memcpy or Memset message.
+  template <typename Record>
+  GpuActivity gpu_activity(GpuKind kind, const Record& r, DeltaDecoder& starts);
+
+  Run& run_;
+  uint32_t process_;
+  const InternTables& tables_;
+  FileIds& ids_;
+  const prof::proto::Chunk& chunk_;
+  // False for `info`: everything is decoded and checked, but only the
+  // counts and times are kept.
+  bool keep_events_;
+  std::string error_;
+};
+
+template <typename Record>
+GpuActivity ChunkLoader::gpu_activity(GpuKind kind, const Record& r, DeltaDecoder& starts) {
+  GpuActivity g;
+  g.kind = kind;
+  g.process = process_;
+  g.device_id = r.device_id();
+  g.stream_id = r.stream_id();
+  g.correlation_id = r.correlation_id();
+  g.start_ns = starts.next(r.start_delta_ns());
+  g.end_ns = end_of(g.start_ns, r.duration_ns());
+  seen(g.start_ns, g.end_ns);
+  return g;
+}
+
+NameId ChunkLoader::resolve(uint64_t id, const char* what, const char* fallback) {
+  if (id == 0) return *fallback ? run_.intern(fallback) : Run::kNoName;
+  if (auto it = ids_.names.find(id); it != ids_.names.end()) return it->second;
+  const std::string* s = tables_.find_string(id);
+  if (!s) {
+    if (error_.empty()) error_ = std::string(what) + " references undefined string id " + std::to_string(id);
+    return Run::kNoName;
+  }
+  // Safe to keep: a string is never redefined with another value
+  // (InternTables::define refuses the file).
+  const NameId name = run_.intern(*s);
+  ids_.names.emplace(id, name);
+  return name;
+}
+
+template <typename MakeName>
+NameId ChunkLoader::derived_name(const DerivedNameKey& key, MakeName&& make_name) {
+  auto [it, added] = ids_.derived_names.try_emplace(key, 0);
+  if (added) it->second = run_.intern(make_name());
+  return it->second;
+}
+
+NameId ChunkLoader::launch_shape(const prof::proto::LaunchArgs& l) {
+  const Dim3 grid = grid_of(l), block = block_of(l);
+  const DerivedNameKey key{{grid.x, grid.y, grid.z, block.x, block.y, block.z, l.dynamic_shared_bytes(),
+                            DerivedNameKey::kLaunchShape}};
+  return derived_name(key, [&] {
+    return "grid=" + dims(grid) + " block=" + dims(block) +
+           " dynamic shared=" + std::to_string(l.dynamic_shared_bytes());
+  });
+}
+
+NameId ChunkLoader::transfer_shape(const prof::proto::TransferArgs& t) {
+  const DerivedNameKey key{{t.is_memset() ? 1u : 0u, static_cast<uint32_t>(t.kind()), low(t.bytes()), high(t.bytes()),
+                            0, 0, 0, DerivedNameKey::kTransferShape}};
+  return derived_name(key, [&] {
+    return std::string(t.is_memset() ? "memset" : copy_kind_name(t.kind())) + " " + std::to_string(t.bytes()) + " B";
+  });
+}
+
+uint32_t ChunkLoader::kernel_config(const prof::proto::Kernel& k) {
+  const Dim3 grid = grid_of(k), block = block_of(k);
+  const KernelConfig config{{grid.x, grid.y, grid.z},
+                            {block.x, block.y, block.z},
+                            k.registers_per_thread(),
+                            k.static_shared_bytes(),
+                            k.dynamic_shared_bytes()};
+  auto [it, added] = ids_.kernel_configs.try_emplace(config, 0);
+  if (added) {
+    // One table per Run, so files share entries only through this lookup:
+    // equal configs of two files may get two entries, which is harmless.
+    run_.kernel_configs.push_back(config);
+    it->second = static_cast<uint32_t>(run_.kernel_configs.size() - 1);
+  }
+  return it->second;
+}
+
+void ChunkLoader::check_stack(uint64_t id, const char* what) {
+  if (id != 0 && !tables_.has_stack(id) && error_.empty())
+    error_ = std::string(what) + " references undefined stack id " + std::to_string(id);
+}
+
+// Definitions were checked by InternTables::define (a stack's frames and a
+// frame's module and names exist), so only the stack id itself can be
+// undefined here, and check_stack reports that.
+uint32_t ChunkLoader::stack(uint64_t id) {
+  if (id == 0) return 0;
+  if (auto it = ids_.stacks.find(id); it != ids_.stacks.end()) return it->second;
+  const prof::proto::Stack* s = tables_.find_stack(id);
+  if (!s) return 0;
+  std::vector<uint32_t> frames;
+  for (uint64_t f : s->frame_ids()) frames.push_back(frame(f));
+  run_.stacks.push_back(std::move(frames));
+  const auto index = static_cast<uint32_t>(run_.stacks.size());
+  ids_.stacks.emplace(id, index);
+  return index;
+}
+
+uint32_t ChunkLoader::frame(uint64_t id) {
+  if (auto it = ids_.frames.find(id); it != ids_.frames.end()) return it->second;
+  Frame out;
+  if (const prof::proto::Frame* f = tables_.find_frame(id)) {
+    out.kind = f->kind();
+    out.address = f->address();
+    out.module = module(f->module_id());
+    out.function = resolve(f->function_name_id(), "frame", "");
+    out.file = resolve(f->file_name_id(), "frame", "");
+    out.line = f->line();
+  }
+  run_.frames.push_back(out);
+  const auto index = static_cast<uint32_t>(run_.frames.size() - 1);
+  ids_.frames.emplace(id, index);
+  return index;
+}
+
+int64_t ChunkLoader::module(uint64_t id) {
+  if (id == 0) return -1;
+  if (auto it = ids_.modules.find(id); it != ids_.modules.end()) return it->second;
+  const prof::proto::Module* m = tables_.find_module(id);
+  if (!m) return -1;
+  run_.modules.push_back(Module{m->path(), m->load_address(), m->size(), m->bias(), m->build_id()});
+  const auto index = static_cast<int64_t>(run_.modules.size() - 1);
+  ids_.modules.emplace(id, index);
+  return index;
+}
+
+void ChunkLoader::seen(uint64_t start_ns, uint64_t end_ns) {
+  ProcessInfo& p = run_.processes[process_];
+  p.first_event_ns = std::min(p.first_event_ns, start_ns);
+  p.last_event_ns = std::max(p.last_event_ns, end_ns);
+}
+
+std::string ChunkLoader::load() {
+  load_nvtx_ranges();
+  load_api_calls();
+  load_kernels();
+  load_memcpys();
+  load_memsets();
+  load_memory_events();
+  check_other_records();
+  return error_;
+}
+
+void ChunkLoader::load_nvtx_ranges() {
+  ProcessInfo& info = run_.processes[process_];
+  DeltaDecoder starts(chunk_.time_base_ns());
+  for (const auto& r : chunk_.nvtx_ranges()) {
+    CpuEvent e;
+    e.kind = r.style() == prof::proto::NvtxRange::START_END ? CpuEventKind::kStartEndRange
+                                                            : CpuEventKind::kPushPopRange;
+    e.process = process_;
+    e.tid = r.tid();
+    e.domain = resolve(r.domain_id(), "NVTX range domain", "");
+    e.name = resolve(r.name_id(), "NVTX range", "<unnamed range>");
+    e.start_ns = starts.next(r.start_delta_ns());
+    e.end_ns = end_of(e.start_ns, r.duration_ns());
+    e.unterminated = r.unterminated();
+    if (e.unterminated) ++info.unterminated_ranges;
+    seen(e.start_ns, e.end_ns);
+    if (keep_events_) run_.cpu_events.push_back(e);
+  }
+  info.counts.nvtx_ranges += chunk_.nvtx_ranges_size();
+}
+
+// All of ApiCall's decoding is here, so a change to its encoding is a
+// change to this function only.
+void ChunkLoader::load_api_calls() {
+  DeltaDecoder starts(chunk_.time_base_ns());
+  ApiCallDecoder calls;
+  for (const auto& a : chunk_.api_calls()) {
+    const ApiCallDecoder::Ids ids = calls.next(a);
+    CpuEvent e;
+    e.kind = CpuEventKind::kApiCall;
+    e.process = process_;
+    e.tid = ids.tid;
+    if (a.name_id() == 0) {
+      const char* domain = a.domain() == prof::proto::DRIVER ? "driver" : "runtime";
+      e.name = run_.intern("<cuda " + std::string(domain) + " cbid " + std::to_string(a.callback_id()) + ">");
+    } else {
+      e.name = resolve(a.name_id(), "API call", "");
+    }
+    if (a.has_launch()) {
+      resolve(a.launch().kernel_name_id(), "API call's launch", "");
+      e.input_shape = launch_shape(a.launch());
+    } else if (a.has_transfer()) {
+      e.input_shape = transfer_shape(a.transfer());
+    }
+    check_stack(a.stack_id(), "API call");
+    e.stack = stack(a.stack_id());
+    e.start_ns = starts.next(a.start_delta_ns());
+    e.end_ns = end_of(e.start_ns, a.duration_ns());
+    e.correlation_id = ids.correlation_id;
+    seen(e.start_ns, e.end_ns);
+    if (keep_events_) run_.cpu_events.push_back(e);
+  }
+  run_.processes[process_].counts.api_calls += chunk_.api_calls_size();
+}
+
+void ChunkLoader::load_kernels() {
+  DeltaDecoder starts(chunk_.time_base_ns());
+  for (const auto& k : chunk_.kernels()) {
+    GpuActivity g = gpu_activity(GpuKind::kKernel, k, starts);
+    const std::string* mangled = k.name_id() ? tables_.find_string(k.name_id()) : nullptr;
+    if (k.name_id() != 0 && !mangled) {
+      resolve(k.name_id(), "kernel", "");
+    } else if (mangled) {
+      auto [name, added] = ids_.kernel_names.try_emplace(k.name_id(), 0);
+      if (added) name->second = run_.intern(demangle(*mangled));
+      g.name = name->second;
+    } else {
+      g.name = run_.intern("<unnamed kernel>");
+    }
+    const uint32_t shared = k.static_shared_bytes() + k.dynamic_shared_bytes();
+    const Dim3 grid = grid_of(k), block = block_of(k);
+    const DerivedNameKey key{{grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, DerivedNameKey::kKernelShape}};
+    g.input_shape = derived_name(key, [&] {
+      return "grid=" + dims(grid) + " block=" + dims(block) +
+             " shared=" + std::to_string(shared);
+    });
+    g.kernel_config = kernel_config(k);
+    if (keep_events_) run_.gpu_activities.push_back(g);
+  }
+  run_.processes[process_].counts.kernels += chunk_.kernels_size();
+}
+
+void ChunkLoader::load_memcpys() {
+  DeltaDecoder starts(chunk_.time_base_ns());
+  for (const auto& c : chunk_.memcpys()) {
+    GpuActivity g = gpu_activity(GpuKind::kMemcpy, c, starts);
+    const auto kind = static_cast<uint32_t>(c.kind());
+    g.name = derived_name({{kind, static_cast<uint32_t>(c.src_kind()), static_cast<uint32_t>(c.dst_kind()), 0, 0, 0, 0,
+                           DerivedNameKey::kMemcpyName}},
+                         [&] { return memcpy_name(c); });
+    g.bytes = c.bytes();
+    g.copy_kind = c.kind();
+    g.input_shape = derived_name({{kind, low(c.bytes()), high(c.bytes()), 0, 0, 0, 0, DerivedNameKey::kMemcpyShape}}, [&] {
+      return std::string(copy_kind_name(c.kind())) + " " + std::to_string(c.bytes()) + " B";
+    });
+    if (keep_events_) run_.gpu_activities.push_back(g);
+  }
+  run_.processes[process_].counts.memcpys += chunk_.memcpys_size();
+}
+
+void ChunkLoader::load_memsets() {
+  DeltaDecoder starts(chunk_.time_base_ns());
+  for (const auto& s : chunk_.memsets()) {
+    GpuActivity g = gpu_activity(GpuKind::kMemset, s, starts);
+    g.name = derived_name({{static_cast<uint32_t>(s.memory_kind()), 0, 0, 0, 0, 0, 0, DerivedNameKey::kMemsetName}},
+                         [&] { return memset_name(s); });
+    g.bytes = s.bytes();
+    g.input_shape = derived_name({{low(s.bytes()), high(s.bytes()), 0, 0, 0, 0, 0, DerivedNameKey::kMemsetShape}},
+                               [&] { return "memset " + std::to_string(s.bytes()) + " B"; });
+    if (keep_events_) run_.gpu_activities.push_back(g);
+  }
+  run_.processes[process_].counts.memsets += chunk_.memsets_size();
+}
+
+void ChunkLoader::load_memory_events() {
+  DeltaDecoder times(chunk_.time_base_ns());
+  for (const auto& m : chunk_.memory_events()) {
+    const uint64_t t = times.next(m.time_delta_ns());
+    seen(t, t);
+    if (m.operation() != prof::proto::MemoryEvent::ALLOCATION && m.operation() != prof::proto::MemoryEvent::RELEASE)
+      continue;  // nothing to count
+    MemoryEvent e;
+    e.process = process_;
+    e.allocation = m.operation() == prof::proto::MemoryEvent::ALLOCATION;
+    e.on_device = on_device(m.memory_kind());
+    e.bytes = m.bytes();
+    e.correlation_id = m.correlation_id();
+    e.tid = m.tid();
+    e.device_id = m.device_id();
+    e.time_ns = t;
+    if (keep_events_) run_.memory_events.push_back(e);
+  }
+  run_.processes[process_].counts.memory_events += chunk_.memory_events_size();
+}
+
+void ChunkLoader::check_other_records() {
+  const uint64_t base = chunk_.time_base_ns();
+  RecordCounts& counts = run_.processes[process_].counts;
+  {
+    DeltaDecoder starts(base);
+    for (const auto& s : chunk_.synchronizations()) {
+      const uint64_t t = starts.next(s.start_delta_ns());
+      seen(t, end_of(t, s.duration_ns()));
+    }
+    counts.synchronizations += chunk_.synchronizations_size();
+  }
+  {
+    DeltaDecoder times(base);
+    for (const auto& m : chunk_.nvtx_marks()) {
+      resolve(m.domain_id(), "NVTX mark domain", "");
+      resolve(m.name_id(), "NVTX mark", "");
+      const uint64_t t = times.next(m.time_delta_ns());
+      seen(t, t);
+    }
+    counts.nvtx_marks += chunk_.nvtx_marks_size();
+  }
+  {
+    DeltaDecoder starts(base);
+    for (const auto& o : chunk_.overheads()) {
+      resolve(o.kind_id(), "overhead", "");
+      const uint64_t t = starts.next(o.start_delta_ns());
+      seen(t, end_of(t, o.duration_ns()));
+    }
+    counts.overheads += chunk_.overheads_size();
+  }
+}
+
+}  // namespace
+
+std::optional<ReadError> RunBuilder::add_file(const std::string& path, std::ostream& warnings) {
+  CaptureReader reader;
+  if (!reader.open(path)) return reader.error();
+
+  const auto process = static_cast<uint32_t>(run_.processes.size());
+  run_.processes.emplace_back();
+  {
+    ProcessInfo& info = run_.processes.back();
+    info.path = path;
+    info.format_major = reader.header().format_major();
+    info.format_minor = reader.header().format_minor();
+    info.producer = reader.header().producer();
+  }
+
+  InternTables tables;
+  FileIds ids;
+  prof::proto::Chunk chunk;
+  for (;;) {
+    const CaptureReader::Next next = reader.next(chunk);
+    if (next == CaptureReader::Next::kError) return reader.error();
+    if (next == CaptureReader::Next::kEnd) break;
+
+    const std::string where = "chunk " + std::to_string(reader.chunk_count() - 1) + ": ";
+    // Definitions first: a chunk's records may use ids the same chunk defines.
+    if (std::string bad = tables.define(chunk); !bad.empty())
+      return ReadError{path, reader.chunk_offset(), where + bad};
+    ProcessInfo& info = run_.processes[process];
+    if (chunk.has_process() && !info.process) info.process = chunk.process();
+    for (const auto& t : chunk.threads()) info.threads[t.tid()] = t.name();  // a rename: last wins
+    if (chunk.has_drops()) info.drops = chunk.drops();  // totals: the last one is final
+    for (const auto& d : chunk.devices())
+      if (std::none_of(info.devices.begin(), info.devices.end(), [&](const auto& known) { return known.id() == d.id(); }))
+        info.devices.push_back(d);
+    if (chunk.has_process_end()) info.end = chunk.process_end();
+
+    if (std::string bad = ChunkLoader(run_, process, tables, ids, chunk, depth_ == LoadDepth::kEvents).load(); !bad.empty())
+      return ReadError{path, reader.chunk_offset(), where + bad};
+  }
+
+  ProcessInfo& info = run_.processes[process];
+  info.chunks = reader.chunk_count();
+  info.counts.strings = tables.string_count();
+  info.counts.frames = tables.frame_count();
+  info.counts.stacks = tables.stack_count();
+  info.counts.modules = tables.module_count();
+  if (reader.truncated_tail()) {
+    info.last_chunk_truncated = true;
+    warnings << "profanalyze: warning: " << reader.truncated_tail()->describe() << '\n';
+  }
+  return std::nullopt;
+}
+
+void RunBuilder::finish() {
+  align_clocks();
+  link_to_launching_calls();
+}
+
+void RunBuilder::link_to_launching_calls() {
+  const LaunchingCalls launcher(run_);
+  for (GpuActivity& g : run_.gpu_activities)
+    if (g.correlation_id != 0) g.launched_by = launcher.find(g.process, g.correlation_id);
+  for (MemoryEvent& m : run_.memory_events)
+    if (m.correlation_id != 0) m.called_by = launcher.find(m.process, m.correlation_id);
+}
+
+void RunBuilder::align_clocks() {
+  // realtime = monotonic - anchor.monotonic_ns + anchor.realtime_ns, so a
+  // file's times move onto the first file's clock by the difference of the
+  // two files' (realtime - monotonic) offsets. Unsigned arithmetic wraps
+  // the same way signed would, without overflow UB.
+  const ProcessInfo* reference = nullptr;
+  for (const ProcessInfo& p : run_.processes)
+    if (p.process && p.process->has_clock_anchor()) {
+      reference = &p;
+      break;
+    }
+  if (!reference) return;
+  auto offset = [](const ProcessInfo& p) {
+    const auto& a = p.process->clock_anchor();
+    return a.realtime_ns() - a.monotonic_ns();
+  };
+  const uint64_t base = offset(*reference);
+  bool shifted = false;
+  for (ProcessInfo& p : run_.processes) {
+    if (!p.process || !p.process->has_clock_anchor()) continue;
+    p.timeline_shift_ns = static_cast<int64_t>(offset(p) - base);
+    shifted = shifted || p.timeline_shift_ns != 0;
+  }
+  if (!shifted) return;
+  auto shift = [&](uint32_t process, uint64_t& t) { t += static_cast<uint64_t>(run_.processes[process].timeline_shift_ns); };
+  for (CpuEvent& e : run_.cpu_events) {
+    shift(e.process, e.start_ns);
+    shift(e.process, e.end_ns);
+  }
+  for (GpuActivity& g : run_.gpu_activities) {
+    shift(g.process, g.start_ns);
+    shift(g.process, g.end_ns);
+  }
+  for (MemoryEvent& m : run_.memory_events) shift(m.process, m.time_ns);
+}
+
+std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& run, std::ostream& warnings,
+                                 LoadDepth depth) {
+  RunBuilder builder(run, depth);
+  for (const std::string& path : paths)
+    if (auto error = builder.add_file(path, warnings)) return error;
+  builder.finish();
+  return std::nullopt;
+}
+
+}  // namespace prof::analyzer

@@ -1,0 +1,24 @@
+#include "views/frame_names.h"
+
+#include <cstdio>
+
+namespace prof::analyzer {
+namespace {
+std::string hex(uint64_t value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(value));
+  return buf;
+}
+}  // namespace
+
+std::string ModuleOffsetFrameNamer::name(const Run& run, const Frame& frame) const {
+  if (frame.kind == prof::proto::Frame::PYTHON)
+    return run.name(frame.file) + "(" + std::to_string(frame.line) + "): " + run.name(frame.function);
+  if (frame.module < 0 || static_cast<size_t>(frame.module) >= run.modules.size()) return hex(frame.address);
+  const Module& m = run.modules[static_cast<size_t>(frame.module)];
+  const size_t slash = m.path.rfind('/');
+  const std::string base = slash == std::string::npos ? m.path : m.path.substr(slash + 1);
+  return base + "+" + hex(frame.address - m.bias);
+}
+
+}  // namespace prof::analyzer

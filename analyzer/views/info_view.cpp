@@ -1,0 +1,118 @@
+#include "views/info_view.h"
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "views/time_format.h"
+
+namespace prof::analyzer {
+namespace {
+
+// Label column 14 wide so values line up.
+void field(std::ostringstream& out, const char* label, const std::string& value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "  %-14s", label);
+  out << buf << value << '\n';
+}
+
+void count(std::ostringstream& out, const char* label, uint64_t value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "    %-20s%12llu", label, static_cast<unsigned long long>(value));
+  out << buf << '\n';
+}
+
+std::string joined(const google::protobuf::RepeatedPtrField<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+void format_process(std::ostringstream& out, const ProcessInfo& p) {
+  out << p.path << '\n';
+  field(out, "format", std::to_string(p.format_major) + "." + std::to_string(p.format_minor) +
+                           (p.producer.empty() ? "" : ", written by " + p.producer));
+  if (p.process) {
+    const auto& proc = *p.process;
+    field(out, "pid", std::to_string(proc.pid()) + " (parent " + std::to_string(proc.parent_pid()) + ")");
+    field(out, "host", proc.hostname());
+    field(out, "executable", proc.executable());
+    field(out, "command line", joined(proc.command_line()));
+    field(out, "rank", proc.rank() < 0 ? std::string("none")
+                                       : std::to_string(proc.rank()) + " of " + std::to_string(proc.world_size()));
+  } else {
+    field(out, "process", "not recorded (no Process record in the file)");
+  }
+
+  const bool any_event = p.last_event_ns != 0 || (p.process && p.process->start_ns() != 0);
+  std::string duration = any_event ? format_time_ns(p.end_ns() - p.start_ns()) + " (" + std::to_string(p.start_ns()) +
+                                        " to " + std::to_string(p.end_ns()) + " ns)"
+                                  : std::string("no events");
+  field(out, "duration", duration);
+  std::string ended;
+  if (p.end) {
+    switch (p.end->reason()) {
+      case prof::proto::ProcessEnd::EXIT: ended = "exit"; break;
+      case prof::proto::ProcessEnd::SIGNAL: ended = "signal " + std::to_string(p.end->signal()); break;
+      default: ended = "unspecified reason"; break;
+    }
+  } else {
+    ended = "cut short: no ProcessEnd, duration runs to the last recorded event";
+  }
+  field(out, "ended", ended);
+  field(out, "chunks", std::to_string(p.chunks) + (p.last_chunk_truncated ? " (last chunk truncated, skipped)" : ""));
+
+  field(out, "threads", std::to_string(p.threads.size()));
+  for (const auto& [tid, name] : p.threads) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "    %-10u", tid);
+    out << buf << name << '\n';
+  }
+
+  out << "  records\n";
+  const RecordCounts& c = p.counts;
+  count(out, "API calls", c.api_calls);
+  count(out, "kernels", c.kernels);
+  count(out, "memcpys", c.memcpys);
+  count(out, "memsets", c.memsets);
+  count(out, "memory events", c.memory_events);
+  count(out, "synchronizations", c.synchronizations);
+  count(out, "NVTX ranges", c.nvtx_ranges);
+  count(out, "NVTX marks", c.nvtx_marks);
+  count(out, "overheads", c.overheads);
+  count(out, "stacks", c.stacks);
+  count(out, "frames", c.frames);
+  count(out, "modules", c.modules);
+  count(out, "strings", c.strings);
+
+  if (p.drops) {
+    out << "  drops\n";
+    count(out, "ring_full", p.drops->ring_full());
+    count(out, "cupti_records", p.drops->cupti_records());
+    count(out, "truncated_payloads", p.drops->truncated_payloads());
+  } else {
+    field(out, "drops", "not recorded");
+  }
+
+  if (p.process && !p.process->options().empty()) {
+    out << "  options\n";
+    // proto maps iterate in no fixed order; sort for stable output.
+    std::map<std::string, std::string> sorted(p.process->options().begin(), p.process->options().end());
+    for (const auto& [key, value] : sorted) out << "    " << key << " = " << value << '\n';
+  } else {
+    field(out, "options", "none recorded");
+  }
+}
+
+}  // namespace
+
+std::string format_info(const Run& run) {
+  std::ostringstream out;
+  for (size_t i = 0; i < run.processes.size(); ++i) {
+    if (i) out << '\n';
+    format_process(out, run.processes[i]);
+  }
+  return out.str();
+}
+
+}  // namespace prof::analyzer

@@ -1,0 +1,176 @@
+#include "views/key_averages.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+namespace prof::analyzer {
+
+std::string row_key(const Run& run, const CpuEvent& event) {
+  std::string name = run.name(event.name);
+  static constexpr std::string_view kStep = "ProfilerStep#";
+  if (name.compare(0, kStep.size(), kStep) == 0) name = "ProfilerStep*";
+  if (event.domain == Run::kNoName) return name;
+  return run.name(event.domain) + ":" + name;
+}
+
+namespace {
+
+// Where an event comes in torch's first-occurrence order: by start, then
+// process, CPU before GPU, then its place in the Run.
+struct Occurrence {
+  uint64_t start_ns = UINT64_MAX;
+  uint32_t process = 0;
+  bool is_gpu = false;
+  size_t index = 0;
+
+  bool operator<(const Occurrence& other) const {
+    return std::tie(start_ns, process, is_gpu, index) < std::tie(other.start_ns, other.process, other.is_gpu, other.index);
+  }
+};
+
+// Events with equal ids: names, domain, input shape, stack. Grouping by
+// these integers first, and making the row's text key once per group,
+// replaces a string key and a map lookup per event.
+struct GroupKey {
+  uint32_t is_gpu;
+  NameId name;
+  NameId domain;
+  NameId shape;
+  uint32_t stack;
+  bool operator==(const GroupKey&) const = default;
+};
+struct GroupKeyHash {
+  size_t operator()(const GroupKey& k) const {
+    uint64_t hash = 1469598103934665603ull;  // FNV-1a over the words
+    for (uint32_t word : {k.is_gpu, k.name, k.domain, k.shape, k.stack}) hash = (hash ^ word) * 1099511628211ull;
+    return hash;
+  }
+};
+
+// One group's sums, and its first event (which names its row's top-level
+// flag).
+struct Group {
+  GroupKey key{};
+  Occurrence first;
+  KeyAverage sums;
+};
+
+}  // namespace
+
+std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, const GroupOptions& options) {
+  std::vector<Group> groups;
+  std::unordered_map<GroupKey, size_t, GroupKeyHash> group_of;
+  auto group_for = [&](const GroupKey& key) -> Group& {
+    auto [it, added] = group_of.try_emplace(key, groups.size());
+    if (added) {
+      groups.emplace_back();
+      groups.back().key = key;
+    }
+    return groups[it->second];
+  };
+  const bool by_stack = options.by_stack_frames > 0;
+  for (size_t i = 0; i < run.cpu_events.size(); ++i) {
+    const CpuEvent& e = run.cpu_events[i];
+    Group& g = group_for({0, e.name, e.domain, options.by_input_shape ? e.input_shape : Run::kNoName, by_stack ? e.stack : 0});
+    const Occurrence o{e.start_ns, e.process, false, i};
+    if (o < g.first) g.first = o;
+    KeyAverage& row = g.sums;
+    ++row.count;
+    row.cpu_total_ns += e.duration_ns();
+    row.self_cpu_ns += tree.self_ns(i);
+    row.cuda_total_ns += tree.gpu_total_ns(i);
+    row.self_cuda_ns += tree.self_gpu_ns(i);
+    row.cpu_mem_bytes += tree.cpu_mem_bytes(i);
+    row.self_cpu_mem_bytes += tree.self_cpu_mem_bytes(i);
+    row.cuda_mem_bytes += tree.cuda_mem_bytes(i);
+    row.self_cuda_mem_bytes += tree.self_cuda_mem_bytes(i);
+  }
+  for (size_t i = 0; i < run.gpu_activities.size(); ++i) {
+    const GpuActivity& a = run.gpu_activities[i];
+    Group& g = group_for({1, a.name, Run::kNoName, options.by_input_shape ? a.input_shape : Run::kNoName, 0});
+    const Occurrence o{a.start_ns, a.process, true, i};
+    if (o < g.first) g.first = o;
+    ++g.sums.count;
+    g.sums.cuda_total_ns += a.duration_ns();
+    g.sums.self_cuda_ns += a.duration_ns();
+  }
+
+  // Frame names are computed once per stack, not once per group.
+  std::map<uint32_t, std::vector<std::string>> stack_names;
+  auto frames_of = [&](uint32_t stack) -> const std::vector<std::string>& {
+    auto [it, inserted] = stack_names.try_emplace(stack);
+    if (inserted && stack != 0 && options.frame_namer) {
+      const auto& frames = run.stacks[stack - 1];
+      const size_t n = std::min(frames.size(), static_cast<size_t>(options.by_stack_frames));
+      for (size_t i = 0; i < n; ++i) it->second.push_back(options.frame_namer->name(run, run.frames[frames[i]]));
+    }
+    return it->second;
+  };
+
+  // Groups whose text is equal make one row ("ProfilerStep#1" and "#2" both
+  // read "ProfilerStep*"; two stacks may name the same frames). A row comes
+  // where its earliest event comes, and takes that event's top-level flag.
+  struct Row {
+    Occurrence first;
+    bool top_level = true;
+    KeyAverage average;
+  };
+  std::vector<Row> rows;
+  std::map<std::tuple<bool, std::string, std::string, std::vector<std::string>>, size_t> row_of;
+  static const std::vector<std::string> kNoStack;
+  for (Group& g : groups) {
+    std::string key;
+    std::string shape;
+    const std::vector<std::string>* stack = &kNoStack;
+    bool top_level = true;
+    const bool is_gpu = g.key.is_gpu != 0;
+    if (is_gpu) {
+      const GpuActivity& a = run.gpu_activities[g.first.index];
+      key = run.name(a.name);
+      if (options.by_input_shape) shape = run.name(a.input_shape);
+      top_level = a.launched_by < 0;
+    } else {
+      const CpuEvent& e = run.cpu_events[g.first.index];
+      key = row_key(run, e);
+      if (options.by_input_shape) shape = run.name(e.input_shape);
+      if (by_stack) stack = &frames_of(e.stack);
+      top_level = tree.parent(g.first.index) == RangeTree::kNoParent;
+    }
+    auto [it, inserted] = row_of.try_emplace({is_gpu, key, shape, *stack}, rows.size());
+    if (inserted) {
+      rows.emplace_back();
+      KeyAverage& row = rows.back().average;
+      row.key = std::move(key);
+      row.is_gpu = is_gpu;
+      row.input_shapes = std::move(shape);
+      row.stack = *stack;
+    }
+    Row& row = rows[it->second];
+    if (g.first < row.first) {
+      row.first = g.first;
+      row.top_level = top_level;
+    }
+    KeyAverage& sum = row.average;
+    sum.count += g.sums.count;
+    sum.cpu_total_ns += g.sums.cpu_total_ns;
+    sum.self_cpu_ns += g.sums.self_cpu_ns;
+    sum.cuda_total_ns += g.sums.cuda_total_ns;
+    sum.self_cuda_ns += g.sums.self_cuda_ns;
+    sum.cpu_mem_bytes += g.sums.cpu_mem_bytes;
+    sum.self_cpu_mem_bytes += g.sums.self_cpu_mem_bytes;
+    sum.cuda_mem_bytes += g.sums.cuda_mem_bytes;
+    sum.self_cuda_mem_bytes += g.sums.self_cuda_mem_bytes;
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.first < b.first; });
+  std::vector<KeyAverage> out;
+  out.reserve(rows.size());
+  for (Row& row : rows) {
+    row.average.top_level = row.top_level;
+    out.push_back(std::move(row.average));
+  }
+  return out;
+}
+
+}  // namespace prof::analyzer

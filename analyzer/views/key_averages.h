@@ -1,0 +1,50 @@
+#pragma once
+// Rows of the report: events grouped by name, like torch's key_averages().
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/range_tree.h"
+#include "model/run.h"
+#include "views/frame_names.h"
+
+namespace prof::analyzer {
+
+struct KeyAverage {
+  std::string key;
+  bool is_gpu = false;  // a kernel/memcpy/memset row: CPU columns are 0
+  // The first occurrence had no parent (CPU rows) or no recorded launching
+  // call (GPU rows): what --top-level-only keeps, as torch's cpu_parent test
+  // does on the first event added to a group.
+  bool top_level = true;
+  uint64_t count = 0;
+  uint64_t cpu_total_ns = 0;
+  uint64_t self_cpu_ns = 0;
+  uint64_t cuda_total_ns = 0;
+  uint64_t self_cuda_ns = 0;
+  int64_t cpu_mem_bytes = 0;
+  int64_t self_cpu_mem_bytes = 0;
+  int64_t cuda_mem_bytes = 0;
+  int64_t self_cuda_mem_bytes = 0;
+  std::string input_shapes;         // with group-by-input-shape
+  std::vector<std::string> stack;  // with group-by-stack-n: the N innermost frames
+};
+
+struct GroupOptions {
+  bool by_input_shape = false;
+  int64_t by_stack_frames = 0;  // 0: stacks play no part
+  const FrameNamer* frame_namer = nullptr;  // needed when by_stack_frames > 0
+};
+
+// The row name of a CPU event: the NVTX name, "domain:name" outside the
+// default domain (so equal names of different libraries stay apart), and
+// "ProfilerStep#N" folded to "ProfilerStep*" as torch's tables do.
+std::string row_key(const Run& run, const CpuEvent& event);
+
+// One row per key (CPU and GPU keys kept apart; with grouping options, per
+// key and input shape and/or innermost frames), in order of first
+// occurrence (earliest start over all processes), which is the order torch
+// prints when no sort key is given.
+std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, const GroupOptions& options = {});
+
+}  // namespace prof::analyzer

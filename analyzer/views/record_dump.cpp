@@ -1,0 +1,261 @@
+#include "views/record_dump.h"
+
+#include <cstdio>
+#include <string_view>
+
+#include "io/capture_reader.h"
+#include "io/compact_fields.h"
+#include "io/delta_decoder.h"
+#include "io/intern_tables.h"
+
+namespace prof::analyzer {
+namespace {
+
+void write_json_string(std::ostream& out, std::string_view text) {
+  out << '"';
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out << "\\\""; break;
+      case '\\': out << "\\\\"; break;
+      case '\n': out << "\\n"; break;
+      case '\t': out << "\\t"; break;
+      case '\r': out << "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char escaped[8];
+          snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+          out << escaped;
+        } else {
+          out << static_cast<char>(c);
+        }
+    }
+  }
+  out << '"';
+}
+
+// One JSON object, fields appended in order.
+class JsonLine {
+ public:
+  JsonLine(std::ostream& out, std::string_view type) : out_(out) {
+    out_ << "{\"type\":";
+    write_json_string(out_, type);
+  }
+  ~JsonLine() { out_ << "}\n"; }
+  JsonLine& number(std::string_view key, uint64_t value) {
+    this->key(key);
+    out_ << value;
+    return *this;
+  }
+  JsonLine& signed_number(std::string_view key, int64_t value) {
+    this->key(key);
+    out_ << value;
+    return *this;
+  }
+  JsonLine& text(std::string_view key, std::string_view value) {
+    this->key(key);
+    write_json_string(out_, value);
+    return *this;
+  }
+  JsonLine& triple(std::string_view key, Dim3 d) {
+    this->key(key);
+    out_ << '[' << d.x << ',' << d.y << ',' << d.z << ']';
+    return *this;
+  }
+
+ private:
+  void key(std::string_view name) {
+    out_ << ',';
+    write_json_string(out_, name);
+    out_ << ':';
+  }
+  std::ostream& out_;
+};
+
+class ChunkDumper {
+ public:
+  ChunkDumper(const InternTables& tables, std::ostream& out) : tables_(tables), out_(out) {}
+
+  void dump(const prof::proto::Chunk& chunk) {
+    const uint64_t base = chunk.time_base_ns();
+    DeltaDecoder api(base), kernels(base), copies(base), sets(base), ranges(base), memory(base),
+        syncs(base), marks(base), overheads(base);
+    ApiCallDecoder calls;
+    for (const auto& call : chunk.api_calls()) {
+      const uint64_t start = api.next(call.start_delta_ns());
+      const ApiCallDecoder::Ids ids = calls.next(call);
+      JsonLine line(out_, "api");
+      line.number("tid", ids.tid)
+          .text("domain", call.domain() == prof::proto::DRIVER ? "driver" : "runtime")
+          .number("cbid", call.callback_id())
+          .text("name", string(call.name_id()))
+          .number("start", start)
+          .number("end", end_of(start, call.duration_ns()))
+          .number("corr", ids.correlation_id)
+          .signed_number("ret", call.return_code())
+          .number("stack", call.stack_id());
+      if (call.has_launch()) {
+        const auto& l = call.launch();
+        line.text("kernel", string(l.kernel_name_id()))
+            .triple("grid", grid_of(l))
+            .triple("block", block_of(l))
+            .number("shared", l.dynamic_shared_bytes())
+            .number("stream", l.stream());
+      }
+      if (call.has_transfer()) {
+        const auto& t = call.transfer();
+        line.number("bytes", t.bytes())
+            .text("copy_kind", prof::proto::CopyKind_Name(t.kind()))
+            .number("stream", t.stream())
+            .number("memset", t.is_memset() ? 1 : 0);
+      }
+    }
+    for (const auto& k : chunk.kernels()) {
+      const uint64_t start = kernels.next(k.start_delta_ns());
+      JsonLine(out_, "kernel")
+          .text("name", string(k.name_id()))
+          .number("device", k.device_id())
+          .number("context", k.context_id())
+          .number("stream", k.stream_id())
+          .number("corr", k.correlation_id())
+          .number("start", start)
+          .number("end", end_of(start, k.duration_ns()))
+          .triple("grid", grid_of(k))
+          .triple("block", block_of(k))
+          .number("registers", k.registers_per_thread())
+          .number("static_shared", k.static_shared_bytes())
+          .number("dynamic_shared", k.dynamic_shared_bytes())
+          .number("graph", k.graph_id());
+    }
+    for (const auto& c : chunk.memcpys()) {
+      const uint64_t start = copies.next(c.start_delta_ns());
+      JsonLine(out_, "memcpy")
+          .number("device", c.device_id())
+          .number("context", c.context_id())
+          .number("stream", c.stream_id())
+          .number("corr", c.correlation_id())
+          .number("start", start)
+          .number("end", end_of(start, c.duration_ns()))
+          .number("bytes", c.bytes())
+          .text("copy_kind", prof::proto::CopyKind_Name(c.kind()))
+          .text("src_kind", prof::proto::MemoryKind_Name(c.src_kind()))
+          .text("dst_kind", prof::proto::MemoryKind_Name(c.dst_kind()))
+          .number("graph", c.graph_id());
+    }
+    for (const auto& s : chunk.memsets()) {
+      const uint64_t start = sets.next(s.start_delta_ns());
+      JsonLine(out_, "memset")
+          .number("device", s.device_id())
+          .number("context", s.context_id())
+          .number("stream", s.stream_id())
+          .number("corr", s.correlation_id())
+          .number("start", start)
+          .number("end", end_of(start, s.duration_ns()))
+          .number("bytes", s.bytes())
+          .number("value", s.value())
+          .number("graph", s.graph_id());
+    }
+    for (const auto& r : chunk.nvtx_ranges()) {
+      const uint64_t start = ranges.next(r.start_delta_ns());
+      JsonLine(out_, "range")
+          .number("tid", r.tid())
+          .number("end_tid", r.end_tid())
+          .text("domain", string(r.domain_id()))
+          .text("name", string(r.name_id()))
+          .number("start", start)
+          .number("end", end_of(start, r.duration_ns()))
+          .text("style", r.style() == prof::proto::NvtxRange::START_END ? "start_end" : "push_pop")
+          .number("depth", r.depth())
+          .number("unterminated", r.unterminated() ? 1 : 0);
+    }
+    for (const auto& e : chunk.memory_events()) {
+      const uint64_t time = memory.next(e.time_delta_ns());
+      JsonLine(out_, "memory")
+          .text("operation", e.operation() == prof::proto::MemoryEvent::RELEASE ? "release" : "allocation")
+          .number("device", e.device_id())
+          .number("stream", e.stream_id())
+          .number("corr", e.correlation_id())
+          .number("time", time)
+          .number("address", e.address())
+          .number("bytes", e.bytes())
+          .text("memory_kind", prof::proto::MemoryKind_Name(e.memory_kind()));
+    }
+    for (const auto& s : chunk.synchronizations()) {
+      const uint64_t start = syncs.next(s.start_delta_ns());
+      JsonLine(out_, "sync")
+          .text("sync_type", prof::proto::Synchronization::Type_Name(s.type()))
+          .number("context", s.context_id())
+          .number("stream", s.stream_id())
+          .number("event", s.event())
+          .number("corr", s.correlation_id())
+          .number("start", start)
+          .number("end", end_of(start, s.duration_ns()));
+    }
+    for (const auto& m : chunk.nvtx_marks()) {
+      JsonLine(out_, "mark")
+          .number("tid", m.tid())
+          .text("domain", string(m.domain_id()))
+          .text("name", string(m.name_id()))
+          .number("time", marks.next(m.time_delta_ns()));
+    }
+    for (const auto& o : chunk.overheads()) {
+      const uint64_t start = overheads.next(o.start_delta_ns());
+      JsonLine(out_, "overhead")
+          .text("kind", string(o.kind_id()))
+          .number("tid", o.tid())
+          .number("start", start)
+          .number("end", end_of(start, o.duration_ns()));
+    }
+    for (const auto& t : chunk.threads()) {
+      JsonLine(out_, "thread").number("tid", t.tid()).text("name", t.name());
+    }
+    for (const auto& d : chunk.devices()) {
+      JsonLine(out_, "device").number("id", d.id()).text("name", d.name());
+    }
+    if (chunk.has_drops()) {
+      JsonLine(out_, "drops")
+          .number("ring_full", chunk.drops().ring_full())
+          .number("cupti_records", chunk.drops().cupti_records())
+          .number("truncated_payloads", chunk.drops().truncated_payloads());
+    }
+  }
+
+ private:
+  std::string_view string(uint64_t id) const {
+    if (id == 0) return {};
+    const std::string* value = tables_.find_string(id);
+    return value != nullptr ? std::string_view(*value) : std::string_view("<undefined string>");
+  }
+
+  const InternTables& tables_;
+  std::ostream& out_;
+};
+
+}  // namespace
+
+bool dump_records(const std::string& path, std::ostream& out, std::ostream& err) {
+  CaptureReader reader;
+  if (!reader.open(path)) {
+    err << "profanalyze: " << reader.error().describe() << '\n';
+    return false;
+  }
+  InternTables tables;
+  ChunkDumper dumper(tables, out);
+  prof::proto::Chunk chunk;
+  for (;;) {
+    const CaptureReader::Next next = reader.next(chunk);
+    if (next == CaptureReader::Next::kError) {
+      err << "profanalyze: " << reader.error().describe() << '\n';
+      return false;
+    }
+    if (next == CaptureReader::Next::kEnd) break;
+    if (std::string why = tables.define(chunk); !why.empty()) {
+      err << "profanalyze: " << path << ": byte " << reader.chunk_offset() << ": " << why << '\n';
+      return false;
+    }
+    dumper.dump(chunk);
+  }
+  if (reader.truncated_tail()) err << "profanalyze: warning: " << reader.truncated_tail()->describe() << '\n';
+  return true;
+}
+
+}  // namespace prof::analyzer

@@ -1,0 +1,193 @@
+#include "window/steps.h"
+
+#include <algorithm>
+#include <regex>
+
+namespace prof::analyzer {
+namespace {
+
+struct Boundary {
+  uint64_t start_ns;  // step start (start rules) or step end (end rules)
+  uint64_t end_ns;    // nvtx: the range's end
+};
+
+// First start and last end of each process's events, on the Run's timeline.
+void process_spans(const Run& run, std::vector<uint64_t>& first, std::vector<uint64_t>& last) {
+  first.assign(run.processes.size(), UINT64_MAX);
+  last.assign(run.processes.size(), 0);
+  auto see = [&](uint32_t p, uint64_t s, uint64_t e) {
+    first[p] = std::min(first[p], s);
+    last[p] = std::max(last[p], e);
+  };
+  for (const CpuEvent& e : run.cpu_events) see(e.process, e.start_ns, e.end_ns);
+  for (const GpuActivity& g : run.gpu_activities) see(g.process, g.start_ns, g.end_ns);
+  for (const MemoryEvent& m : run.memory_events) see(m.process, m.time_ns, m.time_ns);
+}
+
+}  // namespace
+
+std::string StepRule::spelling() const {
+  switch (kind) {
+    case Kind::kNvtx: return "nvtx:" + pattern;
+    case Kind::kKernel: return "kernel:" + pattern;
+    case Kind::kApi: return "api:" + pattern;
+    case Kind::kAuto: return "auto";
+  }
+  return {};
+}
+
+bool StepRule::ends_steps() const {
+  return kind == Kind::kApi && pattern.find("Synchronize") != std::string::npos;
+}
+
+std::optional<StepRule> parse_step_rule(const std::string& text, std::string& error) {
+  if (text == "auto") return StepRule{StepRule::Kind::kAuto, {}};
+  const size_t colon = text.find(':');
+  const std::string kind = colon == std::string::npos ? text : text.substr(0, colon);
+  const std::string pattern = colon == std::string::npos ? "" : text.substr(colon + 1);
+  StepRule rule;
+  if (kind == "nvtx") {
+    rule.kind = StepRule::Kind::kNvtx;
+  } else if (kind == "kernel") {
+    rule.kind = StepRule::Kind::kKernel;
+  } else if (kind == "api") {
+    rule.kind = StepRule::Kind::kApi;
+  } else {
+    error = "--step: '" + text + "' is not nvtx:REGEX, kernel:REGEX, api:NAME or auto";
+    return std::nullopt;
+  }
+  if (pattern.empty()) {
+    error = "--step: '" + text + "' needs a " + (rule.kind == StepRule::Kind::kApi ? "name" : "regex") + " after ':'";
+    return std::nullopt;
+  }
+  if (rule.kind != StepRule::Kind::kApi) {
+    try {
+      std::regex check(pattern);
+    } catch (const std::regex_error& e) {
+      error = "--step: bad regex '" + pattern + "': " + e.what();
+      return std::nullopt;
+    }
+  }
+  rule.pattern = pattern;
+  return rule;
+}
+
+int64_t RunSteps::count() const {
+  size_t most = 0;
+  for (const auto& steps : per_process_) most = std::max(most, steps.size());
+  return static_cast<int64_t>(most);
+}
+
+const std::vector<Step>& RunSteps::of_process(uint32_t process) const {
+  static const std::vector<Step> none;
+  return process < per_process_.size() ? per_process_[process] : none;
+}
+
+int64_t RunSteps::step_at(uint32_t process, uint64_t time_ns) const {
+  const std::vector<Step>& steps = of_process(process);
+  // Steps are sorted and disjoint: the last one starting at or before time_ns.
+  auto it = std::upper_bound(steps.begin(), steps.end(), time_ns,
+                             [](uint64_t t, const Step& s) { return t < s.start_ns; });
+  if (it == steps.begin()) return -1;
+  --it;
+  return time_ns < it->end_ns ? it->index : -1;
+}
+
+RunSteps find_steps(const Run& run, const StepRule& rule) {
+  const size_t processes = run.processes.size();
+  std::vector<std::vector<Boundary>> bounds(processes);
+  const std::regex regex(rule.kind == StepRule::Kind::kApi ? std::string(".") : rule.pattern);
+
+  if (rule.kind == StepRule::Kind::kNvtx) {
+    for (const CpuEvent& e : run.cpu_events)
+      if (e.kind != CpuEventKind::kApiCall && std::regex_search(run.name(e.name), regex))
+        bounds[e.process].push_back({e.start_ns, e.end_ns});
+  } else if (rule.kind == StepRule::Kind::kKernel) {
+    // Each kernel name is matched once, not once per launch.
+    std::vector<int8_t> matches;  // by NameId: -1 unknown, 0 no, 1 yes
+    for (const GpuActivity& g : run.gpu_activities) {
+      if (g.kind != GpuKind::kKernel) continue;
+      if (matches.size() <= g.name) matches.resize(g.name + 1, -1);
+      if (matches[g.name] < 0) matches[g.name] = std::regex_search(run.name(g.name), regex) ? 1 : 0;
+      if (matches[g.name] == 0) continue;
+      const uint64_t t = g.launched_by >= 0 ? run.cpu_events[static_cast<size_t>(g.launched_by)].start_ns : g.start_ns;
+      bounds[g.process].push_back({t, t});
+    }
+  } else if (rule.kind == StepRule::Kind::kApi) {
+    const bool ends = rule.ends_steps();
+    for (const CpuEvent& e : run.cpu_events)
+      if (e.kind == CpuEventKind::kApiCall && run.name(e.name) == rule.pattern)
+        bounds[e.process].push_back({ends ? e.end_ns : e.start_ns, 0});
+  }
+
+  std::vector<uint64_t> first, last;
+  process_spans(run, first, last);
+  std::vector<std::vector<Step>> per_process(processes);
+  for (size_t p = 0; p < processes; ++p) {
+    auto& b = bounds[p];
+    std::stable_sort(b.begin(), b.end(), [](const Boundary& x, const Boundary& y) { return x.start_ns < y.start_ns; });
+    auto& steps = per_process[p];
+    auto add = [&](uint64_t start, uint64_t end) {
+      if (end > start) steps.push_back({static_cast<int64_t>(steps.size()), start, end});
+    };
+    if (rule.kind == StepRule::Kind::kNvtx) {
+      uint64_t open_until = 0;
+      for (const Boundary& r : b) {
+        if (!steps.empty() && r.start_ns < open_until) continue;  // nested in the previous step
+        add(r.start_ns, r.end_ns);
+        open_until = std::max(open_until, r.end_ns);
+      }
+    } else if (rule.ends_steps()) {
+      uint64_t start = first[p];
+      for (const Boundary& r : b) {
+        add(start, r.start_ns);
+        start = std::max(start, r.start_ns);
+      }
+    } else {
+      for (size_t i = 0; i < b.size(); ++i) {
+        // Events end-inclusive at the last one: the last step holds them all.
+        const uint64_t end = i + 1 < b.size() ? b[i + 1].start_ns : std::max(last[p], b[i].start_ns) + 1;
+        add(b[i].start_ns, end);
+      }
+    }
+  }
+  return RunSteps(std::move(per_process));
+}
+
+StepMembership step_membership(const Run& run, const RunSteps& steps) {
+  StepMembership m;
+  m.cpu.reserve(run.cpu_events.size());
+  for (const CpuEvent& e : run.cpu_events) m.cpu.push_back(steps.step_at(e.process, e.start_ns));
+  m.gpu.reserve(run.gpu_activities.size());
+  for (const GpuActivity& g : run.gpu_activities)
+    m.gpu.push_back(g.launched_by >= 0 ? m.cpu[static_cast<size_t>(g.launched_by)] : steps.step_at(g.process, g.start_ns));
+  m.memory.reserve(run.memory_events.size());
+  for (const MemoryEvent& e : run.memory_events)
+    m.memory.push_back(e.called_by >= 0 ? m.cpu[static_cast<size_t>(e.called_by)] : steps.step_at(e.process, e.time_ns));
+  return m;
+}
+
+Run select_steps(const Run& run, const StepMembership& membership, const std::vector<int64_t>& steps) {
+  auto wanted = [&](int64_t step) { return step >= 0 && std::binary_search(steps.begin(), steps.end(), step); };
+  Run out = run.without_events();
+  HugeVector<int64_t> new_index(run.cpu_events.size(), -1);
+  for (size_t i = 0; i < run.cpu_events.size(); ++i)
+    if (wanted(membership.cpu[i])) {
+      new_index[i] = static_cast<int64_t>(out.cpu_events.size());
+      out.cpu_events.push_back(run.cpu_events[i]);
+    }
+  auto remap = [&](int64_t index) { return index >= 0 ? new_index[static_cast<size_t>(index)] : int64_t{-1}; };
+  for (size_t i = 0; i < run.gpu_activities.size(); ++i)
+    if (wanted(membership.gpu[i])) {
+      out.gpu_activities.push_back(run.gpu_activities[i]);
+      out.gpu_activities.back().launched_by = remap(run.gpu_activities[i].launched_by);
+    }
+  for (size_t i = 0; i < run.memory_events.size(); ++i)
+    if (wanted(membership.memory[i])) {
+      out.memory_events.push_back(run.memory_events[i]);
+      out.memory_events.back().called_by = remap(run.memory_events[i].called_by);
+    }
+  return out;
+}
+
+}  // namespace prof::analyzer

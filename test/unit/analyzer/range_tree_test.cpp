@@ -1,0 +1,168 @@
+// Nesting by torch's rule: per thread, sorted by (start, -end), child of the
+// innermost open event that contains it; partial overlaps get no link.
+#include <catch2/catch.hpp>
+#include <functional>
+
+#include "analyzer_test_support.h"
+#include "model/range_tree.h"
+
+using namespace prof::testing;
+using prof::analyzer::RangeTree;
+using prof::analyzer::Run;
+
+namespace {
+
+struct Loaded {
+  TempFile file;
+  Run run;
+};
+
+// Names: 1 "A", 2 "B", 3 "C", 4 "D", 5 "cudaLaunchKernel", 6 "kernel".
+ChunkBuilder named() {
+  ChunkBuilder c(0);
+  c.string(1, "A").string(2, "B").string(3, "C").string(4, "D").string(5, "cudaLaunchKernel").string(6, "kernel");
+  return c;
+}
+
+void load_into(Loaded& l, const ChunkBuilder& c) {
+  l.file.write(CaptureFileWriter().chunk(c.finish()).bytes());
+  REQUIRE(load({l.file.path()}, l.run).empty());
+}
+
+constexpr int64_t kNone = RangeTree::kNoParent;
+
+}  // namespace
+
+TEST_CASE("Nested ranges: self time is total minus direct children", "[model][nesting]") {
+  ChunkBuilder c = named();
+  c.range(1, 1, 0, 100);  // A
+  c.range(1, 2, 10, 50);  // B in A
+  c.range(1, 3, 20, 30);  // C in B
+  Loaded l;
+  load_into(l, c);
+  RangeTree tree(l.run);
+  CHECK(tree.parent(0) == kNone);
+  CHECK(tree.parent(1) == 0);
+  CHECK(tree.parent(2) == 1);
+  CHECK(tree.self_ns(0) == 60);  // 100 - B's 40, not minus C again
+  CHECK(tree.self_ns(1) == 30);
+  CHECK(tree.self_ns(2) == 10);
+}
+
+TEST_CASE("Sibling ranges are both children of the range around them", "[model][nesting]") {
+  ChunkBuilder c = named();
+  c.range(1, 2, 30, 50);  // file order need not be time order
+  c.range(1, 1, 0, 100);
+  c.range(1, 3, 10, 20);
+  c.range(1, 4, 50, 100);  // touches its sibling and ends with its parent
+  Loaded l;
+  load_into(l, c);
+  RangeTree tree(l.run);
+  CHECK(tree.parent(0) == 1);
+  CHECK(tree.parent(2) == 1);
+  CHECK(tree.parent(3) == 1);
+  CHECK(tree.self_ns(1) == 100 - 20 - 10 - 50);
+}
+
+TEST_CASE("Partially overlapping ranges get no link", "[model][nesting]") {
+  ChunkBuilder c = named();
+  c.range(1, 1, 0, 100);   // A
+  c.range(1, 2, 50, 150);  // B overlaps A's end
+  c.range(1, 3, 60, 70);   // C: inside both; A was popped by B, so B is its parent
+  Loaded l;
+  load_into(l, c);
+  RangeTree tree(l.run);
+  CHECK(tree.parent(1) == kNone);
+  CHECK(tree.self_ns(0) == 100);
+  CHECK(tree.parent(2) == 1);
+  CHECK(tree.self_ns(1) == 90);
+}
+
+TEST_CASE("Ranges on different threads never nest", "[model][nesting]") {
+  ChunkBuilder c = named();
+  c.range(1, 1, 0, 100);
+  c.range(2, 2, 10, 20);
+  Loaded l;
+  load_into(l, c);
+  RangeTree tree(l.run);
+  CHECK(tree.parent(1) == kNone);
+  CHECK(tree.self_ns(0) == 100);
+}
+
+TEST_CASE("Start/end ranges neither nest nor contain: self equals total", "[model][nesting]") {
+  ChunkBuilder c = named();
+  c.range(1, 1, 0, 100, prof::proto::NvtxRange::START_END);
+  c.range(1, 2, 10, 20);
+  c.range(1, 3, 5, 200, prof::proto::NvtxRange::START_END);
+  Loaded l;
+  load_into(l, c);
+  RangeTree tree(l.run);
+  CHECK(tree.parent(1) == kNone);
+  CHECK(tree.self_ns(0) == 100);
+  CHECK(tree.self_ns(2) == 195);
+}
+
+TEST_CASE("An API call inside a range is its child, and its GPU time rolls up", "[model][nesting]") {
+  ChunkBuilder c = named();
+  c.range(1, 1, 0, 100);
+  c.range(1, 2, 10, 60);
+  c.api_call(1, 5, 20, 25, 9);
+  c.kernel(6, 30, 80, 9);
+  Loaded l;
+  load_into(l, c);
+  RangeTree tree(l.run);
+  CHECK(tree.parent(2) == 1);
+  CHECK(tree.self_ns(1) == 45);
+  CHECK(tree.self_gpu_ns(2) == 50);
+  CHECK(tree.gpu_total_ns(2) == 50);
+  CHECK(tree.self_gpu_ns(1) == 0);
+  CHECK(tree.gpu_total_ns(1) == 50);
+  CHECK(tree.gpu_total_ns(0) == 50);
+}
+
+TEST_CASE("Equal intervals nest in file order", "[model][nesting]") {
+  ChunkBuilder c = named();
+  c.range(1, 1, 0, 100);
+  c.range(1, 2, 0, 100);
+  Loaded l;
+  load_into(l, c);
+  RangeTree tree(l.run);
+  CHECK(tree.parent(1) == 0);
+  CHECK(tree.self_ns(0) == 0);
+  CHECK(tree.self_ns(1) == 100);
+}
+
+TEST_CASE("Self never exceeds total and children's self sums to the root's total", "[model][nesting]") {
+  // A deterministic pseudo-random properly nested forest on 3 threads.
+  ChunkBuilder c = named();
+  uint64_t seed = 12345;
+  auto rnd = [&seed](uint64_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % n;
+  };
+  uint64_t root_total[3] = {0, 0, 0};
+  std::function<void(uint32_t, uint64_t, uint64_t, int)> build = [&](uint32_t tid, uint64_t s, uint64_t e, int depth) {
+    c.range(tid, 1 + rnd(4), s, e);
+    if (depth == 4 || e - s < 10) return;
+    uint64_t t = s + rnd(5);
+    while (t + 4 < e) {
+      const uint64_t len = 1 + rnd(e - t - 3);
+      build(tid, t, t + len, depth + 1);
+      t += len + rnd(3);
+    }
+  };
+  for (uint32_t tid = 0; tid < 3; ++tid) {
+    build(tid + 1, 0, 10'000, 0);
+    root_total[tid] = 10'000;
+  }
+  Loaded l;
+  load_into(l, c);
+  RangeTree tree(l.run);
+  uint64_t self_sum[3] = {0, 0, 0};
+  for (size_t i = 0; i < l.run.cpu_events.size(); ++i) {
+    CHECK(tree.self_ns(i) <= l.run.cpu_events[i].duration_ns());
+    self_sum[l.run.cpu_events[i].tid - 1] += tree.self_ns(i);
+  }
+  CHECK(l.run.cpu_events.size() > 30);
+  for (int t = 0; t < 3; ++t) CHECK(self_sum[t] == root_total[t]);
+}

@@ -1,0 +1,240 @@
+// Loading into a Run: delta decoding, interning across chunks, undefined
+// ids, drops, threads, durations, correlation, several files.
+#include <catch2/catch.hpp>
+
+#include "analyzer_test_support.h"
+#include "io/delta_decoder.h"
+
+using namespace prof::testing;
+using prof::analyzer::CpuEventKind;
+using prof::analyzer::Run;
+
+TEST_CASE("Delta decoding: each list restarts from the chunk's time base", "[model][delta]") {
+  prof::analyzer::DeltaDecoder d(1000);
+  CHECK(d.next(5) == 1005);
+  CHECK(d.next(-3) == 1002);  // another thread's earlier record
+  CHECK(d.next(0) == 1002);
+  CHECK(prof::analyzer::end_of(10, 5) == 15);
+  CHECK(prof::analyzer::end_of(UINT64_MAX - 1, 5) == UINT64_MAX);
+}
+
+TEST_CASE("Start times decode to absolute times per list and per chunk", "[model][delta]") {
+  ChunkBuilder c0(10'000);
+  c0.string(1, "a").string(2, "k");
+  c0.range(1, 1, 10'500, 11'000);
+  c0.range(2, 1, 10'100, 10'200);  // negative delta: thread 2 is behind thread 1
+  c0.range(1, 1, 12'000, 13'000);
+  c0.kernel(2, 10'050, 10'060);  // its own list: relative to the base again
+  ChunkBuilder c1(50'000);
+  c1.range(1, 1, 49'000, 49'500);  // before its chunk's base
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c0.finish()).chunk(c1.finish()).bytes());
+
+  // The file really holds deltas, not absolute times.
+  const auto encoded = c0.finish();
+  CHECK(encoded.nvtx_ranges(0).start_delta_ns() == 500);
+  CHECK(encoded.nvtx_ranges(1).start_delta_ns() == -400);
+
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  REQUIRE(run.cpu_events.size() == 4);
+  CHECK(run.cpu_events[0].start_ns == 10'500);
+  CHECK(run.cpu_events[0].end_ns == 11'000);
+  CHECK(run.cpu_events[1].start_ns == 10'100);
+  CHECK(run.cpu_events[2].start_ns == 12'000);
+  CHECK(run.cpu_events[3].start_ns == 49'000);
+  REQUIRE(run.gpu_activities.size() == 1);
+  CHECK(run.gpu_activities[0].start_ns == 10'050);
+  CHECK(run.gpu_activities[0].end_ns == 10'060);
+}
+
+TEST_CASE("Interned strings defined in one chunk resolve in later chunks", "[model][interning]") {
+  ChunkBuilder c0(0), c1(100), c2(200);
+  c0.string(1, "defined-early").string(2, "cudaMalloc");
+  c1.string(3, "defined-in-use-chunk").range(1, 3, 100, 150);
+  c2.range(1, 1, 200, 250);
+  c2.api_call(1, 2, 210, 220);
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c0.finish()).chunk(c1.finish()).chunk(c2.finish()).bytes());
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  REQUIRE(run.cpu_events.size() == 3);
+  CHECK(run.name(run.cpu_events[0].name) == "defined-in-use-chunk");
+  CHECK(run.name(run.cpu_events[1].name) == "defined-early");
+  CHECK(run.name(run.cpu_events[2].name) == "cudaMalloc");
+  CHECK(run.cpu_events[2].kind == CpuEventKind::kApiCall);
+  CHECK(run.processes[0].counts.strings == 3);
+}
+
+TEST_CASE("A record that uses an undefined string id is a corrupt file at its chunk", "[model][interning][bad-input]") {
+  ChunkBuilder c0(0), c1(0);
+  c0.string(1, "a").range(1, 1, 0, 10);
+  c1.range(1, 99, 20, 30);
+  const std::string first = framed(c0.finish());
+  TempFile f;
+  f.write(CaptureFileWriter().raw(first).chunk(c1.finish()).bytes());
+  const uint64_t offset = CaptureFileWriter().size() + first.size();
+  CliResult r = run_cli({"report", f.path()});
+  CHECK(r.exit_code == prof::analyzer::kExitBadInput);
+  CHECK(r.err == "profanalyze: " + f.path() + ": byte " + std::to_string(offset) +
+                     ": chunk 1: NVTX range references undefined string id 99\n");
+}
+
+TEST_CASE("An id used before the chunk that defines it is an error", "[model][interning][bad-input]") {
+  ChunkBuilder c0(0), c1(0);
+  c0.api_call(1, 5, 0, 10);
+  c1.string(5, "cudaFree");
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c0.finish()).chunk(c1.finish()).bytes());
+  Run run;
+  CHECK_THAT(load({f.path()}, run), Catch::Contains("chunk 0: API call references undefined string id 5"));
+}
+
+TEST_CASE("A string redefined with another value is an error", "[model][interning][bad-input]") {
+  ChunkBuilder c0(0), c1(0);
+  c0.string(5, "one");
+  c1.string(5, "two");
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c0.finish()).chunk(c1.finish()).bytes());
+  Run run;
+  CHECK_THAT(load({f.path()}, run), Catch::Contains("string id 5 redefined"));
+}
+
+TEST_CASE("A stack id with no definition is an error", "[model][interning][bad-input]") {
+  ChunkBuilder c0(0);
+  c0.string(1, "cudaFree").api_call(1, 1, 0, 10).set_stack_id(3);
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c0.finish()).bytes());
+  Run run;
+  CHECK_THAT(load({f.path()}, run), Catch::Contains("undefined stack id 3"));
+}
+
+TEST_CASE("Definitions of frames, stacks and modules are counted", "[model][interning]") {
+  ChunkBuilder c0(0);
+  c0.string(1, "main");
+  auto* m = c0.raw().add_modules();
+  m->set_id(1);
+  m->set_path("/bin/app");
+  auto* fr = c0.raw().add_frames();
+  fr->set_id(1);
+  fr->set_module_id(1);
+  fr->set_function_name_id(1);
+  auto* s = c0.raw().add_stacks();
+  s->set_id(1);
+  s->add_frame_ids(1);
+  c0.api_call(1, 1, 0, 10).set_stack_id(1);
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c0.finish()).bytes());
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  const auto& counts = run.processes[0].counts;
+  CHECK(counts.modules == 1);
+  CHECK(counts.frames == 1);
+  CHECK(counts.stacks == 1);
+  CHECK(counts.api_calls == 1);
+}
+
+TEST_CASE("Drop counts are the last chunk's totals, never summed", "[model]") {
+  ChunkBuilder c0(0), c1(0), c2(0);
+  c0.drops(5, 1, 0);
+  c1.drops(7, 2, 1);
+  c2.string(1, "no drops here");
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c0.finish()).chunk(c1.finish()).chunk(c2.finish()).bytes());
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  REQUIRE(run.processes[0].drops);
+  CHECK(run.processes[0].drops->ring_full() == 7);
+  CHECK(run.processes[0].drops->cupti_records() == 2);
+  CHECK(run.processes[0].drops->truncated_payloads() == 1);
+}
+
+TEST_CASE("A renamed thread keeps its last name", "[model]") {
+  ChunkBuilder c0(0), c1(0);
+  c0.thread(7, "python3").thread(8, "worker");
+  c1.thread(7, "pt_main_thread");
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c0.finish()).chunk(c1.finish()).bytes());
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  CHECK(run.processes[0].threads.at(7) == "pt_main_thread");
+  CHECK(run.processes[0].threads.at(8) == "worker");
+}
+
+TEST_CASE("Duration runs from Process.start_ns to ProcessEnd.end_ns, else to the last event", "[model]") {
+  ChunkBuilder c0(1000);
+  c0.process(1, 1000);
+  c0.string(1, "r").range(1, 1, 2000, 9000);
+  TempFile f;
+  SECTION("ended normally") {
+    ChunkBuilder c1(0);
+    c1.process_end(20'000);
+    f.write(CaptureFileWriter().chunk(c0.finish()).chunk(c1.finish()).bytes());
+    Run run;
+    REQUIRE(load({f.path()}, run).empty());
+    CHECK_FALSE(run.processes[0].cut_short());
+    CHECK(run.processes[0].end_ns() - run.processes[0].start_ns() == 19'000);
+  }
+  SECTION("cut short") {
+    f.write(CaptureFileWriter().chunk(c0.finish()).bytes());
+    Run run;
+    REQUIRE(load({f.path()}, run).empty());
+    CHECK(run.processes[0].cut_short());
+    CHECK(run.processes[0].end_ns() - run.processes[0].start_ns() == 8'000);
+    CHECK_THAT(run_cli({"info", f.path()}).out, Catch::Contains("cut short: no ProcessEnd"));
+  }
+}
+
+TEST_CASE("GPU work links to the API call with its correlation id, in its own process only", "[model]") {
+  auto capture = [](uint32_t correlation) {
+    ChunkBuilder c(0);
+    c.string(1, "cudaLaunchKernel").string(2, "_Z4axpyfPfS_");
+    c.api_call(1, 1, 100, 110, correlation);
+    c.kernel(2, 120, 220, 1);  // always correlation 1
+    return CaptureFileWriter().chunk(c.finish()).bytes();
+  };
+  TempFile a, b;
+  a.write(capture(1));
+  b.write(capture(2));  // its kernel's correlation 1 has no API call here
+  Run run;
+  REQUIRE(load({a.path(), b.path()}, run).empty());
+  REQUIRE(run.gpu_activities.size() == 2);
+  CHECK(run.gpu_activities[0].launched_by == 0);
+  CHECK(run.gpu_activities[1].launched_by == -1);
+  CHECK(run.name(run.gpu_activities[0].name) == "axpy(float, float*, float*)");
+}
+
+TEST_CASE("Sparse correlation ids link like CUPTI's dense ones, to the call that starts first", "[model]") {
+  // Ids far beyond the number of calls take LaunchingCalls' hash map instead
+  // of its table indexed by id; the rule must not change with the path.
+  for (const uint32_t base : {1u, 4'000'000'000u}) {
+    ChunkBuilder c(0);
+    c.string(1, "cudaLaunchKernel").string(2, "cuLaunchKernel").string(3, "_Z4axpyfPfS_");
+    c.api_call(1, 2, 105, 108, base);  // the nested driver call, recorded first
+    c.api_call(1, 1, 100, 110, base);  // the runtime call around it launched the kernel
+    c.api_call(1, 1, 200, 210, base + 7);
+    c.kernel(3, 120, 220, base);
+    c.kernel(3, 230, 240, base + 7);
+    c.kernel(3, 250, 260, base + 3);  // no call of that id
+    TempFile f;
+    f.write(CaptureFileWriter().chunk(c.finish()).bytes());
+    Run run;
+    REQUIRE(load({f.path()}, run).empty());
+    REQUIRE(run.gpu_activities.size() == 3);
+    CHECK(run.gpu_activities[0].launched_by == 1);
+    CHECK(run.gpu_activities[1].launched_by == 2);
+    CHECK(run.gpu_activities[2].launched_by == -1);
+  }
+}
+
+TEST_CASE("Copies and memsets get torch's row names", "[model]") {
+  ChunkBuilder c(0);
+  c.memcpy(0, 10, 64);
+  c.memset(20, 30, 64);
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c.finish()).bytes());
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  CHECK(run.name(run.gpu_activities[0].name) == "Memcpy HtoD (Pageable -> Device)");
+  CHECK(run.name(run.gpu_activities[1].name) == "Memset (Device)");
+}

@@ -1,0 +1,146 @@
+// Step rules, step membership and schedule windows, on the synthetic
+// training loop (training_capture.h) whose GPU durations are known.
+#include <catch2/catch.hpp>
+
+#include "analyzer_test_support.h"
+#include "training_capture.h"
+#include "model/range_tree.h"
+#include "views/key_averages.h"
+#include "window/steps.h"
+
+using namespace prof::testing;
+using namespace prof::analyzer;
+
+namespace {
+
+StepRule rule(const std::string& text) {
+  std::string error;
+  auto r = parse_step_rule(text, error);
+  INFO(error);
+  REQUIRE(r);
+  return *r;
+}
+
+const KeyAverage* find_row(const std::vector<KeyAverage>& rows, const std::string& key) {
+  for (const KeyAverage& r : rows)
+    if (r.key == key) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("nvtx, kernel and api rules find one step per loop iteration", "[steps]") {
+  TempFile f;
+  f.write(TrainingCapture::bytes(6));
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+
+  const RunSteps nvtx = find_steps(run, rule("nvtx:^ProfilerStep#\\d+$"));
+  REQUIRE(nvtx.count() == 6);
+  CHECK(nvtx.of_process(0)[2].start_ns == TrainingCapture::step_start(2));
+  CHECK(nvtx.of_process(0)[2].end_ns == TrainingCapture::step_start(2) + TrainingCapture::kStepNs - 10'000);
+
+  // kernel: a step starts at the launch call of each kernel0.
+  const RunSteps kernel = find_steps(run, rule("kernel:kernel0"));
+  REQUIRE(kernel.count() == 6);
+  CHECK(kernel.of_process(0)[0].start_ns == TrainingCapture::step_start(0) + 30'000);
+  CHECK(kernel.of_process(0)[0].end_ns == TrainingCapture::step_start(1) + 30'000);
+
+  // A synchronization ends a step; the first step starts at the first event.
+  const RunSteps sync = find_steps(run, rule("api:cudaDeviceSynchronize"));
+  REQUIRE(sync.count() == 6);
+  CHECK(sync.of_process(0)[0].start_ns == TrainingCapture::kStart + 1'000);
+  CHECK(sync.of_process(0)[0].end_ns == TrainingCapture::step_start(0) + 60'000);
+  CHECK(sync.of_process(0)[1].start_ns == TrainingCapture::step_start(0) + 60'000);
+
+  const RunSteps launch = find_steps(run, rule("api:cudaMemcpyAsync"));
+  CHECK(launch.count() == 6);
+  CHECK(find_steps(run, rule("api:cudaGraphLaunch")).count() == 0);
+}
+
+TEST_CASE("Bad step rules are refused with a reason", "[steps]") {
+  std::string error;
+  CHECK_FALSE(parse_step_rule("nvtx:", error));
+  CHECK_THAT(error, Catch::Contains("regex"));
+  CHECK_FALSE(parse_step_rule("kernel:(", error));
+  CHECK_THAT(error, Catch::Contains("bad regex"));
+  CHECK_FALSE(parse_step_rule("step", error));
+  CHECK(parse_step_rule("auto", error));
+}
+
+TEST_CASE("GPU work counts for the step that launched it, even when it runs after the step ended", "[steps]") {
+  TempFile f;
+  f.write(TrainingCapture::bytes(6));
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  const RunSteps steps = find_steps(run, rule("nvtx:ProfilerStep"));
+  const StepMembership m = step_membership(run, steps);
+  const Run window = select_steps(run, m, {1, 2});
+  const RangeTree tree(window);
+  const auto rows = key_averages(window, tree);
+
+  // kernel4 starts 5 us after each step's range ended: still counted.
+  const KeyAverage* k4 = find_row(rows, "kernel4()");
+  REQUIRE(k4);
+  CHECK(k4->count == 2);
+  CHECK(k4->self_cuda_ns == TrainingCapture::kernel_ns(1, 4) + TrainingCapture::kernel_ns(2, 4));
+  const KeyAverage* step = find_row(rows, "ProfilerStep*");
+  REQUIRE(step);
+  CHECK(step->count == 2);
+  uint64_t gpu = 0;
+  for (int s : {1, 2}) {
+    gpu += TrainingCapture::kCopyNs;
+    for (int j = 0; j < TrainingCapture::kKernels; ++j) gpu += TrainingCapture::kernel_ns(s, j);
+  }
+  CHECK(step->cuda_total_ns == gpu);
+  // Setup (cudaMalloc) and teardown (cudaFree) lie in no step.
+  CHECK_FALSE(find_row(rows, "cudaMalloc"));
+  CHECK_FALSE(find_row(rows, "cudaFree"));
+}
+
+TEST_CASE("One table per schedule window, each headed by its steps", "[steps][cli]") {
+  TempFile f;
+  f.write(TrainingCapture::bytes(6));
+  // Cycles of wait 1 + active 2: windows {1, 2} and {4, 5}.
+  CliResult r = run_cli({"report", f.path(), "--wait", "1", "--active", "2"});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("Window 0: steps 1-2\n---"));
+  CHECK_THAT(r.out, Catch::Contains("\nWindow 1: steps 4-5\n---"));
+  CHECK_THAT(r.err, Catch::Contains("--step nvtx:^ProfilerStep#[0-9]+$: 6 steps"));
+  // The footer of each table sums its own window.
+  CHECK(line_count(r.out) > 2 * 10);
+
+  CliResult merged = run_cli({"report", f.path(), "--wait", "1", "--active", "2", "--merge-windows"});
+  REQUIRE(merged.exit_code == 0);
+  CHECK_THAT(merged.out, Catch::StartsWith("All windows merged: steps 1-2, 4-5\n"));
+  CHECK_THAT(merged.out, !Catch::Contains("Window 1"));
+
+  // Warmup steps are dropped; a run that ends inside a window keeps it.
+  CliResult partial = run_cli({"report", f.path(), "--skip-first", "1", "--warmup", "1", "--active", "3"});
+  REQUIRE(partial.exit_code == 0);
+  CHECK_THAT(partial.out, Catch::StartsWith("Window 0: steps 2-4\n"));
+  CHECK_THAT(partial.out, !Catch::Contains("Window 1"));
+
+  CliResult json = run_cli({"report", f.path(), "--wait", "1", "--active", "2", "--format", "json"});
+  REQUIRE(json.exit_code == 0);
+  CHECK_THAT(json.out, Catch::Contains("\"window\":1,\"title\":\"Window 1: steps 4-5\",\"whole_run\":false,"
+                                       "\"partial\":false,\"steps\":[4,5]"));
+}
+
+TEST_CASE("A schedule with no steps to cut is a clear error, and bad schedules are usage errors", "[steps][cli]") {
+  TempFile f;
+  f.write(TrainingCapture::bytes(3, /*annotate=*/false));
+  CliResult none = run_cli({"report", f.path(), "--active", "1"});
+  CHECK(none.exit_code == 1);
+  CHECK_THAT(none.err, Catch::Contains("no steps found by --step nvtx:^ProfilerStep#[0-9]+$"));
+  CHECK(run_cli({"report", f.path(), "--active", "0"}).exit_code == 2);
+  CHECK(run_cli({"report", f.path(), "--wait", "-1", "--active", "1"}).exit_code == 2);
+  CHECK(run_cli({"report", f.path(), "--step", "bogus:x"}).exit_code == 2);
+  // Without a schedule, steps found or not, the whole run is one table.
+  CHECK(run_cli({"report", f.path(), "--step", "nvtx:none"}).exit_code == 0);
+  // With an explicit rule that matches, windows work without annotations.
+  CliResult api = run_cli({"report", f.path(), "--step", "api:cudaDeviceSynchronize", "--active", "1", "--repeat", "2"});
+  REQUIRE(api.exit_code == 0);
+  CHECK_THAT(api.out, Catch::Contains("Window 1: step 1\n"));
+  CHECK_THAT(api.out, !Catch::Contains("Window 2"));
+}

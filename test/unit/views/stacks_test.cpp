@@ -1,0 +1,145 @@
+// stacks: flamegraph.pl folded output of the fixed capture, exact text.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
+
+#include "analyzer_test_support.h"
+#include "views_capture.h"
+#include "views/folded_stacks.h"
+
+using prof::testing::run_cli;
+using prof::testing::TempFile;
+
+namespace {
+
+const TempFile& capture() {
+  static TempFile file("views");
+  static bool written = (file.write(prof::testing::views_capture()), true);
+  (void)written;
+  return file;
+}
+
+// flamegraph.pl's input rules: one stack a line, frames without ';' or
+// newline, a space and a positive integer at the end.
+void require_folded_format(const std::string& text) {
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    REQUIRE(end != std::string::npos);
+    const std::string line = text.substr(start, end - start);
+    const size_t space = line.rfind(' ');
+    REQUIRE(space != std::string::npos);
+    const std::string count = line.substr(space + 1);
+    REQUIRE(!count.empty());
+    REQUIRE(count.find_first_not_of("0123456789") == std::string::npos);
+    REQUIRE(std::stoull(count) > 0);
+    const std::string frames = line.substr(0, space);
+    REQUIRE(!frames.empty());
+    REQUIRE(frames.find(";;") == std::string::npos);
+    for (char c : frames) REQUIRE(static_cast<unsigned char>(c) >= 0x20);
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("stacks of self CUDA time end in the GPU work under the launch's native frames, ranges and call") {
+  const auto r = run_cli({"stacks", capture().path(), "--no-symbols"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  // libcudart and libcuda frames are gone from the leaf end; ProfilerStep#N
+  // merge as ProfilerStep*; the 0.6 us kernel and set round to 1; the ';' in
+  // the kernel's name became '_'; the kernel without a launch is a root.
+  CHECK(r.out ==
+        "ProfilerStep*;cudaMemsetAsync;Memset (Device) 1\n"
+        "matmul(float*, float*, int) 1\n"
+        "train+0x403000;train+0x401000;ProfilerStep*;forward;cudaMemcpyAsync;Memcpy HtoD (Pageable -> Device) 2\n"
+        "train+0x403000;train+0x402000;model.py(42): train_step;train+0x401000;ProfilerStep*;cudaLaunchKernel;"
+        "matmul(float*, float*, int) 4\n"
+        "train+0x403000;train+0x402000;model.py(42): train_step;train+0x401000;ProfilerStep*;cudaLaunchKernel;"
+        "relu \"fast\" kernel_v2 1\n"
+        "train+0x403000;train+0x402000;model.py(42): train_step;train+0x401000;ProfilerStep*;forward;"
+        "cudaLaunchKernel;matmul(float*, float*, int) 2\n");
+  require_folded_format(r.out);
+  // Unreadable modules name frames module+offset with symbols on too.
+  CHECK(run_cli({"stacks", capture().path()}).out == r.out);
+}
+
+TEST_CASE("stacks of self CPU time count every API call and push/pop range by its self time") {
+  const auto r = run_cli({"stacks", capture().path(), "--metric", "self_cpu_time_total"});
+  REQUIRE(r.exit_code == 0);
+  // Step 0 self 3.5 us + step 1 self 7.5 us; cuLaunchKernel nests in the
+  // runtime call, keeps the app's call site; the start/end range is left out.
+  CHECK(r.out ==
+        "ProfilerStep* 11\n"
+        "ProfilerStep*;cudaMalloc 1\n"
+        "ProfilerStep*;cudaMemsetAsync 1\n"
+        "ProfilerStep*;forward 3\n"
+        "prefetch__batch 1\n"
+        "train+0x403000;train+0x401000;ProfilerStep*;forward;cudaMemcpyAsync 1\n"
+        "train+0x403000;train+0x402000;model.py(42): train_step;train+0x401000;ProfilerStep*;cudaLaunchKernel 2\n"
+        "train+0x403000;train+0x402000;model.py(42): train_step;train+0x401000;ProfilerStep*;forward;"
+        "cudaLaunchKernel 1\n"
+        "train+0x403000;train+0x402000;model.py(42): train_step;train+0x401000;ProfilerStep*;forward;"
+        "cudaLaunchKernel;cuLaunchKernel 1\n");
+  require_folded_format(r.out);
+}
+
+TEST_CASE("stacks --per-thread puts the thread (or the GPU stream of unlaunched work) at the root") {
+  const auto r = run_cli({"stacks", capture().path(), "--per-thread"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.rfind("GPU 0 stream 7;matmul(float*, float*, int) 1\n", 0) == 0);
+  CHECK(r.out.find("\nthread 7 (main);ProfilerStep*;cudaMemsetAsync;Memset (Device) 1\n") != std::string::npos);
+  CHECK(prof::testing::line_count(r.out) == 6);
+  require_folded_format(r.out);
+}
+
+TEST_CASE("stacks with a schedule fold the recorded windows; --window picks one") {
+  // Steps 0 and 1; active=1: two windows.
+  const auto all = run_cli({"stacks", capture().path(), "--active", "1"});
+  REQUIRE(all.exit_code == 0);
+  CHECK(all.err.find("2 steps") != std::string::npos);
+  // Step 1 is [11 us, 21 us): the kernel with no recorded launch starts at
+  // 21 us, in no step, so no window has it.
+  CHECK(all.out.find("\nmatmul") == std::string::npos);
+  const auto second = run_cli({"stacks", capture().path(), "--active", "1", "--window", "1"});
+  REQUIRE(second.exit_code == 0);
+  CHECK(second.out.find("forward") == std::string::npos);  // step 0 only
+  CHECK(second.out.find("relu") != std::string::npos);
+  const auto first = run_cli({"stacks", capture().path(), "--active", "1", "--window", "0"});
+  CHECK(first.out.find("relu") == std::string::npos);
+  CHECK(first.out.find("forward;cudaMemcpyAsync") != std::string::npos);
+
+  CHECK(run_cli({"stacks", capture().path(), "--active", "1", "--window", "5"}).exit_code == 2);
+  CHECK(run_cli({"stacks", capture().path(), "--window", "0"}).exit_code == 2);
+  CHECK(run_cli({"stacks", capture().path(), "--active", "0"}).exit_code == 2);
+  CHECK(run_cli({"stacks", capture().path(), "--metric", "cuda_time"}).exit_code == 2);
+}
+
+TEST_CASE("stacks -o writes the file") {
+  TempFile out("stacks-out");
+  const auto r = run_cli({"stacks", capture().path(), "-o", out.path()});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.empty());
+  std::ifstream in(out.path());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text == run_cli({"stacks", capture().path()}).out);
+}
+
+TEST_CASE("folded frame names cannot break a line") {
+  using prof::analyzer::folded_frame_name;
+  CHECK(folded_frame_name("a;b\tc\nd\re") == "a_b_c_d_e");
+  CHECK(folded_frame_name("void f<int>(int, float)") == "void f<int>(int, float)");
+  CHECK(folded_frame_name("") == "[unknown]");
+}
+
+TEST_CASE("the CUDA libraries and the agent are recognized by file name") {
+  using prof::analyzer::is_cuda_or_agent_module;
+  CHECK(is_cuda_or_agent_module("/usr/local/cuda/lib64/libcudart.so.13"));
+  CHECK(is_cuda_or_agent_module("/usr/lib/x86_64-linux-gnu/libcuda.so.1"));
+  CHECK(is_cuda_or_agent_module("/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13"));
+  CHECK(is_cuda_or_agent_module("/opt/prof/lib/libprof.so"));
+  CHECK_FALSE(is_cuda_or_agent_module("/usr/lib/libcudnn.so.9"));
+  CHECK_FALSE(is_cuda_or_agent_module("/opt/app/libprofiler.so"));
+  CHECK_FALSE(is_cuda_or_agent_module("/opt/app/bin/train"));
+}
