@@ -3,8 +3,11 @@
 #include <vector>
 
 #include "driver_per_thread.h"
+#include <cupti_callbacks.h>
+#include <cupti_runtime_cbid.h>
+
+#include "runtime_impl.h"
 #include "runtime_scope.h"
-#include "runtime_state.h"
 
 using namespace simcuda_rt;
 
@@ -18,16 +21,8 @@ struct CallConfiguration {
 };
 thread_local std::vector<CallConfiguration> t_call_configurations;
 
-// CUDA 13's headers have no params struct for the __cuda* entry points; CUPTI
-// callbacks for them get these, laid out like the functions' arguments.
-struct LaunchParams {
-  cudaKernel_t kernel;
-  dim3 gridDim;
-  dim3 blockDim;
-  void** args;
-  size_t sharedMem;
-  cudaStream_t stream;
-};
+// CUDA 13's headers have no params struct for __cudaGetKernel; CUPTI callbacks get
+// one laid out like the function's arguments.
 struct GetKernelParams {
   cudaKernel_t* kernel;
   const void* func;
@@ -121,59 +116,37 @@ cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, 
 cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t* kernel, const void* func) {
   GetKernelParams params{kernel, func};
   RegisteredKernel* found = kernel_for_stub(func);
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000, "__cudaGetKernel", &params,
-                             name_or_null(found));
-  if (kernel == nullptr) SIM_RETURN(cudaErrorInvalidValue);
-  *kernel = reinterpret_cast<cudaKernel_t>(found);
-  SIM_RETURN(found ? cudaSuccess : cudaErrorInvalidDeviceFunction);
-}
-
-cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
-                                         size_t sharedMem, cudaStream_t stream) {
-  LaunchParams params{kernel, gridDim, blockDim, args, sharedMem, stream};
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, "__cudaLaunchKernel",
-                             &params, name_or_null(as_kernel(kernel)));
-  SIM_RETURN(launch(as_kernel(kernel), gridDim, blockDim, args, sharedMem, stream, false));
-}
-
-cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
-                                              size_t sharedMem, cudaStream_t stream) {
-  LaunchParams params{kernel, gridDim, blockDim, args, sharedMem, stream};
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-                             "__cudaLaunchKernel_ptsz", &params, name_or_null(as_kernel(kernel)));
-  SIM_RETURN(launch(as_kernel(kernel), gridDim, blockDim, args, sharedMem, stream, true));
-}
-
-cudaError_t CUDARTAPI cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
-                                       size_t sharedMem, cudaStream_t stream) {
-  cudaLaunchKernel_v7000_params params{func, gridDim, blockDim, args, sharedMem, stream};
-  RegisteredKernel* kernel = kernel_for_stub(func);
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel", &params,
-                             name_or_null(kernel));
-  SIM_RETURN(launch(kernel, gridDim, blockDim, args, sharedMem, stream, false));
-}
-
-cudaError_t CUDARTAPI cudaLaunchKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim, void** args,
-                                            size_t sharedMem, cudaStream_t stream) {
-  cudaLaunchKernel_ptsz_v7000_params params{func, gridDim, blockDim, args, sharedMem, stream};
-  RegisteredKernel* kernel = kernel_for_stub(func);
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000, "cudaLaunchKernel_ptsz",
-                             &params, name_or_null(kernel));
-  SIM_RETURN(launch(kernel, gridDim, blockDim, args, sharedMem, stream, true));
-}
-
-cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
-  cudaLaunchKernelExC_v11060_params params{config, func, args};
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, "cudaLaunchKernelExC",
-                             &params, name_or_null(kernel_for_stub(func)));
-  SIM_RETURN(launch_ex(config, func, args, false));
-}
-
-cudaError_t CUDARTAPI cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func, void** args) {
-  cudaLaunchKernelExC_ptsz_v11060_params params{config, func, args};
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-                             "cudaLaunchKernelExC_ptsz", &params, name_or_null(kernel_for_stub(func)));
-  SIM_RETURN(launch_ex(config, func, args, true));
+  return simcuda::traced_call<cudaError_t>(
+      CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000, "__cudaGetKernel", &params,
+      name_or_null(found), [&] {
+        if (kernel == nullptr) return record_error(cudaErrorInvalidValue);
+        *kernel = reinterpret_cast<cudaKernel_t>(found);
+        return found ? cudaSuccess : record_error(cudaErrorInvalidDeviceFunction);
+      });
 }
 
 }  // extern "C"
+
+namespace simcuda_rt {
+
+const char* handle_symbol(cudaKernel_t kernel) { return name_or_null(as_kernel(kernel)); }
+const char* stub_symbol(const void* func) { return name_or_null(kernel_for_stub(func)); }
+
+namespace impl {
+
+cudaError_t __cudaLaunchKernel(bool per_thread, cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                               size_t sharedMem, cudaStream_t stream) {
+  return launch(as_kernel(kernel), gridDim, blockDim, args, sharedMem, stream, per_thread);
+}
+
+cudaError_t cudaLaunchKernel(bool per_thread, const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                             size_t sharedMem, cudaStream_t stream) {
+  return launch(kernel_for_stub(func), gridDim, blockDim, args, sharedMem, stream, per_thread);
+}
+
+cudaError_t cudaLaunchKernelExC(bool per_thread, const cudaLaunchConfig_t* config, const void* func, void** args) {
+  return launch_ex(config, func, args, per_thread);
+}
+
+}  // namespace impl
+}  // namespace simcuda_rt
