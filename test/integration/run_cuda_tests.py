@@ -22,6 +22,7 @@ KERNEL_NS = {
     "graph_step_a": 40000, "graph_step_b": 60000, "forward_kernel": 150000,
     "backward_kernel": 250000, "optimizer_kernel": 50000, "symbolized_kernel": 7000,
     "driver_scale_kernel": 11000, "driver_reduce_kernel": 13000, "worker_kernel": 5000,
+    "queued_kernel": 200000,
 }
 GPU_TYPES = ("kernel", "memcpy", "memset")
 

@@ -2,6 +2,7 @@
 // pointers to these structs (CUcontext is CUctx_st*, and so on).
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,6 +26,7 @@ struct CUstream_st {
   bool is_legacy_default;
   bool is_per_thread_default;
   uint64_t ready_at_ns = 0;  // simulated end of the last operation enqueued
+  std::deque<uint64_t> pending_end_ns;  // ends of enqueued operations, oldest first
   simcuda::Graph* capture = nullptr;  // non-null while capturing
 };
 
@@ -145,13 +147,18 @@ uint64_t context_frontier_locked(const CUctx_st* context);
 // Gives `op` its start/end on `stream` (or appends it to the capturing graph); the
 // caller reports it with report_operation() after releasing the lock.
 // Returns false when the op was captured instead of scheduled.
-bool schedule_locked(CUstream_st* stream, SimOperation& op, uint64_t duration_ns,
+// Blocks (releasing `lock`) while the stream's queue is full. `move_data` runs on the
+// device thread at the operation's simulated start.
+bool schedule_locked(Lock& lock, CUstream_st* stream, SimOperation& op, uint64_t duration_ns,
                      bool faults, std::function<void()> move_data);
 void report_operation(const SimOperation& op);
 void report_resource(uint32_t cbid, CUcontext context, CUstream stream);
 void report_sync(uint32_t type, uint32_t context_id, uint32_t stream_id, uint32_t event_id,
                  uint64_t start_ns, uint64_t end_ns);
-// Waits (without the lock) until `deadline_ns`.
+// Waits (without the lock) until the simulated time `deadline_ns` has passed and the
+// device thread has carried out everything due by then.
 void wait_until(Lock& lock, uint64_t deadline_ns);
+void wait_for_device(uint64_t deadline_ns);  // the same, for a caller without the lock
+bool device_done_through(uint64_t deadline_ns);
 
 }  // namespace simcuda

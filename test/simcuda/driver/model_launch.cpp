@@ -118,7 +118,7 @@ CUresult enqueue_kernel(const LaunchRequest& request) {
   }
   op.dynamic_shared_memory = static_cast<int32_t>(request.dynamic_shared_bytes);
   op.is_async = 1;
-  if (!schedule_locked(stream, op, function->duration_ns, function->faults, nullptr)) {
+  if (!schedule_locked(lock, stream, op, function->duration_ns, function->faults, nullptr)) {
     return CUDA_SUCCESS;
   }
   lock.unlock();
@@ -153,7 +153,7 @@ CUresult graph_launch(CUgraphExec exec, CUstream handle, bool per_thread) {
   for (GraphNode& node : exec->graph.nodes) {
     SimOperation op = node.op;
     op.correlation_id = 0;
-    if (schedule_locked(stream, op, node.duration_ns, node.faults, node.move_data)) {
+    if (schedule_locked(lock, stream, op, node.duration_ns, node.faults, node.move_data)) {
       launched.push_back(op);
     }
   }

@@ -3,10 +3,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include <cupti_activity.h>
 
 #include "api_trace.h"
+#include "device_executor.h"
 #include "model_internal.h"
 #include "sim_clock.h"
 #include "sim_config.h"
@@ -92,11 +95,15 @@ CUresult memory_free(void* address, MemoryKind kind, CUstream stream_ordered, bo
                       (it->second.kind == kind || (on_device(kind) && on_device(it->second.kind)));
   if (!kind_matches) return CUDA_ERROR_INVALID_VALUE;
   uint32_t stream_id = 0;
+  uint64_t release_at = 0;
   if (stream_ordered != nullptr || per_thread) {
     CUresult error;
     CUstream_st* stream = resolve_stream_locked(stream_ordered, per_thread, &error);
     if (stream == nullptr) return error;
     stream_id = stream->id;
+    // The memory goes back when the stream reaches the free, not now: work
+    // enqueued before it may still use it.
+    release_at = stream_frontier_locked(stream);
   } else {
     // cuMemFree / cuMemFreeHost synchronise the device first, as the real ones do.
     uint64_t idle_at = 0;
@@ -114,7 +121,11 @@ CUresult memory_free(void* address, MemoryKind kind, CUstream stream_ordered, bo
   if (on_device(allocation.kind)) {
     m.devices[static_cast<size_t>(allocation.device)].allocated_bytes -= allocation.bytes;
   }
-  std::free(address);
+  if (stream_id != 0) {
+    run_at(release_at, [address] { std::free(address); });  // after the work due before it
+  } else {
+    std::free(address);
+  }
   SimMemoryEvent event{SIM_MEMORY_RELEASE, static_cast<uint32_t>(allocation.kind),
                        static_cast<uint32_t>(allocation.device), allocation.context_id, stream_id,
                        current_correlation_id(), stream_id != 0, reinterpret_cast<uint64_t>(address),
@@ -236,16 +247,40 @@ CUresult enqueue_copy(const CopyRequest& request, CUstream handle, bool per_thre
   CopyRequest copy = request;
   copy.dst_pitch = dst_pitch;
   copy.src_pitch = src_pitch;
-  auto move_data = [copy] {
+  // The runtime's staging semantics for pageable host memory: an asynchronous copy
+  // from it returns once the source is in a staging buffer (the program may reuse
+  // the source at once); one into it, or between host buffers, returns when done.
+  bool capturing = stream->capture != nullptr;
+  bool staged = async && !capturing && src_kind == MemoryKind::Pageable && on_device(dst_kind);
+  bool host_waits = !async || (!capturing && !staged &&
+                               (src_kind == MemoryKind::Pageable || dst_kind == MemoryKind::Pageable));
+  std::function<void()> move_data;
+  if (staged) {
+    auto staging = std::make_shared<std::vector<char>>(op.bytes);
     for (size_t row = 0; row < copy.height; ++row) {
-      std::memmove(static_cast<char*>(copy.dst) + row * copy.dst_pitch,
-                   static_cast<const char*>(copy.src) + row * copy.src_pitch, copy.width_bytes);
+      std::memcpy(staging->data() + row * copy.width_bytes,
+                  static_cast<const char*>(copy.src) + row * copy.src_pitch, copy.width_bytes);
     }
-  };
-  if (!schedule_locked(stream, op, transfer_ns(op.bytes, gbps), false, move_data)) return CUDA_SUCCESS;
+    move_data = [copy, staging] {
+      for (size_t row = 0; row < copy.height; ++row) {
+        std::memcpy(static_cast<char*>(copy.dst) + row * copy.dst_pitch, staging->data() + row * copy.width_bytes,
+                    copy.width_bytes);
+      }
+    };
+  } else {
+    move_data = [copy] {
+      for (size_t row = 0; row < copy.height; ++row) {
+        std::memmove(static_cast<char*>(copy.dst) + row * copy.dst_pitch,
+                     static_cast<const char*>(copy.src) + row * copy.src_pitch, copy.width_bytes);
+      }
+    };
+  }
+  if (!schedule_locked(lock, stream, op, transfer_ns(op.bytes, gbps), false, std::move(move_data))) {
+    return CUDA_SUCCESS;
+  }
   lock.unlock();
   report_operation(op);
-  if (!async) sleep_until_ns(op.end_ns);
+  if (host_waits) wait_for_device(op.end_ns);
   return CUDA_SUCCESS;
 }
 
@@ -288,7 +323,7 @@ CUresult enqueue_memset(const MemsetRequest& request, CUstream handle, bool per_
     }
   };
   uint64_t duration = transfer_ns(op.bytes, config().memset_gbps);
-  if (!schedule_locked(stream, op, duration, false, move_data)) return CUDA_SUCCESS;
+  if (!schedule_locked(lock, stream, op, duration, false, move_data)) return CUDA_SUCCESS;
   lock.unlock();
   report_operation(op);
   // Memsets of device memory never block the host, even the "synchronous" ones.

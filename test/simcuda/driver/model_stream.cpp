@@ -5,6 +5,7 @@
 #include <cupti_callbacks.h>
 
 #include "api_trace.h"
+#include "device_executor.h"
 #include "model_internal.h"
 #include "sim_clock.h"
 #include "sim_config.h"
@@ -93,7 +94,23 @@ uint64_t context_frontier_locked(const CUctx_st* context) {
   return frontier;
 }
 
-bool schedule_locked(CUstream_st* stream, SimOperation& op, uint64_t duration_ns, bool faults,
+// A GPU stream holds a bounded number of pending operations; an enqueue beyond
+// that waits for the oldest to complete, so a host far ahead of the device neither
+// runs further ahead nor piles up records of work not yet done.
+void wait_for_queue_slot_locked(Lock& lock, CUstream_st* stream) {
+  for (;;) {
+    std::deque<uint64_t>& pending = stream->pending_end_ns;
+    uint64_t now = now_ns();
+    while (!pending.empty() && pending.front() <= now) pending.pop_front();
+    if (pending.size() < config().queue_depth) return;
+    uint64_t oldest_end = pending.front();
+    lock.unlock();
+    sleep_until_ns(oldest_end);
+    lock.lock();
+  }
+}
+
+bool schedule_locked(Lock& lock, CUstream_st* stream, SimOperation& op, uint64_t duration_ns, bool faults,
                      std::function<void()> move_data) {
   Model& m = model();
   op.device = static_cast<uint32_t>(stream->context->device);
@@ -106,15 +123,16 @@ bool schedule_locked(CUstream_st* stream, SimOperation& op, uint64_t duration_ns
     stream->capture->nodes.push_back(std::move(node));
     return false;
   }
+  wait_for_queue_slot_locked(lock, stream);
   uint64_t now = now_ns();
   op.correlation_id = op.correlation_id ? op.correlation_id : current_correlation_id();
   op.queued_ns = now;
   op.start_ns = std::max(now + config().launch_latency_ns, stream_frontier_locked(stream));
   op.end_ns = op.start_ns + duration_ns;
   stream->ready_at_ns = op.end_ns;
-  // Kernels are not executed; copies and memsets move their bytes at enqueue time,
-  // which no program can tell apart from doing it at the simulated time.
-  if (move_data) move_data();
+  stream->pending_end_ns.push_back(op.end_ns);
+  // Kernels are not executed; copies and memsets move their bytes when they run.
+  if (move_data) run_at(op.start_ns, std::move(move_data));
   if (faults && stream->context->sticky_error == CUDA_SUCCESS) {
     stream->context->sticky_error = CUDA_ERROR_ILLEGAL_ADDRESS;
   }
@@ -190,7 +208,7 @@ CUresult stream_query(CUstream handle, bool per_thread) {
   CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
   if (stream->context->sticky_error) return stream->context->sticky_error;
-  return now_ns() >= stream_completion_locked(stream) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  return device_done_through(stream_completion_locked(stream)) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 CUresult stream_wait_event(CUstream handle, CUevent event, bool per_thread) {
@@ -361,7 +379,7 @@ CUresult event_query(CUevent event) {
   Lock lock(m.mutex);
   if (CUresult bad = check_event_locked(event)) return bad;
   if (!event->recorded) return CUDA_SUCCESS;
-  return now_ns() >= event->complete_at_ns ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  return device_done_through(event->complete_at_ns) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 CUresult event_elapsed_ms(float* ms, CUevent start, CUevent end) {

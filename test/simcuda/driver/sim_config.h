@@ -24,6 +24,9 @@ struct SimConfig {
   double pinned_gbps = 24;
   double device_to_device_gbps = 800;
   double memset_gbps = 1000;
+  // Pending operations a stream holds before an enqueue blocks the host (about a
+  // thousand on a real GPU; 1024 until measured).
+  uint64_t queue_depth = 1024;
   std::string truth_path;                          // empty: no ground-truth log
   bool cupti_enabled = true;
   std::string fault_kernel_pattern;                // launches matching it fail stickily

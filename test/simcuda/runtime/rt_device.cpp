@@ -189,25 +189,39 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
   prop->minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
   prop->textureAlignment = static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, device));
   prop->multiProcessorCount = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-  prop->canMapHostMemory = 1;
-  prop->concurrentKernels = 1;
+  // Every field from the attribute it mirrors, so that the two never disagree.
+  prop->texturePitchAlignment = static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT, device));
+  prop->integrated = attribute(CU_DEVICE_ATTRIBUTE_INTEGRATED, device);
+  prop->canMapHostMemory = attribute(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, device);
+  prop->concurrentKernels = attribute(CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, device);
+  prop->pciDeviceID = attribute(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, device);
+  prop->pciDomainID = attribute(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, device);
+  prop->tccDriver = attribute(CU_DEVICE_ATTRIBUTE_TCC_DRIVER, device);
+  prop->globalL1CacheSupported = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED, device);
+  prop->localL1CacheSupported = attribute(CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED, device);
+  prop->isMultiGpuBoard = attribute(CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD, device);
+  prop->computePreemptionSupported = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED, device);
+  prop->canUseHostPointerForRegisteredMem =
+      attribute(CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, device);
+  prop->cooperativeLaunch = attribute(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, device);
+  prop->hostRegisterSupported = attribute(CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED, device);
   prop->ECCEnabled = attribute(CU_DEVICE_ATTRIBUTE_ECC_ENABLED, device);
   prop->pciBusID = attribute(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, device);
   prop->asyncEngineCount = attribute(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, device);
-  prop->unifiedAddressing = 1;
+  prop->unifiedAddressing = attribute(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, device);
   prop->memoryBusWidth = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, device);
   prop->l2CacheSize = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device);
   prop->maxThreadsPerMultiProcessor = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, device);
-  prop->streamPrioritiesSupported = 1;
+  prop->streamPrioritiesSupported = attribute(CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED, device);
   prop->sharedMemPerMultiprocessor =
       static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, device));
   prop->regsPerMultiprocessor = attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, device);
-  prop->managedMemory = 1;
-  prop->concurrentManagedAccess = 1;
+  prop->managedMemory = attribute(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, device);
+  prop->concurrentManagedAccess = attribute(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, device);
   prop->sharedMemPerBlockOptin =
       static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device));
   prop->maxBlocksPerMultiProcessor = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, device);
-  prop->memoryPoolsSupported = 1;
+  prop->memoryPoolsSupported = attribute(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, device);
   return cudaSuccess;
 }
 

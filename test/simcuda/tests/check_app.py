@@ -4,6 +4,7 @@
 usage: check_app.py LIB_DIR APPS_DIR APP [ARGS...]
 Exits non-zero with a list of failures. Each app's expectations are in EXPECTATIONS.
 """
+import bisect
 import os
 import subprocess
 import sys
@@ -25,7 +26,12 @@ KERNEL_NS = {
     "driver_scale_kernel": 11000,
     "driver_reduce_kernel": 13000,
     "worker_kernel": 5000,
+    "queued_kernel": 200000,
 }
+# Per-app simulation settings: async_copy's copy lasts long enough (67 ms) that a
+# loaded machine's scheduling delays cannot pass for the host doing the copy.
+APP_ENV = {"async_copy": {"SIMCUDA_PINNED_GBPS": "2"}}
+QUEUE_DEPTH = 1024  # simcuda's default, as a real GPU's stream queue (README)
 
 
 def expect_tiny_kernels(truth, args, f):
@@ -113,6 +119,38 @@ def expect_driver_api(truth, args, f):
     f.expect([a["result"] for a in truth.api("cuModuleGetFunction")].count(500) == 1, "NOT_FOUND lookup")
 
 
+def expect_launch_queue(truth, args, f):
+    n = int(args[0]) if args else 3000
+    kernels = sorted(truth.kernels("queued_kernel"), key=lambda k: k["queued"])
+    f.expect(len(kernels) == n and len({k["stream"] for k in kernels}) == 1, "expected %d kernels on one stream" % n)
+    launch_end = {a["corr"]: a["end"] for a in truth.apis if a["depth"] == 0}
+    queued = [k["queued"] for k in kernels]
+    ends = sorted(k["end"] for k in kernels)
+    deepest = 0
+    for i, k in enumerate(kernels):
+        t = launch_end[k["corr"]]
+        pending = bisect.bisect_right(queued, t) - bisect.bisect_right(ends, t)
+        deepest = max(deepest, pending)
+        f.expect(pending <= QUEUE_DEPTH, "launch %d returned with %d operations pending" % (i, pending))
+        if i >= QUEUE_DEPTH:
+            f.expect(t >= kernels[i - QUEUE_DEPTH]["end"],
+                     "launch %d returned before kernel %d completed" % (i, i - QUEUE_DEPTH))
+    f.expect(deepest == QUEUE_DEPTH, "the queue never filled (deepest %d): the host was not ahead" % deepest)
+
+
+def expect_async_copy(truth, args, f):
+    big = [c for c in truth.of_type("memcpy") if c["bytes"] == 128 << 20 and c["async"]]
+    f.expect(len(big) == 1 and big[0]["src_kind"] == "pinned", "expected one async pinned 128 MiB copy")
+    if big:
+        call = [a for a in truth.apis if a["corr"] == big[0]["corr"] and a["depth"] == 0][0]
+        copy_ns = big[0]["end"] - big[0]["start"]
+        f.expect(call["end"] - call["start"] < copy_ns // 2,
+                 "cudaMemcpyAsync held the host %d ns for a %d ns copy" % (call["end"] - call["start"], copy_ns))
+        f.expect(call["end"] < big[0]["end"], "cudaMemcpyAsync returned after its copy ended")
+    staged = [c for c in truth.of_type("memcpy") if c["bytes"] == 1 << 20 and c["src_kind"] == "pageable"]
+    f.expect(len(staged) == 1 and staged[0]["async"] == 1, "expected one async pageable copy")
+
+
 EXPECTATIONS = {name[len("expect_"):]: fn for name, fn in globals().items() if name.startswith("expect_")}
 
 
@@ -126,6 +164,7 @@ def main():
             "SIMCUDA_TRUTH": truth_path,
             "SIMCUDA_KERNEL_NS": ",".join("%s=%d" % kv for kv in KERNEL_NS.items()),
         })
+        env.update(APP_ENV.get(app, {}))
         if env.get("SIMCUDA_TEST_PRELOAD"):  # sanitizer runtime for a sanitized simcuda
             env["LD_PRELOAD"] = env["SIMCUDA_TEST_PRELOAD"]
         run = subprocess.run([os.path.join(apps_dir, app)] + args, env=env, capture_output=True, text=True,
