@@ -84,6 +84,7 @@ SIM_FN(cuModuleUnload, 2000, cuModuleUnload, (CUmodule hmod), (hmod))
 SIM_FN(cuModuleGetFunction, 2000, cuModuleGetFunction, (CUfunction* hfunc, CUmodule hmod, const char* name),
        (hfunc, hmod, name))
 SIM_FN(cuFuncGetName, 12030, cuFuncGetName, (const char** name, CUfunction hfunc), (name, hfunc))
+SIM_FN(cuKernelGetName, 12030, cuKernelGetName, (const char** name, CUkernel hfunc), (name, hfunc))
 SIM_LAUNCH_PT(cuLaunchKernel, 4000, cuLaunchKernel, ptsz,
               (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
                unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,

@@ -23,6 +23,11 @@ CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
   return *name ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+// simcuda has no context-less kernels: a CUkernel is the CUfunction it stands for.
+CUresult cuKernelGetName(const char** name, CUkernel hfunc) {
+  return impl::cuFuncGetName(name, reinterpret_cast<CUfunction>(hfunc));
+}
+
 CUresult cuLaunchKernel(bool per_thread, CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                         unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
                         unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void**, void**) {

@@ -10,17 +10,6 @@
 
 namespace {
 
-// CUDA 13's headers have no params struct for __cudaLaunchKernel(_ptsz); CUPTI
-// callbacks for them get one laid out like the function's arguments.
-struct LaunchKernelHandleParams {
-  cudaKernel_t kernel;
-  dim3 gridDim;
-  dim3 blockDim;
-  void** args;
-  size_t sharedMem;
-  cudaStream_t stream;
-};
-
 template <typename Body>
 cudaError_t traced(uint32_t cbid, const char* name, const void* params, const char* symbol, Body&& body) {
   return simcuda::traced_call<cudaError_t>(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, name, params, symbol,
@@ -28,9 +17,6 @@ cudaError_t traced(uint32_t cbid, const char* name, const void* params, const ch
 }
 
 }  // namespace
-
-using __cudaLaunchKernel_v13000_params = LaunchKernelHandleParams;
-using __cudaLaunchKernel_ptsz_v13000_params = LaunchKernelHandleParams;
 
 #define SIM_RT_EXPORT(symbol, traced_as, params, args, symbol_name, ...)                          \
   extern "C" cudaError_t CUDARTAPI symbol params {                                                 \

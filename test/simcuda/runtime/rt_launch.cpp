@@ -5,6 +5,7 @@
 #include "driver_per_thread.h"
 #include <cupti_callbacks.h>
 #include <cupti_runtime_cbid.h>
+#include <generated_cuda_runtime_api_meta.h>
 
 #include "runtime_impl.h"
 #include "runtime_scope.h"
@@ -35,6 +36,9 @@ cudaError_t launch(RegisteredKernel* kernel, dim3 grid, dim3 block, void** args,
   if (kernel == nullptr) return cudaErrorInvalidDeviceFunction;
   CUfunction function = nullptr;
   if (cudaError_t error = kernel_function(kernel, &function)) return error;
+  // The real runtime asks the kernel's name before every launch.
+  const char* name = nullptr;
+  cuKernelGetName(&name, reinterpret_cast<CUkernel>(function));
   CUresult result =
       per_thread ? cuLaunchKernel_ptsz(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                        static_cast<unsigned>(shared_bytes), stream, args, nullptr)
@@ -127,17 +131,28 @@ cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t* kernel, const void* func) {
 
 }  // extern "C"
 
+// CUDA 13's <<<>>> calls __cudaLaunchKernel(_ptsz) with a cudaKernel_t. The real
+// runtime reports it to CUPTI as cudaLaunchKernel(_ptsz) (callback id 211 / 214),
+// with the kernel's host stub as `func` (seen on an H100, driver 580).
+#define SIM_HANDLE_LAUNCH(symbol, traced_as, name, per_thread)                                               \
+  extern "C" cudaError_t CUDARTAPI symbol(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,     \
+                                          size_t sharedMem, cudaStream_t stream) {                           \
+    RegisteredKernel* registered = as_kernel(kernel);                                                        \
+    traced_as##_params params{registered ? kernel_stub(registered) : nullptr, gridDim, blockDim, args,       \
+                              sharedMem, stream};                                                            \
+    return simcuda::traced_call<cudaError_t>(                                                                \
+        CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_##traced_as, name, &params,                    \
+        name_or_null(registered),                                                                            \
+        [&] { return record_error(launch(registered, gridDim, blockDim, args, sharedMem, stream, per_thread)); }); \
+  }
+SIM_HANDLE_LAUNCH(__cudaLaunchKernel, cudaLaunchKernel_v7000, "cudaLaunchKernel", false)
+SIM_HANDLE_LAUNCH(__cudaLaunchKernel_ptsz, cudaLaunchKernel_ptsz_v7000, "cudaLaunchKernel_ptsz", true)
+
 namespace simcuda_rt {
 
-const char* handle_symbol(cudaKernel_t kernel) { return name_or_null(as_kernel(kernel)); }
 const char* stub_symbol(const void* func) { return name_or_null(kernel_for_stub(func)); }
 
 namespace impl {
-
-cudaError_t __cudaLaunchKernel(bool per_thread, cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
-                               size_t sharedMem, cudaStream_t stream) {
-  return launch(as_kernel(kernel), gridDim, blockDim, args, sharedMem, stream, per_thread);
-}
 
 cudaError_t cudaLaunchKernel(bool per_thread, const void* func, dim3 gridDim, dim3 blockDim, void** args,
                              size_t sharedMem, cudaStream_t stream) {

@@ -2,7 +2,7 @@
 // X-macro style by rt_entry_points.cpp (the exports) and runtime_impl.h (the
 // declarations of their bodies, simcuda_rt::impl::<name>). The few untraced or
 // special calls (cudaGetLastError, cudaGetErrorString, __cudaGetKernel, the
-// registration hooks) are written out where they live.
+// registration hooks, __cudaLaunchKernel) are written out where they live.
 //
 // Rows (`ver`: CUPTI's callback-id suffix, cudaMalloc + v3020 ->
 // CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020 and cudaMalloc_v3020_params):
@@ -113,10 +113,8 @@ SIM_RT(cudaGraphExecDestroy, v10000, (cudaGraphExec_t graphExec), (graphExec))
 SIM_RT(cudaGraphDestroy, v10000, (cudaGraph_t graph), (graph))
 
 // ---- launches
-SIM_RT_LAUNCH_PT(__cudaLaunchKernel, v13000, ptsz, v13000,
-                 (cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
-                  cudaStream_t stream),
-                 (kernel, gridDim, blockDim, args, sharedMem, stream), handle_symbol(kernel))
+// __cudaLaunchKernel(_ptsz), which <<<>>> calls, is written out in rt_launch.cpp: it
+// is reported as cudaLaunchKernel(_ptsz).
 SIM_RT_LAUNCH_PT(cudaLaunchKernel, v7000, ptsz, v7000,
                  (const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem, cudaStream_t stream),
                  (func, gridDim, blockDim, args, sharedMem, stream), stub_symbol(func))

@@ -12,7 +12,6 @@ namespace simcuda_rt {
 
 // CUPTI's symbolName of a launch: the kernel of a cudaKernel_t handle or of a host
 // stub, or nullptr when it names none.
-const char* handle_symbol(cudaKernel_t kernel);
 const char* stub_symbol(const void* func);
 
 namespace impl {

@@ -12,6 +12,7 @@ struct FatBinary;
 
 struct RegisteredKernel {
   std::string name;
+  const void* stub;
   FatBinary* fatbin;
   CUfunction per_device[16] = {};
 };
@@ -118,6 +119,7 @@ void register_function(void* fatbin, const void* host_stub, const char* device_n
   r.kernels.push_back(std::make_unique<RegisteredKernel>());
   RegisteredKernel* kernel = r.kernels.back().get();
   kernel->name = device_name ? device_name : "";
+  kernel->stub = host_stub;
   kernel->fatbin = owner;
   owner->kernels.push_back(kernel);
   r.by_stub[host_stub] = kernel;
@@ -131,6 +133,8 @@ RegisteredKernel* kernel_for_stub(const void* host_stub) {
 }
 
 const char* kernel_name(const RegisteredKernel* kernel) { return kernel->name.c_str(); }
+
+const void* kernel_stub(const RegisteredKernel* kernel) { return kernel->stub; }
 
 cudaError_t kernel_function(RegisteredKernel* kernel, CUfunction* out) {
   if (cudaError_t error = ensure_context()) return error;

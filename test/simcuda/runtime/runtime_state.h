@@ -31,6 +31,7 @@ void register_function(void* fatbin, const void* host_stub, const char* device_n
 // The kernel a host stub was registered for, or nullptr.
 RegisteredKernel* kernel_for_stub(const void* host_stub);
 const char* kernel_name(const RegisteredKernel* kernel);
+const void* kernel_stub(const RegisteredKernel* kernel);  // the host stub it was registered for
 // The driver function of `kernel` on the current device, loading its module on
 // first use (CUDA's lazy loading); nests cuModuleLoadData/cuModuleGetFunction.
 cudaError_t kernel_function(RegisteredKernel* kernel, CUfunction* out);
