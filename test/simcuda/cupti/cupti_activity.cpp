@@ -137,6 +137,8 @@ class ActivityQueue {
       reinterpret_cast<CUpti_ActivityKernel10*>(record.bytes.data())->completed = 0;
     } else if (kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       zero_times(reinterpret_cast<CUpti_ActivityMemcpy6*>(record.bytes.data()));
+    } else if (kind == CUPTI_ACTIVITY_KIND_MEMCPY2) {
+      zero_times(reinterpret_cast<CUpti_ActivityMemcpyPtoP4*>(record.bytes.data()));
     } else if (kind == CUPTI_ACTIVITY_KIND_MEMSET) {
       zero_times(reinterpret_cast<CUpti_ActivityMemset4*>(record.bytes.data()));
     }
@@ -214,7 +216,6 @@ size_t record_size(CUpti_ActivityKind kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
     case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
-    // Accepted like real CUPTI; simcuda has no peer access, so never produced.
     case CUPTI_ACTIVITY_KIND_MEMCPY2: return sizeof(CUpti_ActivityMemcpyPtoP4);
     case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
     case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
@@ -326,6 +327,30 @@ void activity_operation(const SimOperation* op) {
     r.graphNodeId = op->graph_node_id;
     r.graphId = op->graph_id;
     r.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
+    queue().push(r, op->end_ns);
+  } else if (op->kind == SIM_OP_MEMCPY && op->copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_PTOP) {
+    // Copies between devices are MEMCPY2 records only, as in real CUPTI.
+    if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY2)) return;
+    CUpti_ActivityMemcpyPtoP4 r{};
+    r.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+    r.copyKind = op->copy_kind;
+    r.srcKind = op->src_kind;
+    r.dstKind = op->dst_kind;
+    r.flags = op->is_async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : CUPTI_ACTIVITY_FLAG_NONE;
+    r.bytes = op->bytes;
+    r.start = tool_time(op->start_ns);
+    r.end = tool_time(op->end_ns);
+    r.deviceId = op->device;
+    r.contextId = op->context_id;
+    r.streamId = op->stream_id;
+    r.srcDeviceId = op->src_device;
+    r.srcContextId = op->src_context_id;
+    r.dstDeviceId = op->dst_device;
+    r.dstContextId = op->dst_context_id;
+    r.correlationId = op->correlation_id;
+    r.graphNodeId = op->graph_node_id;
+    r.graphId = op->graph_id;
+    r.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
     queue().push(r, op->end_ns);
   } else if (op->kind == SIM_OP_MEMCPY) {
     if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY)) return;

@@ -72,6 +72,11 @@ SIM_FN(cuCtxGetDevice, 2000, cuCtxGetDevice, (CUdevice* device), (device))
 SIM_FN(cuCtxGetId, 12000, cuCtxGetId, (CUcontext ctx, unsigned long long* ctxId), (ctx, ctxId))
 SIM_FN_NOARGS(cuCtxSynchronize, 2000, cuCtxSynchronize)
 SIM_FN(cuCtxSynchronize, 13000, cuCtxSynchronize_v2, (CUcontext ctx), (ctx))
+SIM_FN(cuDeviceCanAccessPeer, 4000, cuDeviceCanAccessPeer, (int* canAccessPeer, CUdevice dev, CUdevice peerDev),
+       (canAccessPeer, dev, peerDev))
+SIM_FN(cuCtxEnablePeerAccess, 4000, cuCtxEnablePeerAccess, (CUcontext peerContext, unsigned int Flags),
+       (peerContext, Flags))
+SIM_FN(cuCtxDisablePeerAccess, 4000, cuCtxDisablePeerAccess, (CUcontext peerContext), (peerContext))
 SIM_FN(cuCtxGetStreamPriorityRange, 5050, cuCtxGetStreamPriorityRange, (int* leastPriority, int* greatestPriority),
        (leastPriority, greatestPriority))
 
@@ -85,6 +90,25 @@ SIM_FN(cuModuleGetFunction, 2000, cuModuleGetFunction, (CUfunction* hfunc, CUmod
        (hfunc, hmod, name))
 SIM_FN(cuFuncGetName, 12030, cuFuncGetName, (const char** name, CUfunction hfunc), (name, hfunc))
 SIM_FN(cuKernelGetName, 12030, cuKernelGetName, (const char** name, CUkernel hfunc), (name, hfunc))
+SIM_FN(cuModuleGetGlobal, 3020, cuModuleGetGlobal_v2, (CUdeviceptr* dptr, size_t* bytes, CUmodule hmod, const char* name),
+       (dptr, bytes, hmod, name))
+SIM_FN(cuFuncGetAttribute, 2020, cuFuncGetAttribute, (int* pi, CUfunction_attribute attrib, CUfunction hfunc),
+       (pi, attrib, hfunc))
+SIM_FN(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050, cuOccupancyMaxActiveBlocksPerMultiprocessor,
+       (int* numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize),
+       (numBlocks, func, blockSize, dynamicSMemSize))
+SIM_FN(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 7000, cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+       (int* numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags),
+       (numBlocks, func, blockSize, dynamicSMemSize, flags))
+SIM_FN(cuOccupancyMaxPotentialBlockSize, 6050, cuOccupancyMaxPotentialBlockSize,
+       (int* minGridSize, int* blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+        size_t dynamicSMemSize, int blockSizeLimit),
+       (minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit))
+SIM_FN_PT(cuLaunchHostFunc, 10000, cuLaunchHostFunc, ptsz, (CUstream hStream, CUhostFn fn, void* userData),
+          (hStream, fn, userData))
+SIM_FN_PT(cuStreamAddCallback, 5000, cuStreamAddCallback, ptsz,
+          (CUstream hStream, CUstreamCallback callback, void* userData, unsigned int flags),
+          (hStream, callback, userData, flags))
 SIM_LAUNCH_PT(cuLaunchKernel, 4000, cuLaunchKernel, ptsz,
               (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
                unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
@@ -113,6 +137,13 @@ SIM_FN(cuMemHostRegister, 6050, cuMemHostRegister_v2, (void* p, size_t bytesize,
 SIM_FN(cuMemHostUnregister, 4000, cuMemHostUnregister, (void* p), (p))
 SIM_FN(cuMemGetAddressRange, 3020, cuMemGetAddressRange_v2, (CUdeviceptr* pbase, size_t* psize, CUdeviceptr dptr),
        (pbase, psize, dptr))
+SIM_FN(cuMemHostGetDevicePointer, 3020, cuMemHostGetDevicePointer_v2,
+       (CUdeviceptr* pdptr, void* p, unsigned int Flags), (pdptr, p, Flags))
+SIM_FN_PT(cuMemPrefetchAsync, 12020, cuMemPrefetchAsync_v2, ptsz,
+          (CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream),
+          (devPtr, count, location, flags, hStream))
+SIM_FN_PT(cuStreamAttachMemAsync, 6000, cuStreamAttachMemAsync, ptsz,
+          (CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags), (hStream, dptr, length, flags))
 SIM_FN(cuPointerGetAttribute, 4000, cuPointerGetAttribute,
        (void* data, CUpointer_attribute attribute, CUdeviceptr ptr), (data, attribute, ptr))
 
@@ -139,6 +170,14 @@ SIM_FN_PT(cuMemcpy2D, 3020, cuMemcpy2D_v2, ptds, (const CUDA_MEMCPY2D* pCopy), (
 SIM_FN_PT(cuMemcpy2DUnaligned, 3020, cuMemcpy2DUnaligned_v2, ptds, (const CUDA_MEMCPY2D* pCopy), (pCopy))
 SIM_FN_PT(cuMemcpy2DAsync, 3020, cuMemcpy2DAsync_v2, ptsz, (const CUDA_MEMCPY2D* pCopy, CUstream hStream),
           (pCopy, hStream))
+
+SIM_FN_PT(cuMemcpyPeer, 4000, cuMemcpyPeer, ptds,
+          (CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount),
+          (dstDevice, dstContext, srcDevice, srcContext, ByteCount))
+SIM_FN_PT(cuMemcpyPeerAsync, 4000, cuMemcpyPeerAsync, ptsz,
+          (CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount,
+           CUstream hStream),
+          (dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream))
 
 // ---- memsets
 SIM_FN_PT(cuMemsetD8, 3020, cuMemsetD8_v2, ptds, (CUdeviceptr dstDevice, unsigned char uc, size_t N),

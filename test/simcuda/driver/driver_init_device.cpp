@@ -31,6 +31,8 @@ constexpr ErrorText kErrors[] = {
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
+    {CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED", "peer access is already enabled"},
+    {CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED", "peer access has not been enabled"},
     {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
     {CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", "part or all of the requested memory range is already mapped"},
     {CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED", "pointer does not correspond to a registered memory region"},
@@ -194,6 +196,21 @@ CUresult cuCtxSynchronize_v2(CUcontext ctx) {
   if (ctx != nullptr && ctx != current_context_handle()) return CUDA_ERROR_NOT_SUPPORTED;
   return context_synchronize();
 }
+
+CUresult cuDeviceCanAccessPeer(int* canAccessPeer, CUdevice dev, CUdevice peerDev) {
+  if (canAccessPeer == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult error = check_device(dev)) return error;
+  if (CUresult error = check_device(peerDev)) return error;
+  *canAccessPeer = dev != peerDev;  // every pair of simulated devices is linked
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
+  if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  return context_enable_peer(peerContext);
+}
+
+CUresult cuCtxDisablePeerAccess(CUcontext peerContext) { return context_disable_peer(peerContext); }
 
 CUresult cuCtxGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
   if (leastPriority) *leastPriority = 0;

@@ -120,6 +120,27 @@ CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdevi
   return CUDA_SUCCESS;
 }
 
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr* pdptr, void* p, unsigned int Flags) {
+  if (pdptr == nullptr || Flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  CUmemorytype type;
+  CUdevice device;
+  if (pointer_memory_type(reinterpret_cast<CUdeviceptr>(p), &type, &device) != CUDA_SUCCESS ||
+      type != CU_MEMORYTYPE_HOST) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *pdptr = reinterpret_cast<CUdeviceptr>(p);  // unified addressing: one address for host and device
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemPrefetchAsync_v2(bool per_thread, CUdeviceptr devPtr, size_t count, CUmemLocation, unsigned int,
+                               CUstream hStream) {
+  return check_managed_range(devPtr, count, hStream, per_thread);
+}
+
+CUresult cuStreamAttachMemAsync(bool per_thread, CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int) {
+  return check_managed_range(dptr, length ? length : 1, hStream, per_thread);
+}
+
 // ---- copies
 CUresult cuMemcpy(bool per_thread, CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
   return copy_linear(host_ptr(dst), Side::Any, host_ptr(src), Side::Any, ByteCount, nullptr, per_thread, false);
@@ -155,6 +176,15 @@ CUresult cuMemcpy2DUnaligned_v2(bool per_thread, const CUDA_MEMCPY2D* pCopy) {
 }
 CUresult cuMemcpy2DAsync_v2(bool per_thread, const CUDA_MEMCPY2D* pCopy, CUstream hStream) {
   return copy_2d(pCopy, hStream, per_thread, true);
+}
+
+CUresult cuMemcpyPeer(bool per_thread, CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                      CUcontext srcContext, size_t ByteCount) {
+  return enqueue_peer_copy(dstDevice, dstContext, srcDevice, srcContext, ByteCount, nullptr, per_thread, false);
+}
+CUresult cuMemcpyPeerAsync(bool per_thread, CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                           CUcontext srcContext, size_t ByteCount, CUstream hStream) {
+  return enqueue_peer_copy(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, per_thread, true);
 }
 
 // ---- memsets

@@ -52,6 +52,20 @@ CUresult cuStreamIsCapturing(bool per_thread, CUstream hStream, CUstreamCaptureS
   return stream_is_capturing(hStream, captureStatus, per_thread);
 }
 
+CUresult cuLaunchHostFunc(bool per_thread, CUstream hStream, CUhostFn fn, void* userData) {
+  if (fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return enqueue_host_function(hStream, per_thread, [fn, userData] { fn(userData); });
+}
+
+CUresult cuStreamAddCallback(bool per_thread, CUstream hStream, CUstreamCallback callback, void* userData,
+                             unsigned int flags) {
+  if (callback == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  // A callback learns its stream's status; work before it has succeeded, or the
+  // launch would have failed.
+  return enqueue_host_function(hStream, per_thread,
+                               [callback, hStream, userData] { callback(hStream, CUDA_SUCCESS, userData); });
+}
+
 CUresult cuEventCreate(CUevent* phEvent, unsigned int Flags) {
   return event_create(phEvent, Flags);
 }

@@ -432,6 +432,25 @@ CUresult context_device(CUdevice* out) {
   return CUDA_SUCCESS;
 }
 
+CUresult context_enable_peer(CUcontext peer) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUctx_st* context = current_context_locked();
+  if (context == nullptr || peer == nullptr || !m.contexts.count(peer)) return CUDA_ERROR_INVALID_CONTEXT;
+  if (peer->device == context->device) return CUDA_ERROR_INVALID_DEVICE;
+  if (!context->peers.insert(peer).second) return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+  return CUDA_SUCCESS;
+}
+
+CUresult context_disable_peer(CUcontext peer) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUctx_st* context = current_context_locked();
+  if (context == nullptr || peer == nullptr || !m.contexts.count(peer)) return CUDA_ERROR_INVALID_CONTEXT;
+  if (context->peers.erase(peer) == 0) return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+  return CUDA_SUCCESS;
+}
+
 CUresult context_synchronize() {
   Model& m = model();
   Lock lock(m.mutex);

@@ -39,6 +39,7 @@ struct CUctx_st {
   CUstream_st* legacy_stream;
   std::unordered_map<uint32_t, CUstream_st*> per_thread_streams;  // by gettid()
   std::vector<CUstream_st*> streams;  // every stream of this context, live ones
+  std::unordered_set<CUctx_st*> peers;  // contexts whose memory this one may access
 };
 
 struct CUevent_st {
@@ -59,6 +60,7 @@ struct CUfunc_st {
 struct CUmod_st {
   CUctx_st* context;
   std::vector<std::unique_ptr<CUfunc_st>> functions;
+  std::map<std::string, std::pair<void*, size_t>> globals;  // device memory of its variables
 };
 
 namespace simcuda {

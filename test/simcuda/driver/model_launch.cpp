@@ -1,5 +1,6 @@
 // Modules, kernel launches and graphs.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <regex>
 
@@ -28,6 +29,34 @@ std::vector<std::string> entry_names(const char* image) {
   return names;
 }
 
+// Every ".global ... name[size]" of a module image: its __device__ and __constant__
+// variables (size in bytes; a declaration without one is a single byte).
+std::vector<std::pair<std::string, size_t>> global_names(const char* image) {
+  std::vector<std::pair<std::string, size_t>> globals;
+  const char* p = image;
+  while ((p = std::strstr(p, ".global")) != nullptr) {
+    p += 7;
+    if (*p != ' ' && *p != '\t') continue;
+    for (;;) {  // skip the qualifiers (.align 4, .b8, .u32 ...) up to the name
+      while (*p == ' ' || *p == '\t') ++p;
+      if (*p == '.') {
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n') ++p;
+      } else if (*p >= '0' && *p <= '9') {
+        while (*p >= '0' && *p <= '9') ++p;
+      } else {
+        break;
+      }
+    }
+    const char* end = p;
+    while (*end && *end != '[' && *end != ';' && *end != ' ' && *end != '\n') ++end;
+    if (end == p) continue;
+    size_t size = *end == '[' ? std::strtoull(end + 1, nullptr, 10) : 1;
+    globals.emplace_back(std::string(p, end), size ? size : 1);
+    p = end;
+  }
+  return globals;
+}
+
 bool faults(const std::string& name) {
   const std::string& pattern = config().fault_kernel_pattern;
   return !pattern.empty() && std::regex_search(name, std::regex(pattern));
@@ -38,7 +67,8 @@ bool faults(const std::string& name) {
 CUresult module_load(CUmodule* out, const void* image) {
   if (out == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::vector<std::string> names = entry_names(static_cast<const char*>(image));
-  if (names.empty()) return CUDA_ERROR_INVALID_IMAGE;
+  auto globals = global_names(static_cast<const char*>(image));
+  if (names.empty() && globals.empty()) return CUDA_ERROR_INVALID_IMAGE;
   Model& m = model();
   Lock lock(m.mutex);
   if (!m.initialized) return CUDA_ERROR_NOT_INITIALIZED;
@@ -54,6 +84,16 @@ CUresult module_load(CUmodule* out, const void* image) {
     m.functions.insert(function.get());
     module->functions.push_back(std::move(function));
   }
+  for (const auto& [name, size] : globals) {
+    // Variables start zeroed (simcuda cannot read their initialisers from a cubin).
+    size_t rounded = (size + 255) / 256 * 256;
+    void* memory = std::aligned_alloc(256, rounded);
+    if (memory == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+    std::memset(memory, 0, rounded);
+    module->globals[name] = {memory, size};
+    m.allocations[reinterpret_cast<uintptr_t>(memory)] = {size, MemoryKind::Device, context->device, context->id,
+                                                          false};
+  }
   *out = module.get();
   m.modules.insert(module.get());
   m.all_modules.push_back(std::move(module));
@@ -66,6 +106,18 @@ CUresult module_unload(CUmodule module) {
   if (module == nullptr || !m.modules.count(module)) return CUDA_ERROR_INVALID_HANDLE;
   for (auto& function : module->functions) m.functions.erase(function.get());
   m.modules.erase(module);
+  return CUDA_SUCCESS;
+}
+
+CUresult module_global(CUdeviceptr* address, size_t* bytes, CUmodule module, const char* name) {
+  if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (module == nullptr || !m.modules.count(module)) return CUDA_ERROR_INVALID_HANDLE;
+  auto found = module->globals.find(name);
+  if (found == module->globals.end()) return CUDA_ERROR_NOT_FOUND;
+  if (address) *address = reinterpret_cast<CUdeviceptr>(found->second.first);
+  if (bytes) *bytes = found->second.second;
   return CUDA_SUCCESS;
 }
 

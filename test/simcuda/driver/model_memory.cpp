@@ -191,6 +191,15 @@ CUresult pointer_memory_type(CUdeviceptr address, CUmemorytype* type, CUdevice* 
   return CUDA_SUCCESS;
 }
 
+CUresult check_managed_range(CUdeviceptr address, size_t bytes, CUstream handle, bool per_thread) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUresult error;
+  if (resolve_stream_locked(handle, per_thread, &error) == nullptr) return error;
+  const Allocation* allocation = find_allocation_locked(address, bytes, nullptr);
+  return allocation != nullptr && allocation->kind == MemoryKind::Managed ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 CUresult enqueue_copy(const CopyRequest& request, CUstream handle, bool per_thread, bool async) {
   if (request.dst == nullptr || request.src == nullptr) {
     return request.width_bytes == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
@@ -327,6 +336,45 @@ CUresult enqueue_memset(const MemsetRequest& request, CUstream handle, bool per_
   lock.unlock();
   report_operation(op);
   // Memsets of device memory never block the host, even the "synchronous" ones.
+  return CUDA_SUCCESS;
+}
+
+CUresult enqueue_peer_copy(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src, CUcontext src_context,
+                           size_t bytes, CUstream handle, bool per_thread, bool async) {
+  if (bytes == 0) return CUDA_SUCCESS;
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (!m.contexts.count(dst_context) || !m.contexts.count(src_context)) return CUDA_ERROR_INVALID_CONTEXT;
+  const Allocation* to = find_allocation_locked(dst, bytes, nullptr);
+  const Allocation* from = find_allocation_locked(src, bytes, nullptr);
+  if (to == nullptr || from == nullptr || !on_device(to->kind) || !on_device(from->kind) ||
+      to->device != dst_context->device || from->device != src_context->device) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  CUresult error;
+  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
+  if (stream == nullptr) return error;
+  if (stream->context->sticky_error) return stream->context->sticky_error;
+  SimOperation op{};
+  op.kind = SIM_OP_MEMCPY;
+  op.bytes = bytes;
+  op.copy_kind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+  op.src_kind = static_cast<uint8_t>(from->kind);
+  op.dst_kind = static_cast<uint8_t>(to->kind);
+  op.is_async = async;
+  op.src_device = static_cast<uint32_t>(src_context->device);
+  op.dst_device = static_cast<uint32_t>(dst_context->device);
+  op.src_context_id = src_context->id;
+  op.dst_context_id = dst_context->id;
+  auto move_data = [dst, src, bytes] {
+    std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
+  };
+  if (!schedule_locked(lock, stream, op, transfer_ns(bytes, config().peer_gbps), false, move_data)) {
+    return CUDA_SUCCESS;
+  }
+  lock.unlock();
+  report_operation(op);
+  if (!async) wait_for_device(op.end_ns);
   return CUDA_SUCCESS;
 }
 

@@ -397,3 +397,25 @@ CUresult event_elapsed_ms(float* ms, CUevent start, CUevent end) {
 }
 
 }  // namespace simcuda
+
+namespace simcuda {
+
+CUresult enqueue_host_function(CUstream handle, bool per_thread, std::function<void()> call) {
+  if (!call) return CUDA_ERROR_INVALID_VALUE;
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUresult error;
+  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
+  if (stream == nullptr) return error;
+  if (stream->context->sticky_error) return stream->context->sticky_error;
+  SimOperation op{};
+  op.kind = SIM_OP_HOST_FUNCTION;
+  op.name = "host_function";
+  op.is_async = 1;
+  if (!schedule_locked(lock, stream, op, config().host_function_ns, false, std::move(call))) return CUDA_SUCCESS;
+  lock.unlock();
+  report_operation(op);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace simcuda

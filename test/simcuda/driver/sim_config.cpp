@@ -59,6 +59,8 @@ SimConfig load() {
   c.device_to_device_gbps = env_double("SIMCUDA_DTOD_GBPS", c.device_to_device_gbps);
   c.memset_gbps = env_double("SIMCUDA_MEMSET_GBPS", c.memset_gbps);
   c.queue_depth = env_u64("SIMCUDA_QUEUE_DEPTH", c.queue_depth);
+  c.host_function_ns = env_u64("SIMCUDA_HOST_FN_NS", c.host_function_ns);
+  c.peer_gbps = env_double("SIMCUDA_PEER_GBPS", c.peer_gbps);
   if (c.queue_depth == 0) c.queue_depth = 1;
   if (const char* truth = std::getenv("SIMCUDA_TRUTH")) c.truth_path = truth;
   if (const char* cupti = std::getenv("SIMCUDA_CUPTI")) c.cupti_enabled = std::string(cupti) != "off";

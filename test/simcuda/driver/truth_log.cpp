@@ -21,6 +21,7 @@ const char* copy_kind_name(uint8_t kind) {
     case 2: return "DtoH";
     case 8: return "DtoD";
     case 9: return "HtoH";
+    case 10: return "PtoP";
     default: return "unknown";
   }
 }
@@ -131,9 +132,9 @@ void truth_api(const SimApiCall& call) {
 }
 
 void truth_operation(const SimOperation& op) {
-  static const char* const kinds[] = {"", "kernel", "memcpy", "memset"};
+  static const char* const kinds[] = {"", "kernel", "memcpy", "memset", "host_function"};
   std::string line = "{\"type\":\"";
-  line += kinds[op.kind <= 3 ? op.kind : 0];
+  line += kinds[op.kind <= 4 ? op.kind : 0];
   line += "\",\"name\":";
   append_json_string(line, op.name);
   char numbers[512];
@@ -156,6 +157,10 @@ void truth_operation(const SimOperation& op) {
                   copy_kind_name(op.copy_kind), memory_kind_name(op.src_kind),
                   memory_kind_name(op.dst_kind), op.is_async);
     line += numbers;
+    if (op.copy_kind == 10) {
+      std::snprintf(numbers, sizeof numbers, ",\"src_device\":%u,\"dst_device\":%u", op.src_device, op.dst_device);
+      line += numbers;
+    }
   } else if (op.kind == SIM_OP_MEMSET) {
     std::snprintf(numbers, sizeof numbers, ",\"value\":%u,\"dst_kind\":\"%s\",\"async\":%u",
                   op.memset_value, memory_kind_name(op.dst_kind), op.is_async);

@@ -37,11 +37,14 @@ constexpr ErrorText kErrors[] = {
     {cudaErrorIllegalState, "cudaErrorIllegalState", "the operation cannot be performed in the present state"},
     {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
     {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+    {cudaErrorPeerAccessAlreadyEnabled, "cudaErrorPeerAccessAlreadyEnabled", "peer access is already enabled"},
+    {cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled", "peer access has not been enabled"},
     {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
     {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"},
     {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
     {cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing"},
+    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
     {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
@@ -235,6 +238,26 @@ cudaError_t cudaProfilerStop() {
   if (cudaError_t error = ensure_context()) return error;
   SIM_TRY(cuProfilerStop());
   return cudaSuccess;
+}
+
+
+cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice) {
+  if (cudaError_t error = ensure_driver()) return error;
+  return from_driver(cuDeviceCanAccessPeer(canAccessPeer, device, peerDevice));
+}
+
+cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
+  SIM_NEED_CONTEXT();
+  CUcontext peer = nullptr;
+  if (cudaError_t error = device_context(peerDevice, &peer)) return error;
+  return from_driver(cuCtxEnablePeerAccess(peer, flags));
+}
+
+cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
+  SIM_NEED_CONTEXT();
+  CUcontext peer = nullptr;
+  if (cudaError_t error = device_context(peerDevice, &peer)) return error;
+  return from_driver(cuCtxDisablePeerAccess(peer));
 }
 
 }  // namespace simcuda_rt::impl

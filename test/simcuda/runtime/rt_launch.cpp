@@ -85,11 +85,12 @@ void CUDARTAPI __cudaRegisterFunction(void** fatCubinHandle, const char* hostFun
   register_function(fatCubinHandle, hostFun, deviceName);
 }
 
-// __device__ variables get host shadows only; device code never runs.
+// A __device__ or __constant__ variable: device memory in its module, reached from
+// the host through its shadow's address (cudaMemcpyToSymbol and friends).
 void CUDARTAPI __cudaRegisterVar(void** fatCubinHandle, char* hostVar, char* deviceAddress,
                                  const char* deviceName, int ext, size_t size, int constant, int global) {
-  (void)fatCubinHandle, (void)hostVar, (void)deviceAddress, (void)deviceName, (void)ext, (void)size,
-      (void)constant, (void)global;
+  (void)deviceAddress, (void)ext, (void)constant, (void)global;
+  register_variable(fatCubinHandle, hostVar, deviceName, size);
 }
 
 void CUDARTAPI __cudaRegisterManagedVar(void** fatCubinHandle, void** hostVarPtrAddress, char* deviceAddress,
@@ -157,6 +158,44 @@ namespace impl {
 cudaError_t cudaLaunchKernel(bool per_thread, const void* func, dim3 gridDim, dim3 blockDim, void** args,
                              size_t sharedMem, cudaStream_t stream) {
   return launch(kernel_for_stub(func), gridDim, blockDim, args, sharedMem, stream, per_thread);
+}
+
+namespace {
+
+// The driver function of the kernel whose host stub is `func`, on the current device.
+cudaError_t function_of(const void* func, CUfunction* out) {
+  RegisteredKernel* kernel = kernel_for_stub(func);
+  if (kernel == nullptr) return cudaErrorInvalidDeviceFunction;
+  return kernel_function(kernel, out);
+}
+
+}  // namespace
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func) {
+  if (attr == nullptr) return cudaErrorInvalidValue;
+  CUfunction function = nullptr;
+  if (cudaError_t error = function_of(func, &function)) return error;
+  *attr = {};
+  SIM_TRY(cuFuncGetAttribute(&attr->maxThreadsPerBlock, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function));
+  SIM_TRY(cuFuncGetAttribute(&attr->numRegs, CU_FUNC_ATTRIBUTE_NUM_REGS, function));
+  SIM_TRY(cuFuncGetAttribute(&attr->ptxVersion, CU_FUNC_ATTRIBUTE_PTX_VERSION, function));
+  SIM_TRY(cuFuncGetAttribute(&attr->binaryVersion, CU_FUNC_ATTRIBUTE_BINARY_VERSION, function));
+  SIM_TRY(cuFuncGetAttribute(&attr->maxDynamicSharedSizeBytes, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             function));
+  return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func, int blockSize,
+                                                                   size_t dynamicSMemSize, unsigned int flags) {
+  CUfunction function = nullptr;
+  if (cudaError_t error = function_of(func, &function)) return error;
+  return from_driver(
+      cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, function, blockSize, dynamicSMemSize, flags));
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize,
+                                                          size_t dynamicSMemSize) {
+  return impl::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, 0);
 }
 
 cudaError_t cudaLaunchKernelExC(bool per_thread, const cudaLaunchConfig_t* config, const void* func, void** args) {

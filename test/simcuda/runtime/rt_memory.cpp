@@ -225,5 +225,74 @@ cudaError_t cudaMemset2DAsync(bool per_thread, void* devPtr, size_t pitch, int v
   return fill(devPtr, pitch, value, width, height, stream, true, per_thread);
 }
 
+
+cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) {
+  return impl::cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, nullptr);
+}
+
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
+                                cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  SIM_NEED_CONTEXT();
+  CUcontext dst_context = nullptr, src_context = nullptr;
+  if (cudaError_t error = device_context(dstDevice, &dst_context)) return error;
+  if (cudaError_t error = device_context(srcDevice, &src_context)) return error;
+  return from_driver(stream ? cuMemcpyPeerAsync(dptr(dst), dst_context, dptr(src), src_context, count, stream)
+                            : cuMemcpyPeer(dptr(dst), dst_context, dptr(src), src_context, count));
+}
+
+cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
+  if (pDevice == nullptr) return cudaErrorInvalidValue;
+  SIM_NEED_CONTEXT();
+  CUdeviceptr device = 0;
+  SIM_TRY(cuMemHostGetDevicePointer(&device, pHost, flags));
+  *pDevice = reinterpret_cast<void*>(device);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPrefetchAsync(bool per_thread, const void* devPtr, size_t count, struct cudaMemLocation location,
+                                 unsigned int flags, cudaStream_t stream) {
+  SIM_NEED_CONTEXT();
+  CUmemLocation where{static_cast<CUmemLocationType>(location.type), location.id};
+  return from_driver(SIM_PT(cuMemPrefetchAsync_v2, ptsz)(dptr(devPtr), count, where, flags, stream));
+}
+
+cudaError_t cudaMemcpyToSymbol(bool per_thread, const void* symbol, const void* src, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind) {
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault) {
+    return cudaErrorInvalidMemcpyDirection;
+  }
+  CUdeviceptr address = 0;
+  size_t bytes = 0;
+  if (cudaError_t error = variable_address(symbol, &address, &bytes)) return error;
+  if (offset + count > bytes) return cudaErrorInvalidValue;
+  return checked_copy(reinterpret_cast<void*>(address + offset), src, count, kind, nullptr, false, per_thread);
+}
+
+cudaError_t cudaMemcpyFromSymbol(bool per_thread, void* dst, const void* symbol, size_t count, size_t offset,
+                                 enum cudaMemcpyKind kind) {
+  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault) {
+    return cudaErrorInvalidMemcpyDirection;
+  }
+  CUdeviceptr address = 0;
+  size_t bytes = 0;
+  if (cudaError_t error = variable_address(symbol, &address, &bytes)) return error;
+  if (offset + count > bytes) return cudaErrorInvalidValue;
+  return checked_copy(dst, reinterpret_cast<const void*>(address + offset), count, kind, nullptr, false, per_thread);
+}
+
+cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) {
+  if (devPtr == nullptr) return cudaErrorInvalidValue;
+  CUdeviceptr address = 0;
+  if (cudaError_t error = variable_address(symbol, &address, nullptr)) return error;
+  *devPtr = reinterpret_cast<void*>(address);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) {
+  if (size == nullptr) return cudaErrorInvalidValue;
+  return variable_address(symbol, nullptr, size);
+}
+
 }  // namespace impl
 }  // namespace simcuda_rt

@@ -149,4 +149,44 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   return cudaSuccess;
 }
 
+
+cudaError_t cudaLaunchHostFunc(bool per_thread, cudaStream_t stream, cudaHostFn_t fn, void* userData) {
+  SIM_NEED_CONTEXT();
+  return from_driver(SIM_PT(cuLaunchHostFunc, ptsz)(stream, fn, userData));
+}
+
+namespace {
+
+// A runtime stream callback behind the driver's callback type (their status
+// arguments are different enum types of equal values).
+struct RuntimeCallback {
+  cudaStreamCallback_t callback;
+  void* user_data;
+};
+
+void CUDA_CB call_runtime_callback(CUstream stream, CUresult status, void* data) {
+  auto* call = static_cast<RuntimeCallback*>(data);
+  call->callback(stream, from_driver(status), call->user_data);
+  delete call;
+}
+
+}  // namespace
+
+cudaError_t cudaStreamAddCallback(bool per_thread, cudaStream_t stream, cudaStreamCallback_t callback, void* userData,
+                                  unsigned int flags) {
+  if (callback == nullptr) return cudaErrorInvalidValue;
+  SIM_NEED_CONTEXT();
+  auto* call = new RuntimeCallback{callback, userData};
+  CUresult result = SIM_PT(cuStreamAddCallback, ptsz)(stream, call_runtime_callback, call, flags);
+  if (result != CUDA_SUCCESS) delete call;
+  return from_driver(result);
+}
+
+cudaError_t cudaStreamAttachMemAsync(bool per_thread, cudaStream_t stream, void* devPtr, size_t length,
+                                     unsigned int flags) {
+  SIM_NEED_CONTEXT();
+  return from_driver(
+      SIM_PT(cuStreamAttachMemAsync, ptsz)(stream, reinterpret_cast<CUdeviceptr>(devPtr), length, flags));
+}
+
 }  // namespace simcuda_rt::impl

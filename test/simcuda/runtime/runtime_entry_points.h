@@ -112,6 +112,51 @@ SIM_RT_PT(cudaGraphLaunch, v10000, ptsz, v10000, (cudaGraphExec_t graphExec, cud
 SIM_RT(cudaGraphExecDestroy, v10000, (cudaGraphExec_t graphExec), (graphExec))
 SIM_RT(cudaGraphDestroy, v10000, (cudaGraph_t graph), (graph))
 
+// ---- host functions in stream order
+SIM_RT_PT(cudaLaunchHostFunc, v10000, ptsz, v10000, (cudaStream_t stream, cudaHostFn_t fn, void* userData),
+          (stream, fn, userData))
+SIM_RT_PT(cudaStreamAddCallback, v5000, ptsz, v7000,
+          (cudaStream_t stream, cudaStreamCallback_t callback, void* userData, unsigned int flags),
+          (stream, callback, userData, flags))
+
+// ---- peers
+SIM_RT(cudaDeviceCanAccessPeer, v4000, (int* canAccessPeer, int device, int peerDevice),
+       (canAccessPeer, device, peerDevice))
+SIM_RT(cudaDeviceEnablePeerAccess, v4000, (int peerDevice, unsigned int flags), (peerDevice, flags))
+SIM_RT(cudaDeviceDisablePeerAccess, v4000, (int peerDevice), (peerDevice))
+SIM_RT(cudaMemcpyPeer, v4000, (void* dst, int dstDevice, const void* src, int srcDevice, size_t count),
+       (dst, dstDevice, src, srcDevice, count))
+SIM_RT(cudaMemcpyPeerAsync, v4000,
+       (void* dst, int dstDevice, const void* src, int srcDevice, size_t count, cudaStream_t stream),
+       (dst, dstDevice, src, srcDevice, count, stream))
+
+// ---- mapped and managed memory
+SIM_RT(cudaHostGetDevicePointer, v3020, (void** pDevice, void* pHost, unsigned int flags), (pDevice, pHost, flags))
+SIM_RT_PT(cudaMemPrefetchAsync, v12020, ptsz, v12020,
+          (const void* devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream),
+          (devPtr, count, location, flags, stream))
+SIM_RT_PT(cudaStreamAttachMemAsync, v6000, ptsz, v7000,
+          (cudaStream_t stream, void* devPtr, size_t length, unsigned int flags), (stream, devPtr, length, flags))
+
+// ---- __device__ and __constant__ variables
+SIM_RT_PT(cudaMemcpyToSymbol, v3020, ptds, v7000,
+          (const void* symbol, const void* src, size_t count, size_t offset, enum cudaMemcpyKind kind),
+          (symbol, src, count, offset, kind))
+SIM_RT_PT(cudaMemcpyFromSymbol, v3020, ptds, v7000,
+          (void* dst, const void* symbol, size_t count, size_t offset, enum cudaMemcpyKind kind),
+          (dst, symbol, count, offset, kind))
+SIM_RT(cudaGetSymbolAddress, v3020, (void** devPtr, const void* symbol), (devPtr, symbol))
+SIM_RT(cudaGetSymbolSize, v3020, (size_t* size, const void* symbol), (size, symbol))
+
+// ---- kernels' attributes and occupancy
+SIM_RT(cudaFuncGetAttributes, v3020, (struct cudaFuncAttributes* attr, const void* func), (attr, func))
+SIM_RT(cudaOccupancyMaxActiveBlocksPerMultiprocessor, v6050,
+       (int* numBlocks, const void* func, int blockSize, size_t dynamicSMemSize),
+       (numBlocks, func, blockSize, dynamicSMemSize))
+SIM_RT(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, v7000,
+       (int* numBlocks, const void* func, int blockSize, size_t dynamicSMemSize, unsigned int flags),
+       (numBlocks, func, blockSize, dynamicSMemSize, flags))
+
 // ---- launches
 // __cudaLaunchKernel(_ptsz), which <<<>>> calls, is written out in rt_launch.cpp: it
 // is reported as cudaLaunchKernel(_ptsz).

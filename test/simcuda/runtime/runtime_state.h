@@ -24,6 +24,16 @@ void forget_context(int device);  // after cudaDeviceReset
 cudaError_t take_last_error();
 cudaError_t peek_last_error();
 
+// The primary context of `device`, retained once by the runtime (peer copies and
+// peer access name the other device's context).
+cudaError_t device_context(int device, CUcontext* out);
+
+// ---- registered __device__ / __constant__ variables
+void register_variable(void* fatbin, const void* host_shadow, const char* device_name, size_t bytes);
+// The device address of the variable whose host shadow is `host_shadow`, on the
+// current device (loading its module on first use); cudaErrorInvalidSymbol if none.
+cudaError_t variable_address(const void* host_shadow, CUdeviceptr* address, size_t* bytes);
+
 // ---- registered kernels
 struct RegisteredKernel;
 void* register_fatbinary();
