@@ -22,9 +22,12 @@ KERNEL_NS = {
     "graph_step_a": 40000, "graph_step_b": 60000, "forward_kernel": 150000,
     "backward_kernel": 250000, "optimizer_kernel": 50000, "symbolized_kernel": 7000,
     "driver_scale_kernel": 11000, "driver_reduce_kernel": 13000, "worker_kernel": 5000,
-    "queued_kernel": 200000,
+    "queued_kernel": 200000, "before_host_kernel": 20000, "after_host_kernel": 21000,
+    "touch_kernel": 30000, "use_symbols_kernel": 9000,
 }
 GPU_TYPES = ("kernel", "memcpy", "memset")
+# Simulation settings an app needs (as in test/simcuda/tests/check_app.py).
+APP_ENV = {"peer_copies": {"SIMCUDA_DEVICES": "2"}}
 
 
 class Failure(Exception):
@@ -159,7 +162,7 @@ def compare_with_truth(truth, records):
 
 
 def matches_truth(tmp, app, *args):
-    _, truth, records = record_app(tmp, app, list(args), {"PROF_API": "all"})
+    _, truth, records = record_app(tmp, app, list(args), dict(APP_ENV.get(app, {}), PROF_API="all"))
     compare_with_truth(truth, records)
     drops = [r for r in records if r["type"] == "drops"]
     check(drops and drops[-1]["ring_full"] == 0 and drops[-1]["cupti_records"] == 0, "drops: %s" % drops[-1:])

@@ -27,10 +27,14 @@ KERNEL_NS = {
     "driver_reduce_kernel": 13000,
     "worker_kernel": 5000,
     "queued_kernel": 200000,
+    "before_host_kernel": 20000,
+    "after_host_kernel": 21000,
+    "touch_kernel": 30000,
+    "use_symbols_kernel": 9000,
 }
 # Per-app simulation settings: async_copy's copy lasts long enough (67 ms) that a
 # loaded machine's scheduling delays cannot pass for the host doing the copy.
-APP_ENV = {"async_copy": {"SIMCUDA_PINNED_GBPS": "2"}}
+APP_ENV = {"async_copy": {"SIMCUDA_PINNED_GBPS": "2"}, "peer_copies": {"SIMCUDA_DEVICES": "2"}}
 QUEUE_DEPTH = 1024  # simcuda's default, as a real GPU's stream queue (README)
 
 
@@ -153,6 +157,61 @@ def expect_async_copy(truth, args, f):
         f.expect(call["end"] < big[0]["end"], "cudaMemcpyAsync returned after its copy ended")
     staged = [c for c in truth.of_type("memcpy") if c["bytes"] == 1 << 20 and c["src_kind"] == "pageable"]
     f.expect(len(staged) == 1 and staged[0]["async"] == 1, "expected one async pageable copy")
+
+
+def nests(truth, outer, inner):
+    """Every call named `outer` nests at least one call named `inner`."""
+    inner_corrs = {a["corr"] for a in truth.api(inner) if a["depth"] > 0}
+    return truth.api(outer) and all(a["corr"] in inner_corrs for a in truth.api(outer))
+
+
+def expect_host_callbacks(truth, args, f):
+    hosts = [l for l in truth.lines if l["type"] == "host_function"]
+    f.expect(len(hosts) == 2 and len({h["stream"] for h in hosts}) == 1, "expected 2 host functions on one stream")
+    f.expect(nests(truth, "cudaStreamAddCallback", "cuStreamAddCallback"), "cudaStreamAddCallback nesting")
+    f.expect(nests(truth, "cudaLaunchHostFunc", "cuLaunchHostFunc"), "cudaLaunchHostFunc nesting")
+    if len(hosts) == 2:
+        stream_ops = [o for o in truth.ops if o["stream"] == hosts[0]["stream"]]
+        copy = [o for o in stream_ops if o["type"] == "memcpy"][0]
+        after = [o for o in stream_ops if "after_host_kernel" in o.get("name", "")][0]
+        f.expect(hosts[0]["start"] >= copy["end"], "the callback ran before the copy before it ended")
+        f.expect(hosts[1]["start"] >= hosts[0]["end"], "the host function ran before the callback ended")
+        f.expect(after["start"] >= hosts[1]["end"], "the kernel after the host function started before it ended")
+        call_corrs = {a["corr"] for a in truth.api("cudaStreamAddCallback") + truth.api("cudaLaunchHostFunc")}
+        f.expect({h["corr"] for h in hosts} == call_corrs, "host functions not correlated with their calls")
+
+
+def expect_peer_copies(truth, args, f):
+    peer = [c for c in truth.of_type("memcpy") if c["copy_kind"] == "PtoP"]
+    f.expect(len(peer) == 2 and all(c["bytes"] == 1 << 20 for c in peer), "expected two 1 MiB peer copies")
+    f.expect(sorted((c["src_device"], c["dst_device"]) for c in peer) == [(0, 1), (1, 0)],
+             "peer copies not 0->1 and 1->0")
+    f.expect(nests(truth, "cudaMemcpyPeer", "cuMemcpyPeer"), "cudaMemcpyPeer does not nest cuMemcpyPeer")
+    f.expect(nests(truth, "cudaMemcpyPeerAsync", "cuMemcpyPeerAsync"), "cudaMemcpyPeerAsync nesting")
+    f.expect([a["result"] for a in truth.api("cudaDeviceDisablePeerAccess")] == [0, 705],
+             "disabling peer access twice: %s" % [a["result"] for a in truth.api("cudaDeviceDisablePeerAccess")])
+    f.expect([a["result"] for a in truth.api("cudaDeviceEnablePeerAccess")] == [0], "enabling peer access")
+
+
+def expect_managed_memory(truth, args, f):
+    f.expect([a["result"] for a in truth.api("cudaMemPrefetchAsync")] == [0, 0], "two prefetches")
+    f.expect(nests(truth, "cudaMemPrefetchAsync", "cuMemPrefetchAsync_v2"), "prefetch nesting")
+    f.expect(nests(truth, "cudaStreamAttachMemAsync", "cuStreamAttachMemAsync"), "attach nesting")
+    f.expect(nests(truth, "cudaHostGetDevicePointer", "cuMemHostGetDevicePointer_v2"), "mapped pointer nesting")
+    kinds = {(c["src_kind"], c["dst_kind"]) for c in truth.of_type("memcpy")}
+    f.expect(("managed", "pinned") in kinds, "no copy from managed to mapped memory: %s" % kinds)
+    allocs = [m["memory_kind"] for m in truth.memory if m["type"] == "alloc"]
+    f.expect(sorted(allocs) == ["managed", "pinned"], "allocations: %s" % allocs)
+
+
+def expect_symbol_copies(truth, args, f):
+    f.expect([a["result"] for a in truth.api("cudaMemcpyToSymbol")] == [0, 0, 0, 1], "cudaMemcpyToSymbol results")
+    f.expect(nests(truth, "cudaMemcpyFromSymbol", "cuMemcpyDtoH_v2"), "cudaMemcpyFromSymbol nesting")
+    f.expect(len(truth.api("cuModuleLoadData")) == 1, "the module is not loaded exactly once")
+    copies = truth.of_type("memcpy")
+    f.expect(sorted((c["copy_kind"], c["bytes"]) for c in copies) ==
+             [("DtoH", 4), ("DtoH", 64), ("HtoD", 4), ("HtoD", 16), ("HtoD", 64)], "symbol copies: %s" %
+             sorted((c["copy_kind"], c["bytes"]) for c in copies))
 
 
 EXPECTATIONS = {name[len("expect_"):]: fn for name, fn in globals().items() if name.startswith("expect_")}
