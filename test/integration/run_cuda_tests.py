@@ -23,7 +23,8 @@ KERNEL_NS = {
     "backward_kernel": 250000, "optimizer_kernel": 50000, "symbolized_kernel": 7000,
     "driver_scale_kernel": 11000, "driver_reduce_kernel": 13000, "worker_kernel": 5000,
     "queued_kernel": 200000, "before_host_kernel": 20000, "after_host_kernel": 21000,
-    "touch_kernel": 30000, "use_symbols_kernel": 9000,
+    "touch_kernel": 30000, "use_symbols_kernel": 9000, "graph_node_kernel": 17000,
+    "capture_fork_kernel": 19000,
 }
 GPU_TYPES = ("kernel", "memcpy", "memset")
 # Simulation settings an app needs (as in test/simcuda/tests/check_app.py).

@@ -131,6 +131,21 @@ struct LaunchRequest {
 };
 CUresult enqueue_kernel(const LaunchRequest& request);
 
+// Graphs (model_graph.cpp): captured from streams or built node by node; a launch
+// replays the nodes in the order they were added (dependencies are not modelled,
+// and adding a node after its dependencies makes that order valid).
+CUresult graph_create(CUgraph* out);
+CUresult graph_add_kernel(CUgraphNode* out, CUgraph graph, const CUDA_KERNEL_NODE_PARAMS* params);
+CUresult graph_add_copy(CUgraphNode* out, CUgraph graph, const CopyRequest& request);
+CUresult graph_add_memset(CUgraphNode* out, CUgraph graph, const MemsetRequest& request);
+CUresult graph_add_host(CUgraphNode* out, CUgraph graph, std::function<void()> call);
+CUresult graph_add_alloc(CUgraphNode* out, CUgraph graph, size_t bytes, CUdeviceptr* address);
+CUresult graph_add_free(CUgraphNode* out, CUgraph graph, CUdeviceptr address);
+CUresult graph_clone(CUgraph* out, CUgraph original);
+CUresult graph_nodes(CUgraph graph, CUgraphNode* nodes, size_t* count);
+CUresult graph_exec_update(CUgraphExec exec, CUgraph graph, CUgraphExecUpdateResultInfo* info);
+CUresult graph_exec_set_kernel(CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS* params);
+CUresult graph_upload(CUgraphExec exec, CUstream stream, bool per_thread);
 CUresult graph_instantiate(CUgraphExec* out, CUgraph graph);
 CUresult graph_launch(CUgraphExec exec, CUstream stream, bool per_thread);
 CUresult graph_destroy(CUgraph graph);

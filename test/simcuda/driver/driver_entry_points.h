@@ -234,6 +234,41 @@ SIM_FN(cuEventElapsedTime, 12080, cuEventElapsedTime_v2, (float* pMilliseconds, 
        (pMilliseconds, hStart, hEnd))
 
 // ---- graphs
+SIM_FN(cuGraphCreate, 10000, cuGraphCreate, (CUgraph* phGraph, unsigned int flags), (phGraph, flags))
+SIM_FN(cuGraphAddKernelNode, 12000, cuGraphAddKernelNode_v2,
+       (CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+        const CUDA_KERNEL_NODE_PARAMS* nodeParams),
+       (phGraphNode, hGraph, dependencies, numDependencies, nodeParams))
+SIM_FN(cuGraphAddMemcpyNode, 10000, cuGraphAddMemcpyNode,
+       (CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+        const CUDA_MEMCPY3D* copyParams, CUcontext ctx),
+       (phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx))
+SIM_FN(cuGraphAddMemsetNode, 10000, cuGraphAddMemsetNode,
+       (CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+        const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext ctx),
+       (phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx))
+SIM_FN(cuGraphAddHostNode, 10000, cuGraphAddHostNode,
+       (CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+        const CUDA_HOST_NODE_PARAMS* nodeParams),
+       (phGraphNode, hGraph, dependencies, numDependencies, nodeParams))
+SIM_FN(cuGraphAddMemAllocNode, 11040, cuGraphAddMemAllocNode,
+       (CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+        CUDA_MEM_ALLOC_NODE_PARAMS* nodeParams),
+       (phGraphNode, hGraph, dependencies, numDependencies, nodeParams))
+SIM_FN(cuGraphAddMemFreeNode, 11040, cuGraphAddMemFreeNode,
+       (CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+        CUdeviceptr dptr),
+       (phGraphNode, hGraph, dependencies, numDependencies, dptr))
+SIM_FN(cuGraphClone, 10000, cuGraphClone, (CUgraph* phGraphClone, CUgraph originalGraph), (phGraphClone, originalGraph))
+SIM_FN(cuGraphGetNodes, 10000, cuGraphGetNodes, (CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes),
+       (hGraph, nodes, numNodes))
+SIM_FN_PT(cuGraphUpload, 11010, cuGraphUpload, ptsz, (CUgraphExec hGraphExec, CUstream hStream), (hGraphExec, hStream))
+SIM_FN(cuGraphExecUpdate, 12000, cuGraphExecUpdate_v2,
+       (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo* resultInfo),
+       (hGraphExec, hGraph, resultInfo))
+SIM_FN(cuGraphExecKernelNodeSetParams, 12000, cuGraphExecKernelNodeSetParams_v2,
+       (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS* nodeParams),
+       (hGraphExec, hNode, nodeParams))
 SIM_PROC_ALIAS(cuGraphInstantiate, 12000, cuGraphInstantiateWithFlags)
 SIM_FN(cuGraphInstantiateWithFlags, 11040, cuGraphInstantiateWithFlags,
        (CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long long flags), (phGraphExec, hGraph, flags))

@@ -187,6 +187,30 @@ CUresult cuMemcpyPeerAsync(bool per_thread, CUdeviceptr dstDevice, CUcontext dst
   return enqueue_peer_copy(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, per_thread, true);
 }
 
+// ---- graph copy and memset nodes
+CUresult cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                              const CUDA_MEMCPY3D* c, CUcontext) {
+  if (c == nullptr || c->Depth > 1 || c->srcMemoryType == CU_MEMORYTYPE_ARRAY ||
+      c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
+    return CUDA_ERROR_INVALID_VALUE;  // 3D copies and CUDA arrays are not modelled
+  }
+  const char* src = c->srcMemoryType == CU_MEMORYTYPE_HOST ? static_cast<const char*>(c->srcHost)
+                                                            : reinterpret_cast<const char*>(c->srcDevice);
+  char* dst = c->dstMemoryType == CU_MEMORYTYPE_HOST ? static_cast<char*>(c->dstHost)
+                                                      : reinterpret_cast<char*>(c->dstDevice);
+  if (src == nullptr || dst == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CopyRequest request{dst + c->dstY * c->dstPitch + c->dstXInBytes, src + c->srcY * c->srcPitch + c->srcXInBytes,
+                      c->WidthInBytes, c->Height ? c->Height : 1, c->dstPitch, c->srcPitch,
+                      side_of(c->dstMemoryType), side_of(c->srcMemoryType)};
+  return graph_add_copy(phGraphNode, hGraph, request);
+}
+
+CUresult cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                              const CUDA_MEMSET_NODE_PARAMS* p, CUcontext) {
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return graph_add_memset(phGraphNode, hGraph, {p->dst, p->value, p->elementSize, p->width, p->height, p->pitch});
+}
+
 // ---- memsets
 CUresult cuMemsetD8_v2(bool per_thread, CUdeviceptr dstDevice, unsigned char uc, size_t N) {
   return memset_2d(dstDevice, 0, uc, 1, N, 1, nullptr, per_thread, false);

@@ -104,6 +104,53 @@ CUresult cuGraphLaunch(bool per_thread, CUgraphExec hGraphExec, CUstream hStream
   return graph_launch(hGraphExec, hStream, per_thread);
 }
 
+CUresult cuGraphCreate(CUgraph* phGraph, unsigned int flags) {
+  return flags == 0 ? graph_create(phGraph) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuGraphAddKernelNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                                 const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  return graph_add_kernel(phGraphNode, hGraph, nodeParams);
+}
+
+CUresult cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                            const CUDA_HOST_NODE_PARAMS* nodeParams) {
+  if (nodeParams == nullptr || nodeParams->fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUhostFn fn = nodeParams->fn;
+  void* data = nodeParams->userData;
+  return graph_add_host(phGraphNode, hGraph, [fn, data] { fn(data); });
+}
+
+CUresult cuGraphAddMemAllocNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                                CUDA_MEM_ALLOC_NODE_PARAMS* nodeParams) {
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return graph_add_alloc(phGraphNode, hGraph, nodeParams->bytesize, &nodeParams->dptr);
+}
+
+CUresult cuGraphAddMemFreeNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                               CUdeviceptr dptr) {
+  return graph_add_free(phGraphNode, hGraph, dptr);
+}
+
+CUresult cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) { return graph_clone(phGraphClone, originalGraph); }
+
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes) {
+  return graph_nodes(hGraph, nodes, numNodes);
+}
+
+CUresult cuGraphUpload(bool per_thread, CUgraphExec hGraphExec, CUstream hStream) {
+  return graph_upload(hGraphExec, hStream, per_thread);
+}
+
+CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo* resultInfo) {
+  return graph_exec_update(hGraphExec, hGraph, resultInfo);
+}
+
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                           const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  return graph_exec_set_kernel(hGraphExec, hNode, nodeParams);
+}
+
 CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) {
   return graph_exec_destroy(hGraphExec);
 }

@@ -48,6 +48,7 @@ struct CUevent_st {
   unsigned flags;
   bool recorded = false;
   uint64_t complete_at_ns = 0;
+  simcuda::Graph* capture = nullptr;  // recorded in this capture: waiting on it joins it
 };
 
 struct CUfunc_st {
@@ -65,23 +66,44 @@ struct CUmod_st {
 
 namespace simcuda {
 
-// One captured operation; `move_data` performs its memory effect when it runs.
+// One node of a graph, captured or added explicitly. An operation node is
+// scheduled at each launch (`move_data` performs its memory effect when it runs);
+// a memory node makes the graph's allocation at `address` live (alloc) or gone
+// (free) at its place in the launch. The address is reserved for the graph's life,
+// as graph memory keeps its virtual address from launch to launch.
 struct GraphNode {
-  SimOperation op;
-  uint64_t duration_ns;
-  bool faults;
+  enum class Kind : uint8_t { Operation, MemAlloc, MemFree };
+  Kind kind = Kind::Operation;
+  SimOperation op{};  // op.graph_node_id identifies the node
+  uint64_t duration_ns = 0;
+  bool faults = false;
   std::function<void()> move_data;
+  CUfunction function = nullptr;  // kernel nodes
+  void* address = nullptr;        // memory nodes
+  size_t bytes = 0;
 };
 
 struct Graph {
   uint32_t id;
-  std::vector<GraphNode> nodes;
+  std::vector<GraphNode> nodes;  // in the order they were added: a valid launch order
+};
+
+// An operation ready to be scheduled or added to a graph.
+struct PlannedOperation {
+  SimOperation op{};
+  uint64_t duration_ns = 0;
+  bool faults = false;
+  std::function<void()> move_data;
 };
 
 }  // namespace simcuda
 
 struct CUgraph_st {
   simcuda::Graph graph;
+};
+
+struct CUgraphNode_st {
+  uint64_t id;  // the GraphNode's op.graph_node_id
 };
 
 struct CUgraphExec_st {
@@ -130,6 +152,8 @@ struct Model {
   std::vector<std::unique_ptr<CUmod_st>> all_modules;
   std::vector<std::unique_ptr<CUgraph_st>> all_graphs;
   std::vector<std::unique_ptr<CUgraphExec_st>> all_graph_execs;
+  std::unordered_map<uint64_t, std::unique_ptr<CUgraphNode_st>> graph_nodes;  // handles by node id
+  std::unordered_set<uintptr_t> graph_reserved;  // addresses graphs' memory nodes own
 };
 
 Model& model();
@@ -154,6 +178,18 @@ uint64_t context_frontier_locked(const CUctx_st* context);
 bool schedule_locked(Lock& lock, CUstream_st* stream, SimOperation& op, uint64_t duration_ns,
                      bool faults, std::function<void()> move_data);
 void report_operation(const SimOperation& op);
+void report_memory(const SimMemoryEvent& event);
+// Validated operations of each kind, not yet on a stream.
+CUresult plan_copy_locked(const CopyRequest& request, bool async, PlannedOperation* plan);
+CUresult plan_memset_locked(const MemsetRequest& request, bool async, PlannedOperation* plan);
+CUresult plan_kernel_locked(CUfunction function, const unsigned grid[3], const unsigned block[3],
+                            unsigned dynamic_shared_bytes, PlannedOperation* plan);
+// The next graph node id, and the handle of a node id (created on first use).
+uint64_t new_graph_node_id_locked();
+CUgraphNode node_handle_locked(uint64_t id);
+// Memory nodes met on a capturing stream (cudaMallocAsync / cudaFreeAsync).
+void* capture_alloc_node_locked(CUstream_st* stream, size_t bytes);
+void capture_free_node_locked(CUstream_st* stream, void* address);
 void report_resource(uint32_t cbid, CUcontext context, CUstream stream);
 void report_sync(uint32_t type, uint32_t context_id, uint32_t stream_id, uint32_t event_id,
                  uint64_t start_ns, uint64_t end_ns);

@@ -1,4 +1,4 @@
-// Modules, kernel launches and graphs.
+// Modules and kernel launches.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -142,91 +142,47 @@ const char* function_name(CUfunction function) {
   return function != nullptr && m.functions.count(function) ? function->name.c_str() : nullptr;
 }
 
+CUresult plan_kernel_locked(CUfunction function, const unsigned grid[3], const unsigned block[3],
+                            unsigned dynamic_shared_bytes, PlannedOperation* plan) {
+  if (function == nullptr || !model().functions.count(function)) return CUDA_ERROR_INVALID_HANDLE;
+  for (int i = 0; i < 3; ++i) {
+    if (grid[i] == 0 || block[i] == 0) return CUDA_ERROR_INVALID_VALUE;
+  }
+  uint64_t threads = uint64_t{block[0]} * block[1] * block[2];
+  if (threads > 1024 || block[2] > 64 || grid[1] > 65535 || grid[2] > 65535) return CUDA_ERROR_INVALID_VALUE;
+  if (dynamic_shared_bytes > 227 * 1024) return CUDA_ERROR_INVALID_VALUE;
+  SimOperation& op = plan->op;
+  op = {};
+  op.kind = SIM_OP_KERNEL;
+  op.name = function->name.c_str();
+  for (int i = 0; i < 3; ++i) {
+    op.grid[i] = static_cast<int32_t>(grid[i]);
+    op.block[i] = static_cast<int32_t>(block[i]);
+  }
+  op.dynamic_shared_memory = static_cast<int32_t>(dynamic_shared_bytes);
+  op.is_async = 1;
+  plan->duration_ns = function->duration_ns;
+  plan->faults = function->faults;
+  return CUDA_SUCCESS;
+}
+
 CUresult enqueue_kernel(const LaunchRequest& request) {
   Model& m = model();
   Lock lock(m.mutex);
   if (!m.initialized) return CUDA_ERROR_NOT_INITIALIZED;
-  CUfunction function = request.function;
-  if (function == nullptr || !m.functions.count(function)) return CUDA_ERROR_INVALID_HANDLE;
-  for (int i = 0; i < 3; ++i) {
-    if (request.grid[i] == 0 || request.block[i] == 0) return CUDA_ERROR_INVALID_VALUE;
+  PlannedOperation plan;
+  if (CUresult bad = plan_kernel_locked(request.function, request.grid, request.block, request.dynamic_shared_bytes,
+                                        &plan)) {
+    return bad;
   }
-  uint64_t threads = uint64_t{request.block[0]} * request.block[1] * request.block[2];
-  if (threads > 1024 || request.block[2] > 64 || request.grid[1] > 65535 || request.grid[2] > 65535) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
-  if (request.dynamic_shared_bytes > 227 * 1024) return CUDA_ERROR_INVALID_VALUE;
   CUresult error;
   CUstream_st* stream = resolve_stream_locked(request.stream, request.per_thread, &error);
   if (stream == nullptr) return error;
-  if (stream->context != function->module->context) return CUDA_ERROR_INVALID_HANDLE;
+  if (stream->context != request.function->module->context) return CUDA_ERROR_INVALID_HANDLE;
   if (stream->context->sticky_error) return stream->context->sticky_error;
-  SimOperation op{};
-  op.kind = SIM_OP_KERNEL;
-  op.name = function->name.c_str();
-  for (int i = 0; i < 3; ++i) {
-    op.grid[i] = static_cast<int32_t>(request.grid[i]);
-    op.block[i] = static_cast<int32_t>(request.block[i]);
-  }
-  op.dynamic_shared_memory = static_cast<int32_t>(request.dynamic_shared_bytes);
-  op.is_async = 1;
-  if (!schedule_locked(lock, stream, op, function->duration_ns, function->faults, nullptr)) {
-    return CUDA_SUCCESS;
-  }
+  if (!schedule_locked(lock, stream, plan.op, plan.duration_ns, plan.faults, nullptr)) return CUDA_SUCCESS;
   lock.unlock();
-  report_operation(op);
-  return CUDA_SUCCESS;
-}
-
-CUresult graph_instantiate(CUgraphExec* out, CUgraph graph) {
-  if (out == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  Model& m = model();
-  Lock lock(m.mutex);
-  if (graph == nullptr || !m.graphs.count(graph)) return CUDA_ERROR_INVALID_HANDLE;
-  auto exec = std::make_unique<CUgraphExec_st>();
-  exec->graph = graph->graph;
-  *out = exec.get();
-  m.graph_execs.insert(exec.get());
-  m.all_graph_execs.push_back(std::move(exec));
-  return CUDA_SUCCESS;
-}
-
-CUresult graph_launch(CUgraphExec exec, CUstream handle, bool per_thread) {
-  Model& m = model();
-  Lock lock(m.mutex);
-  if (exec == nullptr || !m.graph_execs.count(exec)) return CUDA_ERROR_INVALID_HANDLE;
-  CUresult error;
-  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
-  if (stream == nullptr) return error;
-  if (stream->context->sticky_error) return stream->context->sticky_error;
-  // Captured work is replayed in capture order on the launch stream; all of it
-  // carries the correlation id of this graph launch, as CUPTI reports it.
-  std::vector<SimOperation> launched;
-  for (GraphNode& node : exec->graph.nodes) {
-    SimOperation op = node.op;
-    op.correlation_id = 0;
-    if (schedule_locked(lock, stream, op, node.duration_ns, node.faults, node.move_data)) {
-      launched.push_back(op);
-    }
-  }
-  lock.unlock();
-  for (const SimOperation& op : launched) report_operation(op);
-  return CUDA_SUCCESS;
-}
-
-CUresult graph_destroy(CUgraph graph) {
-  Model& m = model();
-  Lock lock(m.mutex);
-  if (graph == nullptr || !m.graphs.count(graph)) return CUDA_ERROR_INVALID_HANDLE;
-  m.graphs.erase(graph);
-  return CUDA_SUCCESS;
-}
-
-CUresult graph_exec_destroy(CUgraphExec exec) {
-  Model& m = model();
-  Lock lock(m.mutex);
-  if (exec == nullptr || !m.graph_execs.count(exec)) return CUDA_ERROR_INVALID_HANDLE;
-  m.graph_execs.erase(exec);
+  report_operation(plan.op);
   return CUDA_SUCCESS;
 }
 

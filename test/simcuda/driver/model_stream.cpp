@@ -112,14 +112,17 @@ void wait_for_queue_slot_locked(Lock& lock, CUstream_st* stream) {
 
 bool schedule_locked(Lock& lock, CUstream_st* stream, SimOperation& op, uint64_t duration_ns, bool faults,
                      std::function<void()> move_data) {
-  Model& m = model();
   op.device = static_cast<uint32_t>(stream->context->device);
   op.context_id = stream->context->id;
   op.stream_id = stream->id;
   if (stream->capture != nullptr) {
-    GraphNode node{op, duration_ns, faults, std::move(move_data)};
+    GraphNode node;
+    node.op = op;
+    node.duration_ns = duration_ns;
+    node.faults = faults;
+    node.move_data = std::move(move_data);
     node.op.graph_id = stream->capture->id;
-    node.op.graph_node_id = m.next_graph_node_id++;
+    node.op.graph_node_id = new_graph_node_id_locked();
     stream->capture->nodes.push_back(std::move(node));
     return false;
   }
@@ -218,6 +221,11 @@ CUresult stream_wait_event(CUstream handle, CUevent event, bool per_thread) {
   CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
   if (CUresult bad = check_event_locked(event)) return bad;
+  if (event->capture != nullptr) {
+    // Fork: a stream that waits on an event of a capture joins that capture.
+    if (stream->capture == nullptr) stream->capture = event->capture;
+    return CUDA_SUCCESS;
+  }
   // An event that was never recorded is complete; waiting on it is a no-op.
   if (event->recorded) stream->ready_at_ns = std::max(stream->ready_at_ns, event->complete_at_ns);
   uint32_t context_id = stream->context->id, stream_id = stream->id, event_id = event->id;
@@ -302,7 +310,14 @@ CUresult stream_end_capture(CUstream handle, CUgraph* out, bool per_thread) {
   for (CUgraph_st* graph : m.graphs) {
     if (&graph->graph == stream->capture) *out = graph;
   }
-  stream->capture = nullptr;
+  // Streams that joined through an event leave the capture with it.
+  Graph* captured = stream->capture;
+  for (CUstream_st* other : m.streams) {
+    if (other->capture == captured) other->capture = nullptr;
+  }
+  for (CUevent_st* event : m.events) {
+    if (event->capture == captured) event->capture = nullptr;
+  }
   return CUDA_SUCCESS;
 }
 
@@ -350,8 +365,9 @@ CUresult event_record(CUevent event, CUstream handle, bool per_thread) {
   CUresult error;
   CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
-  // Inside a capture an event only orders captured work, which is kept in capture
-  // order anyway; nothing to record.
+  // Inside a capture an event only orders captured work, which is replayed in
+  // capture order anyway; it lets other streams join the capture.
+  event->capture = stream->capture;
   if (stream->capture != nullptr) return CUDA_SUCCESS;
   event->recorded = true;
   event->complete_at_ns = std::max(now_ns(), stream_frontier_locked(stream));

@@ -137,6 +137,125 @@ cudaError_t cudaGraphLaunch(bool per_thread, cudaGraphExec_t graphExec, cudaStre
   return cudaSuccess;
 }
 
+cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) {
+  SIM_NEED_CONTEXT();
+  return from_driver(cuGraphCreate(pGraph, flags));
+}
+
+namespace {
+
+cudaError_t driver_kernel_params(const cudaKernelNodeParams* p, CUDA_KERNEL_NODE_PARAMS* out) {
+  if (p == nullptr) return cudaErrorInvalidValue;
+  RegisteredKernel* kernel = kernel_for_stub(p->func);
+  if (kernel == nullptr) return cudaErrorInvalidDeviceFunction;
+  *out = {};
+  if (cudaError_t error = kernel_function(kernel, &out->func)) return error;
+  out->gridDimX = p->gridDim.x, out->gridDimY = p->gridDim.y, out->gridDimZ = p->gridDim.z;
+  out->blockDimX = p->blockDim.x, out->blockDimY = p->blockDim.y, out->blockDimZ = p->blockDim.z;
+  out->sharedMemBytes = p->sharedMemBytes;
+  out->kernelParams = p->kernelParams;
+  out->extra = p->extra;
+  return cudaSuccess;
+}
+
+}  // namespace
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                   size_t numDependencies, const struct cudaKernelNodeParams* pNodeParams) {
+  CUDA_KERNEL_NODE_PARAMS params;
+  if (cudaError_t error = driver_kernel_params(pNodeParams, &params)) return error;
+  return from_driver(cuGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, &params));
+}
+
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dst,
+                                     const void* src, size_t count, enum cudaMemcpyKind kind) {
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  SIM_NEED_CONTEXT();
+  bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  CUDA_MEMCPY3D c{};
+  c.srcMemoryType = kind == cudaMemcpyDefault ? CU_MEMORYTYPE_UNIFIED : src_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+  c.dstMemoryType = kind == cudaMemcpyDefault ? CU_MEMORYTYPE_UNIFIED : dst_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+  c.srcHost = src;
+  c.srcDevice = reinterpret_cast<CUdeviceptr>(src);
+  c.dstHost = dst;
+  c.dstDevice = reinterpret_cast<CUdeviceptr>(dst);
+  c.WidthInBytes = count;
+  c.Height = 1;
+  c.Depth = 1;
+  return from_driver(cuGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, &c, nullptr));
+}
+
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                   size_t numDependencies, const struct cudaMemsetParams* p) {
+  if (p == nullptr) return cudaErrorInvalidValue;
+  SIM_NEED_CONTEXT();
+  CUDA_MEMSET_NODE_PARAMS params{reinterpret_cast<CUdeviceptr>(p->dst), p->pitch, p->value, p->elementSize, p->width,
+                                 p->height};
+  return from_driver(cuGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, &params, nullptr));
+}
+
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                 size_t numDependencies, const struct cudaHostNodeParams* p) {
+  if (p == nullptr) return cudaErrorInvalidValue;
+  SIM_NEED_CONTEXT();
+  CUDA_HOST_NODE_PARAMS params{p->fn, p->userData};
+  return from_driver(cuGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, &params));
+}
+
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                     struct cudaMemAllocNodeParams* nodeParams) {
+  if (nodeParams == nullptr) return cudaErrorInvalidValue;
+  SIM_NEED_CONTEXT();
+  CUDA_MEM_ALLOC_NODE_PARAMS params{};
+  params.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  params.poolProps.location.type = static_cast<CUmemLocationType>(nodeParams->poolProps.location.type);
+  params.poolProps.location.id = nodeParams->poolProps.location.id;
+  params.bytesize = nodeParams->bytesize;
+  SIM_TRY(cuGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, &params));
+  nodeParams->dptr = reinterpret_cast<void*>(params.dptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                    size_t numDependencies, void* dptr) {
+  SIM_NEED_CONTEXT();
+  return from_driver(cuGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies,
+                                           reinterpret_cast<CUdeviceptr>(dptr)));
+}
+
+cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
+  SIM_NEED_CONTEXT();
+  return from_driver(cuGraphClone(pGraphClone, originalGraph));
+}
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) {
+  SIM_NEED_CONTEXT();
+  return from_driver(cuGraphGetNodes(graph, nodes, numNodes));
+}
+
+cudaError_t cudaGraphUpload(bool per_thread, cudaGraphExec_t graphExec, cudaStream_t stream) {
+  SIM_NEED_CONTEXT();
+  return from_driver(SIM_PT(cuGraphUpload, ptsz)(graphExec, stream));
+}
+
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                cudaGraphExecUpdateResultInfo* resultInfo) {
+  SIM_NEED_CONTEXT();
+  // The runtime's result info has the driver's layout and values.
+  return from_driver(
+      cuGraphExecUpdate(hGraphExec, hGraph, reinterpret_cast<CUgraphExecUpdateResultInfo*>(resultInfo)));
+}
+
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams* pNodeParams) {
+  CUDA_KERNEL_NODE_PARAMS params;
+  if (cudaError_t error = driver_kernel_params(pNodeParams, &params)) return error;
+  return from_driver(cuGraphExecKernelNodeSetParams(hGraphExec, node, &params));
+}
+
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
   SIM_NEED_CONTEXT();
   SIM_TRY(cuGraphExecDestroy(graphExec));

@@ -109,6 +109,41 @@ SIM_RT(cudaGraphInstantiateWithFlags, v11040,
        (cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags), (pGraphExec, graph, flags))
 SIM_RT_PT(cudaGraphLaunch, v10000, ptsz, v10000, (cudaGraphExec_t graphExec, cudaStream_t stream),
           (graphExec, stream))
+SIM_RT(cudaGraphCreate, v10000, (cudaGraph_t* pGraph, unsigned int flags), (pGraph, flags))
+SIM_RT(cudaGraphAddKernelNode, v10000,
+       (cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies,
+        const struct cudaKernelNodeParams* pNodeParams),
+       (pGraphNode, graph, pDependencies, numDependencies, pNodeParams))
+SIM_RT(cudaGraphAddMemcpyNode1D, v11010,
+       (cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies,
+        void* dst, const void* src, size_t count, enum cudaMemcpyKind kind),
+       (pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind))
+SIM_RT(cudaGraphAddMemsetNode, v10000,
+       (cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies,
+        const struct cudaMemsetParams* pMemsetParams),
+       (pGraphNode, graph, pDependencies, numDependencies, pMemsetParams))
+SIM_RT(cudaGraphAddHostNode, v10000,
+       (cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies,
+        const struct cudaHostNodeParams* pNodeParams),
+       (pGraphNode, graph, pDependencies, numDependencies, pNodeParams))
+SIM_RT(cudaGraphAddMemAllocNode, v11040,
+       (cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies,
+        struct cudaMemAllocNodeParams* nodeParams),
+       (pGraphNode, graph, pDependencies, numDependencies, nodeParams))
+SIM_RT(cudaGraphAddMemFreeNode, v11040,
+       (cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies,
+        void* dptr),
+       (pGraphNode, graph, pDependencies, numDependencies, dptr))
+SIM_RT(cudaGraphClone, v10000, (cudaGraph_t* pGraphClone, cudaGraph_t originalGraph), (pGraphClone, originalGraph))
+SIM_RT(cudaGraphGetNodes, v10000, (cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes),
+       (graph, nodes, numNodes))
+SIM_RT_PT(cudaGraphUpload, v10000, ptsz, v10000, (cudaGraphExec_t graphExec, cudaStream_t stream), (graphExec, stream))
+SIM_RT(cudaGraphExecUpdate, v10020,
+       (cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo* resultInfo),
+       (hGraphExec, hGraph, resultInfo))
+SIM_RT(cudaGraphExecKernelNodeSetParams, v10010,
+       (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams* pNodeParams),
+       (hGraphExec, node, pNodeParams))
 SIM_RT(cudaGraphExecDestroy, v10000, (cudaGraphExec_t graphExec), (graphExec))
 SIM_RT(cudaGraphDestroy, v10000, (cudaGraph_t graph), (graph))
 

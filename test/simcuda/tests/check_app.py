@@ -5,6 +5,7 @@ usage: check_app.py LIB_DIR APPS_DIR APP [ARGS...]
 Exits non-zero with a list of failures. Each app's expectations are in EXPECTATIONS.
 """
 import bisect
+import collections
 import os
 import subprocess
 import sys
@@ -31,6 +32,8 @@ KERNEL_NS = {
     "after_host_kernel": 21000,
     "touch_kernel": 30000,
     "use_symbols_kernel": 9000,
+    "graph_node_kernel": 17000,
+    "capture_fork_kernel": 19000,
 }
 # Per-app simulation settings: async_copy's copy lasts long enough (67 ms) that a
 # loaded machine's scheduling delays cannot pass for the host doing the copy.
@@ -212,6 +215,32 @@ def expect_symbol_copies(truth, args, f):
     f.expect(sorted((c["copy_kind"], c["bytes"]) for c in copies) ==
              [("DtoH", 4), ("DtoH", 64), ("HtoD", 4), ("HtoD", 16), ("HtoD", 64)], "symbol copies: %s" %
              sorted((c["copy_kind"], c["bytes"]) for c in copies))
+
+
+def expect_graph_build(truth, args, f):
+    replays = int(args[0]) if args else 5
+    launches = {a["corr"] for a in truth.api("cudaGraphLaunch")}
+    f.expect(len(launches) == 2 * replays + 2, "expected %d graph launches" % (2 * replays + 2))
+    f.expect(all(o["graph"] != 0 for o in truth.ops), "an operation ran at capture or build time")
+    f.expect(all(o["corr"] in launches for o in truth.ops if o["graph"]), "graph work not correlated with its launch")
+    built = [k for k in truth.kernels("graph_node_kernel")]
+    forked = truth.kernels("capture_fork_kernel")
+    f.expect(len(built) == replays + 2 and len(forked) == replays, "kernels per launch")
+    f.expect(sorted(k["grid"][0] for k in built)[-1] == 512 and built[-1]["grid"][0] == 256,
+             "cudaGraphExecKernelNodeSetParams / cudaGraphExecUpdate did not change the launches")
+    hosts = [l for l in truth.lines if l["type"] == "host_function"]
+    f.expect(len(hosts) == replays + 2 and all(h["graph"] for h in hosts), "one host node per launch")
+    per_launch = collections.Counter((o["corr"], o["type"]) for o in truth.ops)
+    f.expect(sum(1 for (corr, kind), n in per_launch.items() if kind == "memcpy") == 2 * replays + 2,
+             "copies per launch")
+    allocs = [m for m in truth.memory if m["type"] == "alloc" and m["memory_kind"] == "device"]
+    frees = [m for m in truth.memory if m["type"] == "free" and m["memory_kind"] == "device"]
+    f.expect(len(allocs) == 2 * replays + 2 and len(frees) == 2 * replays + 2,
+             "graph memory: %d allocations, %d frees" % (len(allocs), len(frees)))
+    f.expect(all(m["corr"] in launches and m["async"] == 1 for m in allocs + frees),
+             "graph memory not made at its launch")
+    f.expect(not truth.api("cudaMallocAsync") or all(a["result"] == 0 for a in truth.api("cudaMallocAsync")),
+             "cudaMallocAsync in a capture failed")
 
 
 EXPECTATIONS = {name[len("expect_"):]: fn for name, fn in globals().items() if name.startswith("expect_")}
