@@ -24,11 +24,11 @@ KERNEL_NS = {
     "driver_scale_kernel": 11000, "driver_reduce_kernel": 13000, "worker_kernel": 5000,
     "queued_kernel": 200000, "before_host_kernel": 20000, "after_host_kernel": 21000,
     "touch_kernel": 30000, "use_symbols_kernel": 9000, "graph_node_kernel": 17000,
-    "capture_fork_kernel": 19000,
+    "capture_fork_kernel": 19000, "driver_extra_kernel": 23000,
 }
 GPU_TYPES = ("kernel", "memcpy", "memset")
 # Simulation settings an app needs (as in test/simcuda/tests/check_app.py).
-APP_ENV = {"peer_copies": {"SIMCUDA_DEVICES": "2"}}
+APP_ENV = {"peer_copies": {"SIMCUDA_DEVICES": "2"}, "driver_extras": {"SIMCUDA_DEVICES": "2"}}
 
 
 class Failure(Exception):

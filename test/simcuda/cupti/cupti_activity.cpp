@@ -269,6 +269,28 @@ void emit_devices() {
   }
 }
 
+// The fields the two copy records (Memcpy6, MemcpyPtoP4) share.
+template <typename Record>
+Record copy_record(CUpti_ActivityKind kind, const SimOperation& op) {
+  Record r{};
+  r.kind = kind;
+  r.copyKind = op.copy_kind;
+  r.srcKind = op.src_kind;
+  r.dstKind = op.dst_kind;
+  r.flags = op.is_async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : CUPTI_ACTIVITY_FLAG_NONE;
+  r.bytes = op.bytes;
+  r.start = tool_time(op.start_ns);
+  r.end = tool_time(op.end_ns);
+  r.deviceId = op.device;
+  r.contextId = op.context_id;
+  r.streamId = op.stream_id;
+  r.correlationId = op.correlation_id;
+  r.graphNodeId = op.graph_node_id;
+  r.graphId = op.graph_id;
+  r.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
+  return r;
+}
+
 }  // namespace
 
 void activity_api_exit(const SimApiCall* call) {
@@ -331,45 +353,15 @@ void activity_operation(const SimOperation* op) {
   } else if (op->kind == SIM_OP_MEMCPY && op->copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_PTOP) {
     // Copies between devices are MEMCPY2 records only, as in real CUPTI.
     if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY2)) return;
-    CUpti_ActivityMemcpyPtoP4 r{};
-    r.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
-    r.copyKind = op->copy_kind;
-    r.srcKind = op->src_kind;
-    r.dstKind = op->dst_kind;
-    r.flags = op->is_async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : CUPTI_ACTIVITY_FLAG_NONE;
-    r.bytes = op->bytes;
-    r.start = tool_time(op->start_ns);
-    r.end = tool_time(op->end_ns);
-    r.deviceId = op->device;
-    r.contextId = op->context_id;
-    r.streamId = op->stream_id;
+    CUpti_ActivityMemcpyPtoP4 r = copy_record<CUpti_ActivityMemcpyPtoP4>(CUPTI_ACTIVITY_KIND_MEMCPY2, *op);
     r.srcDeviceId = op->src_device;
     r.srcContextId = op->src_context_id;
     r.dstDeviceId = op->dst_device;
     r.dstContextId = op->dst_context_id;
-    r.correlationId = op->correlation_id;
-    r.graphNodeId = op->graph_node_id;
-    r.graphId = op->graph_id;
-    r.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
     queue().push(r, op->end_ns);
   } else if (op->kind == SIM_OP_MEMCPY) {
     if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
-    CUpti_ActivityMemcpy6 r{};
-    r.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-    r.copyKind = op->copy_kind;
-    r.srcKind = op->src_kind;
-    r.dstKind = op->dst_kind;
-    r.flags = op->is_async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : CUPTI_ACTIVITY_FLAG_NONE;
-    r.bytes = op->bytes;
-    r.start = tool_time(op->start_ns);
-    r.end = tool_time(op->end_ns);
-    r.deviceId = op->device;
-    r.contextId = op->context_id;
-    r.streamId = op->stream_id;
-    r.correlationId = op->correlation_id;
-    r.graphNodeId = op->graph_node_id;
-    r.graphId = op->graph_id;
-    r.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
+    CUpti_ActivityMemcpy6 r = copy_record<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY, *op);
     r.copyCount = 1;
     queue().push(r, op->end_ns);
   } else if (op->kind == SIM_OP_MEMSET) {

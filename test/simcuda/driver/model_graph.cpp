@@ -286,10 +286,9 @@ CUresult graph_launch(CUgraphExec exec, CUstream handle, bool per_thread) {
   Lock lock(m.mutex);
   if (exec == nullptr || !m.graph_execs.count(exec)) return CUDA_ERROR_INVALID_HANDLE;
   CUresult error;
-  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
+  CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
   CUctx_st* context = stream->context;
-  if (context->sticky_error) return context->sticky_error;
   // Nodes are replayed in order on the launch stream; all of their work carries
   // the correlation id of this graph launch, as CUPTI reports it.
   struct Launched {

@@ -165,6 +165,8 @@ CUctx_st* current_context_locked();
 // Resolves a stream handle in the current context (null, CU_STREAM_LEGACY,
 // CU_STREAM_PER_THREAD or a created stream). Returns nullptr and sets *error if invalid.
 CUstream_st* resolve_stream_locked(CUstream handle, bool per_thread, CUresult* error);
+// The same, for enqueuing work: also fails with the context's sticky error.
+CUstream_st* work_stream_locked(CUstream handle, bool per_thread, CUresult* error);
 CUstream_st* new_stream_locked(CUctx_st* context, unsigned flags, int priority);
 // Earliest time new work on `stream` may start, honouring legacy-stream semantics.
 uint64_t stream_frontier_locked(const CUstream_st* stream);

@@ -176,10 +176,9 @@ CUresult enqueue_kernel(const LaunchRequest& request) {
     return bad;
   }
   CUresult error;
-  CUstream_st* stream = resolve_stream_locked(request.stream, request.per_thread, &error);
+  CUstream_st* stream = work_stream_locked(request.stream, request.per_thread, &error);
   if (stream == nullptr) return error;
   if (stream->context != request.function->module->context) return CUDA_ERROR_INVALID_HANDLE;
-  if (stream->context->sticky_error) return stream->context->sticky_error;
   if (!schedule_locked(lock, stream, plan.op, plan.duration_ns, plan.faults, nullptr)) return CUDA_SUCCESS;
   lock.unlock();
   report_operation(plan.op);

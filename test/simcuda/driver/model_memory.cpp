@@ -283,9 +283,8 @@ CUresult enqueue_copy(const CopyRequest& request, CUstream handle, bool per_thre
   Model& m = model();
   Lock lock(m.mutex);
   CUresult error;
-  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
+  CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
-  if (stream->context->sticky_error) return stream->context->sticky_error;
   PlannedOperation plan;
   if (CUresult bad = plan_copy_locked(request, async, &plan)) return bad;
   SimOperation& op = plan.op;
@@ -363,9 +362,8 @@ CUresult enqueue_memset(const MemsetRequest& request, CUstream handle, bool per_
   Model& m = model();
   Lock lock(m.mutex);
   CUresult error;
-  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
+  CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
-  if (stream->context->sticky_error) return stream->context->sticky_error;
   if (request.width_elements == 0 || request.height == 0) return CUDA_SUCCESS;
   PlannedOperation plan;
   if (CUresult bad = plan_memset_locked(request, async, &plan)) return bad;
@@ -391,9 +389,8 @@ CUresult enqueue_peer_copy(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr s
     return CUDA_ERROR_INVALID_VALUE;
   }
   CUresult error;
-  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
+  CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
-  if (stream->context->sticky_error) return stream->context->sticky_error;
   SimOperation op{};
   op.kind = SIM_OP_MEMCPY;
   op.bytes = bytes;

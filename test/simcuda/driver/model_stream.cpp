@@ -71,6 +71,15 @@ CUstream_st* resolve_stream_locked(CUstream handle, bool per_thread, CUresult* e
   return handle;
 }
 
+CUstream_st* work_stream_locked(CUstream handle, bool per_thread, CUresult* error) {
+  CUstream_st* stream = resolve_stream_locked(handle, per_thread, error);
+  if (stream != nullptr && stream->context->sticky_error != CUDA_SUCCESS) {
+    *error = stream->context->sticky_error;
+    return nullptr;
+  }
+  return stream;
+}
+
 uint64_t stream_frontier_locked(const CUstream_st* stream) {
   uint64_t frontier = stream->ready_at_ns;
   const CUctx_st* context = stream->context;
@@ -208,9 +217,8 @@ CUresult stream_query(CUstream handle, bool per_thread) {
   Model& m = model();
   Lock lock(m.mutex);
   CUresult error;
-  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
+  CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
-  if (stream->context->sticky_error) return stream->context->sticky_error;
   return device_done_through(stream_completion_locked(stream)) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
@@ -421,9 +429,8 @@ CUresult enqueue_host_function(CUstream handle, bool per_thread, std::function<v
   Model& m = model();
   Lock lock(m.mutex);
   CUresult error;
-  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
+  CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
-  if (stream->context->sticky_error) return stream->context->sticky_error;
   SimOperation op{};
   op.kind = SIM_OP_HOST_FUNCTION;
   op.name = "host_function";

@@ -44,16 +44,9 @@ cudaError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, si
   if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
   if (width == 0 || height == 0) return cudaSuccess;
   if (cudaError_t error = ensure_context()) return error;
-  bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
-  bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   CUDA_MEMCPY2D c{};
-  c.srcMemoryType = kind == cudaMemcpyDefault ? CU_MEMORYTYPE_UNIFIED : src_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
-  c.dstMemoryType = kind == cudaMemcpyDefault ? CU_MEMORYTYPE_UNIFIED : dst_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
-  c.srcHost = src;
-  c.srcDevice = dptr(src);
+  set_copy_ends(c, dst, src, kind);
   c.srcPitch = spitch;
-  c.dstHost = dst;
-  c.dstDevice = dptr(dst);
   c.dstPitch = dpitch;
   c.WidthInBytes = width;
   c.Height = height;

@@ -172,15 +172,8 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
                                      const void* src, size_t count, enum cudaMemcpyKind kind) {
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
   SIM_NEED_CONTEXT();
-  bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
-  bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   CUDA_MEMCPY3D c{};
-  c.srcMemoryType = kind == cudaMemcpyDefault ? CU_MEMORYTYPE_UNIFIED : src_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
-  c.dstMemoryType = kind == cudaMemcpyDefault ? CU_MEMORYTYPE_UNIFIED : dst_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
-  c.srcHost = src;
-  c.srcDevice = reinterpret_cast<CUdeviceptr>(src);
-  c.dstHost = dst;
-  c.dstDevice = reinterpret_cast<CUdeviceptr>(dst);
+  set_copy_ends(c, dst, src, kind);
   c.WidthInBytes = count;
   c.Height = 1;
   c.Depth = 1;

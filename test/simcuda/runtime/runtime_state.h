@@ -28,6 +28,21 @@ cudaError_t peek_last_error();
 // peer access name the other device's context).
 cudaError_t device_context(int device, CUcontext* out);
 
+// Fills the memory types and ends of a driver copy description (CUDA_MEMCPY2D or
+// CUDA_MEMCPY3D) from a runtime copy kind; cudaMemcpyDefault lets the driver
+// infer each end from its pointer.
+template <typename Copy>
+void set_copy_ends(Copy& c, void* dst, const void* src, cudaMemcpyKind kind) {
+  bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  c.srcMemoryType = kind == cudaMemcpyDefault ? CU_MEMORYTYPE_UNIFIED : src_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+  c.dstMemoryType = kind == cudaMemcpyDefault ? CU_MEMORYTYPE_UNIFIED : dst_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+  c.srcHost = src;
+  c.srcDevice = reinterpret_cast<CUdeviceptr>(src);
+  c.dstHost = dst;
+  c.dstDevice = reinterpret_cast<CUdeviceptr>(dst);
+}
+
 // ---- registered __device__ / __constant__ variables
 void register_variable(void* fatbin, const void* host_shadow, const char* device_name, size_t bytes);
 // The device address of the variable whose host shadow is `host_shadow`, on the

@@ -34,10 +34,12 @@ KERNEL_NS = {
     "use_symbols_kernel": 9000,
     "graph_node_kernel": 17000,
     "capture_fork_kernel": 19000,
+    "driver_extra_kernel": 23000,
 }
 # Per-app simulation settings: async_copy's copy lasts long enough (67 ms) that a
 # loaded machine's scheduling delays cannot pass for the host doing the copy.
-APP_ENV = {"async_copy": {"SIMCUDA_PINNED_GBPS": "2"}, "peer_copies": {"SIMCUDA_DEVICES": "2"}}
+APP_ENV = {"async_copy": {"SIMCUDA_PINNED_GBPS": "2"}, "peer_copies": {"SIMCUDA_DEVICES": "2"},
+           "driver_extras": {"SIMCUDA_DEVICES": "2"}}
 QUEUE_DEPTH = 1024  # simcuda's default, as a real GPU's stream queue (README)
 
 
@@ -241,6 +243,17 @@ def expect_graph_build(truth, args, f):
              "graph memory not made at its launch")
     f.expect(not truth.api("cudaMallocAsync") or all(a["result"] == 0 for a in truth.api("cudaMallocAsync")),
              "cudaMallocAsync in a capture failed")
+
+
+def expect_driver_extras(truth, args, f):
+    f.expect(all(a["depth"] == 0 for a in truth.apis), "a driver-only program has nested calls")
+    for name in ("cuModuleGetGlobal_v2", "cuFuncGetAttribute", "cuOccupancyMaxPotentialBlockSize",
+                 "cuOccupancyMaxActiveBlocksPerMultiprocessor", "cuLaunchHostFunc", "cuMemcpyPeer"):
+        calls = truth.api(name)
+        f.expect(len(calls) == 1 and calls[0]["result"] == 0, "%s: %s" % (name, calls))
+    f.expect(len([l for l in truth.lines if l["type"] == "host_function"]) == 1, "one host function")
+    f.expect([c["copy_kind"] for c in truth.of_type("memcpy")] == ["HtoD", "DtoH", "PtoP", "DtoH"],
+             "copies: %s" % [c["copy_kind"] for c in truth.of_type("memcpy")])
 
 
 EXPECTATIONS = {name[len("expect_"):]: fn for name, fn in globals().items() if name.startswith("expect_")}
