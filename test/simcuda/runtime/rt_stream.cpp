@@ -6,140 +6,97 @@
 namespace simcuda_rt::impl {
 
 cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamCreate(pStream, 0));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(cuStreamCreate(pStream, 0));
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamCreate(pStream, flags));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(cuStreamCreate(pStream, flags));
 }
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags, int priority) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamCreateWithPriority(pStream, flags, priority));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(cuStreamCreateWithPriority(pStream, flags, priority));
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamDestroy(stream));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(cuStreamDestroy(stream));
 }
 
 cudaError_t cudaStreamSynchronize(bool per_thread, cudaStream_t stream) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(SIM_PT(cuStreamSynchronize, ptsz)(stream));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(SIM_PT(cuStreamSynchronize, ptsz)(stream));
 }
 
 cudaError_t cudaStreamQuery(bool per_thread, cudaStream_t stream) {
-  SIM_NEED_CONTEXT();
-  return from_driver(SIM_PT(cuStreamQuery, ptsz)(stream));
+  SIM_IN_CONTEXT(SIM_PT(cuStreamQuery, ptsz)(stream));
 }
 
 cudaError_t cudaStreamWaitEvent(bool per_thread, cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(SIM_PT(cuStreamWaitEvent, ptsz)(stream, event, flags));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(SIM_PT(cuStreamWaitEvent, ptsz)(stream, event, flags));
 }
 
 cudaError_t cudaStreamGetId(bool per_thread, cudaStream_t hStream, unsigned long long* streamId) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(SIM_PT(cuStreamGetId, ptsz)(hStream, streamId));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(SIM_PT(cuStreamGetId, ptsz)(hStream, streamId));
 }
 
 cudaError_t cudaStreamBeginCapture(bool per_thread, cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(SIM_PT(cuStreamBeginCapture_v2, ptsz)(stream, static_cast<CUstreamCaptureMode>(mode)));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(SIM_PT(cuStreamBeginCapture_v2, ptsz)(stream, static_cast<CUstreamCaptureMode>(mode)));
 }
 
 cudaError_t cudaStreamEndCapture(bool per_thread, cudaStream_t stream, cudaGraph_t* pGraph) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(SIM_PT(cuStreamEndCapture, ptsz)(stream, pGraph));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(SIM_PT(cuStreamEndCapture, ptsz)(stream, pGraph));
 }
 
 cudaError_t cudaStreamIsCapturing(bool per_thread, cudaStream_t stream, enum cudaStreamCaptureStatus* pCaptureStatus) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(SIM_PT(cuStreamIsCapturing, ptsz)(stream, reinterpret_cast<CUstreamCaptureStatus*>(pCaptureStatus)));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(SIM_PT(cuStreamIsCapturing, ptsz)(stream, reinterpret_cast<CUstreamCaptureStatus*>(pCaptureStatus)));
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventCreate(event, CU_EVENT_DEFAULT));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(cuEventCreate(event, CU_EVENT_DEFAULT));
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventCreate(event, flags));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(cuEventCreate(event, flags));
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventDestroy(event));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(cuEventDestroy(event));
 }
 
 cudaError_t cudaEventRecord(bool per_thread, cudaEvent_t event, cudaStream_t stream) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(SIM_PT(cuEventRecord, ptsz)(event, stream));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(SIM_PT(cuEventRecord, ptsz)(event, stream));
 }
 
 cudaError_t cudaEventRecordWithFlags(bool per_thread, cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(SIM_PT(cuEventRecordWithFlags, ptsz)(event, stream, flags));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(SIM_PT(cuEventRecordWithFlags, ptsz)(event, stream, flags));
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventSynchronize(event));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(cuEventSynchronize(event));
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event) {
-  SIM_NEED_CONTEXT();
-  return from_driver(cuEventQuery(event));
+  SIM_IN_CONTEXT(cuEventQuery(event));
 }
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventElapsedTime(ms, start, end));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(cuEventElapsedTime(ms, start, end));
 }
 
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
                                            unsigned long long flags) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuGraphInstantiateWithFlags(pGraphExec, graph, flags));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(cuGraphInstantiateWithFlags(pGraphExec, graph, flags));
 }
 
 cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
                                                     unsigned long long flags) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuGraphInstantiateWithFlags(pGraphExec, graph, flags));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(cuGraphInstantiateWithFlags(pGraphExec, graph, flags));
 }
 
 cudaError_t cudaGraphLaunch(bool per_thread, cudaGraphExec_t graphExec, cudaStream_t stream) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(SIM_PT(cuGraphLaunch, ptsz)(graphExec, stream));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(SIM_PT(cuGraphLaunch, ptsz)(graphExec, stream));
 }
 
 cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) {
-  SIM_NEED_CONTEXT();
-  return from_driver(cuGraphCreate(pGraph, flags));
+  SIM_IN_CONTEXT(cuGraphCreate(pGraph, flags));
 }
 
 namespace {
@@ -214,24 +171,20 @@ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
 
 cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
                                     size_t numDependencies, void* dptr) {
-  SIM_NEED_CONTEXT();
-  return from_driver(cuGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies,
+  SIM_IN_CONTEXT(cuGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies,
                                            reinterpret_cast<CUdeviceptr>(dptr)));
 }
 
 cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
-  SIM_NEED_CONTEXT();
-  return from_driver(cuGraphClone(pGraphClone, originalGraph));
+  SIM_IN_CONTEXT(cuGraphClone(pGraphClone, originalGraph));
 }
 
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) {
-  SIM_NEED_CONTEXT();
-  return from_driver(cuGraphGetNodes(graph, nodes, numNodes));
+  SIM_IN_CONTEXT(cuGraphGetNodes(graph, nodes, numNodes));
 }
 
 cudaError_t cudaGraphUpload(bool per_thread, cudaGraphExec_t graphExec, cudaStream_t stream) {
-  SIM_NEED_CONTEXT();
-  return from_driver(SIM_PT(cuGraphUpload, ptsz)(graphExec, stream));
+  SIM_IN_CONTEXT(SIM_PT(cuGraphUpload, ptsz)(graphExec, stream));
 }
 
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
@@ -250,21 +203,16 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGra
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuGraphExecDestroy(graphExec));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(cuGraphExecDestroy(graphExec));
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuGraphDestroy(graph));
-  return cudaSuccess;
+  SIM_IN_CONTEXT(cuGraphDestroy(graph));
 }
 
 
 cudaError_t cudaLaunchHostFunc(bool per_thread, cudaStream_t stream, cudaHostFn_t fn, void* userData) {
-  SIM_NEED_CONTEXT();
-  return from_driver(SIM_PT(cuLaunchHostFunc, ptsz)(stream, fn, userData));
+  SIM_IN_CONTEXT(SIM_PT(cuLaunchHostFunc, ptsz)(stream, fn, userData));
 }
 
 namespace {
@@ -296,8 +244,7 @@ cudaError_t cudaStreamAddCallback(bool per_thread, cudaStream_t stream, cudaStre
 
 cudaError_t cudaStreamAttachMemAsync(bool per_thread, cudaStream_t stream, void* devPtr, size_t length,
                                      unsigned int flags) {
-  SIM_NEED_CONTEXT();
-  return from_driver(
+  SIM_IN_CONTEXT(
       SIM_PT(cuStreamAttachMemAsync, ptsz)(stream, reinterpret_cast<CUdeviceptr>(devPtr), length, flags));
 }
 

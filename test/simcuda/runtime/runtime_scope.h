@@ -23,6 +23,13 @@ inline cudaError_t record_error(cudaError_t error) {
   do {                                                                              \
     if (cudaError_t sim_error_ = ::simcuda_rt::from_driver(expr)) return sim_error_; \
   } while (0)
+// The whole body of most runtime calls: make the device's primary context current,
+// then return the (translated) result of the one driver call `expr`.
+#define SIM_IN_CONTEXT(expr)                                                 \
+  do {                                                                       \
+    SIM_NEED_CONTEXT();                                                      \
+    return ::simcuda_rt::from_driver(expr);                                  \
+  } while (0)
 // Returns the error of making the device's primary context current, if any.
 #define SIM_NEED_CONTEXT()                                                    \
   do {                                                                        \
