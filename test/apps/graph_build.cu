@@ -1,7 +1,8 @@
 // Graphs beyond simple capture. (1) A graph built node by node: memory allocation,
-// memset, copy in, kernel, copy out, host node and memory free, cloned, uploaded,
-// replayed in a loop, its kernel node changed in the executable, and the
-// executable updated from the clone. (2) A captured graph with stream-ordered
+// memset, copy in, kernel, copy out, host node and memory free, uploaded, replayed
+// in a loop, then its kernel node changed in the executable. A second graph without
+// memory nodes (CUDA does not clone or update those) is cloned and its executable
+// updated from the clone. (2) A captured graph with stream-ordered
 // allocation (cudaMallocAsync / cudaFreeAsync) and a second stream joined to the
 // capture by an event: nothing runs at capture time, everything at each launch.
 // usage: graph_build [replays]
@@ -69,8 +70,6 @@ int main(int argc, char** argv) {
   size_t node_count = 0;
   CHECK_CUDA(cudaGraphGetNodes(graph, nullptr, &node_count));
   CHECK_TRUE(node_count == 7);
-  cudaGraph_t clone;
-  CHECK_CUDA(cudaGraphClone(&clone, graph));
 
   cudaGraphExec_t exec;
   CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
@@ -86,12 +85,32 @@ int main(int argc, char** argv) {
   kernel.blockDim = dim3(128);
   CHECK_CUDA(cudaGraphExecKernelNodeSetParams(exec, kernel_node, &kernel));
   CHECK_CUDA(cudaGraphLaunch(exec, stream));
-  cudaGraphExecUpdateResultInfo update{};
-  CHECK_CUDA(cudaGraphExecUpdate(exec, clone, &update));
-  CHECK_TRUE(update.result == cudaGraphExecUpdateSuccess);
-  CHECK_CUDA(cudaGraphLaunch(exec, stream));
   CHECK_CUDA(cudaStreamSynchronize(stream));
-  CHECK_TRUE(g_host_calls.load() == replays + 2);
+  CHECK_TRUE(g_host_calls.load() == replays + 1);
+
+  // A kernel and a host node on ordinary memory: cloned, and the executable of
+  // the original updated from the clone.
+  unsigned char* plain = nullptr;
+  CHECK_CUDA(cudaMalloc(&plain, kBytes));
+  cudaGraph_t small, clone;
+  CHECK_CUDA(cudaGraphCreate(&small, 0));
+  void* plain_args[] = {&plain, &n};
+  kernel.gridDim = dim3(kBytes / 256);
+  kernel.blockDim = dim3(256);
+  kernel.kernelParams = plain_args;
+  cudaGraphNode_t small_kernel, small_host;
+  CHECK_CUDA(cudaGraphAddKernelNode(&small_kernel, small, nullptr, 0, &kernel));
+  CHECK_CUDA(cudaGraphAddHostNode(&small_host, small, &small_kernel, 1, &host));
+  CHECK_CUDA(cudaGraphClone(&clone, small));
+  cudaGraphExec_t small_exec;
+  CHECK_CUDA(cudaGraphInstantiate(&small_exec, small, 0));
+  CHECK_CUDA(cudaGraphLaunch(small_exec, stream));
+  cudaGraphExecUpdateResultInfo update{};
+  CHECK_CUDA(cudaGraphExecUpdate(small_exec, clone, &update));
+  CHECK_TRUE(update.result == cudaGraphExecUpdateSuccess);
+  CHECK_CUDA(cudaGraphLaunch(small_exec, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  CHECK_TRUE(g_host_calls.load() == replays + 3);
 
   // (2) Captured, with graph memory and a forked stream.
   cudaStream_t side;
@@ -128,8 +147,11 @@ int main(int argc, char** argv) {
 
   CHECK_CUDA(cudaGraphExecDestroy(captured_exec));
   CHECK_CUDA(cudaGraphDestroy(captured));
-  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK_CUDA(cudaGraphExecDestroy(small_exec));
+  CHECK_CUDA(cudaGraphDestroy(small));
   CHECK_CUDA(cudaGraphDestroy(clone));
+  CHECK_CUDA(cudaFree(plain));
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
   CHECK_CUDA(cudaGraphDestroy(graph));
   CHECK_CUDA(cudaEventDestroy(forked));
   CHECK_CUDA(cudaEventDestroy(joined));
@@ -137,7 +159,8 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaStreamDestroy(stream));
   CHECK_CUDA(cudaFreeHost(in));
   CHECK_CUDA(cudaFreeHost(out));
-  std::printf("graph_build: a 7-node graph replayed %d times, updated, and a captured fork with graph memory\n",
+  std::printf("graph_build: a 7-node graph replayed %d times, a cloned and updated one, a captured fork with "
+              "graph memory\n",
               replays);
   return 0;
 }

@@ -35,8 +35,10 @@ void CUDART_CB on_host_function(void* data) {
 
 int main() {
   int* device = nullptr;
+  int* scratch = nullptr;  // what the kernels write (on a GPU), apart from the copied buffer
   int* pinned = nullptr;
   CHECK_CUDA(cudaMalloc(&device, 4 * sizeof(int)));
+  CHECK_CUDA(cudaMalloc(&scratch, 4 * sizeof(int)));
   CHECK_CUDA(cudaMallocHost(&pinned, 4 * sizeof(int)));
   int values[4] = {41, 42, 43, 44};
   CHECK_CUDA(cudaMemcpy(device, values, sizeof values, cudaMemcpyHostToDevice));
@@ -46,11 +48,11 @@ int main() {
   Seen seen;
   seen.host_buffer = pinned;
   pinned[0] = 0;
-  before_host_kernel<<<1, 32, 0, stream>>>(nullptr);
+  before_host_kernel<<<1, 32, 0, stream>>>(scratch);
   CHECK_CUDA(cudaMemcpyAsync(pinned, device, sizeof values, cudaMemcpyDeviceToHost, stream));
   CHECK_CUDA(cudaStreamAddCallback(stream, on_callback, &seen, 0));
   CHECK_CUDA(cudaLaunchHostFunc(stream, on_host_function, &seen));
-  after_host_kernel<<<1, 32, 0, stream>>>(nullptr);
+  after_host_kernel<<<1, 32, 0, stream>>>(scratch);
   CHECK_CUDA(cudaGetLastError());
   CHECK_CUDA(cudaStreamSynchronize(stream));
 
@@ -59,6 +61,7 @@ int main() {
   CHECK_TRUE(!pthread_equal(seen.thread, pthread_self()));
   CHECK_CUDA(cudaStreamDestroy(stream));
   CHECK_CUDA(cudaFreeHost(pinned));
+  CHECK_CUDA(cudaFree(scratch));
   CHECK_CUDA(cudaFree(device));
   std::printf("host_callbacks: a stream callback and a host function ran in stream order\n");
   return 0;

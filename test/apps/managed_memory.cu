@@ -19,6 +19,8 @@ int main() {
   CHECK_TRUE(mapped_on_device != nullptr);
   for (int i = 0; i < kElements; ++i) mapped[i] = i;
   touch_kernel<<<kElements / 256, 256>>>(mapped_on_device, kElements);
+  // The stream below does not wait for the legacy stream: finish this kernel first.
+  CHECK_CUDA(cudaDeviceSynchronize());
 
   int* managed = nullptr;
   CHECK_CUDA(cudaMallocManaged(&managed, kBytes));
