@@ -240,6 +240,17 @@ def expect_graph_build(truth, args, f):
     f.expect([a["result"] for a in truth.api("cudaGraphExecUpdate")] == [0], "cudaGraphExecUpdate")
 
 
+def expect_driver_extras(truth, args, f):
+    f.expect(all(a["depth"] == 0 for a in truth.apis), "a driver-only program has nested calls")
+    for name in ("cuModuleGetGlobal_v2", "cuFuncGetAttribute", "cuOccupancyMaxPotentialBlockSize",
+                 "cuOccupancyMaxActiveBlocksPerMultiprocessor", "cuLaunchHostFunc", "cuMemcpyPeer"):
+        calls = truth.api(name)
+        f.expect(len(calls) == 1 and calls[0]["result"] == 0, "%s: %s" % (name, calls))
+    f.expect(len([l for l in truth.lines if l["type"] == "host_function"]) == 1, "one host function")
+    f.expect([c["copy_kind"] for c in truth.of_type("memcpy")] == ["HtoD", "DtoH", "PtoP", "DtoH"],
+             "copies: %s" % [c["copy_kind"] for c in truth.of_type("memcpy")])
+
+
 EXPECTATIONS = {name[len("expect_"):]: fn for name, fn in globals().items() if name.startswith("expect_")}
 
 

@@ -86,6 +86,16 @@ def check_normal(lines, truth, f):
         f.expect(len(tagged) == 1 and tagged[0]["grid"] == [1, 1, 1], "external id not on the tagged launch")
     f.expect(by_type.get("popped", [{}])[0].get("id") == 4242, "pop returned the wrong id")
     f.expect(len(by_type.get("device", [])) == 1, "expected one device record")
+    # GRAPH_TRACE: one record per graph launch, spanning its nodes' work.
+    traces = {t["corr"]: t for t in by_type.get("graph_trace", [])}
+    launches = truth.api("cudaGraphLaunch")
+    f.expect(len(launches) == 2 and len(traces) == 2, "%d graph traces for %d launches" % (len(traces), len(launches)))
+    for launch in launches:
+        work = [o for o in truth.ops if o["corr"] == launch["corr"]]
+        trace = traces.get(launch["corr"])
+        if f.expect(trace is not None and work, "no graph trace for launch corr %d" % launch["corr"]):
+            f.expect(trace["start"] == min(o["start"] for o in work) and trace["end"] == max(o["end"] for o in work)
+                     and trace["graph"] == work[0]["graph"], "graph trace differs: %s" % trace)
 
     # Callbacks: paired, nested with shared correlation ids, with params and results.
     callbacks = by_type.get("callback", [])
