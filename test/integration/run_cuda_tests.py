@@ -22,8 +22,13 @@ KERNEL_NS = {
     "graph_step_a": 40000, "graph_step_b": 60000, "forward_kernel": 150000,
     "backward_kernel": 250000, "optimizer_kernel": 50000, "symbolized_kernel": 7000,
     "driver_scale_kernel": 11000, "driver_reduce_kernel": 13000, "worker_kernel": 5000,
+    "queued_kernel": 200000, "before_host_kernel": 20000, "after_host_kernel": 21000,
+    "touch_kernel": 30000, "use_symbols_kernel": 9000, "graph_node_kernel": 17000,
+    "capture_fork_kernel": 19000, "driver_extra_kernel": 23000,
 }
 GPU_TYPES = ("kernel", "memcpy", "memset")
+# Simulation settings an app needs (as in test/simcuda/tests/check_app.py).
+APP_ENV = {"peer_copies": {"SIMCUDA_DEVICES": "2"}, "driver_extras": {"SIMCUDA_DEVICES": "2"}}
 
 
 class Failure(Exception):
@@ -158,7 +163,7 @@ def compare_with_truth(truth, records):
 
 
 def matches_truth(tmp, app, *args):
-    _, truth, records = record_app(tmp, app, list(args), {"PROF_API": "all"})
+    _, truth, records = record_app(tmp, app, list(args), dict(APP_ENV.get(app, {}), PROF_API="all"))
     compare_with_truth(truth, records)
     drops = [r for r in records if r["type"] == "drops"]
     check(drops and drops[-1]["ring_full"] == 0 and drops[-1]["cupti_records"] == 0, "drops: %s" % drops[-1:])
@@ -167,10 +172,10 @@ def matches_truth(tmp, app, *args):
 def default_skips_queries(tmp):
     _, truth, records = record_app(tmp, "tiny_kernels", ["200"])
     names = collections.Counter(r["name"] for r in records if r["type"] == "api")
-    check(names["__cudaLaunchKernel"] == 200, "launches: %s" % names)
+    check(names["cudaLaunchKernel"] == 200, "launches: %s" % names)
     for query in ("__cudaGetKernel", "cudaGetLastError", "cuCtxGetCurrent", "cudaGetDevice"):
         check(names[query] == 0, "%s recorded by default: %s" % (query, names))
-    launches = [r for r in records if r["type"] == "api" and r["name"] == "__cudaLaunchKernel"]
+    launches = [r for r in records if r["type"] == "api" and r["name"] == "cudaLaunchKernel"]
     check(all(r["kernel"] == "_Z11tiny_kernelPii" for r in launches), "kernel name of the launch call")
     check(all(r["grid"][0] > 0 and r["block"][0] > 0 for r in launches), "launch configuration missing")
     check(all(r["stack"] > 0 for r in launches), "launches without a stack")
@@ -215,8 +220,8 @@ def driver_launches_carry_arguments(tmp):
 
 def eight_threads_no_drops(tmp):
     _, truth, records = record_app(tmp, "multithread_launch", ["2000"])
-    truth_launches = collections.Counter(a["tid"] for a in truth if a["type"] == "api" and a["name"] == "__cudaLaunchKernel")
-    file_launches = collections.Counter(r["tid"] for r in records if r["type"] == "api" and r["name"] == "__cudaLaunchKernel")
+    truth_launches = collections.Counter(a["tid"] for a in truth if a["type"] == "api" and a["name"].startswith("cudaLaunchKernel"))
+    file_launches = collections.Counter(r["tid"] for r in records if r["type"] == "api" and r["name"].startswith("cudaLaunchKernel"))
     check(len(truth_launches) == 8, "the app launched from %d threads" % len(truth_launches))
     check(file_launches == truth_launches, "launches per thread: file %s, truth %s" % (file_launches, truth_launches))
     drops = [r for r in records if r["type"] == "drops"][-1]
@@ -313,14 +318,14 @@ def launch_stack_names_launch_from_here(tmp):
     for line in lines:
         frames = line.rsplit(" ", 1)[0].split(";")
         check("launch_from_here" in frames, "launch_from_here is not a frame of " + line)
-        check(frames.index("launch_from_here") < frames.index("__cudaLaunchKernel"),
+        check(frames.index("launch_from_here") < frames.index("cudaLaunchKernel"),
               "launch_from_here must be above the launch call: " + line)
         check(frames[0] in ("_start", "main") or "main" in frames, "the stack does not reach main: " + line)
 
 
 def stacks_none_records_no_stacks(tmp):
     _, _, records = record_app(tmp, "tiny_kernels", ["50"], {"PROF_STACKS": "none"})
-    launches = [r for r in records if r["type"] == "api" and r["name"] == "__cudaLaunchKernel"]
+    launches = [r for r in records if r["type"] == "api" and r["name"] == "cudaLaunchKernel"]
     check(len(launches) == 50, "launches: %d" % len(launches))
     check(all(r["stack"] == 0 for r in launches), "PROF_STACKS=none still recorded stacks")
 

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <queue>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "cupti_state.h"
@@ -137,6 +138,10 @@ class ActivityQueue {
       reinterpret_cast<CUpti_ActivityKernel10*>(record.bytes.data())->completed = 0;
     } else if (kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       zero_times(reinterpret_cast<CUpti_ActivityMemcpy6*>(record.bytes.data()));
+    } else if (kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE) {
+      zero_times(reinterpret_cast<CUpti_ActivityGraphTrace2*>(record.bytes.data()));
+    } else if (kind == CUPTI_ACTIVITY_KIND_MEMCPY2) {
+      zero_times(reinterpret_cast<CUpti_ActivityMemcpyPtoP4*>(record.bytes.data()));
     } else if (kind == CUPTI_ACTIVITY_KIND_MEMSET) {
       zero_times(reinterpret_cast<CUpti_ActivityMemset4*>(record.bytes.data()));
     }
@@ -214,7 +219,6 @@ size_t record_size(CUpti_ActivityKind kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
     case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
-    // Accepted like real CUPTI; simcuda has no peer access, so never produced.
     case CUPTI_ACTIVITY_KIND_MEMCPY2: return sizeof(CUpti_ActivityMemcpyPtoP4);
     case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
     case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
@@ -225,6 +229,7 @@ size_t record_size(CUpti_ActivityKind kind) {
     case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
     case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
     case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: return sizeof(CUpti_ActivityGraphTrace2);
     default: return 0;
   }
 }
@@ -268,6 +273,73 @@ void emit_devices() {
   }
 }
 
+// GRAPH_TRACE: one record per graph launch, spanning the work of its nodes. The
+// nodes' operations are reported while the launch call runs; the record is made
+// when the driver's cuGraphLaunch returns.
+struct GraphLaunchSpan {
+  uint64_t start_ns = UINT64_MAX;
+  uint64_t end_ns = 0;
+  uint32_t device = 0, context_id = 0, stream_id = 0, graph_id = 0;
+};
+std::mutex g_graph_mutex;
+std::unordered_map<uint32_t, GraphLaunchSpan> g_graph_launches;  // by correlation id
+
+void note_graph_operation(const SimOperation& op) {
+  std::lock_guard<std::mutex> lock(g_graph_mutex);
+  GraphLaunchSpan& span = g_graph_launches[op.correlation_id];
+  if (op.start_ns < span.start_ns) {
+    span.start_ns = op.start_ns;
+    span.device = op.device;
+    span.context_id = op.context_id;
+    span.stream_id = op.stream_id;
+    span.graph_id = op.graph_id;
+  }
+  span.end_ns = std::max(span.end_ns, op.end_ns);
+}
+
+void emit_graph_trace(uint32_t correlation_id) {
+  GraphLaunchSpan span;
+  {
+    std::lock_guard<std::mutex> lock(g_graph_mutex);
+    auto found = g_graph_launches.find(correlation_id);
+    if (found == g_graph_launches.end()) return;
+    span = found->second;
+    g_graph_launches.erase(found);
+  }
+  CUpti_ActivityGraphTrace2 r{};
+  r.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  r.correlationId = correlation_id;
+  r.start = tool_time(span.start_ns);
+  r.end = tool_time(span.end_ns);
+  r.deviceId = r.endDeviceId = span.device;
+  r.contextId = r.endContextId = span.context_id;
+  r.graphId = span.graph_id;
+  r.streamId = span.stream_id;
+  queue().push(r, span.end_ns);
+}
+
+// The fields the two copy records (Memcpy6, MemcpyPtoP4) share.
+template <typename Record>
+Record copy_record(CUpti_ActivityKind kind, const SimOperation& op) {
+  Record r{};
+  r.kind = kind;
+  r.copyKind = op.copy_kind;
+  r.srcKind = op.src_kind;
+  r.dstKind = op.dst_kind;
+  r.flags = op.is_async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : CUPTI_ACTIVITY_FLAG_NONE;
+  r.bytes = op.bytes;
+  r.start = tool_time(op.start_ns);
+  r.end = tool_time(op.end_ns);
+  r.deviceId = op.device;
+  r.contextId = op.context_id;
+  r.streamId = op.stream_id;
+  r.correlationId = op.correlation_id;
+  r.graphNodeId = op.graph_node_id;
+  r.graphId = op.graph_id;
+  r.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
+  return r;
+}
+
 }  // namespace
 
 void activity_api_exit(const SimApiCall* call) {
@@ -281,6 +353,10 @@ void activity_api_exit(const SimApiCall* call) {
       r.correlationId = call->correlation_id;
       queue().push(r, call->end_ns);
     }
+  }
+  if (call->domain == CUPTI_CB_DOMAIN_DRIVER_API && (call->cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+                                                     call->cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz)) {
+    emit_graph_trace(call->correlation_id);
   }
   CUpti_ActivityKind kind =
       call->domain == CUPTI_CB_DOMAIN_RUNTIME_API ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER;
@@ -298,6 +374,7 @@ void activity_api_exit(const SimApiCall* call) {
 }
 
 void activity_operation(const SimOperation* op) {
+  if (op->graph_id != 0 && queue().kind_enabled(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)) note_graph_operation(*op);
   if (op->kind == SIM_OP_KERNEL) {
     bool concurrent = queue().kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     if (!concurrent && !queue().kind_enabled(CUPTI_ACTIVITY_KIND_KERNEL)) return;
@@ -327,24 +404,18 @@ void activity_operation(const SimOperation* op) {
     r.graphId = op->graph_id;
     r.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
     queue().push(r, op->end_ns);
+  } else if (op->kind == SIM_OP_MEMCPY && op->copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_PTOP) {
+    // Copies between devices are MEMCPY2 records only, as in real CUPTI.
+    if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY2)) return;
+    CUpti_ActivityMemcpyPtoP4 r = copy_record<CUpti_ActivityMemcpyPtoP4>(CUPTI_ACTIVITY_KIND_MEMCPY2, *op);
+    r.srcDeviceId = op->src_device;
+    r.srcContextId = op->src_context_id;
+    r.dstDeviceId = op->dst_device;
+    r.dstContextId = op->dst_context_id;
+    queue().push(r, op->end_ns);
   } else if (op->kind == SIM_OP_MEMCPY) {
     if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
-    CUpti_ActivityMemcpy6 r{};
-    r.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-    r.copyKind = op->copy_kind;
-    r.srcKind = op->src_kind;
-    r.dstKind = op->dst_kind;
-    r.flags = op->is_async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : CUPTI_ACTIVITY_FLAG_NONE;
-    r.bytes = op->bytes;
-    r.start = tool_time(op->start_ns);
-    r.end = tool_time(op->end_ns);
-    r.deviceId = op->device;
-    r.contextId = op->context_id;
-    r.streamId = op->stream_id;
-    r.correlationId = op->correlation_id;
-    r.graphNodeId = op->graph_node_id;
-    r.graphId = op->graph_id;
-    r.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
+    CUpti_ActivityMemcpy6 r = copy_record<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY, *op);
     r.copyCount = 1;
     queue().push(r, op->end_ns);
   } else if (op->kind == SIM_OP_MEMSET) {

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "simcuda/tracer_abi.h"
 
@@ -40,6 +41,9 @@ CUresult context_pop(CUcontext* out);
 CUresult context_device(CUdevice* out);
 CUresult context_synchronize();
 CUresult context_ids(CUcontext context, uint32_t* id, uint32_t* device);
+// Peer access of the current context to `peer`'s memory (another device's context).
+CUresult context_enable_peer(CUcontext peer);
+CUresult context_disable_peer(CUcontext peer);
 
 // ---- streams and events. `per_thread` selects the per-thread default stream for
 // a null handle (the _ptsz/_ptds entry points).
@@ -72,6 +76,9 @@ CUresult host_unregister(void* address);
 CUresult memory_info(size_t* free_bytes, size_t* total_bytes);
 CUresult address_range(CUdeviceptr* base, size_t* size, CUdeviceptr address);
 CUresult pointer_memory_type(CUdeviceptr address, CUmemorytype* type, CUdevice* device);
+// Checks that [address, address + bytes) is managed memory and `stream` valid:
+// prefetches and stream attachment have no simulated effect beyond that.
+CUresult check_managed_range(CUdeviceptr address, size_t bytes, CUstream stream, bool per_thread);
 
 // Where a copy end must lie; the typed cuMemcpyHtoD-style calls are strict.
 enum class Side : uint8_t { Host, Device, Any };
@@ -97,11 +104,22 @@ struct MemsetRequest {
 };
 CUresult enqueue_memset(const MemsetRequest& request, CUstream stream, bool per_thread, bool async);
 
+// A host function in stream order: `call` runs on simcuda's device thread at the
+// operation's simulated start; the operation lasts SIMCUDA_HOST_FN_NS.
+CUresult enqueue_host_function(CUstream stream, bool per_thread, std::function<void()> call);
+
+// A copy between two devices' memory (cuMemcpyPeer); on the legacy stream of the
+// current context when `stream` is null.
+CUresult enqueue_peer_copy(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src, CUcontext src_context,
+                           size_t bytes, CUstream stream, bool per_thread, bool async);
+
 // ---- modules, kernels and graphs
 CUresult module_load(CUmodule* out, const void* image);
 CUresult module_unload(CUmodule module);
 CUresult module_function(CUfunction* out, CUmodule module, const char* name);
 const char* function_name(CUfunction function);  // nullptr for an unknown handle
+// A module's __device__/__constant__ variable (declared ".global name[size]" in its image).
+CUresult module_global(CUdeviceptr* address, size_t* bytes, CUmodule module, const char* name);
 
 struct LaunchRequest {
   CUfunction function;
@@ -113,6 +131,21 @@ struct LaunchRequest {
 };
 CUresult enqueue_kernel(const LaunchRequest& request);
 
+// Graphs (model_graph.cpp): captured from streams or built node by node; a launch
+// replays the nodes in the order they were added (dependencies are not modelled,
+// and adding a node after its dependencies makes that order valid).
+CUresult graph_create(CUgraph* out);
+CUresult graph_add_kernel(CUgraphNode* out, CUgraph graph, const CUDA_KERNEL_NODE_PARAMS* params);
+CUresult graph_add_copy(CUgraphNode* out, CUgraph graph, const CopyRequest& request);
+CUresult graph_add_memset(CUgraphNode* out, CUgraph graph, const MemsetRequest& request);
+CUresult graph_add_host(CUgraphNode* out, CUgraph graph, std::function<void()> call);
+CUresult graph_add_alloc(CUgraphNode* out, CUgraph graph, size_t bytes, CUdeviceptr* address);
+CUresult graph_add_free(CUgraphNode* out, CUgraph graph, CUdeviceptr address);
+CUresult graph_clone(CUgraph* out, CUgraph original);
+CUresult graph_nodes(CUgraph graph, CUgraphNode* nodes, size_t* count);
+CUresult graph_exec_update(CUgraphExec exec, CUgraph graph, CUgraphExecUpdateResultInfo* info);
+CUresult graph_exec_set_kernel(CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS* params);
+CUresult graph_upload(CUgraphExec exec, CUstream stream, bool per_thread);
 CUresult graph_instantiate(CUgraphExec* out, CUgraph graph);
 CUresult graph_launch(CUgraphExec exec, CUstream stream, bool per_thread);
 CUresult graph_destroy(CUgraph graph);

@@ -1,12 +1,18 @@
-// Exported driver API: allocation, copies and memsets (with their _ptds/_ptsz forms).
-#include "api_trace.h"
+// Driver API bodies (see driver_impl.h): allocation, copies and memsets.
 #include "device_model.h"
+#include "driver_impl.h"
 
 using namespace simcuda;
 
 namespace {
 
 void* host_ptr(CUdeviceptr p) { return reinterpret_cast<void*>(p); }
+
+// The stream a stream-ordered allocation or free is ordered on: a null handle is
+// the legacy stream, or the per-thread one for the _ptsz forms.
+CUstream ordered_on(CUstream stream, bool per_thread) {
+  return stream != nullptr || per_thread ? stream : CU_STREAM_LEGACY;
+}
 
 CUresult copy_linear(void* dst, Side dst_side, const void* src, Side src_side, size_t bytes,
                      CUstream stream, bool per_thread, bool async) {
@@ -46,253 +52,189 @@ CUresult memset_2d(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned eleme
 
 }  // namespace
 
-extern "C" {
+namespace simcuda::impl {
 
-CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
-  SIM_DRIVER_API(cuMemAlloc_v2, dptr, bytesize);
-  SIM_RETURN(memory_allocate(reinterpret_cast<void**>(dptr), bytesize, MemoryKind::Device, nullptr, false));
+CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
+  return memory_allocate(reinterpret_cast<void**>(dptr), bytesize, MemoryKind::Device, nullptr, false);
 }
 
-CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr) {
-  SIM_DRIVER_API(cuMemFree_v2, dptr);
-  if (dptr == 0) SIM_RETURN(CUDA_SUCCESS);
-  SIM_RETURN(memory_free(host_ptr(dptr), MemoryKind::Device, nullptr, false));
+CUresult cuMemFree_v2(CUdeviceptr dptr) {
+  if (dptr == 0) return CUDA_SUCCESS;
+  return memory_free(host_ptr(dptr), MemoryKind::Device, nullptr, false);
 }
 
-CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* dptr, size_t bytesize, unsigned int flags) {
-  SIM_DRIVER_API(cuMemAllocManaged, dptr, bytesize, flags);
-  SIM_RETURN(memory_allocate(reinterpret_cast<void**>(dptr), bytesize, MemoryKind::Managed, nullptr, false));
+CUresult cuMemAllocManaged(CUdeviceptr* dptr, size_t bytesize, unsigned int) {
+  return memory_allocate(reinterpret_cast<void**>(dptr), bytesize, MemoryKind::Managed, nullptr, false);
 }
 
-CUresult CUDAAPI cuMemAllocHost_v2(void** pp, size_t bytesize) {
-  SIM_DRIVER_API(cuMemAllocHost_v2, pp, bytesize);
-  SIM_RETURN(memory_allocate(pp, bytesize, MemoryKind::Pinned, nullptr, false));
+CUresult cuMemAllocHost_v2(void** pp, size_t bytesize) {
+  return memory_allocate(pp, bytesize, MemoryKind::Pinned, nullptr, false);
 }
 
-CUresult CUDAAPI cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) {
-  SIM_DRIVER_API(cuMemHostAlloc, pp, bytesize, Flags);
-  SIM_RETURN(memory_allocate(pp, bytesize, MemoryKind::Pinned, nullptr, false));
+CUresult cuMemHostAlloc(void** pp, size_t bytesize, unsigned int) {
+  return memory_allocate(pp, bytesize, MemoryKind::Pinned, nullptr, false);
 }
 
-CUresult CUDAAPI cuMemFreeHost(void* p) {
-  SIM_DRIVER_API(cuMemFreeHost, p);
-  if (p == nullptr) SIM_RETURN(CUDA_SUCCESS);
-  SIM_RETURN(memory_free(p, MemoryKind::Pinned, nullptr, false));
+CUresult cuMemFreeHost(void* p) {
+  if (p == nullptr) return CUDA_SUCCESS;
+  return memory_free(p, MemoryKind::Pinned, nullptr, false);
 }
 
-CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
-  SIM_DRIVER_API(cuMemAllocAsync, dptr, bytesize, hStream);
-  SIM_RETURN(memory_allocate(reinterpret_cast<void**>(dptr), bytesize, MemoryKind::Device,
-                             hStream ? hStream : CU_STREAM_LEGACY, false));
+CUresult cuMemAllocAsync(bool per_thread, CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
+  return memory_allocate(reinterpret_cast<void**>(dptr), bytesize, MemoryKind::Device, ordered_on(hStream, per_thread),
+                         per_thread);
 }
 
-CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
-  SIM_DRIVER_API(cuMemAllocAsync_ptsz, dptr, bytesize, hStream);
-  SIM_RETURN(memory_allocate(reinterpret_cast<void**>(dptr), bytesize, MemoryKind::Device, hStream, true));
+CUresult cuMemFreeAsync(bool per_thread, CUdeviceptr dptr, CUstream hStream) {
+  return memory_free(host_ptr(dptr), MemoryKind::Device, ordered_on(hStream, per_thread), per_thread);
 }
 
-CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
-  SIM_DRIVER_API(cuMemFreeAsync, dptr, hStream);
-  SIM_RETURN(memory_free(host_ptr(dptr), MemoryKind::Device, hStream ? hStream : CU_STREAM_LEGACY, false));
+CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
+  return memory_info(free, total);
 }
 
-CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) {
-  SIM_DRIVER_API(cuMemFreeAsync_ptsz, dptr, hStream);
-  SIM_RETURN(memory_free(host_ptr(dptr), MemoryKind::Device, hStream, true));
+CUresult cuMemHostRegister_v2(void* p, size_t bytesize, unsigned int) {
+  return host_register(p, bytesize);
 }
 
-CUresult CUDAAPI cuMemGetInfo_v2(size_t* free, size_t* total) {
-  SIM_DRIVER_API(cuMemGetInfo_v2, free, total);
-  SIM_RETURN(memory_info(free, total));
+CUresult cuMemHostUnregister(void* p) {
+  return host_unregister(p);
 }
 
-CUresult CUDAAPI cuMemHostRegister_v2(void* p, size_t bytesize, unsigned int Flags) {
-  SIM_DRIVER_API(cuMemHostRegister_v2, p, bytesize, Flags);
-  SIM_RETURN(host_register(p, bytesize));
+CUresult cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psize, CUdeviceptr dptr) {
+  return address_range(pbase, psize, dptr);
 }
 
-CUresult CUDAAPI cuMemHostUnregister(void* p) {
-  SIM_DRIVER_API(cuMemHostUnregister, p);
-  SIM_RETURN(host_unregister(p));
-}
-
-CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psize, CUdeviceptr dptr) {
-  SIM_DRIVER_API(cuMemGetAddressRange_v2, pbase, psize, dptr);
-  SIM_RETURN(address_range(pbase, psize, dptr));
-}
-
-CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) {
-  SIM_DRIVER_API(cuPointerGetAttribute, data, attribute, ptr);
-  if (data == nullptr) SIM_RETURN(CUDA_ERROR_INVALID_VALUE);
+CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  if (data == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUmemorytype type;
   CUdevice device;
-  if (CUresult error = pointer_memory_type(ptr, &type, &device)) SIM_RETURN(error);
+  if (CUresult error = pointer_memory_type(ptr, &type, &device)) return error;
   switch (attribute) {
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *static_cast<CUmemorytype*>(data) = type; break;
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data) = device; break;
     case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *static_cast<CUdeviceptr*>(data) = ptr; break;
     case CU_POINTER_ATTRIBUTE_HOST_POINTER: *static_cast<void**>(data) = host_ptr(ptr); break;
-    default: SIM_RETURN(CUDA_ERROR_INVALID_VALUE);
+    default: return CUDA_ERROR_INVALID_VALUE;
   }
-  SIM_RETURN(CUDA_SUCCESS);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr* pdptr, void* p, unsigned int Flags) {
+  if (pdptr == nullptr || Flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  CUmemorytype type;
+  CUdevice device;
+  if (pointer_memory_type(reinterpret_cast<CUdeviceptr>(p), &type, &device) != CUDA_SUCCESS ||
+      type != CU_MEMORYTYPE_HOST) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *pdptr = reinterpret_cast<CUdeviceptr>(p);  // unified addressing: one address for host and device
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemPrefetchAsync_v2(bool per_thread, CUdeviceptr devPtr, size_t count, CUmemLocation, unsigned int,
+                               CUstream hStream) {
+  return check_managed_range(devPtr, count, hStream, per_thread);
+}
+
+CUresult cuStreamAttachMemAsync(bool per_thread, CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int) {
+  return check_managed_range(dptr, length ? length : 1, hStream, per_thread);
 }
 
 // ---- copies
-CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
-  SIM_DRIVER_API(cuMemcpy, dst, src, ByteCount);
-  SIM_RETURN(copy_linear(host_ptr(dst), Side::Any, host_ptr(src), Side::Any, ByteCount, nullptr, false, false));
+CUresult cuMemcpy(bool per_thread, CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+  return copy_linear(host_ptr(dst), Side::Any, host_ptr(src), Side::Any, ByteCount, nullptr, per_thread, false);
 }
-CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
-  SIM_DRIVER_API(cuMemcpy_ptds, dst, src, ByteCount);
-  SIM_RETURN(copy_linear(host_ptr(dst), Side::Any, host_ptr(src), Side::Any, ByteCount, nullptr, true, false));
-}
-CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
-  SIM_DRIVER_API(cuMemcpyAsync, dst, src, ByteCount, hStream);
-  SIM_RETURN(copy_linear(host_ptr(dst), Side::Any, host_ptr(src), Side::Any, ByteCount, hStream, false, true));
-}
-CUresult CUDAAPI cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
-  SIM_DRIVER_API(cuMemcpyAsync_ptsz, dst, src, ByteCount, hStream);
-  SIM_RETURN(copy_linear(host_ptr(dst), Side::Any, host_ptr(src), Side::Any, ByteCount, hStream, true, true));
+CUresult cuMemcpyAsync(bool per_thread, CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
+  return copy_linear(host_ptr(dst), Side::Any, host_ptr(src), Side::Any, ByteCount, hStream, per_thread, true);
 }
 
-CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount) {
-  SIM_DRIVER_API(cuMemcpyHtoD_v2, dstDevice, srcHost, ByteCount);
-  SIM_RETURN(copy_linear(host_ptr(dstDevice), Side::Device, srcHost, Side::Host, ByteCount, nullptr, false, false));
+CUresult cuMemcpyHtoD_v2(bool per_thread, CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount) {
+  return copy_linear(host_ptr(dstDevice), Side::Device, srcHost, Side::Host, ByteCount, nullptr, per_thread, false);
 }
-CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount) {
-  SIM_DRIVER_API(cuMemcpyHtoD_v2_ptds, dstDevice, srcHost, ByteCount);
-  SIM_RETURN(copy_linear(host_ptr(dstDevice), Side::Device, srcHost, Side::Host, ByteCount, nullptr, true, false));
+CUresult cuMemcpyDtoH_v2(bool per_thread, void* dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
+  return copy_linear(dstHost, Side::Host, host_ptr(srcDevice), Side::Device, ByteCount, nullptr, per_thread, false);
 }
-CUresult CUDAAPI cuMemcpyDtoH_v2(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
-  SIM_DRIVER_API(cuMemcpyDtoH_v2, dstHost, srcDevice, ByteCount);
-  SIM_RETURN(copy_linear(dstHost, Side::Host, host_ptr(srcDevice), Side::Device, ByteCount, nullptr, false, false));
+CUresult cuMemcpyDtoD_v2(bool per_thread, CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
+  return copy_linear(host_ptr(dstDevice), Side::Device, host_ptr(srcDevice), Side::Device, ByteCount, nullptr, per_thread, false);
 }
-CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
-  SIM_DRIVER_API(cuMemcpyDtoH_v2_ptds, dstHost, srcDevice, ByteCount);
-  SIM_RETURN(copy_linear(dstHost, Side::Host, host_ptr(srcDevice), Side::Device, ByteCount, nullptr, true, false));
+CUresult cuMemcpyHtoDAsync_v2(bool per_thread, CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount, CUstream hStream) {
+  return copy_linear(host_ptr(dstDevice), Side::Device, srcHost, Side::Host, ByteCount, hStream, per_thread, true);
 }
-CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
-  SIM_DRIVER_API(cuMemcpyDtoD_v2, dstDevice, srcDevice, ByteCount);
-  SIM_RETURN(copy_linear(host_ptr(dstDevice), Side::Device, host_ptr(srcDevice), Side::Device, ByteCount, nullptr, false, false));
+CUresult cuMemcpyDtoHAsync_v2(bool per_thread, void* dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+  return copy_linear(dstHost, Side::Host, host_ptr(srcDevice), Side::Device, ByteCount, hStream, per_thread, true);
 }
-CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
-  SIM_DRIVER_API(cuMemcpyDtoD_v2_ptds, dstDevice, srcDevice, ByteCount);
-  SIM_RETURN(copy_linear(host_ptr(dstDevice), Side::Device, host_ptr(srcDevice), Side::Device, ByteCount, nullptr, true, false));
-}
-CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount, CUstream hStream) {
-  SIM_DRIVER_API(cuMemcpyHtoDAsync_v2, dstDevice, srcHost, ByteCount, hStream);
-  SIM_RETURN(copy_linear(host_ptr(dstDevice), Side::Device, srcHost, Side::Host, ByteCount, hStream, false, true));
-}
-CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount, CUstream hStream) {
-  SIM_DRIVER_API(cuMemcpyHtoDAsync_v2_ptsz, dstDevice, srcHost, ByteCount, hStream);
-  SIM_RETURN(copy_linear(host_ptr(dstDevice), Side::Device, srcHost, Side::Host, ByteCount, hStream, true, true));
-}
-CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
-  SIM_DRIVER_API(cuMemcpyDtoHAsync_v2, dstHost, srcDevice, ByteCount, hStream);
-  SIM_RETURN(copy_linear(dstHost, Side::Host, host_ptr(srcDevice), Side::Device, ByteCount, hStream, false, true));
-}
-CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
-  SIM_DRIVER_API(cuMemcpyDtoHAsync_v2_ptsz, dstHost, srcDevice, ByteCount, hStream);
-  SIM_RETURN(copy_linear(dstHost, Side::Host, host_ptr(srcDevice), Side::Device, ByteCount, hStream, true, true));
-}
-CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
-  SIM_DRIVER_API(cuMemcpyDtoDAsync_v2, dstDevice, srcDevice, ByteCount, hStream);
-  SIM_RETURN(copy_linear(host_ptr(dstDevice), Side::Device, host_ptr(srcDevice), Side::Device, ByteCount, hStream, false, true));
-}
-CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
-  SIM_DRIVER_API(cuMemcpyDtoDAsync_v2_ptsz, dstDevice, srcDevice, ByteCount, hStream);
-  SIM_RETURN(copy_linear(host_ptr(dstDevice), Side::Device, host_ptr(srcDevice), Side::Device, ByteCount, hStream, true, true));
+CUresult cuMemcpyDtoDAsync_v2(bool per_thread, CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+  return copy_linear(host_ptr(dstDevice), Side::Device, host_ptr(srcDevice), Side::Device, ByteCount, hStream, per_thread, true);
 }
 
-CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D* pCopy) {
-  SIM_DRIVER_API(cuMemcpy2D_v2, pCopy);
-  SIM_RETURN(copy_2d(pCopy, nullptr, false, false));
+CUresult cuMemcpy2D_v2(bool per_thread, const CUDA_MEMCPY2D* pCopy) {
+  return copy_2d(pCopy, nullptr, per_thread, false);
 }
-CUresult CUDAAPI cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D* pCopy) {
-  SIM_DRIVER_API(cuMemcpy2D_v2_ptds, pCopy);
-  SIM_RETURN(copy_2d(pCopy, nullptr, true, false));
+CUresult cuMemcpy2DUnaligned_v2(bool per_thread, const CUDA_MEMCPY2D* pCopy) {
+  return copy_2d(pCopy, nullptr, per_thread, false);
 }
-CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D* pCopy) {
-  SIM_DRIVER_API(cuMemcpy2DUnaligned_v2, pCopy);
-  SIM_RETURN(copy_2d(pCopy, nullptr, false, false));
+CUresult cuMemcpy2DAsync_v2(bool per_thread, const CUDA_MEMCPY2D* pCopy, CUstream hStream) {
+  return copy_2d(pCopy, hStream, per_thread, true);
 }
-CUresult CUDAAPI cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D* pCopy) {
-  SIM_DRIVER_API(cuMemcpy2DUnaligned_v2_ptds, pCopy);
-  SIM_RETURN(copy_2d(pCopy, nullptr, true, false));
+
+CUresult cuMemcpyPeer(bool per_thread, CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                      CUcontext srcContext, size_t ByteCount) {
+  return enqueue_peer_copy(dstDevice, dstContext, srcDevice, srcContext, ByteCount, nullptr, per_thread, false);
 }
-CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* pCopy, CUstream hStream) {
-  SIM_DRIVER_API(cuMemcpy2DAsync_v2, pCopy, hStream);
-  SIM_RETURN(copy_2d(pCopy, hStream, false, true));
+CUresult cuMemcpyPeerAsync(bool per_thread, CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                           CUcontext srcContext, size_t ByteCount, CUstream hStream) {
+  return enqueue_peer_copy(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, per_thread, true);
 }
-CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D* pCopy, CUstream hStream) {
-  SIM_DRIVER_API(cuMemcpy2DAsync_v2_ptsz, pCopy, hStream);
-  SIM_RETURN(copy_2d(pCopy, hStream, true, true));
+
+// ---- graph copy and memset nodes
+CUresult cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                              const CUDA_MEMCPY3D* c, CUcontext) {
+  if (c == nullptr || c->Depth > 1 || c->srcMemoryType == CU_MEMORYTYPE_ARRAY ||
+      c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
+    return CUDA_ERROR_INVALID_VALUE;  // 3D copies and CUDA arrays are not modelled
+  }
+  const char* src = c->srcMemoryType == CU_MEMORYTYPE_HOST ? static_cast<const char*>(c->srcHost)
+                                                            : reinterpret_cast<const char*>(c->srcDevice);
+  char* dst = c->dstMemoryType == CU_MEMORYTYPE_HOST ? static_cast<char*>(c->dstHost)
+                                                      : reinterpret_cast<char*>(c->dstDevice);
+  if (src == nullptr || dst == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CopyRequest request{dst + c->dstY * c->dstPitch + c->dstXInBytes, src + c->srcY * c->srcPitch + c->srcXInBytes,
+                      c->WidthInBytes, c->Height ? c->Height : 1, c->dstPitch, c->srcPitch,
+                      side_of(c->dstMemoryType), side_of(c->srcMemoryType)};
+  return graph_add_copy(phGraphNode, hGraph, request);
+}
+
+CUresult cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                              const CUDA_MEMSET_NODE_PARAMS* p, CUcontext) {
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return graph_add_memset(phGraphNode, hGraph, {p->dst, p->value, p->elementSize, p->width, p->height, p->pitch});
 }
 
 // ---- memsets
-CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
-  SIM_DRIVER_API(cuMemsetD8_v2, dstDevice, uc, N);
-  SIM_RETURN(memset_2d(dstDevice, 0, uc, 1, N, 1, nullptr, false, false));
+CUresult cuMemsetD8_v2(bool per_thread, CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+  return memset_2d(dstDevice, 0, uc, 1, N, 1, nullptr, per_thread, false);
 }
-CUresult CUDAAPI cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
-  SIM_DRIVER_API(cuMemsetD8_v2_ptds, dstDevice, uc, N);
-  SIM_RETURN(memset_2d(dstDevice, 0, uc, 1, N, 1, nullptr, true, false));
+CUresult cuMemsetD16_v2(bool per_thread, CUdeviceptr dstDevice, unsigned short us, size_t N) {
+  return memset_2d(dstDevice, 0, us, 2, N, 1, nullptr, per_thread, false);
 }
-CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N) {
-  SIM_DRIVER_API(cuMemsetD16_v2, dstDevice, us, N);
-  SIM_RETURN(memset_2d(dstDevice, 0, us, 2, N, 1, nullptr, false, false));
+CUresult cuMemsetD32_v2(bool per_thread, CUdeviceptr dstDevice, unsigned int ui, size_t N) {
+  return memset_2d(dstDevice, 0, ui, 4, N, 1, nullptr, per_thread, false);
 }
-CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N) {
-  SIM_DRIVER_API(cuMemsetD16_v2_ptds, dstDevice, us, N);
-  SIM_RETURN(memset_2d(dstDevice, 0, us, 2, N, 1, nullptr, true, false));
+CUresult cuMemsetD8Async(bool per_thread, CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
+  return memset_2d(dstDevice, 0, uc, 1, N, 1, hStream, per_thread, true);
 }
-CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
-  SIM_DRIVER_API(cuMemsetD32_v2, dstDevice, ui, N);
-  SIM_RETURN(memset_2d(dstDevice, 0, ui, 4, N, 1, nullptr, false, false));
+CUresult cuMemsetD16Async(bool per_thread, CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
+  return memset_2d(dstDevice, 0, us, 2, N, 1, hStream, per_thread, true);
 }
-CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
-  SIM_DRIVER_API(cuMemsetD32_v2_ptds, dstDevice, ui, N);
-  SIM_RETURN(memset_2d(dstDevice, 0, ui, 4, N, 1, nullptr, true, false));
+CUresult cuMemsetD32Async(bool per_thread, CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
+  return memset_2d(dstDevice, 0, ui, 4, N, 1, hStream, per_thread, true);
 }
-CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
-  SIM_DRIVER_API(cuMemsetD8Async, dstDevice, uc, N, hStream);
-  SIM_RETURN(memset_2d(dstDevice, 0, uc, 1, N, 1, hStream, false, true));
+CUresult cuMemsetD2D8_v2(bool per_thread, CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
+  return memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, nullptr, per_thread, false);
 }
-CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
-  SIM_DRIVER_API(cuMemsetD8Async_ptsz, dstDevice, uc, N, hStream);
-  SIM_RETURN(memset_2d(dstDevice, 0, uc, 1, N, 1, hStream, true, true));
-}
-CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
-  SIM_DRIVER_API(cuMemsetD16Async, dstDevice, us, N, hStream);
-  SIM_RETURN(memset_2d(dstDevice, 0, us, 2, N, 1, hStream, false, true));
-}
-CUresult CUDAAPI cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
-  SIM_DRIVER_API(cuMemsetD16Async_ptsz, dstDevice, us, N, hStream);
-  SIM_RETURN(memset_2d(dstDevice, 0, us, 2, N, 1, hStream, true, true));
-}
-CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
-  SIM_DRIVER_API(cuMemsetD32Async, dstDevice, ui, N, hStream);
-  SIM_RETURN(memset_2d(dstDevice, 0, ui, 4, N, 1, hStream, false, true));
-}
-CUresult CUDAAPI cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
-  SIM_DRIVER_API(cuMemsetD32Async_ptsz, dstDevice, ui, N, hStream);
-  SIM_RETURN(memset_2d(dstDevice, 0, ui, 4, N, 1, hStream, true, true));
-}
-CUresult CUDAAPI cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
-  SIM_DRIVER_API(cuMemsetD2D8_v2, dstDevice, dstPitch, uc, Width, Height);
-  SIM_RETURN(memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, nullptr, false, false));
-}
-CUresult CUDAAPI cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
-  SIM_DRIVER_API(cuMemsetD2D8_v2_ptds, dstDevice, dstPitch, uc, Width, Height);
-  SIM_RETURN(memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, nullptr, true, false));
-}
-CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
-  SIM_DRIVER_API(cuMemsetD2D8Async, dstDevice, dstPitch, uc, Width, Height, hStream);
-  SIM_RETURN(memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, hStream, false, true));
-}
-CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
-  SIM_DRIVER_API(cuMemsetD2D8Async_ptsz, dstDevice, dstPitch, uc, Width, Height, hStream);
-  SIM_RETURN(memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, hStream, true, true));
+CUresult cuMemsetD2D8Async(bool per_thread, CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
+  return memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, hStream, per_thread, true);
 }
 
-}  // extern "C"
+}  // namespace simcuda::impl

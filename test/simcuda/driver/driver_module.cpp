@@ -1,100 +1,121 @@
-// Exported driver API: modules, kernel launches and the profiler control calls.
-#include <cudaProfiler.h>
+// Driver API bodies (see driver_impl.h): modules, kernel launches and the profiler
+// control calls.
+#include <algorithm>
 
-#include "api_trace.h"
 #include "device_model.h"
+#include "driver_impl.h"
 
-using namespace simcuda;
+namespace simcuda::impl {
 
-namespace {
+CUresult cuModuleLoadData(CUmodule* module, const void* image) { return module_load(module, image); }
 
-CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                unsigned bz, unsigned shared, CUstream stream, bool per_thread) {
-  return enqueue_kernel({f, {gx, gy, gz}, {bx, by, bz}, shared, stream, per_thread});
+CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, CUjit_option*, void**) {
+  return module_load(module, image);
 }
 
-CUresult launch_ex(const CUlaunchConfig* config, CUfunction f, bool per_thread) {
-  if (config == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  return launch(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
-                config->blockDimY, config->blockDimZ, config->sharedMemBytes, config->hStream,
-                per_thread);
+CUresult cuModuleUnload(CUmodule hmod) { return module_unload(hmod); }
+
+CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
+  return module_function(hfunc, hmod, name);
 }
 
-}  // namespace
-
-extern "C" {
-
-CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) {
-  SIM_DRIVER_API(cuModuleLoadData, module, image);
-  SIM_RETURN(module_load(module, image));
-}
-
-CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int numOptions,
-                                    CUjit_option* options, void** optionValues) {
-  SIM_DRIVER_API(cuModuleLoadDataEx, module, image, numOptions, options, optionValues);
-  SIM_RETURN(module_load(module, image));
-}
-
-CUresult CUDAAPI cuModuleUnload(CUmodule hmod) {
-  SIM_DRIVER_API(cuModuleUnload, hmod);
-  SIM_RETURN(module_unload(hmod));
-}
-
-CUresult CUDAAPI cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
-  SIM_DRIVER_API(cuModuleGetFunction, hfunc, hmod, name);
-  SIM_RETURN(module_function(hfunc, hmod, name));
-}
-
-CUresult CUDAAPI cuFuncGetName(const char** name, CUfunction hfunc) {
-  SIM_DRIVER_API(cuFuncGetName, name, hfunc);
-  if (name == nullptr) SIM_RETURN(CUDA_ERROR_INVALID_VALUE);
+CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
+  if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *name = function_name(hfunc);
-  SIM_RETURN(*name ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE);
+  return *name ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                unsigned int gridDimZ, unsigned int blockDimX,
-                                unsigned int blockDimY, unsigned int blockDimZ,
-                                unsigned int sharedMemBytes, CUstream hStream, void** kernelParams,
-                                void** extra) {
-  SIM_DRIVER_LAUNCH_API(cuLaunchKernel, function_name(f), f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                 sharedMemBytes, hStream, kernelParams, extra);
-  SIM_RETURN(launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                    sharedMemBytes, hStream, false));
+// simcuda has no context-less kernels: a CUkernel is the CUfunction it stands for.
+CUresult cuKernelGetName(const char** name, CUkernel hfunc) {
+  return impl::cuFuncGetName(name, reinterpret_cast<CUfunction>(hfunc));
 }
 
-CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                     unsigned int gridDimZ, unsigned int blockDimX,
-                                     unsigned int blockDimY, unsigned int blockDimZ,
-                                     unsigned int sharedMemBytes, CUstream hStream,
-                                     void** kernelParams, void** extra) {
-  SIM_DRIVER_LAUNCH_API(cuLaunchKernel_ptsz, function_name(f), f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
-                 blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-  SIM_RETURN(launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                    sharedMemBytes, hStream, true));
+CUresult cuLaunchKernel(bool per_thread, CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                        unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                        unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void**, void**) {
+  return enqueue_kernel({f, {gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ}, sharedMemBytes,
+                         hStream, per_thread});
 }
 
-CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams,
-                                  void** extra) {
-  SIM_DRIVER_LAUNCH_API(cuLaunchKernelEx, function_name(f), config, f, kernelParams, extra);
-  SIM_RETURN(launch_ex(config, f, false));
+CUresult cuLaunchKernelEx(bool per_thread, const CUlaunchConfig* config, CUfunction f, void**, void**) {
+  if (config == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return enqueue_kernel({f, {config->gridDimX, config->gridDimY, config->gridDimZ},
+                         {config->blockDimX, config->blockDimY, config->blockDimZ}, config->sharedMemBytes,
+                         config->hStream, per_thread});
 }
 
-CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig* config, CUfunction f,
-                                       void** kernelParams, void** extra) {
-  SIM_DRIVER_LAUNCH_API(cuLaunchKernelEx_ptsz, function_name(f), config, f, kernelParams, extra);
-  SIM_RETURN(launch_ex(config, f, true));
+CUresult cuModuleGetGlobal_v2(CUdeviceptr* dptr, size_t* bytes, CUmodule hmod, const char* name) {
+  return module_global(dptr, bytes, hmod, name);
+}
+
+// What simcuda tells about every kernel: 32 registers a thread, no static shared,
+// constant or local memory, compiled for sm_90.
+constexpr int kRegistersPerThread = 32;
+
+CUresult cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUfunction hfunc) {
+  if (pi == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (function_name(hfunc) == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = kRegistersPerThread; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = 90; break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = 90; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = 48 * 1024; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = 0; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+// Blocks of `block_size` threads resident on one SM of the simulated H100, limited
+// by its threads (2048), registers (65536), shared memory and block slots (32).
+int resident_blocks(int block_size, size_t dynamic_shared) {
+  int by_threads = 2048 / block_size;
+  int by_registers = 65536 / (kRegistersPerThread * block_size);
+  int by_shared = dynamic_shared ? static_cast<int>(228 * 1024 / dynamic_shared) : 32;
+  return std::max(0, std::min({32, by_threads, by_registers, by_shared}));
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, CUfunction func, int blockSize,
+                                                              size_t dynamicSMemSize, unsigned int) {
+  if (numBlocks == nullptr || blockSize <= 0 || blockSize > 1024) return CUDA_ERROR_INVALID_VALUE;
+  if (function_name(func) == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  *numBlocks = resident_blocks(blockSize, dynamicSMemSize);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, CUfunction func, int blockSize,
+                                                     size_t dynamicSMemSize) {
+  return impl::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, 0);
+}
+
+CUresult cuOccupancyMaxPotentialBlockSize(int* minGridSize, int* blockSize, CUfunction func,
+                                          CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize,
+                                          int blockSizeLimit) {
+  if (minGridSize == nullptr || blockSize == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (function_name(func) == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  int limit = blockSizeLimit > 0 ? std::min(blockSizeLimit, 1024) : 1024;
+  int best_size = 0, best_threads = -1;
+  for (int size = 32; size <= limit; size += 32) {  // the largest block of the highest occupancy
+    size_t shared = blockSizeToDynamicSMemSize ? blockSizeToDynamicSMemSize(size) : dynamicSMemSize;
+    int threads = resident_blocks(size, shared) * size;
+    if (threads >= best_threads) best_threads = threads, best_size = size;
+  }
+  int multiprocessors = 0;
+  CUdevice device = 0;
+  if (context_device(&device) == CUDA_SUCCESS) multiprocessors = device_info(device)->multiprocessors;
+  *blockSize = best_size;
+  *minGridSize = best_size ? best_threads / best_size * multiprocessors : 0;
+  return CUDA_SUCCESS;
 }
 
 // Profiler start/stop only matter to an attached profiler; simcuda accepts them.
-CUresult CUDAAPI cuProfilerStart(void) {
-  SIM_DRIVER_API_NOARGS(cuProfilerStart);
-  SIM_RETURN(require_init());
-}
+CUresult cuProfilerStart() { return require_init(); }
 
-CUresult CUDAAPI cuProfilerStop(void) {
-  SIM_DRIVER_API_NOARGS(cuProfilerStop);
-  SIM_RETURN(require_init());
-}
+CUresult cuProfilerStop() { return require_init(); }
 
-}  // extern "C"
+}  // namespace simcuda::impl

@@ -1,178 +1,162 @@
-// Exported driver API: streams, events, stream capture and graphs.
-#include "api_trace.h"
+// Driver API bodies (see driver_impl.h): streams, events, stream capture and graphs.
+#include "driver_impl.h"
 #include "device_model.h"
 
-using namespace simcuda;
+namespace simcuda::impl {
 
-#undef cuEventElapsedTime
-
-extern "C" {
-
-CUresult CUDAAPI cuStreamCreate(CUstream* phStream, unsigned int Flags) {
-  SIM_DRIVER_API(cuStreamCreate, phStream, Flags);
-  SIM_RETURN(stream_create(phStream, Flags, 0));
+CUresult cuStreamCreate(CUstream* phStream, unsigned int Flags) {
+  return stream_create(phStream, Flags, 0);
 }
 
-CUresult CUDAAPI cuStreamCreateWithPriority(CUstream* phStream, unsigned int flags, int priority) {
-  SIM_DRIVER_API(cuStreamCreateWithPriority, phStream, flags, priority);
-  SIM_RETURN(stream_create(phStream, flags, priority));
+CUresult cuStreamCreateWithPriority(CUstream* phStream, unsigned int flags, int priority) {
+  return stream_create(phStream, flags, priority);
 }
 
-CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream) {
-  SIM_DRIVER_API(cuStreamDestroy_v2, hStream);
-  SIM_RETURN(stream_destroy(hStream));
+CUresult cuStreamDestroy_v2(CUstream hStream) {
+  return stream_destroy(hStream);
 }
 
-CUresult CUDAAPI cuStreamSynchronize(CUstream hStream) {
-  SIM_DRIVER_API(cuStreamSynchronize, hStream);
-  SIM_RETURN(stream_synchronize(hStream, false));
-}
-CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream) {
-  SIM_DRIVER_API(cuStreamSynchronize_ptsz, hStream);
-  SIM_RETURN(stream_synchronize(hStream, true));
+CUresult cuStreamSynchronize(bool per_thread, CUstream hStream) {
+  return stream_synchronize(hStream, per_thread);
 }
 
-CUresult CUDAAPI cuStreamQuery(CUstream hStream) {
-  SIM_DRIVER_API(cuStreamQuery, hStream);
-  SIM_RETURN(stream_query(hStream, false));
-}
-CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream) {
-  SIM_DRIVER_API(cuStreamQuery_ptsz, hStream);
-  SIM_RETURN(stream_query(hStream, true));
+CUresult cuStreamQuery(bool per_thread, CUstream hStream) {
+  return stream_query(hStream, per_thread);
 }
 
-CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
-  SIM_DRIVER_API(cuStreamWaitEvent, hStream, hEvent, Flags);
-  SIM_RETURN(stream_wait_event(hStream, hEvent, false));
-}
-CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags) {
-  SIM_DRIVER_API(cuStreamWaitEvent_ptsz, hStream, hEvent, Flags);
-  SIM_RETURN(stream_wait_event(hStream, hEvent, true));
+CUresult cuStreamWaitEvent(bool per_thread, CUstream hStream, CUevent hEvent, unsigned int) {
+  return stream_wait_event(hStream, hEvent, per_thread);
 }
 
-CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int* flags) {
-  SIM_DRIVER_API(cuStreamGetFlags, hStream, flags);
-  SIM_RETURN(stream_flags(hStream, flags, false));
-}
-CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int* flags) {
-  SIM_DRIVER_API(cuStreamGetFlags_ptsz, hStream, flags);
-  SIM_RETURN(stream_flags(hStream, flags, true));
+CUresult cuStreamGetFlags(bool per_thread, CUstream hStream, unsigned int* flags) {
+  return stream_flags(hStream, flags, per_thread);
 }
 
-CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int* priority) {
-  SIM_DRIVER_API(cuStreamGetPriority, hStream, priority);
-  SIM_RETURN(stream_priority(hStream, priority, false));
-}
-CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int* priority) {
-  SIM_DRIVER_API(cuStreamGetPriority_ptsz, hStream, priority);
-  SIM_RETURN(stream_priority(hStream, priority, true));
+CUresult cuStreamGetPriority(bool per_thread, CUstream hStream, int* priority) {
+  return stream_priority(hStream, priority, per_thread);
 }
 
-CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long* streamId) {
-  SIM_DRIVER_API(cuStreamGetId, hStream, streamId);
-  SIM_RETURN(stream_id(hStream, streamId, false));
-}
-CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream, unsigned long long* streamId) {
-  SIM_DRIVER_API(cuStreamGetId_ptsz, hStream, streamId);
-  SIM_RETURN(stream_id(hStream, streamId, true));
+CUresult cuStreamGetId(bool per_thread, CUstream hStream, unsigned long long* streamId) {
+  return stream_id(hStream, streamId, per_thread);
 }
 
-CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
-  SIM_DRIVER_API(cuStreamBeginCapture_v2, hStream, mode);
-  SIM_RETURN(stream_begin_capture(hStream, mode, false));
-}
-CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) {
-  SIM_DRIVER_API(cuStreamBeginCapture_v2_ptsz, hStream, mode);
-  SIM_RETURN(stream_begin_capture(hStream, mode, true));
+CUresult cuStreamBeginCapture_v2(bool per_thread, CUstream hStream, CUstreamCaptureMode mode) {
+  return stream_begin_capture(hStream, mode, per_thread);
 }
 
-CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph* phGraph) {
-  SIM_DRIVER_API(cuStreamEndCapture, hStream, phGraph);
-  SIM_RETURN(stream_end_capture(hStream, phGraph, false));
-}
-CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph* phGraph) {
-  SIM_DRIVER_API(cuStreamEndCapture_ptsz, hStream, phGraph);
-  SIM_RETURN(stream_end_capture(hStream, phGraph, true));
+CUresult cuStreamEndCapture(bool per_thread, CUstream hStream, CUgraph* phGraph) {
+  return stream_end_capture(hStream, phGraph, per_thread);
 }
 
-CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* captureStatus) {
-  SIM_DRIVER_API(cuStreamIsCapturing, hStream, captureStatus);
-  SIM_RETURN(stream_is_capturing(hStream, captureStatus, false));
-}
-CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus* captureStatus) {
-  SIM_DRIVER_API(cuStreamIsCapturing_ptsz, hStream, captureStatus);
-  SIM_RETURN(stream_is_capturing(hStream, captureStatus, true));
+CUresult cuStreamIsCapturing(bool per_thread, CUstream hStream, CUstreamCaptureStatus* captureStatus) {
+  return stream_is_capturing(hStream, captureStatus, per_thread);
 }
 
-CUresult CUDAAPI cuEventCreate(CUevent* phEvent, unsigned int Flags) {
-  SIM_DRIVER_API(cuEventCreate, phEvent, Flags);
-  SIM_RETURN(event_create(phEvent, Flags));
+CUresult cuLaunchHostFunc(bool per_thread, CUstream hStream, CUhostFn fn, void* userData) {
+  if (fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return enqueue_host_function(hStream, per_thread, [fn, userData] { fn(userData); });
 }
 
-CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent) {
-  SIM_DRIVER_API(cuEventDestroy_v2, hEvent);
-  SIM_RETURN(event_destroy(hEvent));
+CUresult cuStreamAddCallback(bool per_thread, CUstream hStream, CUstreamCallback callback, void* userData,
+                             unsigned int flags) {
+  if (callback == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  // A callback learns its stream's status; work before it has succeeded, or the
+  // launch would have failed.
+  return enqueue_host_function(hStream, per_thread,
+                               [callback, hStream, userData] { callback(hStream, CUDA_SUCCESS, userData); });
 }
 
-CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream) {
-  SIM_DRIVER_API(cuEventRecord, hEvent, hStream);
-  SIM_RETURN(event_record(hEvent, hStream, false));
-}
-CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) {
-  SIM_DRIVER_API(cuEventRecord_ptsz, hEvent, hStream);
-  SIM_RETURN(event_record(hEvent, hStream, true));
-}
-CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
-  SIM_DRIVER_API(cuEventRecordWithFlags, hEvent, hStream, flags);
-  SIM_RETURN(event_record(hEvent, hStream, false));
-}
-CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags) {
-  SIM_DRIVER_API(cuEventRecordWithFlags_ptsz, hEvent, hStream, flags);
-  SIM_RETURN(event_record(hEvent, hStream, true));
+CUresult cuEventCreate(CUevent* phEvent, unsigned int Flags) {
+  return event_create(phEvent, Flags);
 }
 
-CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) {
-  SIM_DRIVER_API(cuEventSynchronize, hEvent);
-  SIM_RETURN(event_synchronize(hEvent));
+CUresult cuEventDestroy_v2(CUevent hEvent) {
+  return event_destroy(hEvent);
 }
 
-CUresult CUDAAPI cuEventQuery(CUevent hEvent) {
-  SIM_DRIVER_API(cuEventQuery, hEvent);
-  SIM_RETURN(event_query(hEvent));
+CUresult cuEventRecord(bool per_thread, CUevent hEvent, CUstream hStream) {
+  return event_record(hEvent, hStream, per_thread);
+}
+CUresult cuEventRecordWithFlags(bool per_thread, CUevent hEvent, CUstream hStream, unsigned int) {
+  return event_record(hEvent, hStream, per_thread);
 }
 
-CUresult CUDAAPI cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
-  SIM_DRIVER_API(cuEventElapsedTime, pMilliseconds, hStart, hEnd);
-  SIM_RETURN(event_elapsed_ms(pMilliseconds, hStart, hEnd));
-}
-CUresult CUDAAPI cuEventElapsedTime_v2(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
-  SIM_DRIVER_API(cuEventElapsedTime_v2, pMilliseconds, hStart, hEnd);
-  SIM_RETURN(event_elapsed_ms(pMilliseconds, hStart, hEnd));
+CUresult cuEventSynchronize(CUevent hEvent) {
+  return event_synchronize(hEvent);
 }
 
-CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph,
-                                             unsigned long long flags) {
-  SIM_DRIVER_API(cuGraphInstantiateWithFlags, phGraphExec, hGraph, flags);
-  SIM_RETURN(graph_instantiate(phGraphExec, hGraph));
+CUresult cuEventQuery(CUevent hEvent) {
+  return event_query(hEvent);
 }
 
-CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
-  SIM_DRIVER_API(cuGraphLaunch, hGraphExec, hStream);
-  SIM_RETURN(graph_launch(hGraphExec, hStream, false));
+CUresult cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
+  return event_elapsed_ms(pMilliseconds, hStart, hEnd);
 }
-CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
-  SIM_DRIVER_API(cuGraphLaunch_ptsz, hGraphExec, hStream);
-  SIM_RETURN(graph_launch(hGraphExec, hStream, true));
+CUresult cuEventElapsedTime_v2(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
+  return event_elapsed_ms(pMilliseconds, hStart, hEnd);
 }
 
-CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) {
-  SIM_DRIVER_API(cuGraphExecDestroy, hGraphExec);
-  SIM_RETURN(graph_exec_destroy(hGraphExec));
+CUresult cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long long) {
+  return graph_instantiate(phGraphExec, hGraph);
 }
 
-CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) {
-  SIM_DRIVER_API(cuGraphDestroy, hGraph);
-  SIM_RETURN(graph_destroy(hGraph));
+CUresult cuGraphLaunch(bool per_thread, CUgraphExec hGraphExec, CUstream hStream) {
+  return graph_launch(hGraphExec, hStream, per_thread);
 }
 
-}  // extern "C"
+CUresult cuGraphCreate(CUgraph* phGraph, unsigned int flags) {
+  return flags == 0 ? graph_create(phGraph) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuGraphAddKernelNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                                 const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  return graph_add_kernel(phGraphNode, hGraph, nodeParams);
+}
+
+CUresult cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                            const CUDA_HOST_NODE_PARAMS* nodeParams) {
+  if (nodeParams == nullptr || nodeParams->fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUhostFn fn = nodeParams->fn;
+  void* data = nodeParams->userData;
+  return graph_add_host(phGraphNode, hGraph, [fn, data] { fn(data); });
+}
+
+CUresult cuGraphAddMemAllocNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                                CUDA_MEM_ALLOC_NODE_PARAMS* nodeParams) {
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return graph_add_alloc(phGraphNode, hGraph, nodeParams->bytesize, &nodeParams->dptr);
+}
+
+CUresult cuGraphAddMemFreeNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                               CUdeviceptr dptr) {
+  return graph_add_free(phGraphNode, hGraph, dptr);
+}
+
+CUresult cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) { return graph_clone(phGraphClone, originalGraph); }
+
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes) {
+  return graph_nodes(hGraph, nodes, numNodes);
+}
+
+CUresult cuGraphUpload(bool per_thread, CUgraphExec hGraphExec, CUstream hStream) {
+  return graph_upload(hGraphExec, hStream, per_thread);
+}
+
+CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo* resultInfo) {
+  return graph_exec_update(hGraphExec, hGraph, resultInfo);
+}
+
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                           const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  return graph_exec_set_kernel(hGraphExec, hNode, nodeParams);
+}
+
+CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) {
+  return graph_exec_destroy(hGraphExec);
+}
+
+CUresult cuGraphDestroy(CUgraph hGraph) {
+  return graph_destroy(hGraph);
+}
+
+}  // namespace simcuda::impl

@@ -12,6 +12,7 @@
 #include <cupti_callbacks.h>
 
 #include "api_trace.h"
+#include "device_executor.h"
 #include "model_internal.h"
 #include "sim_clock.h"
 #include "sim_config.h"
@@ -102,10 +103,19 @@ void report_sync(uint32_t type, uint32_t context_id, uint32_t stream_id, uint32_
   if (truth_enabled()) truth_sync(event);
 }
 
-void wait_until(Lock& lock, uint64_t deadline_ns) {
-  if (now_ns() >= deadline_ns) return;
-  lock.unlock();
+bool device_done_through(uint64_t deadline_ns) {
+  return now_ns() >= deadline_ns && tasks_done_through(deadline_ns);
+}
+
+void wait_for_device(uint64_t deadline_ns) {
   sleep_until_ns(deadline_ns);
+  wait_for_tasks_through(deadline_ns);
+}
+
+void wait_until(Lock& lock, uint64_t deadline_ns) {
+  if (device_done_through(deadline_ns)) return;
+  lock.unlock();
+  wait_for_device(deadline_ns);
   lock.lock();
 }
 
@@ -221,6 +231,16 @@ CUresult device_attribute(int* value, CUdevice_attribute attribute, CUdevice dev
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *value = 1; break;
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: *value = 1; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = 227 * 1024; break;
+    // Implied by the copy engines (ASYNC_ENGINE_COUNT 2) and the rest of the model.
+    case CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: *value = 1; break;
+    case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: *value = 32; break;
+    case CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: *value = 1; break;
+    case CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: *value = 1; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: *value = 1; break;
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: *value = 1; break;
+    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: *value = 1; break;
+    case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: *value = 1; break;
+    case CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: *value = 1; break;
     default: *value = 0; break;  // a capability simcuda does not model
   }
   return CUDA_SUCCESS;
@@ -409,6 +429,25 @@ CUresult context_device(CUdevice* out) {
   CUctx_st* context = current_context_locked();
   if (context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   *out = context->device;
+  return CUDA_SUCCESS;
+}
+
+CUresult context_enable_peer(CUcontext peer) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUctx_st* context = current_context_locked();
+  if (context == nullptr || peer == nullptr || !m.contexts.count(peer)) return CUDA_ERROR_INVALID_CONTEXT;
+  if (peer->device == context->device) return CUDA_ERROR_INVALID_DEVICE;
+  if (!context->peers.insert(peer).second) return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+  return CUDA_SUCCESS;
+}
+
+CUresult context_disable_peer(CUcontext peer) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUctx_st* context = current_context_locked();
+  if (context == nullptr || peer == nullptr || !m.contexts.count(peer)) return CUDA_ERROR_INVALID_CONTEXT;
+  if (context->peers.erase(peer) == 0) return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
   return CUDA_SUCCESS;
 }
 

@@ -2,6 +2,7 @@
 // pointers to these structs (CUcontext is CUctx_st*, and so on).
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,6 +26,7 @@ struct CUstream_st {
   bool is_legacy_default;
   bool is_per_thread_default;
   uint64_t ready_at_ns = 0;  // simulated end of the last operation enqueued
+  std::deque<uint64_t> pending_end_ns;  // ends of enqueued operations, oldest first
   simcuda::Graph* capture = nullptr;  // non-null while capturing
 };
 
@@ -37,6 +39,7 @@ struct CUctx_st {
   CUstream_st* legacy_stream;
   std::unordered_map<uint32_t, CUstream_st*> per_thread_streams;  // by gettid()
   std::vector<CUstream_st*> streams;  // every stream of this context, live ones
+  std::unordered_set<CUctx_st*> peers;  // contexts whose memory this one may access
 };
 
 struct CUevent_st {
@@ -45,6 +48,7 @@ struct CUevent_st {
   unsigned flags;
   bool recorded = false;
   uint64_t complete_at_ns = 0;
+  simcuda::Graph* capture = nullptr;  // recorded in this capture: waiting on it joins it
 };
 
 struct CUfunc_st {
@@ -57,27 +61,49 @@ struct CUfunc_st {
 struct CUmod_st {
   CUctx_st* context;
   std::vector<std::unique_ptr<CUfunc_st>> functions;
+  std::map<std::string, std::pair<void*, size_t>> globals;  // device memory of its variables
 };
 
 namespace simcuda {
 
-// One captured operation; `move_data` performs its memory effect when it runs.
+// One node of a graph, captured or added explicitly. An operation node is
+// scheduled at each launch (`move_data` performs its memory effect when it runs);
+// a memory node makes the graph's allocation at `address` live (alloc) or gone
+// (free) at its place in the launch. The address is reserved for the graph's life,
+// as graph memory keeps its virtual address from launch to launch.
 struct GraphNode {
-  SimOperation op;
-  uint64_t duration_ns;
-  bool faults;
+  enum class Kind : uint8_t { Operation, MemAlloc, MemFree };
+  Kind kind = Kind::Operation;
+  SimOperation op{};  // op.graph_node_id identifies the node
+  uint64_t duration_ns = 0;
+  bool faults = false;
   std::function<void()> move_data;
+  CUfunction function = nullptr;  // kernel nodes
+  void* address = nullptr;        // memory nodes
+  size_t bytes = 0;
 };
 
 struct Graph {
   uint32_t id;
-  std::vector<GraphNode> nodes;
+  std::vector<GraphNode> nodes;  // in the order they were added: a valid launch order
+};
+
+// An operation ready to be scheduled or added to a graph.
+struct PlannedOperation {
+  SimOperation op{};
+  uint64_t duration_ns = 0;
+  bool faults = false;
+  std::function<void()> move_data;
 };
 
 }  // namespace simcuda
 
 struct CUgraph_st {
   simcuda::Graph graph;
+};
+
+struct CUgraphNode_st {
+  uint64_t id;  // the GraphNode's op.graph_node_id
 };
 
 struct CUgraphExec_st {
@@ -126,6 +152,8 @@ struct Model {
   std::vector<std::unique_ptr<CUmod_st>> all_modules;
   std::vector<std::unique_ptr<CUgraph_st>> all_graphs;
   std::vector<std::unique_ptr<CUgraphExec_st>> all_graph_execs;
+  std::unordered_map<uint64_t, std::unique_ptr<CUgraphNode_st>> graph_nodes;  // handles by node id
+  std::unordered_set<uintptr_t> graph_reserved;  // addresses graphs' memory nodes own
 };
 
 Model& model();
@@ -137,6 +165,8 @@ CUctx_st* current_context_locked();
 // Resolves a stream handle in the current context (null, CU_STREAM_LEGACY,
 // CU_STREAM_PER_THREAD or a created stream). Returns nullptr and sets *error if invalid.
 CUstream_st* resolve_stream_locked(CUstream handle, bool per_thread, CUresult* error);
+// The same, for enqueuing work: also fails with the context's sticky error.
+CUstream_st* work_stream_locked(CUstream handle, bool per_thread, CUresult* error);
 CUstream_st* new_stream_locked(CUctx_st* context, unsigned flags, int priority);
 // Earliest time new work on `stream` may start, honouring legacy-stream semantics.
 uint64_t stream_frontier_locked(const CUstream_st* stream);
@@ -145,13 +175,30 @@ uint64_t context_frontier_locked(const CUctx_st* context);
 // Gives `op` its start/end on `stream` (or appends it to the capturing graph); the
 // caller reports it with report_operation() after releasing the lock.
 // Returns false when the op was captured instead of scheduled.
-bool schedule_locked(CUstream_st* stream, SimOperation& op, uint64_t duration_ns,
+// Blocks (releasing `lock`) while the stream's queue is full. `move_data` runs on the
+// device thread at the operation's simulated start.
+bool schedule_locked(Lock& lock, CUstream_st* stream, SimOperation& op, uint64_t duration_ns,
                      bool faults, std::function<void()> move_data);
 void report_operation(const SimOperation& op);
+void report_memory(const SimMemoryEvent& event);
+// Validated operations of each kind, not yet on a stream.
+CUresult plan_copy_locked(const CopyRequest& request, bool async, PlannedOperation* plan);
+CUresult plan_memset_locked(const MemsetRequest& request, bool async, PlannedOperation* plan);
+CUresult plan_kernel_locked(CUfunction function, const unsigned grid[3], const unsigned block[3],
+                            unsigned dynamic_shared_bytes, PlannedOperation* plan);
+// The next graph node id, and the handle of a node id (created on first use).
+uint64_t new_graph_node_id_locked();
+CUgraphNode node_handle_locked(uint64_t id);
+// Memory nodes met on a capturing stream (cudaMallocAsync / cudaFreeAsync).
+void* capture_alloc_node_locked(CUstream_st* stream, size_t bytes);
+void capture_free_node_locked(CUstream_st* stream, void* address);
 void report_resource(uint32_t cbid, CUcontext context, CUstream stream);
 void report_sync(uint32_t type, uint32_t context_id, uint32_t stream_id, uint32_t event_id,
                  uint64_t start_ns, uint64_t end_ns);
-// Waits (without the lock) until `deadline_ns`.
+// Waits (without the lock) until the simulated time `deadline_ns` has passed and the
+// device thread has carried out everything due by then.
 void wait_until(Lock& lock, uint64_t deadline_ns);
+void wait_for_device(uint64_t deadline_ns);  // the same, for a caller without the lock
+bool device_done_through(uint64_t deadline_ns);
 
 }  // namespace simcuda

@@ -1,5 +1,6 @@
-// Modules, kernel launches and graphs.
+// Modules and kernel launches.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <regex>
 
@@ -28,6 +29,34 @@ std::vector<std::string> entry_names(const char* image) {
   return names;
 }
 
+// Every ".global ... name[size]" of a module image: its __device__ and __constant__
+// variables (size in bytes; a declaration without one is a single byte).
+std::vector<std::pair<std::string, size_t>> global_names(const char* image) {
+  std::vector<std::pair<std::string, size_t>> globals;
+  const char* p = image;
+  while ((p = std::strstr(p, ".global")) != nullptr) {
+    p += 7;
+    if (*p != ' ' && *p != '\t') continue;
+    for (;;) {  // skip the qualifiers (.align 4, .b8, .u32 ...) up to the name
+      while (*p == ' ' || *p == '\t') ++p;
+      if (*p == '.') {
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n') ++p;
+      } else if (*p >= '0' && *p <= '9') {
+        while (*p >= '0' && *p <= '9') ++p;
+      } else {
+        break;
+      }
+    }
+    const char* end = p;
+    while (*end && *end != '[' && *end != ';' && *end != ' ' && *end != '\n') ++end;
+    if (end == p) continue;
+    size_t size = *end == '[' ? std::strtoull(end + 1, nullptr, 10) : 1;
+    globals.emplace_back(std::string(p, end), size ? size : 1);
+    p = end;
+  }
+  return globals;
+}
+
 bool faults(const std::string& name) {
   const std::string& pattern = config().fault_kernel_pattern;
   return !pattern.empty() && std::regex_search(name, std::regex(pattern));
@@ -38,7 +67,8 @@ bool faults(const std::string& name) {
 CUresult module_load(CUmodule* out, const void* image) {
   if (out == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::vector<std::string> names = entry_names(static_cast<const char*>(image));
-  if (names.empty()) return CUDA_ERROR_INVALID_IMAGE;
+  auto globals = global_names(static_cast<const char*>(image));
+  if (names.empty() && globals.empty()) return CUDA_ERROR_INVALID_IMAGE;
   Model& m = model();
   Lock lock(m.mutex);
   if (!m.initialized) return CUDA_ERROR_NOT_INITIALIZED;
@@ -54,6 +84,16 @@ CUresult module_load(CUmodule* out, const void* image) {
     m.functions.insert(function.get());
     module->functions.push_back(std::move(function));
   }
+  for (const auto& [name, size] : globals) {
+    // Variables start zeroed (simcuda cannot read their initialisers from a cubin).
+    size_t rounded = (size + 255) / 256 * 256;
+    void* memory = std::aligned_alloc(256, rounded);
+    if (memory == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+    std::memset(memory, 0, rounded);
+    module->globals[name] = {memory, size};
+    m.allocations[reinterpret_cast<uintptr_t>(memory)] = {size, MemoryKind::Device, context->device, context->id,
+                                                          false};
+  }
   *out = module.get();
   m.modules.insert(module.get());
   m.all_modules.push_back(std::move(module));
@@ -66,6 +106,18 @@ CUresult module_unload(CUmodule module) {
   if (module == nullptr || !m.modules.count(module)) return CUDA_ERROR_INVALID_HANDLE;
   for (auto& function : module->functions) m.functions.erase(function.get());
   m.modules.erase(module);
+  return CUDA_SUCCESS;
+}
+
+CUresult module_global(CUdeviceptr* address, size_t* bytes, CUmodule module, const char* name) {
+  if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (module == nullptr || !m.modules.count(module)) return CUDA_ERROR_INVALID_HANDLE;
+  auto found = module->globals.find(name);
+  if (found == module->globals.end()) return CUDA_ERROR_NOT_FOUND;
+  if (address) *address = reinterpret_cast<CUdeviceptr>(found->second.first);
+  if (bytes) *bytes = found->second.second;
   return CUDA_SUCCESS;
 }
 
@@ -90,91 +142,46 @@ const char* function_name(CUfunction function) {
   return function != nullptr && m.functions.count(function) ? function->name.c_str() : nullptr;
 }
 
+CUresult plan_kernel_locked(CUfunction function, const unsigned grid[3], const unsigned block[3],
+                            unsigned dynamic_shared_bytes, PlannedOperation* plan) {
+  if (function == nullptr || !model().functions.count(function)) return CUDA_ERROR_INVALID_HANDLE;
+  for (int i = 0; i < 3; ++i) {
+    if (grid[i] == 0 || block[i] == 0) return CUDA_ERROR_INVALID_VALUE;
+  }
+  uint64_t threads = uint64_t{block[0]} * block[1] * block[2];
+  if (threads > 1024 || block[2] > 64 || grid[1] > 65535 || grid[2] > 65535) return CUDA_ERROR_INVALID_VALUE;
+  if (dynamic_shared_bytes > 227 * 1024) return CUDA_ERROR_INVALID_VALUE;
+  SimOperation& op = plan->op;
+  op = {};
+  op.kind = SIM_OP_KERNEL;
+  op.name = function->name.c_str();
+  for (int i = 0; i < 3; ++i) {
+    op.grid[i] = static_cast<int32_t>(grid[i]);
+    op.block[i] = static_cast<int32_t>(block[i]);
+  }
+  op.dynamic_shared_memory = static_cast<int32_t>(dynamic_shared_bytes);
+  op.is_async = 1;
+  plan->duration_ns = function->duration_ns;
+  plan->faults = function->faults;
+  return CUDA_SUCCESS;
+}
+
 CUresult enqueue_kernel(const LaunchRequest& request) {
   Model& m = model();
   Lock lock(m.mutex);
   if (!m.initialized) return CUDA_ERROR_NOT_INITIALIZED;
-  CUfunction function = request.function;
-  if (function == nullptr || !m.functions.count(function)) return CUDA_ERROR_INVALID_HANDLE;
-  for (int i = 0; i < 3; ++i) {
-    if (request.grid[i] == 0 || request.block[i] == 0) return CUDA_ERROR_INVALID_VALUE;
+  PlannedOperation plan;
+  if (CUresult bad = plan_kernel_locked(request.function, request.grid, request.block, request.dynamic_shared_bytes,
+                                        &plan)) {
+    return bad;
   }
-  uint64_t threads = uint64_t{request.block[0]} * request.block[1] * request.block[2];
-  if (threads > 1024 || request.block[2] > 64 || request.grid[1] > 65535 || request.grid[2] > 65535) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
-  if (request.dynamic_shared_bytes > 227 * 1024) return CUDA_ERROR_INVALID_VALUE;
   CUresult error;
-  CUstream_st* stream = resolve_stream_locked(request.stream, request.per_thread, &error);
+  CUstream_st* stream = work_stream_locked(request.stream, request.per_thread, &error);
   if (stream == nullptr) return error;
-  if (stream->context != function->module->context) return CUDA_ERROR_INVALID_HANDLE;
-  if (stream->context->sticky_error) return stream->context->sticky_error;
-  SimOperation op{};
-  op.kind = SIM_OP_KERNEL;
-  op.name = function->name.c_str();
-  for (int i = 0; i < 3; ++i) {
-    op.grid[i] = static_cast<int32_t>(request.grid[i]);
-    op.block[i] = static_cast<int32_t>(request.block[i]);
-  }
-  op.dynamic_shared_memory = static_cast<int32_t>(request.dynamic_shared_bytes);
-  op.is_async = 1;
-  if (!schedule_locked(stream, op, function->duration_ns, function->faults, nullptr)) {
-    return CUDA_SUCCESS;
-  }
+  if (stream->context != request.function->module->context) return CUDA_ERROR_INVALID_HANDLE;
+  if (!schedule_locked(lock, stream, plan.op, plan.duration_ns, plan.faults, nullptr)) return CUDA_SUCCESS;
   lock.unlock();
-  report_operation(op);
-  return CUDA_SUCCESS;
-}
-
-CUresult graph_instantiate(CUgraphExec* out, CUgraph graph) {
-  if (out == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  Model& m = model();
-  Lock lock(m.mutex);
-  if (graph == nullptr || !m.graphs.count(graph)) return CUDA_ERROR_INVALID_HANDLE;
-  auto exec = std::make_unique<CUgraphExec_st>();
-  exec->graph = graph->graph;
-  *out = exec.get();
-  m.graph_execs.insert(exec.get());
-  m.all_graph_execs.push_back(std::move(exec));
-  return CUDA_SUCCESS;
-}
-
-CUresult graph_launch(CUgraphExec exec, CUstream handle, bool per_thread) {
-  Model& m = model();
-  Lock lock(m.mutex);
-  if (exec == nullptr || !m.graph_execs.count(exec)) return CUDA_ERROR_INVALID_HANDLE;
-  CUresult error;
-  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
-  if (stream == nullptr) return error;
-  if (stream->context->sticky_error) return stream->context->sticky_error;
-  // Captured work is replayed in capture order on the launch stream; all of it
-  // carries the correlation id of this graph launch, as CUPTI reports it.
-  std::vector<SimOperation> launched;
-  for (GraphNode& node : exec->graph.nodes) {
-    SimOperation op = node.op;
-    op.correlation_id = 0;
-    if (schedule_locked(stream, op, node.duration_ns, node.faults, node.move_data)) {
-      launched.push_back(op);
-    }
-  }
-  lock.unlock();
-  for (const SimOperation& op : launched) report_operation(op);
-  return CUDA_SUCCESS;
-}
-
-CUresult graph_destroy(CUgraph graph) {
-  Model& m = model();
-  Lock lock(m.mutex);
-  if (graph == nullptr || !m.graphs.count(graph)) return CUDA_ERROR_INVALID_HANDLE;
-  m.graphs.erase(graph);
-  return CUDA_SUCCESS;
-}
-
-CUresult graph_exec_destroy(CUgraphExec exec) {
-  Model& m = model();
-  Lock lock(m.mutex);
-  if (exec == nullptr || !m.graph_execs.count(exec)) return CUDA_ERROR_INVALID_HANDLE;
-  m.graph_execs.erase(exec);
+  report_operation(plan.op);
   return CUDA_SUCCESS;
 }
 

@@ -3,10 +3,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include <cupti_activity.h>
 
 #include "api_trace.h"
+#include "device_executor.h"
 #include "model_internal.h"
 #include "sim_clock.h"
 #include "sim_config.h"
@@ -39,12 +42,12 @@ uint64_t transfer_ns(uint64_t bytes, double gbps) {
   return config().copy_overhead_ns + static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) / gbps));
 }
 
+}  // namespace
+
 void report_memory(const SimMemoryEvent& event) {
   if (const SimTracer* tracer = current_tracer()) tracer->memory(&event);
   if (truth_enabled()) truth_memory(event);
 }
-
-}  // namespace
 
 CUresult memory_allocate(void** out, size_t bytes, MemoryKind kind, CUstream stream_ordered,
                          bool per_thread) {
@@ -59,6 +62,11 @@ CUresult memory_allocate(void** out, size_t bytes, MemoryKind kind, CUstream str
     CUresult error;
     CUstream_st* stream = resolve_stream_locked(stream_ordered, per_thread, &error);
     if (stream == nullptr) return error;
+    if (stream->capture != nullptr) {
+      // Captured: a graph allocation node, made live at each launch of the graph.
+      *out = capture_alloc_node_locked(stream, bytes);
+      return *out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    }
     stream_id = stream->id;
   }
   Device& device = m.devices[static_cast<size_t>(context->device)];
@@ -87,16 +95,33 @@ CUresult memory_free(void* address, MemoryKind kind, CUstream stream_ordered, bo
   Model& m = model();
   Lock lock(m.mutex);
   if (!m.initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  if (stream_ordered != nullptr || per_thread) {
+    CUresult error;
+    CUstream_st* stream = resolve_stream_locked(stream_ordered, per_thread, &error);
+    if (stream == nullptr) return error;
+    if (stream->capture != nullptr) {
+      // Captured: a graph free node; the memory stays until a launch reaches it.
+      bool known = m.allocations.count(reinterpret_cast<uintptr_t>(address)) ||
+                   m.graph_reserved.count(reinterpret_cast<uintptr_t>(address));
+      if (!known) return CUDA_ERROR_INVALID_VALUE;
+      capture_free_node_locked(stream, address);
+      return CUDA_SUCCESS;
+    }
+  }
   auto it = m.allocations.find(reinterpret_cast<uintptr_t>(address));
   bool kind_matches = it != m.allocations.end() && it->second.owned &&
                       (it->second.kind == kind || (on_device(kind) && on_device(it->second.kind)));
   if (!kind_matches) return CUDA_ERROR_INVALID_VALUE;
   uint32_t stream_id = 0;
+  uint64_t release_at = 0;
   if (stream_ordered != nullptr || per_thread) {
     CUresult error;
     CUstream_st* stream = resolve_stream_locked(stream_ordered, per_thread, &error);
     if (stream == nullptr) return error;
     stream_id = stream->id;
+    // The memory goes back when the stream reaches the free, not now: work
+    // enqueued before it may still use it.
+    release_at = stream_frontier_locked(stream);
   } else {
     // cuMemFree / cuMemFreeHost synchronise the device first, as the real ones do.
     uint64_t idle_at = 0;
@@ -114,7 +139,11 @@ CUresult memory_free(void* address, MemoryKind kind, CUstream stream_ordered, bo
   if (on_device(allocation.kind)) {
     m.devices[static_cast<size_t>(allocation.device)].allocated_bytes -= allocation.bytes;
   }
-  std::free(address);
+  if (stream_id != 0) {
+    run_at(release_at, [address] { std::free(address); });  // after the work due before it
+  } else {
+    std::free(address);
+  }
   SimMemoryEvent event{SIM_MEMORY_RELEASE, static_cast<uint32_t>(allocation.kind),
                        static_cast<uint32_t>(allocation.device), allocation.context_id, stream_id,
                        current_correlation_id(), stream_id != 0, reinterpret_cast<uint64_t>(address),
@@ -180,10 +209,16 @@ CUresult pointer_memory_type(CUdeviceptr address, CUmemorytype* type, CUdevice* 
   return CUDA_SUCCESS;
 }
 
-CUresult enqueue_copy(const CopyRequest& request, CUstream handle, bool per_thread, bool async) {
-  if (request.dst == nullptr || request.src == nullptr) {
-    return request.width_bytes == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-  }
+CUresult check_managed_range(CUdeviceptr address, size_t bytes, CUstream handle, bool per_thread) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUresult error;
+  if (resolve_stream_locked(handle, per_thread, &error) == nullptr) return error;
+  const Allocation* allocation = find_allocation_locked(address, bytes, nullptr);
+  return allocation != nullptr && allocation->kind == MemoryKind::Managed ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult plan_copy_locked(const CopyRequest& request, bool async, PlannedOperation* plan) {
   size_t dst_pitch = request.dst_pitch ? request.dst_pitch : request.width_bytes;
   size_t src_pitch = request.src_pitch ? request.src_pitch : request.width_bytes;
   if (request.height > 1 && (dst_pitch < request.width_bytes || src_pitch < request.width_bytes)) {
@@ -191,12 +226,6 @@ CUresult enqueue_copy(const CopyRequest& request, CUstream handle, bool per_thre
   }
   size_t dst_span = request.height ? dst_pitch * (request.height - 1) + request.width_bytes : 0;
   size_t src_span = request.height ? src_pitch * (request.height - 1) + request.width_bytes : 0;
-  Model& m = model();
-  Lock lock(m.mutex);
-  CUresult error;
-  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
-  if (stream == nullptr) return error;
-  if (stream->context->sticky_error) return stream->context->sticky_error;
   MemoryKind dst_kind = kind_of_locked(request.dst, dst_span);
   MemoryKind src_kind = kind_of_locked(request.src, src_span);
   // A pointer into a device allocation that overruns it is not host memory either.
@@ -212,7 +241,8 @@ CUresult enqueue_copy(const CopyRequest& request, CUstream handle, bool per_thre
   if (!side_ok(request.dst_side, dst_kind) || !side_ok(request.src_side, src_kind)) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  SimOperation op{};
+  SimOperation& op = plan->op;
+  op = {};
   op.kind = SIM_OP_MEMCPY;
   op.bytes = request.width_bytes * request.height;
   op.src_kind = static_cast<uint8_t>(src_kind);
@@ -233,38 +263,75 @@ CUresult enqueue_copy(const CopyRequest& request, CUstream handle, bool per_thre
     op.copy_kind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOH;
     gbps = c.pageable_gbps;
   }
+  plan->duration_ns = transfer_ns(op.bytes, gbps);
   CopyRequest copy = request;
   copy.dst_pitch = dst_pitch;
   copy.src_pitch = src_pitch;
-  auto move_data = [copy] {
+  plan->move_data = [copy] {
     for (size_t row = 0; row < copy.height; ++row) {
       std::memmove(static_cast<char*>(copy.dst) + row * copy.dst_pitch,
                    static_cast<const char*>(copy.src) + row * copy.src_pitch, copy.width_bytes);
     }
   };
-  if (!schedule_locked(stream, op, transfer_ns(op.bytes, gbps), false, move_data)) return CUDA_SUCCESS;
-  lock.unlock();
-  report_operation(op);
-  if (!async) sleep_until_ns(op.end_ns);
   return CUDA_SUCCESS;
 }
 
-CUresult enqueue_memset(const MemsetRequest& request, CUstream handle, bool per_thread, bool async) {
+CUresult enqueue_copy(const CopyRequest& request, CUstream handle, bool per_thread, bool async) {
+  if (request.dst == nullptr || request.src == nullptr) {
+    return request.width_bytes == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  }
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUresult error;
+  CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
+  if (stream == nullptr) return error;
+  PlannedOperation plan;
+  if (CUresult bad = plan_copy_locked(request, async, &plan)) return bad;
+  SimOperation& op = plan.op;
+  auto src_kind = static_cast<MemoryKind>(op.src_kind);
+  auto dst_kind = static_cast<MemoryKind>(op.dst_kind);
+  // The runtime's staging semantics for pageable host memory: an asynchronous copy
+  // from it returns once the source is in a staging buffer (the program may reuse
+  // the source at once); one into it, or between host buffers, returns when done.
+  bool capturing = stream->capture != nullptr;
+  bool staged = async && !capturing && src_kind == MemoryKind::Pageable && on_device(dst_kind);
+  bool host_waits = !async || (!capturing && !staged &&
+                               (src_kind == MemoryKind::Pageable || dst_kind == MemoryKind::Pageable));
+  if (staged) {
+    size_t width = request.width_bytes, height = request.height;
+    size_t src_pitch = request.src_pitch ? request.src_pitch : width;
+    size_t dst_pitch = request.dst_pitch ? request.dst_pitch : width;
+    auto staging = std::make_shared<std::vector<char>>(op.bytes);
+    for (size_t row = 0; row < height; ++row) {
+      std::memcpy(staging->data() + row * width, static_cast<const char*>(request.src) + row * src_pitch, width);
+    }
+    void* dst = request.dst;
+    plan.move_data = [dst, dst_pitch, width, height, staging] {
+      for (size_t row = 0; row < height; ++row) {
+        std::memcpy(static_cast<char*>(dst) + row * dst_pitch, staging->data() + row * width, width);
+      }
+    };
+  }
+  if (!schedule_locked(lock, stream, op, plan.duration_ns, false, std::move(plan.move_data))) return CUDA_SUCCESS;
+  lock.unlock();
+  report_operation(op);
+  if (host_waits) wait_for_device(op.end_ns);
+  return CUDA_SUCCESS;
+}
+
+CUresult plan_memset_locked(const MemsetRequest& request, bool async, PlannedOperation* plan) {
   size_t row_bytes = request.width_elements * request.element_size;
   size_t pitch = request.pitch_bytes ? request.pitch_bytes : row_bytes;
   if (request.height > 1 && pitch < row_bytes) return CUDA_ERROR_INVALID_VALUE;
   size_t span = request.height ? pitch * (request.height - 1) + row_bytes : 0;
-  Model& m = model();
-  Lock lock(m.mutex);
-  CUresult error;
-  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
-  if (stream == nullptr) return error;
-  if (stream->context->sticky_error) return stream->context->sticky_error;
-  if (span == 0) return CUDA_SUCCESS;
+  if (request.element_size != 1 && request.element_size != 2 && request.element_size != 4) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   if (request.dst % request.element_size != 0) return CUDA_ERROR_INVALID_VALUE;
   const Allocation* allocation = find_allocation_locked(request.dst, span, nullptr);
   if (allocation == nullptr || !on_device(allocation->kind)) return CUDA_ERROR_INVALID_VALUE;
-  SimOperation op{};
+  SimOperation& op = plan->op;
+  op = {};
   op.kind = SIM_OP_MEMSET;
   op.bytes = row_bytes * request.height;
   op.dst_kind = static_cast<uint8_t>(allocation->kind);
@@ -272,7 +339,7 @@ CUresult enqueue_memset(const MemsetRequest& request, CUstream handle, bool per_
   op.is_async = async;
   MemsetRequest fill = request;
   fill.pitch_bytes = pitch;
-  auto move_data = [fill] {
+  plan->move_data = [fill] {
     for (size_t row = 0; row < fill.height; ++row) {
       char* line = reinterpret_cast<char*>(fill.dst) + row * fill.pitch_bytes;
       for (size_t i = 0; i < fill.width_elements; ++i) {
@@ -287,11 +354,63 @@ CUresult enqueue_memset(const MemsetRequest& request, CUstream handle, bool per_
       }
     }
   };
-  uint64_t duration = transfer_ns(op.bytes, config().memset_gbps);
-  if (!schedule_locked(stream, op, duration, false, move_data)) return CUDA_SUCCESS;
+  plan->duration_ns = transfer_ns(op.bytes, config().memset_gbps);
+  return CUDA_SUCCESS;
+}
+
+CUresult enqueue_memset(const MemsetRequest& request, CUstream handle, bool per_thread, bool async) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUresult error;
+  CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
+  if (stream == nullptr) return error;
+  if (request.width_elements == 0 || request.height == 0) return CUDA_SUCCESS;
+  PlannedOperation plan;
+  if (CUresult bad = plan_memset_locked(request, async, &plan)) return bad;
+  if (!schedule_locked(lock, stream, plan.op, plan.duration_ns, false, std::move(plan.move_data))) {
+    return CUDA_SUCCESS;
+  }
+  lock.unlock();
+  report_operation(plan.op);
+  // Memsets of device memory never block the host, even the "synchronous" ones.
+  return CUDA_SUCCESS;
+}
+
+CUresult enqueue_peer_copy(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src, CUcontext src_context,
+                           size_t bytes, CUstream handle, bool per_thread, bool async) {
+  if (bytes == 0) return CUDA_SUCCESS;
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (!m.contexts.count(dst_context) || !m.contexts.count(src_context)) return CUDA_ERROR_INVALID_CONTEXT;
+  const Allocation* to = find_allocation_locked(dst, bytes, nullptr);
+  const Allocation* from = find_allocation_locked(src, bytes, nullptr);
+  if (to == nullptr || from == nullptr || !on_device(to->kind) || !on_device(from->kind) ||
+      to->device != dst_context->device || from->device != src_context->device) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  CUresult error;
+  CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
+  if (stream == nullptr) return error;
+  SimOperation op{};
+  op.kind = SIM_OP_MEMCPY;
+  op.bytes = bytes;
+  op.copy_kind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+  op.src_kind = static_cast<uint8_t>(from->kind);
+  op.dst_kind = static_cast<uint8_t>(to->kind);
+  op.is_async = async;
+  op.src_device = static_cast<uint32_t>(src_context->device);
+  op.dst_device = static_cast<uint32_t>(dst_context->device);
+  op.src_context_id = src_context->id;
+  op.dst_context_id = dst_context->id;
+  auto move_data = [dst, src, bytes] {
+    std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
+  };
+  if (!schedule_locked(lock, stream, op, transfer_ns(bytes, config().peer_gbps), false, move_data)) {
+    return CUDA_SUCCESS;
+  }
   lock.unlock();
   report_operation(op);
-  // Memsets of device memory never block the host, even the "synchronous" ones.
+  if (!async) wait_for_device(op.end_ns);
   return CUDA_SUCCESS;
 }
 

@@ -5,6 +5,7 @@
 #include <cupti_callbacks.h>
 
 #include "api_trace.h"
+#include "device_executor.h"
 #include "model_internal.h"
 #include "sim_clock.h"
 #include "sim_config.h"
@@ -70,6 +71,15 @@ CUstream_st* resolve_stream_locked(CUstream handle, bool per_thread, CUresult* e
   return handle;
 }
 
+CUstream_st* work_stream_locked(CUstream handle, bool per_thread, CUresult* error) {
+  CUstream_st* stream = resolve_stream_locked(handle, per_thread, error);
+  if (stream != nullptr && stream->context->sticky_error != CUDA_SUCCESS) {
+    *error = stream->context->sticky_error;
+    return nullptr;
+  }
+  return stream;
+}
+
 uint64_t stream_frontier_locked(const CUstream_st* stream) {
   uint64_t frontier = stream->ready_at_ns;
   const CUctx_st* context = stream->context;
@@ -93,28 +103,48 @@ uint64_t context_frontier_locked(const CUctx_st* context) {
   return frontier;
 }
 
-bool schedule_locked(CUstream_st* stream, SimOperation& op, uint64_t duration_ns, bool faults,
+// A GPU stream holds a bounded number of pending operations; an enqueue beyond
+// that waits for the oldest to complete, so a host far ahead of the device neither
+// runs further ahead nor piles up records of work not yet done.
+void wait_for_queue_slot_locked(Lock& lock, CUstream_st* stream) {
+  for (;;) {
+    std::deque<uint64_t>& pending = stream->pending_end_ns;
+    uint64_t now = now_ns();
+    while (!pending.empty() && pending.front() <= now) pending.pop_front();
+    if (pending.size() < config().queue_depth) return;
+    uint64_t oldest_end = pending.front();
+    lock.unlock();
+    sleep_until_ns(oldest_end);
+    lock.lock();
+  }
+}
+
+bool schedule_locked(Lock& lock, CUstream_st* stream, SimOperation& op, uint64_t duration_ns, bool faults,
                      std::function<void()> move_data) {
-  Model& m = model();
   op.device = static_cast<uint32_t>(stream->context->device);
   op.context_id = stream->context->id;
   op.stream_id = stream->id;
   if (stream->capture != nullptr) {
-    GraphNode node{op, duration_ns, faults, std::move(move_data)};
+    GraphNode node;
+    node.op = op;
+    node.duration_ns = duration_ns;
+    node.faults = faults;
+    node.move_data = std::move(move_data);
     node.op.graph_id = stream->capture->id;
-    node.op.graph_node_id = m.next_graph_node_id++;
+    node.op.graph_node_id = new_graph_node_id_locked();
     stream->capture->nodes.push_back(std::move(node));
     return false;
   }
+  wait_for_queue_slot_locked(lock, stream);
   uint64_t now = now_ns();
   op.correlation_id = op.correlation_id ? op.correlation_id : current_correlation_id();
   op.queued_ns = now;
   op.start_ns = std::max(now + config().launch_latency_ns, stream_frontier_locked(stream));
   op.end_ns = op.start_ns + duration_ns;
   stream->ready_at_ns = op.end_ns;
-  // Kernels are not executed; copies and memsets move their bytes at enqueue time,
-  // which no program can tell apart from doing it at the simulated time.
-  if (move_data) move_data();
+  stream->pending_end_ns.push_back(op.end_ns);
+  // Kernels are not executed; copies and memsets move their bytes when they run.
+  if (move_data) run_at(op.start_ns, std::move(move_data));
   if (faults && stream->context->sticky_error == CUDA_SUCCESS) {
     stream->context->sticky_error = CUDA_ERROR_ILLEGAL_ADDRESS;
   }
@@ -187,10 +217,9 @@ CUresult stream_query(CUstream handle, bool per_thread) {
   Model& m = model();
   Lock lock(m.mutex);
   CUresult error;
-  CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
+  CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
-  if (stream->context->sticky_error) return stream->context->sticky_error;
-  return now_ns() >= stream_completion_locked(stream) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  return device_done_through(stream_completion_locked(stream)) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 CUresult stream_wait_event(CUstream handle, CUevent event, bool per_thread) {
@@ -200,6 +229,11 @@ CUresult stream_wait_event(CUstream handle, CUevent event, bool per_thread) {
   CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
   if (CUresult bad = check_event_locked(event)) return bad;
+  if (event->capture != nullptr) {
+    // Fork: a stream that waits on an event of a capture joins that capture.
+    if (stream->capture == nullptr) stream->capture = event->capture;
+    return CUDA_SUCCESS;
+  }
   // An event that was never recorded is complete; waiting on it is a no-op.
   if (event->recorded) stream->ready_at_ns = std::max(stream->ready_at_ns, event->complete_at_ns);
   uint32_t context_id = stream->context->id, stream_id = stream->id, event_id = event->id;
@@ -284,7 +318,14 @@ CUresult stream_end_capture(CUstream handle, CUgraph* out, bool per_thread) {
   for (CUgraph_st* graph : m.graphs) {
     if (&graph->graph == stream->capture) *out = graph;
   }
-  stream->capture = nullptr;
+  // Streams that joined through an event leave the capture with it.
+  Graph* captured = stream->capture;
+  for (CUstream_st* other : m.streams) {
+    if (other->capture == captured) other->capture = nullptr;
+  }
+  for (CUevent_st* event : m.events) {
+    if (event->capture == captured) event->capture = nullptr;
+  }
   return CUDA_SUCCESS;
 }
 
@@ -332,8 +373,9 @@ CUresult event_record(CUevent event, CUstream handle, bool per_thread) {
   CUresult error;
   CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
-  // Inside a capture an event only orders captured work, which is kept in capture
-  // order anyway; nothing to record.
+  // Inside a capture an event only orders captured work, which is replayed in
+  // capture order anyway; it lets other streams join the capture.
+  event->capture = stream->capture;
   if (stream->capture != nullptr) return CUDA_SUCCESS;
   event->recorded = true;
   event->complete_at_ns = std::max(now_ns(), stream_frontier_locked(stream));
@@ -361,7 +403,7 @@ CUresult event_query(CUevent event) {
   Lock lock(m.mutex);
   if (CUresult bad = check_event_locked(event)) return bad;
   if (!event->recorded) return CUDA_SUCCESS;
-  return now_ns() >= event->complete_at_ns ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  return device_done_through(event->complete_at_ns) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 CUresult event_elapsed_ms(float* ms, CUevent start, CUevent end) {
@@ -375,6 +417,27 @@ CUresult event_elapsed_ms(float* ms, CUevent start, CUevent end) {
   if (now < start->complete_at_ns || now < end->complete_at_ns) return CUDA_ERROR_NOT_READY;
   double delta = static_cast<double>(end->complete_at_ns) - static_cast<double>(start->complete_at_ns);
   *ms = static_cast<float>(delta / 1e6);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace simcuda
+
+namespace simcuda {
+
+CUresult enqueue_host_function(CUstream handle, bool per_thread, std::function<void()> call) {
+  if (!call) return CUDA_ERROR_INVALID_VALUE;
+  Model& m = model();
+  Lock lock(m.mutex);
+  CUresult error;
+  CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
+  if (stream == nullptr) return error;
+  SimOperation op{};
+  op.kind = SIM_OP_HOST_FUNCTION;
+  op.name = "host_function";
+  op.is_async = 1;
+  if (!schedule_locked(lock, stream, op, config().host_function_ns, false, std::move(call))) return CUDA_SUCCESS;
+  lock.unlock();
+  report_operation(op);
   return CUDA_SUCCESS;
 }
 

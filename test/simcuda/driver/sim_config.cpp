@@ -58,6 +58,10 @@ SimConfig load() {
   c.pinned_gbps = env_double("SIMCUDA_PINNED_GBPS", c.pinned_gbps);
   c.device_to_device_gbps = env_double("SIMCUDA_DTOD_GBPS", c.device_to_device_gbps);
   c.memset_gbps = env_double("SIMCUDA_MEMSET_GBPS", c.memset_gbps);
+  c.queue_depth = env_u64("SIMCUDA_QUEUE_DEPTH", c.queue_depth);
+  c.host_function_ns = env_u64("SIMCUDA_HOST_FN_NS", c.host_function_ns);
+  c.peer_gbps = env_double("SIMCUDA_PEER_GBPS", c.peer_gbps);
+  if (c.queue_depth == 0) c.queue_depth = 1;
   if (const char* truth = std::getenv("SIMCUDA_TRUTH")) c.truth_path = truth;
   if (const char* cupti = std::getenv("SIMCUDA_CUPTI")) c.cupti_enabled = std::string(cupti) != "off";
   if (const char* fault = std::getenv("SIMCUDA_FAULT_KERNEL")) c.fault_kernel_pattern = fault;

@@ -24,6 +24,11 @@ struct SimConfig {
   double pinned_gbps = 24;
   double device_to_device_gbps = 800;
   double memset_gbps = 1000;
+  // Pending operations a stream holds before an enqueue blocks the host (about a
+  // thousand on a real GPU; 1024 until measured).
+  uint64_t queue_depth = 1024;
+  uint64_t host_function_ns = 2000;               // simulated duration of a host function
+  double peer_gbps = 100;                          // device-to-device between two devices
   std::string truth_path;                          // empty: no ground-truth log
   bool cupti_enabled = true;
   std::string fault_kernel_pattern;                // launches matching it fail stickily

@@ -1,6 +1,9 @@
 #include "truth_log.h"
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <cinttypes>
 #include <cstdio>
@@ -18,6 +21,7 @@ const char* copy_kind_name(uint8_t kind) {
     case 2: return "DtoH";
     case 8: return "DtoD";
     case 9: return "HtoH";
+    case 10: return "PtoP";
     default: return "unknown";
   }
 }
@@ -60,50 +64,47 @@ void append_json_string(std::string& out, const char* text) {
   out += '"';
 }
 
-// The file is opened lazily and closed by a static destructor; the buffer is large
-// so that a launch-bound loop does not pay a syscall per line.
+// The file is opened lazily and every line goes to the kernel as it is written
+// (one write(2) per line, O_APPEND), so the log is complete whatever way the
+// program ends: exit, _exit, a crash or a kill.
 class TruthFile {
  public:
   TruthFile() {
     const std::string& path = config().truth_path;
     if (path.empty()) return;
-    file_ = std::fopen(path.c_str(), "w");
-    if (file_ == nullptr) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
       std::fprintf(stderr, "simcuda: cannot open SIMCUDA_TRUTH file %s\n", path.c_str());
       return;
     }
-    std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
     char header[160];
     std::snprintf(header, sizeof header,
                   "{\"type\":\"process\",\"pid\":%d,\"devices\":%d,\"clock\":\"CLOCK_MONOTONIC\"}",
                   static_cast<int>(getpid()), config().device_count);
     write(header);
   }
-  ~TruthFile() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (file_ != nullptr) std::fclose(file_);
-    file_ = nullptr;
-  }
-  bool enabled() const { return file_ != nullptr; }
-  void write(const std::string& line) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (file_ == nullptr) return;
-    std::fwrite(line.data(), 1, line.size(), file_);
-    std::fputc('\n', file_);
-  }
-  void flush() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (file_ != nullptr) std::fflush(file_);
+  // Never closed: other libraries' destructors may still make API calls.
+  bool enabled() const { return fd_ >= 0; }
+  void write(std::string line) {
+    line += '\n';
+    std::lock_guard<std::mutex> lock(mutex_);  // keeps lines whole and in order
+    size_t done = 0;
+    while (done < line.size()) {
+      ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      done += static_cast<size_t>(n);
+    }
   }
 
  private:
   std::mutex mutex_;
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;
 };
 
 TruthFile& truth_file() {
-  static TruthFile instance;
-  return instance;
+  static TruthFile* instance = new TruthFile;  // leaked: used until the very end
+  return *instance;
 }
 
 }  // namespace
@@ -131,9 +132,9 @@ void truth_api(const SimApiCall& call) {
 }
 
 void truth_operation(const SimOperation& op) {
-  static const char* const kinds[] = {"", "kernel", "memcpy", "memset"};
+  static const char* const kinds[] = {"", "kernel", "memcpy", "memset", "host_function"};
   std::string line = "{\"type\":\"";
-  line += kinds[op.kind <= 3 ? op.kind : 0];
+  line += kinds[op.kind <= 4 ? op.kind : 0];
   line += "\",\"name\":";
   append_json_string(line, op.name);
   char numbers[512];
@@ -156,6 +157,10 @@ void truth_operation(const SimOperation& op) {
                   copy_kind_name(op.copy_kind), memory_kind_name(op.src_kind),
                   memory_kind_name(op.dst_kind), op.is_async);
     line += numbers;
+    if (op.copy_kind == 10) {
+      std::snprintf(numbers, sizeof numbers, ",\"src_device\":%u,\"dst_device\":%u", op.src_device, op.dst_device);
+      line += numbers;
+    }
   } else if (op.kind == SIM_OP_MEMSET) {
     std::snprintf(numbers, sizeof numbers, ",\"value\":%u,\"dst_kind\":\"%s\",\"async\":%u",
                   op.memset_value, memory_kind_name(op.dst_kind), op.is_async);
@@ -188,6 +193,5 @@ void truth_sync(const SimSyncEvent& event) {
   truth_file().write(line);
 }
 
-void truth_flush() { truth_file().flush(); }
 
 }  // namespace simcuda

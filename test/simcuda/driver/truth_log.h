@@ -11,6 +11,5 @@ void truth_api(const SimApiCall& call);
 void truth_operation(const SimOperation& op);
 void truth_memory(const SimMemoryEvent& event);
 void truth_sync(const SimSyncEvent& event);
-void truth_flush();
 
 }  // namespace simcuda

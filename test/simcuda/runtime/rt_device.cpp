@@ -1,10 +1,14 @@
-// Exported runtime API: versions, errors, devices.
+// Runtime API bodies (see runtime_impl.h): versions, errors, devices; and the
+// untraced error strings.
 #include <cudaProfiler.h>
 
 #include <cstring>
 
+#include <cupti_callbacks.h>
+#include <cupti_runtime_cbid.h>
+
+#include "runtime_impl.h"
 #include "runtime_scope.h"
-#include "runtime_state.h"
 
 using namespace simcuda_rt;
 
@@ -33,12 +37,16 @@ constexpr ErrorText kErrors[] = {
     {cudaErrorIllegalState, "cudaErrorIllegalState", "the operation cannot be performed in the present state"},
     {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
     {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+    {cudaErrorPeerAccessAlreadyEnabled, "cudaErrorPeerAccessAlreadyEnabled", "peer access is already enabled"},
+    {cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled", "peer access has not been enabled"},
     {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
     {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"},
     {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
     {cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing"},
+    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
     {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+    {cudaErrorGraphExecUpdateFailure, "cudaErrorGraphExecUpdateFailure", "the graph update was not performed because it included changes which violated constraints specific to instantiated graph update"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
 
@@ -69,107 +77,100 @@ const char* CUDARTAPI cudaGetErrorName(cudaError_t error) {
   return e ? e->name : "cudaErrorUnknown";
 }
 
+// Traced without the rows' last-error bookkeeping: reporting the error must not
+// set it again.
 cudaError_t CUDARTAPI cudaGetLastError(void) {
-  SIM_RUNTIME_API_NOARGS(cudaGetLastError, v3020);
-  cudaError_t error = take_last_error();
-  // Not through finish(): reporting the error must not set it again.
-  return sim_scope_.finish_without_recording(error);
+  return simcuda::traced_call<cudaError_t>(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+                                           "cudaGetLastError", nullptr, nullptr, take_last_error);
 }
 
 cudaError_t CUDARTAPI cudaPeekAtLastError(void) {
-  SIM_RUNTIME_API_NOARGS(cudaPeekAtLastError, v3020);
-  return sim_scope_.finish_without_recording(peek_last_error());
+  return simcuda::traced_call<cudaError_t>(CUPTI_CB_DOMAIN_RUNTIME_API,
+                                           CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+                                           "cudaPeekAtLastError", nullptr, nullptr, peek_last_error);
 }
 
-cudaError_t CUDARTAPI cudaDriverGetVersion(int* driverVersion) {
-  SIM_RUNTIME_API(cudaDriverGetVersion, v3020, driverVersion);
-  if (driverVersion == nullptr) SIM_RETURN(cudaErrorInvalidValue);
+}  // extern "C"
+
+namespace simcuda_rt::impl {
+
+cudaError_t cudaDriverGetVersion(int* driverVersion) {
+  if (driverVersion == nullptr) return cudaErrorInvalidValue;
   SIM_TRY(cuDriverGetVersion(driverVersion));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaRuntimeGetVersion(int* runtimeVersion) {
-  SIM_RUNTIME_API(cudaRuntimeGetVersion, v3020, runtimeVersion);
-  if (runtimeVersion == nullptr) SIM_RETURN(cudaErrorInvalidValue);
+cudaError_t cudaRuntimeGetVersion(int* runtimeVersion) {
+  if (runtimeVersion == nullptr) return cudaErrorInvalidValue;
   *runtimeVersion = CUDART_VERSION;
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaGetDeviceCount(int* count) {
-  SIM_RUNTIME_API(cudaGetDeviceCount, v3020, count);
-  if (count == nullptr) SIM_RETURN(cudaErrorInvalidValue);
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (count == nullptr) return cudaErrorInvalidValue;
   *count = 0;
-  if (cudaError_t error = ensure_driver()) SIM_RETURN(error);
+  if (cudaError_t error = ensure_driver()) return error;
   SIM_TRY(cuDeviceGetCount(count));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaGetDevice(int* device) {
-  SIM_RUNTIME_API(cudaGetDevice, v3020, device);
-  if (device == nullptr) SIM_RETURN(cudaErrorInvalidValue);
-  if (cudaError_t error = ensure_driver()) SIM_RETURN(error);
+cudaError_t cudaGetDevice(int* device) {
+  if (device == nullptr) return cudaErrorInvalidValue;
+  if (cudaError_t error = ensure_driver()) return error;
   *device = current_device();
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaSetDevice(int device) {
-  SIM_RUNTIME_API(cudaSetDevice, v3020, device);
-  if (cudaError_t error = set_current_device(device)) SIM_RETURN(error);
+cudaError_t cudaSetDevice(int device) {
+  if (cudaError_t error = set_current_device(device)) return error;
   // Since CUDA 12 cudaSetDevice initialises the device's primary context.
-  SIM_RETURN(ensure_context());
+  return ensure_context();
 }
 
-cudaError_t CUDARTAPI cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
-  SIM_RUNTIME_API(cudaInitDevice, v12000, device, deviceFlags, flags);
+cudaError_t cudaInitDevice(int device, unsigned int, unsigned int) {
   int previous = current_device();
-  if (cudaError_t error = set_current_device(device)) SIM_RETURN(error);
+  if (cudaError_t error = set_current_device(device)) return error;
   cudaError_t error = ensure_context();
   set_current_device(previous);
-  SIM_RETURN(error);
+  return error;
 }
 
-cudaError_t CUDARTAPI cudaSetDeviceFlags(unsigned int flags) {
-  SIM_RUNTIME_API(cudaSetDeviceFlags, v3020, flags);
-  if (cudaError_t error = ensure_driver()) SIM_RETURN(error);
+cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+  if (cudaError_t error = ensure_driver()) return error;
   SIM_TRY(cuDevicePrimaryCtxSetFlags(current_device(), flags & ~cudaDeviceMapHost));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaDeviceSynchronize(void) {
-  SIM_RUNTIME_API_NOARGS(cudaDeviceSynchronize, v3020);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
+cudaError_t cudaDeviceSynchronize() {
+  if (cudaError_t error = ensure_context()) return error;
   SIM_TRY(cuCtxSynchronize());
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaDeviceReset(void) {
-  SIM_RUNTIME_API_NOARGS(cudaDeviceReset, v3020);
-  if (cudaError_t error = ensure_driver()) SIM_RETURN(error);
+cudaError_t cudaDeviceReset() {
+  if (cudaError_t error = ensure_driver()) return error;
   int device = current_device();
   SIM_TRY(cuDevicePrimaryCtxReset(device));
   forget_context(device);
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
-  SIM_RUNTIME_API(cudaDeviceGetAttribute, v5000, value, attr, device);
-  if (cudaError_t error = ensure_driver()) SIM_RETURN(error);
+cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
+  if (cudaError_t error = ensure_driver()) return error;
   // cudaDeviceAttr and CUdevice_attribute share their numbering.
   SIM_TRY(cuDeviceGetAttribute(value, static_cast<CUdevice_attribute>(attr), device));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
-  SIM_RUNTIME_API(cudaDeviceGetStreamPriorityRange, v5050, leastPriority, greatestPriority);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
+cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
+  if (cudaError_t error = ensure_context()) return error;
   SIM_TRY(cuCtxGetStreamPriorityRange(leastPriority, greatestPriority));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
-  SIM_RUNTIME_API(cudaGetDeviceProperties, v12000, prop, device);
-  if (prop == nullptr) SIM_RETURN(cudaErrorInvalidValue);
-  if (cudaError_t error = ensure_driver()) SIM_RETURN(error);
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
+  if (prop == nullptr) return cudaErrorInvalidValue;
+  if (cudaError_t error = ensure_driver()) return error;
   std::memset(prop, 0, sizeof *prop);
   SIM_TRY(cuDeviceGetName(prop->name, sizeof prop->name, device));
   CUuuid uuid;
@@ -192,40 +193,72 @@ cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp* prop, int d
   prop->minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
   prop->textureAlignment = static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, device));
   prop->multiProcessorCount = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-  prop->canMapHostMemory = 1;
-  prop->concurrentKernels = 1;
+  // Every field from the attribute it mirrors, so that the two never disagree.
+  prop->texturePitchAlignment = static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT, device));
+  prop->integrated = attribute(CU_DEVICE_ATTRIBUTE_INTEGRATED, device);
+  prop->canMapHostMemory = attribute(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, device);
+  prop->concurrentKernels = attribute(CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, device);
+  prop->pciDeviceID = attribute(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, device);
+  prop->pciDomainID = attribute(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, device);
+  prop->tccDriver = attribute(CU_DEVICE_ATTRIBUTE_TCC_DRIVER, device);
+  prop->globalL1CacheSupported = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED, device);
+  prop->localL1CacheSupported = attribute(CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED, device);
+  prop->isMultiGpuBoard = attribute(CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD, device);
+  prop->computePreemptionSupported = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED, device);
+  prop->canUseHostPointerForRegisteredMem =
+      attribute(CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, device);
+  prop->cooperativeLaunch = attribute(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, device);
+  prop->hostRegisterSupported = attribute(CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED, device);
   prop->ECCEnabled = attribute(CU_DEVICE_ATTRIBUTE_ECC_ENABLED, device);
   prop->pciBusID = attribute(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, device);
   prop->asyncEngineCount = attribute(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, device);
-  prop->unifiedAddressing = 1;
+  prop->unifiedAddressing = attribute(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, device);
   prop->memoryBusWidth = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, device);
   prop->l2CacheSize = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device);
   prop->maxThreadsPerMultiProcessor = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, device);
-  prop->streamPrioritiesSupported = 1;
+  prop->streamPrioritiesSupported = attribute(CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED, device);
   prop->sharedMemPerMultiprocessor =
       static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, device));
   prop->regsPerMultiprocessor = attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, device);
-  prop->managedMemory = 1;
-  prop->concurrentManagedAccess = 1;
+  prop->managedMemory = attribute(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, device);
+  prop->concurrentManagedAccess = attribute(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, device);
   prop->sharedMemPerBlockOptin =
       static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device));
   prop->maxBlocksPerMultiProcessor = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, device);
-  prop->memoryPoolsSupported = 1;
-  SIM_RETURN(cudaSuccess);
+  prop->memoryPoolsSupported = attribute(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, device);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaProfilerStart(void) {
-  SIM_RUNTIME_API_NOARGS(cudaProfilerStart, v4000);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
+cudaError_t cudaProfilerStart() {
+  if (cudaError_t error = ensure_context()) return error;
   SIM_TRY(cuProfilerStart());
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaProfilerStop(void) {
-  SIM_RUNTIME_API_NOARGS(cudaProfilerStop, v4000);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
+cudaError_t cudaProfilerStop() {
+  if (cudaError_t error = ensure_context()) return error;
   SIM_TRY(cuProfilerStop());
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-}  // extern "C"
+
+cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice) {
+  if (cudaError_t error = ensure_driver()) return error;
+  return from_driver(cuDeviceCanAccessPeer(canAccessPeer, device, peerDevice));
+}
+
+cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
+  SIM_NEED_CONTEXT();
+  CUcontext peer = nullptr;
+  if (cudaError_t error = device_context(peerDevice, &peer)) return error;
+  return from_driver(cuCtxEnablePeerAccess(peer, flags));
+}
+
+cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
+  SIM_NEED_CONTEXT();
+  CUcontext peer = nullptr;
+  if (cudaError_t error = device_context(peerDevice, &peer)) return error;
+  return from_driver(cuCtxDisablePeerAccess(peer));
+}
+
+}  // namespace simcuda_rt::impl

@@ -3,8 +3,12 @@
 #include <vector>
 
 #include "driver_per_thread.h"
+#include <cupti_callbacks.h>
+#include <cupti_runtime_cbid.h>
+#include <generated_cuda_runtime_api_meta.h>
+
+#include "runtime_impl.h"
 #include "runtime_scope.h"
-#include "runtime_state.h"
 
 using namespace simcuda_rt;
 
@@ -18,16 +22,8 @@ struct CallConfiguration {
 };
 thread_local std::vector<CallConfiguration> t_call_configurations;
 
-// CUDA 13's headers have no params struct for the __cuda* entry points; CUPTI
-// callbacks for them get these, laid out like the functions' arguments.
-struct LaunchParams {
-  cudaKernel_t kernel;
-  dim3 gridDim;
-  dim3 blockDim;
-  void** args;
-  size_t sharedMem;
-  cudaStream_t stream;
-};
+// CUDA 13's headers have no params struct for __cudaGetKernel; CUPTI callbacks get
+// one laid out like the function's arguments.
 struct GetKernelParams {
   cudaKernel_t* kernel;
   const void* func;
@@ -40,6 +36,9 @@ cudaError_t launch(RegisteredKernel* kernel, dim3 grid, dim3 block, void** args,
   if (kernel == nullptr) return cudaErrorInvalidDeviceFunction;
   CUfunction function = nullptr;
   if (cudaError_t error = kernel_function(kernel, &function)) return error;
+  // The real runtime asks the kernel's name before every launch.
+  const char* name = nullptr;
+  cuKernelGetName(&name, reinterpret_cast<CUkernel>(function));
   CUresult result =
       per_thread ? cuLaunchKernel_ptsz(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                        static_cast<unsigned>(shared_bytes), stream, args, nullptr)
@@ -86,11 +85,12 @@ void CUDARTAPI __cudaRegisterFunction(void** fatCubinHandle, const char* hostFun
   register_function(fatCubinHandle, hostFun, deviceName);
 }
 
-// __device__ variables get host shadows only; device code never runs.
+// A __device__ or __constant__ variable: device memory in its module, reached from
+// the host through its shadow's address (cudaMemcpyToSymbol and friends).
 void CUDARTAPI __cudaRegisterVar(void** fatCubinHandle, char* hostVar, char* deviceAddress,
                                  const char* deviceName, int ext, size_t size, int constant, int global) {
-  (void)fatCubinHandle, (void)hostVar, (void)deviceAddress, (void)deviceName, (void)ext, (void)size,
-      (void)constant, (void)global;
+  (void)deviceAddress, (void)ext, (void)constant, (void)global;
+  register_variable(fatCubinHandle, hostVar, deviceName, size);
 }
 
 void CUDARTAPI __cudaRegisterManagedVar(void** fatCubinHandle, void** hostVarPtrAddress, char* deviceAddress,
@@ -121,59 +121,86 @@ cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, 
 cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t* kernel, const void* func) {
   GetKernelParams params{kernel, func};
   RegisteredKernel* found = kernel_for_stub(func);
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000, "__cudaGetKernel", &params,
-                             name_or_null(found));
-  if (kernel == nullptr) SIM_RETURN(cudaErrorInvalidValue);
-  *kernel = reinterpret_cast<cudaKernel_t>(found);
-  SIM_RETURN(found ? cudaSuccess : cudaErrorInvalidDeviceFunction);
-}
-
-cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
-                                         size_t sharedMem, cudaStream_t stream) {
-  LaunchParams params{kernel, gridDim, blockDim, args, sharedMem, stream};
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, "__cudaLaunchKernel",
-                             &params, name_or_null(as_kernel(kernel)));
-  SIM_RETURN(launch(as_kernel(kernel), gridDim, blockDim, args, sharedMem, stream, false));
-}
-
-cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
-                                              size_t sharedMem, cudaStream_t stream) {
-  LaunchParams params{kernel, gridDim, blockDim, args, sharedMem, stream};
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-                             "__cudaLaunchKernel_ptsz", &params, name_or_null(as_kernel(kernel)));
-  SIM_RETURN(launch(as_kernel(kernel), gridDim, blockDim, args, sharedMem, stream, true));
-}
-
-cudaError_t CUDARTAPI cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
-                                       size_t sharedMem, cudaStream_t stream) {
-  cudaLaunchKernel_v7000_params params{func, gridDim, blockDim, args, sharedMem, stream};
-  RegisteredKernel* kernel = kernel_for_stub(func);
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel", &params,
-                             name_or_null(kernel));
-  SIM_RETURN(launch(kernel, gridDim, blockDim, args, sharedMem, stream, false));
-}
-
-cudaError_t CUDARTAPI cudaLaunchKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim, void** args,
-                                            size_t sharedMem, cudaStream_t stream) {
-  cudaLaunchKernel_ptsz_v7000_params params{func, gridDim, blockDim, args, sharedMem, stream};
-  RegisteredKernel* kernel = kernel_for_stub(func);
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000, "cudaLaunchKernel_ptsz",
-                             &params, name_or_null(kernel));
-  SIM_RETURN(launch(kernel, gridDim, blockDim, args, sharedMem, stream, true));
-}
-
-cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
-  cudaLaunchKernelExC_v11060_params params{config, func, args};
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, "cudaLaunchKernelExC",
-                             &params, name_or_null(kernel_for_stub(func)));
-  SIM_RETURN(launch_ex(config, func, args, false));
-}
-
-cudaError_t CUDARTAPI cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func, void** args) {
-  cudaLaunchKernelExC_ptsz_v11060_params params{config, func, args};
-  RuntimeApiScope sim_scope_(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-                             "cudaLaunchKernelExC_ptsz", &params, name_or_null(kernel_for_stub(func)));
-  SIM_RETURN(launch_ex(config, func, args, true));
+  return simcuda::traced_call<cudaError_t>(
+      CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000, "__cudaGetKernel", &params,
+      name_or_null(found), [&] {
+        if (kernel == nullptr) return record_error(cudaErrorInvalidValue);
+        *kernel = reinterpret_cast<cudaKernel_t>(found);
+        return found ? cudaSuccess : record_error(cudaErrorInvalidDeviceFunction);
+      });
 }
 
 }  // extern "C"
+
+// CUDA 13's <<<>>> calls __cudaLaunchKernel(_ptsz) with a cudaKernel_t. The real
+// runtime reports it to CUPTI as cudaLaunchKernel(_ptsz) (callback id 211 / 214),
+// with the kernel's host stub as `func` (seen on an H100, driver 580).
+#define SIM_HANDLE_LAUNCH(symbol, traced_as, name, per_thread)                                               \
+  extern "C" cudaError_t CUDARTAPI symbol(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,     \
+                                          size_t sharedMem, cudaStream_t stream) {                           \
+    RegisteredKernel* registered = as_kernel(kernel);                                                        \
+    traced_as##_params params{registered ? kernel_stub(registered) : nullptr, gridDim, blockDim, args,       \
+                              sharedMem, stream};                                                            \
+    return simcuda::traced_call<cudaError_t>(                                                                \
+        CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_##traced_as, name, &params,                    \
+        name_or_null(registered),                                                                            \
+        [&] { return record_error(launch(registered, gridDim, blockDim, args, sharedMem, stream, per_thread)); }); \
+  }
+SIM_HANDLE_LAUNCH(__cudaLaunchKernel, cudaLaunchKernel_v7000, "cudaLaunchKernel", false)
+SIM_HANDLE_LAUNCH(__cudaLaunchKernel_ptsz, cudaLaunchKernel_ptsz_v7000, "cudaLaunchKernel_ptsz", true)
+
+namespace simcuda_rt {
+
+const char* stub_symbol(const void* func) { return name_or_null(kernel_for_stub(func)); }
+
+namespace impl {
+
+cudaError_t cudaLaunchKernel(bool per_thread, const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                             size_t sharedMem, cudaStream_t stream) {
+  return launch(kernel_for_stub(func), gridDim, blockDim, args, sharedMem, stream, per_thread);
+}
+
+namespace {
+
+// The driver function of the kernel whose host stub is `func`, on the current device.
+cudaError_t function_of(const void* func, CUfunction* out) {
+  RegisteredKernel* kernel = kernel_for_stub(func);
+  if (kernel == nullptr) return cudaErrorInvalidDeviceFunction;
+  return kernel_function(kernel, out);
+}
+
+}  // namespace
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func) {
+  if (attr == nullptr) return cudaErrorInvalidValue;
+  CUfunction function = nullptr;
+  if (cudaError_t error = function_of(func, &function)) return error;
+  *attr = {};
+  SIM_TRY(cuFuncGetAttribute(&attr->maxThreadsPerBlock, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function));
+  SIM_TRY(cuFuncGetAttribute(&attr->numRegs, CU_FUNC_ATTRIBUTE_NUM_REGS, function));
+  SIM_TRY(cuFuncGetAttribute(&attr->ptxVersion, CU_FUNC_ATTRIBUTE_PTX_VERSION, function));
+  SIM_TRY(cuFuncGetAttribute(&attr->binaryVersion, CU_FUNC_ATTRIBUTE_BINARY_VERSION, function));
+  SIM_TRY(cuFuncGetAttribute(&attr->maxDynamicSharedSizeBytes, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             function));
+  return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func, int blockSize,
+                                                                   size_t dynamicSMemSize, unsigned int flags) {
+  CUfunction function = nullptr;
+  if (cudaError_t error = function_of(func, &function)) return error;
+  return from_driver(
+      cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, function, blockSize, dynamicSMemSize, flags));
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize,
+                                                          size_t dynamicSMemSize) {
+  return impl::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, 0);
+}
+
+cudaError_t cudaLaunchKernelExC(bool per_thread, const cudaLaunchConfig_t* config, const void* func, void** args) {
+  return launch_ex(config, func, args, per_thread);
+}
+
+}  // namespace impl
+}  // namespace simcuda_rt

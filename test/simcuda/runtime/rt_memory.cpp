@@ -1,11 +1,11 @@
-// Exported runtime API: allocation, copies and memsets. Each one makes the driver
-// call(s) the real runtime makes, so they nest under it in CUPTI and the truth log.
+// Runtime API bodies (see runtime_impl.h): allocation, copies and memsets. Each one
+// makes the driver call(s) the real runtime makes, so they nest under it in CUPTI
+// and the truth log.
 #include "driver_per_thread.h"
+#include "runtime_impl.h"
 #include "runtime_scope.h"
-#include "runtime_state.h"
 
-using namespace simcuda_rt;
-
+namespace simcuda_rt {
 namespace {
 
 CUdeviceptr dptr(const void* p) { return reinterpret_cast<CUdeviceptr>(p); }
@@ -14,31 +14,18 @@ CUresult copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cud
               bool async, bool per_thread) {
   switch (kind) {
     case cudaMemcpyHostToDevice:
-      if (async) {
-        return per_thread ? cuMemcpyHtoDAsync_v2_ptsz(dptr(dst), src, count, stream)
-                          : cuMemcpyHtoDAsync(dptr(dst), src, count, stream);
-      }
-      return per_thread ? cuMemcpyHtoD_v2_ptds(dptr(dst), src, count) : cuMemcpyHtoD(dptr(dst), src, count);
+      return async ? SIM_PT(cuMemcpyHtoDAsync_v2, ptsz)(dptr(dst), src, count, stream)
+                   : SIM_PT(cuMemcpyHtoD_v2, ptds)(dptr(dst), src, count);
     case cudaMemcpyDeviceToHost:
-      if (async) {
-        return per_thread ? cuMemcpyDtoHAsync_v2_ptsz(dst, dptr(src), count, stream)
-                          : cuMemcpyDtoHAsync(dst, dptr(src), count, stream);
-      }
-      return per_thread ? cuMemcpyDtoH_v2_ptds(dst, dptr(src), count) : cuMemcpyDtoH(dst, dptr(src), count);
+      return async ? SIM_PT(cuMemcpyDtoHAsync_v2, ptsz)(dst, dptr(src), count, stream)
+                   : SIM_PT(cuMemcpyDtoH_v2, ptds)(dst, dptr(src), count);
     case cudaMemcpyDeviceToDevice:
-      if (async) {
-        return per_thread ? cuMemcpyDtoDAsync_v2_ptsz(dptr(dst), dptr(src), count, stream)
-                          : cuMemcpyDtoDAsync(dptr(dst), dptr(src), count, stream);
-      }
-      return per_thread ? cuMemcpyDtoD_v2_ptds(dptr(dst), dptr(src), count)
-                        : cuMemcpyDtoD(dptr(dst), dptr(src), count);
+      return async ? SIM_PT(cuMemcpyDtoDAsync_v2, ptsz)(dptr(dst), dptr(src), count, stream)
+                   : SIM_PT(cuMemcpyDtoD_v2, ptds)(dptr(dst), dptr(src), count);
     case cudaMemcpyHostToHost:
     case cudaMemcpyDefault:
-      if (async) {
-        return per_thread ? cuMemcpyAsync_ptsz(dptr(dst), dptr(src), count, stream)
-                          : cuMemcpyAsync(dptr(dst), dptr(src), count, stream);
-      }
-      return per_thread ? cuMemcpy_ptds(dptr(dst), dptr(src), count) : cuMemcpy(dptr(dst), dptr(src), count);
+      return async ? SIM_PT(cuMemcpyAsync, ptsz)(dptr(dst), dptr(src), count, stream)
+                   : SIM_PT(cuMemcpy, ptds)(dptr(dst), dptr(src), count);
   }
   return CUDA_ERROR_INVALID_VALUE;
 }
@@ -57,26 +44,13 @@ cudaError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, si
   if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
   if (width == 0 || height == 0) return cudaSuccess;
   if (cudaError_t error = ensure_context()) return error;
-  bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
-  bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   CUDA_MEMCPY2D c{};
-  c.srcMemoryType = kind == cudaMemcpyDefault ? CU_MEMORYTYPE_UNIFIED : src_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
-  c.dstMemoryType = kind == cudaMemcpyDefault ? CU_MEMORYTYPE_UNIFIED : dst_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
-  c.srcHost = src;
-  c.srcDevice = dptr(src);
+  set_copy_ends(c, dst, src, kind);
   c.srcPitch = spitch;
-  c.dstHost = dst;
-  c.dstDevice = dptr(dst);
   c.dstPitch = dpitch;
   c.WidthInBytes = width;
   c.Height = height;
-  CUresult result;
-  if (async) {
-    result = per_thread ? cuMemcpy2DAsync_v2_ptsz(&c, stream) : cuMemcpy2DAsync(&c, stream);
-  } else {
-    result = per_thread ? cuMemcpy2D_v2_ptds(&c) : cuMemcpy2D(&c);
-  }
-  return from_driver(result);
+  return from_driver(async ? SIM_PT(cuMemcpy2DAsync_v2, ptsz)(&c, stream) : SIM_PT(cuMemcpy2D_v2, ptds)(&c));
 }
 
 cudaError_t fill(void* dst, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream,
@@ -84,255 +58,234 @@ cudaError_t fill(void* dst, size_t pitch, int value, size_t width, size_t height
   if (width == 0 || height == 0) return cudaSuccess;
   if (cudaError_t error = ensure_context()) return error;
   auto byte = static_cast<unsigned char>(value);
-  CUresult result;
   if (height == 1) {
-    if (async) {
-      result = per_thread ? cuMemsetD8Async_ptsz(dptr(dst), byte, width, stream)
-                          : cuMemsetD8Async(dptr(dst), byte, width, stream);
-    } else {
-      result = per_thread ? cuMemsetD8_v2_ptds(dptr(dst), byte, width) : cuMemsetD8(dptr(dst), byte, width);
-    }
-  } else if (async) {
-    result = per_thread ? cuMemsetD2D8Async_ptsz(dptr(dst), pitch, byte, width, height, stream)
-                        : cuMemsetD2D8Async(dptr(dst), pitch, byte, width, height, stream);
-  } else {
-    result = per_thread ? cuMemsetD2D8_v2_ptds(dptr(dst), pitch, byte, width, height)
-                        : cuMemsetD2D8(dptr(dst), pitch, byte, width, height);
+    return from_driver(async ? SIM_PT(cuMemsetD8Async, ptsz)(dptr(dst), byte, width, stream)
+                             : SIM_PT(cuMemsetD8_v2, ptds)(dptr(dst), byte, width));
   }
-  return from_driver(result);
+  return from_driver(async ? SIM_PT(cuMemsetD2D8Async, ptsz)(dptr(dst), pitch, byte, width, height, stream)
+                           : SIM_PT(cuMemsetD2D8_v2, ptds)(dptr(dst), pitch, byte, width, height));
 }
 
 }  // namespace
 
-extern "C" {
+namespace impl {
 
-cudaError_t CUDARTAPI cudaMalloc(void** devPtr, size_t size) {
-  SIM_RUNTIME_API(cudaMalloc, v3020, devPtr, size);
-  if (devPtr == nullptr) SIM_RETURN(cudaErrorInvalidValue);
+cudaError_t cudaMalloc(void** devPtr, size_t size) {
+  if (devPtr == nullptr) return cudaErrorInvalidValue;
   *devPtr = nullptr;
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
-  if (size == 0) SIM_RETURN(cudaSuccess);  // the runtime returns a null pointer, no error
+  if (cudaError_t error = ensure_context()) return error;
+  if (size == 0) return cudaSuccess;  // the runtime returns a null pointer, no error
   SIM_TRY(cuMemAlloc(reinterpret_cast<CUdeviceptr*>(devPtr), size));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
-  SIM_RUNTIME_API(cudaMallocPitch, v3020, devPtr, pitch, width, height);
-  if (devPtr == nullptr || pitch == nullptr) SIM_RETURN(cudaErrorInvalidValue);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
+cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
+  if (devPtr == nullptr || pitch == nullptr) return cudaErrorInvalidValue;
+  if (cudaError_t error = ensure_context()) return error;
   *pitch = (width + 511) / 512 * 512;  // the texture pitch alignment of the simulated device
   if (*pitch * height == 0) {
     *devPtr = nullptr;
-    SIM_RETURN(cudaSuccess);
+    return cudaSuccess;
   }
   SIM_TRY(cuMemAlloc(reinterpret_cast<CUdeviceptr*>(devPtr), *pitch * height));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
-  SIM_RUNTIME_API(cudaMallocManaged, v6000, devPtr, size, flags);
-  if (devPtr == nullptr || size == 0) SIM_RETURN(cudaErrorInvalidValue);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
+cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
+  if (devPtr == nullptr || size == 0) return cudaErrorInvalidValue;
+  if (cudaError_t error = ensure_context()) return error;
   SIM_TRY(cuMemAllocManaged(reinterpret_cast<CUdeviceptr*>(devPtr), size, flags));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaFree(void* devPtr) {
-  SIM_RUNTIME_API(cudaFree, v3020, devPtr);
+cudaError_t cudaFree(void* devPtr) {
   // cudaFree(nullptr) is the classic way to force context creation.
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
-  if (devPtr == nullptr) SIM_RETURN(cudaSuccess);
+  if (cudaError_t error = ensure_context()) return error;
+  if (devPtr == nullptr) return cudaSuccess;
   SIM_TRY(cuMemFree(dptr(devPtr)));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaMallocHost(void** ptr, size_t size) {
-  SIM_RUNTIME_API(cudaMallocHost, v3020, ptr, size);
-  if (ptr == nullptr) SIM_RETURN(cudaErrorInvalidValue);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
+cudaError_t cudaMallocHost(void** ptr, size_t size) {
+  if (ptr == nullptr) return cudaErrorInvalidValue;
+  if (cudaError_t error = ensure_context()) return error;
   if (size == 0) {
     *ptr = nullptr;
-    SIM_RETURN(cudaSuccess);
+    return cudaSuccess;
   }
   SIM_TRY(cuMemAllocHost(ptr, size));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaHostAlloc(void** pHost, size_t size, unsigned int flags) {
-  SIM_RUNTIME_API(cudaHostAlloc, v3020, pHost, size, flags);
-  if (pHost == nullptr) SIM_RETURN(cudaErrorInvalidValue);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
+cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags) {
+  if (pHost == nullptr) return cudaErrorInvalidValue;
+  if (cudaError_t error = ensure_context()) return error;
   SIM_TRY(cuMemHostAlloc(pHost, size, flags));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaFreeHost(void* ptr) {
-  SIM_RUNTIME_API(cudaFreeHost, v3020, ptr);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
-  if (ptr == nullptr) SIM_RETURN(cudaSuccess);
+cudaError_t cudaFreeHost(void* ptr) {
+  if (cudaError_t error = ensure_context()) return error;
+  if (ptr == nullptr) return cudaSuccess;
   SIM_TRY(cuMemFreeHost(ptr));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaHostRegister(void* ptr, size_t size, unsigned int flags) {
-  SIM_RUNTIME_API(cudaHostRegister, v4000, ptr, size, flags);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags) {
+  if (cudaError_t error = ensure_context()) return error;
   SIM_TRY(cuMemHostRegister(ptr, size, flags));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaHostUnregister(void* ptr) {
-  SIM_RUNTIME_API(cudaHostUnregister, v4000, ptr);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
+cudaError_t cudaHostUnregister(void* ptr) {
+  if (cudaError_t error = ensure_context()) return error;
   SIM_TRY(cuMemHostUnregister(ptr));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
-  SIM_RUNTIME_API(cudaMallocAsync, v11020, devPtr, size, hStream);
-  if (devPtr == nullptr) SIM_RETURN(cudaErrorInvalidValue);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
-  SIM_TRY(cuMemAllocAsync(reinterpret_cast<CUdeviceptr*>(devPtr), size, hStream));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaMallocAsync(bool per_thread, void** devPtr, size_t size, cudaStream_t hStream) {
+  if (devPtr == nullptr) return cudaErrorInvalidValue;
+  if (cudaError_t error = ensure_context()) return error;
+  SIM_TRY(SIM_PT(cuMemAllocAsync, ptsz)(reinterpret_cast<CUdeviceptr*>(devPtr), size, hStream));
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaMallocAsync_ptsz(void** devPtr, size_t size, cudaStream_t hStream) {
-  SIM_RUNTIME_API(cudaMallocAsync_ptsz, v11020, devPtr, size, hStream);
-  if (devPtr == nullptr) SIM_RETURN(cudaErrorInvalidValue);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
-  SIM_TRY(cuMemAllocAsync_ptsz(reinterpret_cast<CUdeviceptr*>(devPtr), size, hStream));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaFreeAsync(bool per_thread, void* devPtr, cudaStream_t hStream) {
+  if (cudaError_t error = ensure_context()) return error;
+  SIM_TRY(SIM_PT(cuMemFreeAsync, ptsz)(dptr(devPtr), hStream));
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
-  SIM_RUNTIME_API(cudaFreeAsync, v11020, devPtr, hStream);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
-  SIM_TRY(cuMemFreeAsync(dptr(devPtr), hStream));
-  SIM_RETURN(cudaSuccess);
-}
-
-cudaError_t CUDARTAPI cudaFreeAsync_ptsz(void* devPtr, cudaStream_t hStream) {
-  SIM_RUNTIME_API(cudaFreeAsync_ptsz, v11020, devPtr, hStream);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
-  SIM_TRY(cuMemFreeAsync_ptsz(dptr(devPtr), hStream));
-  SIM_RETURN(cudaSuccess);
-}
-
-cudaError_t CUDARTAPI cudaMemGetInfo(size_t* free, size_t* total) {
-  SIM_RUNTIME_API(cudaMemGetInfo, v3020, free, total);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
+cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
+  if (cudaError_t error = ensure_context()) return error;
   SIM_TRY(cuMemGetInfo(free, total));
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes* attributes, const void* ptr) {
-  SIM_RUNTIME_API(cudaPointerGetAttributes, v4000, attributes, ptr);
-  if (attributes == nullptr) SIM_RETURN(cudaErrorInvalidValue);
-  if (cudaError_t error = ensure_context()) SIM_RETURN(error);
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes* attributes, const void* ptr) {
+  if (attributes == nullptr) return cudaErrorInvalidValue;
+  if (cudaError_t error = ensure_context()) return error;
   *attributes = {};
   CUmemorytype type;
   int device = -1;
   if (cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(ptr)) != CUDA_SUCCESS) {
     attributes->type = cudaMemoryTypeUnregistered;  // plain pageable host memory
     attributes->hostPointer = const_cast<void*>(ptr);
-    SIM_RETURN(cudaSuccess);
+    return cudaSuccess;
   }
   cuPointerGetAttribute(&device, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, dptr(ptr));
   attributes->type = type == CU_MEMORYTYPE_DEVICE ? cudaMemoryTypeDevice : cudaMemoryTypeHost;
   attributes->device = device;
   attributes->devicePointer = const_cast<void*>(ptr);
   attributes->hostPointer = type == CU_MEMORYTYPE_DEVICE ? nullptr : const_cast<void*>(ptr);
-  SIM_RETURN(cudaSuccess);
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
-  SIM_RUNTIME_API(cudaMemcpy, v3020, dst, src, count, kind);
-  SIM_RETURN(checked_copy(dst, src, count, kind, nullptr, false, false));
+cudaError_t cudaMemcpy(bool per_thread, void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  return checked_copy(dst, src, count, kind, nullptr, false, per_thread);
 }
 
-cudaError_t CUDARTAPI cudaMemcpy_ptds(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
-  SIM_RUNTIME_API(cudaMemcpy_ptds, v7000, dst, src, count, kind);
-  SIM_RETURN(checked_copy(dst, src, count, kind, nullptr, false, true));
-}
-
-cudaError_t CUDARTAPI cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
+cudaError_t cudaMemcpyAsync(bool per_thread, void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                                       cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaMemcpyAsync, v3020, dst, src, count, kind, stream);
-  SIM_RETURN(checked_copy(dst, src, count, kind, stream, true, false));
+  return checked_copy(dst, src, count, kind, stream, true, per_thread);
 }
 
-cudaError_t CUDARTAPI cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
-                                           cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaMemcpyAsync_ptsz, v7000, dst, src, count, kind, stream);
-  SIM_RETURN(checked_copy(dst, src, count, kind, stream, true, true));
-}
-
-cudaError_t CUDARTAPI cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+cudaError_t cudaMemcpy2D(bool per_thread, void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                                    size_t height, enum cudaMemcpyKind kind) {
-  SIM_RUNTIME_API(cudaMemcpy2D, v3020, dst, dpitch, src, spitch, width, height, kind);
-  SIM_RETURN(copy_2d(dst, dpitch, src, spitch, width, height, kind, nullptr, false, false));
+  return copy_2d(dst, dpitch, src, spitch, width, height, kind, nullptr, false, per_thread);
 }
 
-cudaError_t CUDARTAPI cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src, size_t spitch,
-                                        size_t width, size_t height, enum cudaMemcpyKind kind) {
-  SIM_RUNTIME_API(cudaMemcpy2D_ptds, v7000, dst, dpitch, src, spitch, width, height, kind);
-  SIM_RETURN(copy_2d(dst, dpitch, src, spitch, width, height, kind, nullptr, false, true));
-}
-
-cudaError_t CUDARTAPI cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+cudaError_t cudaMemcpy2DAsync(bool per_thread, void* dst, size_t dpitch, const void* src, size_t spitch,
                                         size_t width, size_t height, enum cudaMemcpyKind kind,
                                         cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaMemcpy2DAsync, v3020, dst, dpitch, src, spitch, width, height, kind, stream);
-  SIM_RETURN(copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, true, false));
+  return copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, true, per_thread);
 }
 
-cudaError_t CUDARTAPI cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, const void* src, size_t spitch,
-                                             size_t width, size_t height, enum cudaMemcpyKind kind,
-                                             cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaMemcpy2DAsync_ptsz, v7000, dst, dpitch, src, spitch, width, height, kind, stream);
-  SIM_RETURN(copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, true, true));
+cudaError_t cudaMemset(bool per_thread, void* devPtr, int value, size_t count) {
+  return fill(devPtr, 0, value, count, 1, nullptr, false, per_thread);
 }
 
-cudaError_t CUDARTAPI cudaMemset(void* devPtr, int value, size_t count) {
-  SIM_RUNTIME_API(cudaMemset, v3020, devPtr, value, count);
-  SIM_RETURN(fill(devPtr, 0, value, count, 1, nullptr, false, false));
+cudaError_t cudaMemsetAsync(bool per_thread, void* devPtr, int value, size_t count, cudaStream_t stream) {
+  return fill(devPtr, 0, value, count, 1, stream, true, per_thread);
 }
 
-cudaError_t CUDARTAPI cudaMemset_ptds(void* devPtr, int value, size_t count) {
-  SIM_RUNTIME_API(cudaMemset_ptds, v7000, devPtr, value, count);
-  SIM_RETURN(fill(devPtr, 0, value, count, 1, nullptr, false, true));
+cudaError_t cudaMemset2D(bool per_thread, void* devPtr, size_t pitch, int value, size_t width, size_t height) {
+  return fill(devPtr, pitch, value, width, height, nullptr, false, per_thread);
 }
 
-cudaError_t CUDARTAPI cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaMemsetAsync, v3020, devPtr, value, count, stream);
-  SIM_RETURN(fill(devPtr, 0, value, count, 1, stream, true, false));
-}
-
-cudaError_t CUDARTAPI cudaMemsetAsync_ptsz(void* devPtr, int value, size_t count, cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaMemsetAsync_ptsz, v7000, devPtr, value, count, stream);
-  SIM_RETURN(fill(devPtr, 0, value, count, 1, stream, true, true));
-}
-
-cudaError_t CUDARTAPI cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
-  SIM_RUNTIME_API(cudaMemset2D, v3020, devPtr, pitch, value, width, height);
-  SIM_RETURN(fill(devPtr, pitch, value, width, height, nullptr, false, false));
-}
-
-cudaError_t CUDARTAPI cudaMemset2D_ptds(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
-  SIM_RUNTIME_API(cudaMemset2D_ptds, v7000, devPtr, pitch, value, width, height);
-  SIM_RETURN(fill(devPtr, pitch, value, width, height, nullptr, false, true));
-}
-
-cudaError_t CUDARTAPI cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
+cudaError_t cudaMemset2DAsync(bool per_thread, void* devPtr, size_t pitch, int value, size_t width, size_t height,
                                         cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaMemset2DAsync, v3020, devPtr, pitch, value, width, height, stream);
-  SIM_RETURN(fill(devPtr, pitch, value, width, height, stream, true, false));
+  return fill(devPtr, pitch, value, width, height, stream, true, per_thread);
 }
 
-cudaError_t CUDARTAPI cudaMemset2DAsync_ptsz(void* devPtr, size_t pitch, int value, size_t width,
-                                             size_t height, cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaMemset2DAsync_ptsz, v7000, devPtr, pitch, value, width, height, stream);
-  SIM_RETURN(fill(devPtr, pitch, value, width, height, stream, true, true));
+
+cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) {
+  return impl::cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, nullptr);
 }
 
-}  // extern "C"
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
+                                cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  SIM_NEED_CONTEXT();
+  CUcontext dst_context = nullptr, src_context = nullptr;
+  if (cudaError_t error = device_context(dstDevice, &dst_context)) return error;
+  if (cudaError_t error = device_context(srcDevice, &src_context)) return error;
+  return from_driver(stream ? cuMemcpyPeerAsync(dptr(dst), dst_context, dptr(src), src_context, count, stream)
+                            : cuMemcpyPeer(dptr(dst), dst_context, dptr(src), src_context, count));
+}
+
+cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
+  if (pDevice == nullptr) return cudaErrorInvalidValue;
+  SIM_NEED_CONTEXT();
+  CUdeviceptr device = 0;
+  SIM_TRY(cuMemHostGetDevicePointer(&device, pHost, flags));
+  *pDevice = reinterpret_cast<void*>(device);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPrefetchAsync(bool per_thread, const void* devPtr, size_t count, struct cudaMemLocation location,
+                                 unsigned int flags, cudaStream_t stream) {
+  SIM_NEED_CONTEXT();
+  CUmemLocation where{static_cast<CUmemLocationType>(location.type), location.id};
+  return from_driver(SIM_PT(cuMemPrefetchAsync_v2, ptsz)(dptr(devPtr), count, where, flags, stream));
+}
+
+cudaError_t cudaMemcpyToSymbol(bool per_thread, const void* symbol, const void* src, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind) {
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault) {
+    return cudaErrorInvalidMemcpyDirection;
+  }
+  CUdeviceptr address = 0;
+  size_t bytes = 0;
+  if (cudaError_t error = variable_address(symbol, &address, &bytes)) return error;
+  if (offset + count > bytes) return cudaErrorInvalidValue;
+  return checked_copy(reinterpret_cast<void*>(address + offset), src, count, kind, nullptr, false, per_thread);
+}
+
+cudaError_t cudaMemcpyFromSymbol(bool per_thread, void* dst, const void* symbol, size_t count, size_t offset,
+                                 enum cudaMemcpyKind kind) {
+  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault) {
+    return cudaErrorInvalidMemcpyDirection;
+  }
+  CUdeviceptr address = 0;
+  size_t bytes = 0;
+  if (cudaError_t error = variable_address(symbol, &address, &bytes)) return error;
+  if (offset + count > bytes) return cudaErrorInvalidValue;
+  return checked_copy(dst, reinterpret_cast<const void*>(address + offset), count, kind, nullptr, false, per_thread);
+}
+
+cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) {
+  if (devPtr == nullptr) return cudaErrorInvalidValue;
+  CUdeviceptr address = 0;
+  if (cudaError_t error = variable_address(symbol, &address, nullptr)) return error;
+  *devPtr = reinterpret_cast<void*>(address);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) {
+  if (size == nullptr) return cudaErrorInvalidValue;
+  return variable_address(symbol, nullptr, size);
+}
+
+}  // namespace impl
+}  // namespace simcuda_rt

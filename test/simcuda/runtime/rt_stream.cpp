@@ -1,253 +1,251 @@
-// Exported runtime API: streams, events, stream capture and graphs.
+// Runtime API bodies (see runtime_impl.h): streams, events, stream capture and graphs.
 #include "driver_per_thread.h"
+#include "runtime_impl.h"
 #include "runtime_scope.h"
-#include "runtime_state.h"
 
-using namespace simcuda_rt;
+namespace simcuda_rt::impl {
 
-#define SIM_NEED_CONTEXT()                                         \
-  do {                                                             \
-    if (cudaError_t sim_ctx_error_ = ensure_context()) SIM_RETURN(sim_ctx_error_); \
-  } while (0)
-
-extern "C" {
-
-cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t* pStream) {
-  SIM_RUNTIME_API(cudaStreamCreate, v3020, pStream);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamCreate(pStream, 0));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
+  SIM_IN_CONTEXT(cuStreamCreate(pStream, 0));
 }
 
-cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
-  SIM_RUNTIME_API(cudaStreamCreateWithFlags, v5000, pStream, flags);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamCreate(pStream, flags));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
+  SIM_IN_CONTEXT(cuStreamCreate(pStream, flags));
 }
 
-cudaError_t CUDARTAPI cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags, int priority) {
-  SIM_RUNTIME_API(cudaStreamCreateWithPriority, v5050, pStream, flags, priority);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamCreateWithPriority(pStream, flags, priority));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags, int priority) {
+  SIM_IN_CONTEXT(cuStreamCreateWithPriority(pStream, flags, priority));
 }
 
-cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaStreamDestroy, v5050, stream);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamDestroy(stream));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  SIM_IN_CONTEXT(cuStreamDestroy(stream));
 }
 
-cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaStreamSynchronize, v3020, stream);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamSynchronize(stream));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaStreamSynchronize(bool per_thread, cudaStream_t stream) {
+  SIM_IN_CONTEXT(SIM_PT(cuStreamSynchronize, ptsz)(stream));
 }
 
-cudaError_t CUDARTAPI cudaStreamSynchronize_ptsz(cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaStreamSynchronize_ptsz, v7000, stream);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamSynchronize_ptsz(stream));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaStreamQuery(bool per_thread, cudaStream_t stream) {
+  SIM_IN_CONTEXT(SIM_PT(cuStreamQuery, ptsz)(stream));
 }
 
-cudaError_t CUDARTAPI cudaStreamQuery(cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaStreamQuery, v3020, stream);
-  SIM_NEED_CONTEXT();
-  SIM_RETURN(from_driver(cuStreamQuery(stream)));
+cudaError_t cudaStreamWaitEvent(bool per_thread, cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  SIM_IN_CONTEXT(SIM_PT(cuStreamWaitEvent, ptsz)(stream, event, flags));
 }
 
-cudaError_t CUDARTAPI cudaStreamQuery_ptsz(cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaStreamQuery_ptsz, v7000, stream);
-  SIM_NEED_CONTEXT();
-  SIM_RETURN(from_driver(cuStreamQuery_ptsz(stream)));
+cudaError_t cudaStreamGetId(bool per_thread, cudaStream_t hStream, unsigned long long* streamId) {
+  SIM_IN_CONTEXT(SIM_PT(cuStreamGetId, ptsz)(hStream, streamId));
 }
 
-cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  SIM_RUNTIME_API(cudaStreamWaitEvent, v3020, stream, event, flags);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamWaitEvent(stream, event, flags));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaStreamBeginCapture(bool per_thread, cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  SIM_IN_CONTEXT(SIM_PT(cuStreamBeginCapture_v2, ptsz)(stream, static_cast<CUstreamCaptureMode>(mode)));
 }
 
-cudaError_t CUDARTAPI cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  SIM_RUNTIME_API(cudaStreamWaitEvent_ptsz, v7000, stream, event, flags);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamWaitEvent_ptsz(stream, event, flags));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaStreamEndCapture(bool per_thread, cudaStream_t stream, cudaGraph_t* pGraph) {
+  SIM_IN_CONTEXT(SIM_PT(cuStreamEndCapture, ptsz)(stream, pGraph));
 }
 
-cudaError_t CUDARTAPI cudaStreamGetId(cudaStream_t hStream, unsigned long long* streamId) {
-  SIM_RUNTIME_API(cudaStreamGetId, v12000, hStream, streamId);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamGetId(hStream, streamId));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaStreamIsCapturing(bool per_thread, cudaStream_t stream, enum cudaStreamCaptureStatus* pCaptureStatus) {
+  SIM_IN_CONTEXT(SIM_PT(cuStreamIsCapturing, ptsz)(stream, reinterpret_cast<CUstreamCaptureStatus*>(pCaptureStatus)));
 }
 
-cudaError_t CUDARTAPI cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long* streamId) {
-  SIM_RUNTIME_API(cudaStreamGetId_ptsz, v12000, hStream, streamId);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamGetId_ptsz(hStream, streamId));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  SIM_IN_CONTEXT(cuEventCreate(event, CU_EVENT_DEFAULT));
 }
 
-cudaError_t CUDARTAPI cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  SIM_RUNTIME_API(cudaStreamBeginCapture, v10000, stream, mode);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamBeginCapture(stream, static_cast<CUstreamCaptureMode>(mode)));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  SIM_IN_CONTEXT(cuEventCreate(event, flags));
 }
 
-cudaError_t CUDARTAPI cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  SIM_RUNTIME_API(cudaStreamBeginCapture_ptsz, v10000, stream, mode);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamBeginCapture_v2_ptsz(stream, static_cast<CUstreamCaptureMode>(mode)));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  SIM_IN_CONTEXT(cuEventDestroy(event));
 }
 
-cudaError_t CUDARTAPI cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) {
-  SIM_RUNTIME_API(cudaStreamEndCapture, v10000, stream, pGraph);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamEndCapture(stream, pGraph));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaEventRecord(bool per_thread, cudaEvent_t event, cudaStream_t stream) {
+  SIM_IN_CONTEXT(SIM_PT(cuEventRecord, ptsz)(event, stream));
 }
 
-cudaError_t CUDARTAPI cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t* pGraph) {
-  SIM_RUNTIME_API(cudaStreamEndCapture_ptsz, v10000, stream, pGraph);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamEndCapture_ptsz(stream, pGraph));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaEventRecordWithFlags(bool per_thread, cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  SIM_IN_CONTEXT(SIM_PT(cuEventRecordWithFlags, ptsz)(event, stream, flags));
 }
 
-cudaError_t CUDARTAPI cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus* pCaptureStatus) {
-  SIM_RUNTIME_API(cudaStreamIsCapturing, v10000, stream, pCaptureStatus);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamIsCapturing(stream, reinterpret_cast<CUstreamCaptureStatus*>(pCaptureStatus)));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  SIM_IN_CONTEXT(cuEventSynchronize(event));
 }
 
-cudaError_t CUDARTAPI cudaStreamIsCapturing_ptsz(cudaStream_t stream,
-                                                 enum cudaStreamCaptureStatus* pCaptureStatus) {
-  SIM_RUNTIME_API(cudaStreamIsCapturing_ptsz, v10000, stream, pCaptureStatus);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuStreamIsCapturing_ptsz(stream, reinterpret_cast<CUstreamCaptureStatus*>(pCaptureStatus)));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  SIM_IN_CONTEXT(cuEventQuery(event));
 }
 
-cudaError_t CUDARTAPI cudaEventCreate(cudaEvent_t* event) {
-  SIM_RUNTIME_API(cudaEventCreate, v3020, event);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventCreate(event, CU_EVENT_DEFAULT));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  SIM_IN_CONTEXT(cuEventElapsedTime(ms, start, end));
 }
 
-cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
-  SIM_RUNTIME_API(cudaEventCreateWithFlags, v3020, event, flags);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventCreate(event, flags));
-  SIM_RETURN(cudaSuccess);
-}
-
-cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t event) {
-  SIM_RUNTIME_API(cudaEventDestroy, v3020, event);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventDestroy(event));
-  SIM_RETURN(cudaSuccess);
-}
-
-cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaEventRecord, v3020, event, stream);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventRecord(event, stream));
-  SIM_RETURN(cudaSuccess);
-}
-
-cudaError_t CUDARTAPI cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaEventRecord_ptsz, v7000, event, stream);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventRecord_ptsz(event, stream));
-  SIM_RETURN(cudaSuccess);
-}
-
-cudaError_t CUDARTAPI cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  SIM_RUNTIME_API(cudaEventRecordWithFlags, v11010, event, stream, flags);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventRecordWithFlags(event, stream, flags));
-  SIM_RETURN(cudaSuccess);
-}
-
-cudaError_t CUDARTAPI cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  SIM_RUNTIME_API(cudaEventRecordWithFlags_ptsz, v11010, event, stream, flags);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventRecordWithFlags_ptsz(event, stream, flags));
-  SIM_RETURN(cudaSuccess);
-}
-
-cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t event) {
-  SIM_RUNTIME_API(cudaEventSynchronize, v3020, event);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventSynchronize(event));
-  SIM_RETURN(cudaSuccess);
-}
-
-cudaError_t CUDARTAPI cudaEventQuery(cudaEvent_t event) {
-  SIM_RUNTIME_API(cudaEventQuery, v3020, event);
-  SIM_NEED_CONTEXT();
-  SIM_RETURN(from_driver(cuEventQuery(event)));
-}
-
-cudaError_t CUDARTAPI cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-  SIM_RUNTIME_API(cudaEventElapsedTime, v12080, ms, start, end);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuEventElapsedTime(ms, start, end));
-  SIM_RETURN(cudaSuccess);
-}
-
-cudaError_t CUDARTAPI cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
                                            unsigned long long flags) {
-  SIM_RUNTIME_API(cudaGraphInstantiate, v12000, pGraphExec, graph, flags);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuGraphInstantiateWithFlags(pGraphExec, graph, flags));
-  SIM_RETURN(cudaSuccess);
+  SIM_IN_CONTEXT(cuGraphInstantiateWithFlags(pGraphExec, graph, flags));
 }
 
-cudaError_t CUDARTAPI cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
                                                     unsigned long long flags) {
-  SIM_RUNTIME_API(cudaGraphInstantiateWithFlags, v11040, pGraphExec, graph, flags);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuGraphInstantiateWithFlags(pGraphExec, graph, flags));
-  SIM_RETURN(cudaSuccess);
+  SIM_IN_CONTEXT(cuGraphInstantiateWithFlags(pGraphExec, graph, flags));
 }
 
-cudaError_t CUDARTAPI cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaGraphLaunch, v10000, graphExec, stream);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuGraphLaunch(graphExec, stream));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaGraphLaunch(bool per_thread, cudaGraphExec_t graphExec, cudaStream_t stream) {
+  SIM_IN_CONTEXT(SIM_PT(cuGraphLaunch, ptsz)(graphExec, stream));
 }
 
-cudaError_t CUDARTAPI cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  SIM_RUNTIME_API(cudaGraphLaunch_ptsz, v10000, graphExec, stream);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuGraphLaunch_ptsz(graphExec, stream));
-  SIM_RETURN(cudaSuccess);
+cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) {
+  SIM_IN_CONTEXT(cuGraphCreate(pGraph, flags));
 }
 
-cudaError_t CUDARTAPI cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-  SIM_RUNTIME_API(cudaGraphExecDestroy, v10000, graphExec);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuGraphExecDestroy(graphExec));
-  SIM_RETURN(cudaSuccess);
+namespace {
+
+cudaError_t driver_kernel_params(const cudaKernelNodeParams* p, CUDA_KERNEL_NODE_PARAMS* out) {
+  if (p == nullptr) return cudaErrorInvalidValue;
+  RegisteredKernel* kernel = kernel_for_stub(p->func);
+  if (kernel == nullptr) return cudaErrorInvalidDeviceFunction;
+  *out = {};
+  if (cudaError_t error = kernel_function(kernel, &out->func)) return error;
+  out->gridDimX = p->gridDim.x, out->gridDimY = p->gridDim.y, out->gridDimZ = p->gridDim.z;
+  out->blockDimX = p->blockDim.x, out->blockDimY = p->blockDim.y, out->blockDimZ = p->blockDim.z;
+  out->sharedMemBytes = p->sharedMemBytes;
+  out->kernelParams = p->kernelParams;
+  out->extra = p->extra;
+  return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaGraphDestroy(cudaGraph_t graph) {
-  SIM_RUNTIME_API(cudaGraphDestroy, v10000, graph);
-  SIM_NEED_CONTEXT();
-  SIM_TRY(cuGraphDestroy(graph));
-  SIM_RETURN(cudaSuccess);
+}  // namespace
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                   size_t numDependencies, const struct cudaKernelNodeParams* pNodeParams) {
+  CUDA_KERNEL_NODE_PARAMS params;
+  if (cudaError_t error = driver_kernel_params(pNodeParams, &params)) return error;
+  return from_driver(cuGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, &params));
 }
 
-}  // extern "C"
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dst,
+                                     const void* src, size_t count, enum cudaMemcpyKind kind) {
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  SIM_NEED_CONTEXT();
+  CUDA_MEMCPY3D c{};
+  set_copy_ends(c, dst, src, kind);
+  c.WidthInBytes = count;
+  c.Height = 1;
+  c.Depth = 1;
+  return from_driver(cuGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, &c, nullptr));
+}
+
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                   size_t numDependencies, const struct cudaMemsetParams* p) {
+  if (p == nullptr) return cudaErrorInvalidValue;
+  SIM_NEED_CONTEXT();
+  CUDA_MEMSET_NODE_PARAMS params{reinterpret_cast<CUdeviceptr>(p->dst), p->pitch, p->value, p->elementSize, p->width,
+                                 p->height};
+  return from_driver(cuGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, &params, nullptr));
+}
+
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                 size_t numDependencies, const struct cudaHostNodeParams* p) {
+  if (p == nullptr) return cudaErrorInvalidValue;
+  SIM_NEED_CONTEXT();
+  CUDA_HOST_NODE_PARAMS params{p->fn, p->userData};
+  return from_driver(cuGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, &params));
+}
+
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                     struct cudaMemAllocNodeParams* nodeParams) {
+  if (nodeParams == nullptr) return cudaErrorInvalidValue;
+  SIM_NEED_CONTEXT();
+  CUDA_MEM_ALLOC_NODE_PARAMS params{};
+  params.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  params.poolProps.location.type = static_cast<CUmemLocationType>(nodeParams->poolProps.location.type);
+  params.poolProps.location.id = nodeParams->poolProps.location.id;
+  params.bytesize = nodeParams->bytesize;
+  SIM_TRY(cuGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, &params));
+  nodeParams->dptr = reinterpret_cast<void*>(params.dptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                    size_t numDependencies, void* dptr) {
+  SIM_IN_CONTEXT(cuGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies,
+                                           reinterpret_cast<CUdeviceptr>(dptr)));
+}
+
+cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
+  SIM_IN_CONTEXT(cuGraphClone(pGraphClone, originalGraph));
+}
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) {
+  SIM_IN_CONTEXT(cuGraphGetNodes(graph, nodes, numNodes));
+}
+
+cudaError_t cudaGraphUpload(bool per_thread, cudaGraphExec_t graphExec, cudaStream_t stream) {
+  SIM_IN_CONTEXT(SIM_PT(cuGraphUpload, ptsz)(graphExec, stream));
+}
+
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                cudaGraphExecUpdateResultInfo* resultInfo) {
+  SIM_NEED_CONTEXT();
+  // The runtime's result info has the driver's layout and values.
+  return from_driver(
+      cuGraphExecUpdate(hGraphExec, hGraph, reinterpret_cast<CUgraphExecUpdateResultInfo*>(resultInfo)));
+}
+
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams* pNodeParams) {
+  CUDA_KERNEL_NODE_PARAMS params;
+  if (cudaError_t error = driver_kernel_params(pNodeParams, &params)) return error;
+  return from_driver(cuGraphExecKernelNodeSetParams(hGraphExec, node, &params));
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+  SIM_IN_CONTEXT(cuGraphExecDestroy(graphExec));
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  SIM_IN_CONTEXT(cuGraphDestroy(graph));
+}
+
+
+cudaError_t cudaLaunchHostFunc(bool per_thread, cudaStream_t stream, cudaHostFn_t fn, void* userData) {
+  SIM_IN_CONTEXT(SIM_PT(cuLaunchHostFunc, ptsz)(stream, fn, userData));
+}
+
+namespace {
+
+// A runtime stream callback behind the driver's callback type (their status
+// arguments are different enum types of equal values).
+struct RuntimeCallback {
+  cudaStreamCallback_t callback;
+  void* user_data;
+};
+
+void CUDA_CB call_runtime_callback(CUstream stream, CUresult status, void* data) {
+  auto* call = static_cast<RuntimeCallback*>(data);
+  call->callback(stream, from_driver(status), call->user_data);
+  delete call;
+}
+
+}  // namespace
+
+cudaError_t cudaStreamAddCallback(bool per_thread, cudaStream_t stream, cudaStreamCallback_t callback, void* userData,
+                                  unsigned int flags) {
+  if (callback == nullptr) return cudaErrorInvalidValue;
+  SIM_NEED_CONTEXT();
+  auto* call = new RuntimeCallback{callback, userData};
+  CUresult result = SIM_PT(cuStreamAddCallback, ptsz)(stream, call_runtime_callback, call, flags);
+  if (result != CUDA_SUCCESS) delete call;
+  return from_driver(result);
+}
+
+cudaError_t cudaStreamAttachMemAsync(bool per_thread, cudaStream_t stream, void* devPtr, size_t length,
+                                     unsigned int flags) {
+  SIM_IN_CONTEXT(
+      SIM_PT(cuStreamAttachMemAsync, ptsz)(stream, reinterpret_cast<CUdeviceptr>(devPtr), length, flags));
+}
+
+}  // namespace simcuda_rt::impl

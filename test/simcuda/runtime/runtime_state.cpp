@@ -12,6 +12,7 @@ struct FatBinary;
 
 struct RegisteredKernel {
   std::string name;
+  const void* stub;
   FatBinary* fatbin;
   CUfunction per_device[16] = {};
 };
@@ -19,8 +20,15 @@ struct RegisteredKernel {
 // One nvcc translation unit's device code. Its module is built from the names the
 // stubs registered (simcuda cannot read real cubins) and loaded per device on the
 // first launch of any of its kernels.
+struct RegisteredVariable {
+  std::string name;
+  size_t bytes;
+  FatBinary* fatbin;
+};
+
 struct FatBinary {
   std::vector<RegisteredKernel*> kernels;
+  std::vector<RegisteredVariable*> variables;
   CUmodule per_device[16] = {};
 };
 
@@ -31,6 +39,8 @@ struct Registry {
   std::vector<std::unique_ptr<FatBinary>> fatbins;
   std::vector<std::unique_ptr<RegisteredKernel>> kernels;
   std::unordered_map<const void*, RegisteredKernel*> by_stub;
+  std::vector<std::unique_ptr<RegisteredVariable>> variables;
+  std::unordered_map<const void*, RegisteredVariable*> by_shadow;  // host shadow -> variable
 };
 
 Registry& registry() {
@@ -49,7 +59,24 @@ thread_local cudaError_t t_last_error = cudaSuccess;
 std::string module_image(const FatBinary& fatbin) {
   std::string image = "// simcuda module listing (PTX .entry syntax)\n";
   for (const RegisteredKernel* kernel : fatbin.kernels) image += ".visible .entry " + kernel->name + "()\n";
+  for (const RegisteredVariable* variable : fatbin.variables) {
+    image += ".visible .global .b8 " + variable->name + "[" + std::to_string(variable->bytes) + "];\n";
+  }
   return image;
+}
+
+// The module of `fatbin` on `device`, loaded on first use; `lock` holds the registry.
+cudaError_t module_locked(FatBinary& fatbin, int device, CUmodule* out) {
+  if (fatbin.per_device[device] == nullptr) {
+    std::string image = module_image(fatbin);
+    CUmodule module = nullptr;
+    // Held across the driver calls so each module loads once; nothing they call back
+    // (CUPTI callbacks of a tracer) launches kernels.
+    if (CUresult error = cuModuleLoadData(&module, image.c_str())) return from_driver(error);
+    fatbin.per_device[device] = module;
+  }
+  *out = fatbin.per_device[device];
+  return cudaSuccess;
 }
 
 }  // namespace
@@ -104,6 +131,41 @@ void forget_context(int device) {
   for (auto& kernel : r.kernels) kernel->per_device[device] = nullptr;
 }
 
+void register_variable(void* fatbin, const void* host_shadow, const char* device_name, size_t bytes) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto* owner = static_cast<FatBinary*>(fatbin);
+  r.variables.push_back(std::make_unique<RegisteredVariable>(
+      RegisteredVariable{device_name ? device_name : "", bytes, owner}));
+  owner->variables.push_back(r.variables.back().get());
+  r.by_shadow[host_shadow] = r.variables.back().get();
+}
+
+cudaError_t variable_address(const void* host_shadow, CUdeviceptr* address, size_t* bytes) {
+  if (cudaError_t error = ensure_context()) return error;
+  Registry& r = registry();
+  std::unique_lock<std::mutex> lock(r.mutex);
+  auto found = r.by_shadow.find(host_shadow);
+  if (found == r.by_shadow.end()) return cudaErrorInvalidSymbol;
+  RegisteredVariable& variable = *found->second;
+  CUmodule module = nullptr;
+  if (cudaError_t error = module_locked(*variable.fatbin, t_device, &module)) return error;
+  return from_driver(cuModuleGetGlobal(address, bytes, module, variable.name.c_str()));
+}
+
+cudaError_t device_context(int device, CUcontext* out) {
+  if (cudaError_t error = ensure_driver()) return error;
+  static std::mutex mutex;
+  static CUcontext retained[16] = {};
+  std::lock_guard<std::mutex> lock(mutex);
+  if (device < 0 || device >= 16) return cudaErrorInvalidDevice;
+  if (retained[device] == nullptr) {
+    if (CUresult error = cuDevicePrimaryCtxRetain(&retained[device], device)) return from_driver(error);
+  }
+  *out = retained[device];
+  return cudaSuccess;
+}
+
 void* register_fatbinary() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
@@ -118,6 +180,7 @@ void register_function(void* fatbin, const void* host_stub, const char* device_n
   r.kernels.push_back(std::make_unique<RegisteredKernel>());
   RegisteredKernel* kernel = r.kernels.back().get();
   kernel->name = device_name ? device_name : "";
+  kernel->stub = host_stub;
   kernel->fatbin = owner;
   owner->kernels.push_back(kernel);
   r.by_stub[host_stub] = kernel;
@@ -132,6 +195,8 @@ RegisteredKernel* kernel_for_stub(const void* host_stub) {
 
 const char* kernel_name(const RegisteredKernel* kernel) { return kernel->name.c_str(); }
 
+const void* kernel_stub(const RegisteredKernel* kernel) { return kernel->stub; }
+
 cudaError_t kernel_function(RegisteredKernel* kernel, CUfunction* out) {
   if (cudaError_t error = ensure_context()) return error;
   int device = t_device;
@@ -141,17 +206,10 @@ cudaError_t kernel_function(RegisteredKernel* kernel, CUfunction* out) {
     *out = kernel->per_device[device];
     return cudaSuccess;
   }
-  FatBinary& fatbin = *kernel->fatbin;
-  if (fatbin.per_device[device] == nullptr) {
-    std::string image = module_image(fatbin);
-    CUmodule module = nullptr;
-    // Held across the driver calls so each module loads once; nothing they call back
-    // (CUPTI callbacks of a tracer) launches kernels.
-    if (CUresult error = cuModuleLoadData(&module, image.c_str())) return from_driver(error);
-    fatbin.per_device[device] = module;
-  }
+  CUmodule module = nullptr;
+  if (cudaError_t error = module_locked(*kernel->fatbin, device, &module)) return error;
   CUfunction function = nullptr;
-  if (CUresult error = cuModuleGetFunction(&function, fatbin.per_device[device], kernel->name.c_str())) {
+  if (CUresult error = cuModuleGetFunction(&function, module, kernel->name.c_str())) {
     return from_driver(error);
   }
   kernel->per_device[device] = function;

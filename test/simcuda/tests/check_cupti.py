@@ -86,6 +86,16 @@ def check_normal(lines, truth, f):
         f.expect(len(tagged) == 1 and tagged[0]["grid"] == [1, 1, 1], "external id not on the tagged launch")
     f.expect(by_type.get("popped", [{}])[0].get("id") == 4242, "pop returned the wrong id")
     f.expect(len(by_type.get("device", [])) == 1, "expected one device record")
+    # GRAPH_TRACE: one record per graph launch, spanning its nodes' work.
+    traces = {t["corr"]: t for t in by_type.get("graph_trace", [])}
+    launches = truth.api("cudaGraphLaunch")
+    f.expect(len(launches) == 2 and len(traces) == 2, "%d graph traces for %d launches" % (len(traces), len(launches)))
+    for launch in launches:
+        work = [o for o in truth.ops if o["corr"] == launch["corr"]]
+        trace = traces.get(launch["corr"])
+        if f.expect(trace is not None and work, "no graph trace for launch corr %d" % launch["corr"]):
+            f.expect(trace["start"] == min(o["start"] for o in work) and trace["end"] == max(o["end"] for o in work)
+                     and trace["graph"] == work[0]["graph"], "graph trace differs: %s" % trace)
 
     # Callbacks: paired, nested with shared correlation ids, with params and results.
     callbacks = by_type.get("callback", [])
@@ -100,11 +110,13 @@ def check_normal(lines, truth, f):
     nested = [c for c in enters if c["domain"] == "driver" and c["parent_cbid"] >= 0]
     f.expect(len(nested) > 0, "no driver call nested in a runtime call")
     f.expect(all(c["corr"] == c["parent_corr"] for c in nested), "a nested driver call has its own correlation id")
-    launches = [c for c in enters if c["name"] == "__cudaLaunchKernel"]
+    # <<<>>> launches are reported as cudaLaunchKernel, callback id 211 (as on an H100, driver 580).
+    launches = [c for c in enters if c["name"] == "cudaLaunchKernel"]
     f.expect(len(launches) == 41 and all("cupti_probe_kernel" in c["symbol"] for c in launches),
-             "__cudaLaunchKernel callbacks lack the kernel's symbolName")
-    f.expect(all(c["parent_cbid"] >= 0 for c in enters if c["name"] == "cuLaunchKernel"),
-             "cuLaunchKernel not nested in __cudaLaunchKernel")
+             "cudaLaunchKernel callbacks lack the kernel's symbolName")
+    f.expect(all(c["cbid"] == 211 for c in launches), "<<<>>> launches not reported with callback id 211")
+    f.expect(all(c["parent_cbid"] >= 0 for c in enters if c["name"] in ("cuLaunchKernel", "cuKernelGetName")),
+             "cuLaunchKernel or cuKernelGetName not nested in cudaLaunchKernel")
     results = {(c["name"], c["corr"]): c["result"] for c in exits}
     for call in truth.apis:
         f.expect(results.get((call["name"], call["corr"])) == call["result"], "exit result of %s" % call["name"])

@@ -173,6 +173,15 @@ void print_record(const CUpti_Activity* record) {
                     e->externalKind, (unsigned long long)e->externalId, e->correlationId);
       break;
     }
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
+      auto* g = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(record);
+      std::snprintf(line, sizeof line,
+                    "{\"type\":\"graph_trace\",\"corr\":%u,\"start\":%llu,\"end\":%llu,\"graph\":%u,"
+                    "\"stream\":%u}",
+                    g->correlationId, (unsigned long long)g->start, (unsigned long long)g->end, g->graphId,
+                    g->streamId);
+      break;
+    }
     case CUPTI_ACTIVITY_KIND_DEVICE: {
       auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(record);
       std::snprintf(line, sizeof line, "{\"type\":\"device\",\"id\":%u,\"name\":\"%s\",\"sms\":%u}", d->id, d->name,
@@ -212,7 +221,19 @@ void run_workload() {
   uint64_t popped = 0;
   cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &popped);
   CHECK_CUDA(cudaMemsetAsync(device, 0, 4096, stream));
+  // A captured graph of two memsets, launched twice (GRAPH_TRACE records).
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  CHECK_CUDA(cudaMemsetAsync(device, 1, 4096, stream));
+  CHECK_CUDA(cudaMemsetAsync(device, 2, 8192, stream));
+  CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  CHECK_CUDA(cudaGraphLaunch(exec, stream));
+  CHECK_CUDA(cudaGraphLaunch(exec, stream));
   CHECK_CUDA(cudaStreamSynchronize(stream));
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK_CUDA(cudaGraphDestroy(graph));
   CHECK_CUDA(cudaMemcpy(back.data(), device, kBytes, cudaMemcpyDeviceToHost));
   CHECK_CUDA(cudaDeviceSynchronize());
   CHECK_CUDA(cudaStreamDestroy(stream));
@@ -269,7 +290,8 @@ int main(int argc, char** argv) {
   for (CUpti_ActivityKind kind :
        {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
         CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_RUNTIME,
-        CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_DEVICE}) {
+        CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_DEVICE,
+        CUPTI_ACTIVITY_KIND_GRAPH_TRACE}) {
     CHECK_CUPTI(cuptiActivityEnable(kind));
   }
 

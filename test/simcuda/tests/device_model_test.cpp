@@ -22,6 +22,7 @@ namespace {
 void slow_kernel_stub() {}
 void fast_kernel_stub() {}
 void faulty_kernel_stub() {}
+void stall_kernel_stub() {}
 
 struct RegisterKernels {
   RegisterKernels() {
@@ -32,6 +33,8 @@ struct RegisterKernels {
                            nullptr, nullptr, nullptr, nullptr, nullptr);
     __cudaRegisterFunction(fatbin, reinterpret_cast<const char*>(&faulty_kernel_stub), nullptr, "faulty_kernel",
                            -1, nullptr, nullptr, nullptr, nullptr, nullptr);
+    __cudaRegisterFunction(fatbin, reinterpret_cast<const char*>(&stall_kernel_stub), nullptr, "stall_kernel", -1,
+                           nullptr, nullptr, nullptr, nullptr, nullptr);
     __cudaRegisterFatBinaryEnd(fatbin);
   }
 } const registered;
@@ -48,7 +51,88 @@ cudaError_t launch(void (*stub)(), cudaStream_t stream = nullptr) {
 
 }  // namespace
 
-// The ctest entries set SIMCUDA_KERNEL_NS="slow=50000000,fast=1000" and SIMCUDA_DEVICES=2.
+// The ctest entries set SIMCUDA_KERNEL_NS="slow=50000000,fast=1000,stall=1000000000",
+// SIMCUDA_PINNED_GBPS=2 and SIMCUDA_DEVICES=2.
+
+TEST_CASE("a launch loop ahead of the device blocks at the stream's queue depth", "[queue]") {
+  constexpr int kDepth = 1024;  // simcuda's default, as documented
+  constexpr uint64_t kStallNs = 1000000000;  // long enough for a loaded machine to fill the queue
+  cudaStream_t stream;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  uint64_t start = now_ns();
+  REQUIRE(launch(stall_kernel_stub, stream) == cudaSuccess);
+  for (int i = 1; i < kDepth; ++i) REQUIRE(launch(fast_kernel_stub, stream) == cudaSuccess);
+  uint64_t filled = now_ns();
+  // The queue holds kDepth operations behind the stalled kernel: the next launch
+  // waits until that kernel has completed, not longer.
+  REQUIRE(launch(fast_kernel_stub, stream) == cudaSuccess);
+  uint64_t blocked = now_ns();
+  CHECK(filled - start < kStallNs);
+  CHECK(blocked - start >= kStallNs);
+  CHECK(blocked - start < kStallNs + 500000000ull);
+  REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}
+
+TEST_CASE("a large asynchronous copy returns at once and its bytes are there after the sync", "[copies]") {
+  constexpr size_t kBytes = 128u << 20;
+  unsigned char* pinned = nullptr;
+  unsigned char* device = nullptr;
+  REQUIRE(cudaMallocHost(reinterpret_cast<void**>(&pinned), kBytes) == cudaSuccess);
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&device), kBytes) == cudaSuccess);
+  for (size_t i = 0; i < kBytes; ++i) pinned[i] = static_cast<unsigned char>(i % 251);
+  cudaStream_t stream;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  cudaEvent_t before, after;
+  REQUIRE(cudaEventCreate(&before) == cudaSuccess);
+  REQUIRE(cudaEventCreate(&after) == cudaSuccess);
+  REQUIRE(cudaEventRecord(before, stream) == cudaSuccess);
+  uint64_t call_start = now_ns();
+  REQUIRE(cudaMemcpyAsync(device, pinned, kBytes, cudaMemcpyHostToDevice, stream) == cudaSuccess);
+  uint64_t call_ns = now_ns() - call_start;
+  REQUIRE(cudaEventRecord(after, stream) == cudaSuccess);
+  // Not complete yet: the copy takes 67 ms of simulated time at the test's 2 GB/s.
+  CHECK(cudaStreamQuery(stream) == cudaErrorNotReady);
+  REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+  float copy_ms = 0;
+  REQUIRE(cudaEventElapsedTime(&copy_ms, before, after) == cudaSuccess);
+  CHECK(copy_ms > 60.0f);
+  CHECK(static_cast<double>(call_ns) < copy_ms * 1e6 / 2);  // the host did not move the bytes
+  bool same = true;  // simcuda's device memory is host memory
+  for (size_t i = 0; i < kBytes && same; ++i) same = device[i] == static_cast<unsigned char>(i % 251);
+  CHECK(same);
+  REQUIRE(cudaFree(device) == cudaSuccess);
+  REQUIRE(cudaFreeHost(pinned) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}
+
+TEST_CASE("device properties agree with the attributes they mirror", "[devices]") {
+  cudaDeviceProp prop{};
+  REQUIRE(cudaGetDeviceProperties(&prop, 0) == cudaSuccess);
+  auto attr = [](cudaDeviceAttr a) {
+    int value = -1;
+    REQUIRE(cudaDeviceGetAttribute(&value, a, 0) == cudaSuccess);
+    return value;
+  };
+  CHECK(attr(cudaDevAttrGpuOverlap) == (prop.asyncEngineCount > 0 ? 1 : 0));
+  CHECK(prop.asyncEngineCount == attr(cudaDevAttrAsyncEngineCount));
+  CHECK(prop.concurrentKernels == attr(cudaDevAttrConcurrentKernels));
+  CHECK(prop.canMapHostMemory == attr(cudaDevAttrCanMapHostMemory));
+  CHECK(prop.unifiedAddressing == attr(cudaDevAttrUnifiedAddressing));
+  CHECK(prop.managedMemory == attr(cudaDevAttrManagedMemory));
+  CHECK(prop.concurrentManagedAccess == attr(cudaDevAttrConcurrentManagedAccess));
+  CHECK(prop.memoryPoolsSupported == attr(cudaDevAttrMemoryPoolsSupported));
+  CHECK(prop.multiProcessorCount == attr(cudaDevAttrMultiProcessorCount));
+  CHECK(prop.maxThreadsPerMultiProcessor == attr(cudaDevAttrMaxThreadsPerMultiProcessor));
+  CHECK(prop.sharedMemPerBlock <= prop.sharedMemPerBlockOptin);
+  CHECK(prop.sharedMemPerBlockOptin <= prop.sharedMemPerMultiprocessor);
+  CHECK(prop.cooperativeLaunch == attr(cudaDevAttrCooperativeLaunch));
+  CHECK(prop.hostRegisterSupported == attr(cudaDevAttrHostRegisterSupported));
+  CHECK(prop.texturePitchAlignment == static_cast<size_t>(attr(cudaDevAttrTexturePitchAlignment)));
+  // Managed memory without unified addressing cannot exist.
+  CHECK((prop.managedMemory == 0 || prop.unifiedAddressing == 1));
+  CHECK((prop.concurrentManagedAccess == 0 || prop.managedMemory == 1));
+}
 
 TEST_CASE("a synchronisation returns only after the simulated end of the work", "[timing]") {
   uint64_t before = now_ns();

@@ -44,6 +44,8 @@ def expected_duration(op, env):
         kinds = {"HtoD": op["src_kind"], "DtoH": op["dst_kind"]}
         if op["copy_kind"] == "DtoD":
             gbps = float(env.get("SIMCUDA_DTOD_GBPS", 800))
+        elif op["copy_kind"] == "PtoP":
+            gbps = float(env.get("SIMCUDA_PEER_GBPS", 100))
         elif kinds.get(op["copy_kind"]) == "pinned":
             gbps = float(env.get("SIMCUDA_PINNED_GBPS", 24))
         else:

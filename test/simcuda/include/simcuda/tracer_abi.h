@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 // Bumped whenever a struct below changes layout; libcupti refuses a mismatch.
-#define SIMCUDA_TRACER_ABI_VERSION 1
+#define SIMCUDA_TRACER_ABI_VERSION 2
 
 // One API call, runtime or driver. The same object is passed to enter and exit, so a
 // tracer may keep per-call state in it (CUPTI's correlationData lives here).
@@ -41,6 +41,7 @@ enum SimOperationKind {
   SIM_OP_KERNEL = 1,
   SIM_OP_MEMCPY = 2,
   SIM_OP_MEMSET = 3,
+  SIM_OP_HOST_FUNCTION = 4,     // cuLaunchHostFunc / stream callbacks / graph host nodes
 };
 
 // Copy kinds use CUpti_ActivityMemcpyKind's values; memory kinds CUpti_ActivityMemoryKind's.
@@ -66,6 +67,10 @@ typedef struct SimOperation {
   int32_t block[3];
   int32_t dynamic_shared_memory;
   int32_t static_shared_memory;
+  uint32_t src_device;          // peer copies (copy_kind PTOP): the two devices
+  uint32_t dst_device;
+  uint32_t src_context_id;
+  uint32_t dst_context_id;
 } SimOperation;
 
 enum SimMemoryEventKind { SIM_MEMORY_ALLOCATE = 1, SIM_MEMORY_RELEASE = 2 };
