@@ -10,6 +10,7 @@
 #include "views/nsys_summary.h"
 #include "views/sort_key.h"
 #include "views/table_formatter.h"
+#include "views/text_escape.h"
 
 namespace prof::analyzer {
 namespace {
