@@ -10,53 +10,19 @@
 #include "views/nsys_summary.h"
 #include "views/sort_key.h"
 #include "views/table_formatter.h"
-#include "window/auto_steps.h"
-#include "window/steps.h"
+#include "views/text_escape.h"
 
 namespace prof::analyzer {
 namespace {
 
-// torch's default step annotation: what torch.profiler's step() emits.
-constexpr const char* kDefaultStepRule = "nvtx:^ProfilerStep#[0-9]+$";
-
-// One table's worth of events: a schedule window, all windows merged, or
-// the whole run.
-struct ReportWindow {
-  int64_t index = -1;          // -1: the whole run, or all windows merged
-  std::vector<int64_t> steps;  // empty for the whole run
-  bool partial = false;
-  bool whole_run = true;
-};
-
-// "3-5, 8, 10-11"
-std::string step_list(const std::vector<int64_t>& steps) {
-  std::string out;
-  for (size_t i = 0; i < steps.size();) {
-    size_t j = i;
-    while (j + 1 < steps.size() && steps[j + 1] == steps[j] + 1) ++j;
-    if (!out.empty()) out += ", ";
-    out += std::to_string(steps[i]);
-    if (j > i) out += "-" + std::to_string(steps[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
-std::string window_title(const ReportWindow& w) {
-  if (w.whole_run) return "Whole run";
-  const std::string steps = (w.steps.size() == 1 ? "step " : "steps ") + step_list(w.steps);
-  if (w.index < 0) return "All windows merged: " + steps;
-  return "Window " + std::to_string(w.index) + ": " + steps + (w.partial ? " (partial: the run ended inside it)" : "");
-}
-
-std::string window_label(const ReportWindow& w) {
-  if (w.whole_run) return "all";
+std::string window_label(const RunWindow& w) {
+  if (w.whole_run()) return "all";
   return w.index < 0 ? "merged" : std::to_string(w.index);
 }
 
-std::string window_json(const ReportWindow& w) {
+std::string window_json(const RunWindow& w) {
   std::string out = "\"window\":" + (w.index < 0 ? std::string("null") : std::to_string(w.index)) +
-                    ",\"title\":" + json_string(window_title(w)) + ",\"whole_run\":" + (w.whole_run ? "true" : "false") +
+                    ",\"title\":" + json_string(w.title()) + ",\"whole_run\":" + (w.whole_run() ? "true" : "false") +
                     ",\"partial\":" + (w.partial ? "true" : "false") + ",\"steps\":[";
   for (size_t i = 0; i < w.steps.size(); ++i) out += (i ? "," : "") + std::to_string(w.steps[i]);
   return out + "]";
@@ -94,23 +60,6 @@ std::string drop_footer(const DropTotals& d) {
   return out;
 }
 
-// Finds the steps of a --step rule. False after printing why.
-bool resolve_steps(const Run& run, std::optional<StepRule> rule, RunSteps& steps, std::ostream& err) {
-  if (rule->kind == StepRule::Kind::kAuto) {
-    const AutoSteps detected = detect_steps(run);
-    err << "profanalyze: --step auto: " << detected.message << '\n';
-    if (!detected.rule) return false;
-    rule = detected.rule;
-  }
-  steps = find_steps(run, *rule);
-  err << "profanalyze: --step " << rule->spelling() << ": " << steps.count() << " steps\n";
-  if (steps.count() == 0) {
-    err << "profanalyze: no steps found by --step " << rule->spelling() << '\n';
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
@@ -134,62 +83,19 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
   report->add_option("--format", options.format, "table (text), csv (RFC 4180) or json (exact ns and bytes)")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
-  report->add_option("--step", options.step,
-                     "step boundaries: nvtx:REGEX, kernel:REGEX, api:NAME or auto; default with a schedule: " +
-                         std::string(kDefaultStepRule));
-  auto* skip = report->add_option("--skip-first", options.schedule.skip_first, "torch.profiler.schedule skip_first");
-  auto* wait = report->add_option("--wait", options.schedule.wait, "schedule wait: steps not recorded per cycle");
-  auto* warmup = report->add_option("--warmup", options.schedule.warmup, "schedule warmup: recorded, then dropped");
-  auto* active = report->add_option("--active", options.schedule.active, "schedule active: steps per window");
-  auto* repeat = report->add_option("--repeat", options.schedule.repeat, "schedule repeat: cycles; 0: until the end");
+  add_window_options(report, options.windows);
   report->add_flag("--merge-windows", options.merge_windows, "one table over all windows instead of one per window");
-  report->callback([&options, skip, wait, warmup, active, repeat] {
-    options.schedule_given = skip->count() + wait->count() + warmup->count() + active->count() + repeat->count() > 0;
-  });
   return report;
 }
 
 int run_report_command(const ReportOptions& options, std::ostream& out, std::ostream& err) {
-  if (options.schedule_given) {
-    if (std::string bad = options.schedule.validate(); !bad.empty()) {
-      err << "profanalyze: " << bad << '\n';
-      return kExitUsage;
-    }
-  }
-  const std::string step_text = options.step.empty() && options.schedule_given ? kDefaultStepRule : options.step;
-  std::optional<StepRule> step_rule;
-  if (!step_text.empty()) {
-    std::string error;
-    step_rule = parse_step_rule(step_text, error);
-    if (!step_rule) {
-      err << "profanalyze: " << error << '\n';
-      return kExitUsage;
-    }
-  }
+  std::optional<RunWindows> windows = RunWindows::from_options(options.windows, err);
+  if (!windows) return kExitUsage;
   Run run;
   if (!load_files(options.files, run, err)) return kExitBadInput;
 
-  std::vector<ReportWindow> windows;
-  std::optional<StepMembership> membership;
-  if (step_rule) {
-    RunSteps steps;
-    if (!resolve_steps(run, step_rule, steps, err)) {
-      // Steps only matter for a schedule; without one the run is still one window.
-      if (options.schedule_given) return kExitBadInput;
-    } else if (options.schedule_given) {
-      membership = step_membership(run, steps);
-      for (StepWindow& w : schedule_windows(options.schedule, steps.count()))
-        windows.push_back(ReportWindow{w.index, std::move(w.steps), w.partial, false});
-      if (windows.empty()) err << "profanalyze: the schedule records none of the " << steps.count() << " steps\n";
-      if (options.merge_windows && !windows.empty()) {
-        ReportWindow merged;
-        merged.whole_run = false;
-        for (const ReportWindow& w : windows) merged.steps.insert(merged.steps.end(), w.steps.begin(), w.steps.end());
-        windows = {merged};
-      }
-    }
-  }
-  if (!membership) windows = {ReportWindow{}};
+  if (!windows->resolve(run, err)) return kExitBadInput;
+  if (options.merge_windows) windows->merge_windows();
 
   TableOptions table;
   if (!options.sort_by.empty()) table.sort_by = options.sort_by;
@@ -208,10 +114,10 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
   const DropTotals drops = drop_totals(run);
 
   std::string json;
-  for (size_t i = 0; i < windows.size(); ++i) {
-    const ReportWindow& w = windows[i];
-    const Run selected = membership ? select_steps(run, *membership, w.steps) : Run();
-    const Run& events = membership ? selected : run;
+  for (size_t i = 0; i < windows->windows().size(); ++i) {
+    const RunWindow& w = windows->windows()[i];
+    Run selected;
+    const Run& events = windows->events_of(run, w, selected);
     ViewTable cells;
     std::string text;
     std::string totals_json;
@@ -233,7 +139,7 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
     }
     if (options.format == "table") {
       if (i) out << '\n';
-      if (!w.whole_run) out << window_title(w) << '\n';
+      if (!w.whole_run()) out << w.title() << '\n';
       out << text;
     } else if (options.format == "csv") {
       if (i == 0) out << csv_header(cells);

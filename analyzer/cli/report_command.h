@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "window/schedule.h"
+#include "cli/window_options.h"
 
 namespace prof::analyzer {
 
@@ -19,10 +19,7 @@ struct ReportOptions {
   int64_t group_by_stack_n = 0;
   std::string view = "table";   // table (torch) | kernels | api | memcpy | nvtx (nsys)
   std::string format = "table";  // table | csv | json
-  // Steps and windows.
-  std::string step;  // empty: ProfilerStep ranges when a schedule is given
-  Schedule schedule;
-  bool schedule_given = false;  // set by the CLI when any schedule option is given
+  WindowOptions windows;  // steps and schedule, as stacks, flamegraph and trace
   bool merge_windows = false;
 };
 

@@ -41,6 +41,7 @@ void add_window_options(CLI::App* command, WindowOptions& options) {
 std::string RunWindow::title() const {
   if (whole_run()) return "Whole run";
   const std::string list = (steps.size() == 1 ? "step " : "steps ") + step_list(steps);
+  if (merged) return "All windows merged: " + list;
   return "Window " + std::to_string(index) + ": " + list + (partial ? " (partial: the run ended inside it)" : "");
 }
 
@@ -90,6 +91,14 @@ bool RunWindows::resolve(const Run& run, std::ostream& err) {
     windows_.push_back(RunWindow{w.index, std::move(w.steps), w.partial});
   if (windows_.empty()) err << "profanalyze: the schedule records none of the " << steps.count() << " steps\n";
   return true;
+}
+
+void RunWindows::merge_windows() {
+  if (!membership_ || windows_.empty()) return;
+  RunWindow all;
+  all.merged = true;
+  for (const RunWindow& w : windows_) all.steps.insert(all.steps.end(), w.steps.begin(), w.steps.end());
+  windows_ = {std::move(all)};
 }
 
 const Run& RunWindows::events_of(const Run& run, const RunWindow& w, Run& storage) const {

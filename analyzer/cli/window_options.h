@@ -24,13 +24,14 @@ struct WindowOptions {
 // Adds the options to `command`; sets schedule_given from its callback.
 void add_window_options(CLI::App* command, WindowOptions& options);
 
-// One on_trace_ready's worth of a run, or the whole run.
+// One on_trace_ready's worth of a run, all windows merged, or the whole run.
 struct RunWindow {
-  int64_t index = -1;          // -1: the whole run
+  int64_t index = -1;          // -1: the whole run, or all windows merged
   std::vector<int64_t> steps;  // empty for the whole run
   bool partial = false;
-  bool whole_run() const { return index < 0; }
-  // "Window 0: steps 3-4", or "Whole run".
+  bool merged = false;  // report --merge-windows: the steps of every window
+  bool whole_run() const { return index < 0 && !merged; }
+  // "Window 0: steps 3-4", "All windows merged: steps 1-2, 5-6" or "Whole run".
   std::string title() const;
 };
 
@@ -44,6 +45,10 @@ class RunWindows {
   // schedule was given and the run has no steps (exit 1). Without a
   // schedule the whole run is the one window.
   bool resolve(const Run& run, std::ostream& err);
+
+  // After resolve(): the schedule's windows become one window of all their
+  // steps (report --merge-windows). Nothing to merge without a schedule.
+  void merge_windows();
 
   const std::vector<RunWindow>& windows() const { return windows_; }
   // The events of window `w` (for the whole run: `run` itself).

@@ -66,6 +66,9 @@ struct ProcessInfo {
   uint64_t end_ns() const;
 };
 
+// Which CUDA API an API call belongs to, as recorded (ApiCall.domain).
+enum class ApiDomain : uint8_t { kUnspecified, kRuntime, kDriver };
+
 enum class CpuEventKind : uint8_t {
   kPushPopRange,   // nvtxRangePush/Pop: nests on its thread
   kStartEndRange,  // nvtxRangeStart/End: may cross threads, never nests
@@ -89,6 +92,7 @@ struct CpuEvent {
   uint32_t stack = 0;  // API calls only: index + 1 into Run::stacks; 0: none
   CpuEventKind kind = CpuEventKind::kPushPopRange;
   bool unterminated = false;  // NVTX range still open when recording ended
+  ApiDomain api_domain = ApiDomain::kUnspecified;  // API calls only
 
   uint64_t duration_ns() const { return end_ns - start_ns; }
 };

@@ -298,6 +298,9 @@ void ChunkLoader::load_api_calls() {
     const ApiCallDecoder::Ids ids = calls.next(a);
     CpuEvent e;
     e.kind = CpuEventKind::kApiCall;
+    e.api_domain = a.domain() == prof::proto::DRIVER    ? ApiDomain::kDriver
+                   : a.domain() == prof::proto::RUNTIME ? ApiDomain::kRuntime
+                                                        : ApiDomain::kUnspecified;
     e.process = process_;
     e.tid = ids.tid;
     if (a.name_id() == 0) {

@@ -81,13 +81,9 @@ class JsonOut {
 };
 
 
-// The model keeps no API domain; CUDA's naming tells them apart: runtime
-// calls are cuda* (and the __cuda* entry points of <<<>>> launches),
-// driver calls cu*. Calls recorded without a name say which in brackets.
-bool is_runtime_call(std::string_view name) {
-  if (name.starts_with("<cuda ")) return name.starts_with("<cuda runtime");
-  return name.starts_with("cuda") || name.starts_with("__cuda");
-}
+// The recorded domain; a call without one counts as runtime, as the model
+// names an unnamed call of no domain "<cuda runtime cbid N>".
+bool is_runtime_call(const CpuEvent& e) { return e.api_domain != ApiDomain::kDriver; }
 
 // "domain:name" outside the default domain, as the report names rows, but
 // "ProfilerStep#3" stays itself: on a timeline every step is its own.
@@ -309,7 +305,7 @@ void TraceWriter::cpu_event(size_t index) {
   const uint64_t pid = cpu_pid_[e.process];
   const std::string& name = run_.name(e.name);
   if (e.kind == CpuEventKind::kApiCall) {
-    common("X", is_runtime_call(name) ? "cuda_runtime" : "cuda_driver", name, pid, e.tid);
+    common("X", is_runtime_call(e) ? "cuda_runtime" : "cuda_driver", name, pid, e.tid);
     out_.key("ts").micros(ts(e.start_ns)).key("dur").micros(e.duration_ns());
     out_.key("args").raw("{\"correlation\":").num(e.correlation_id).raw("}").end_event();
     return;

@@ -7,31 +7,12 @@
 #include "io/compact_fields.h"
 #include "io/delta_decoder.h"
 #include "io/intern_tables.h"
+#include "views/text_escape.h"
 
 namespace prof::analyzer {
 namespace {
 
-void write_json_string(std::ostream& out, std::string_view text) {
-  out << '"';
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"': out << "\\\""; break;
-      case '\\': out << "\\\\"; break;
-      case '\n': out << "\\n"; break;
-      case '\t': out << "\\t"; break;
-      case '\r': out << "\\r"; break;
-      default:
-        if (c < 0x20) {
-          char escaped[8];
-          snprintf(escaped, sizeof(escaped), "\\u%04x", c);
-          out << escaped;
-        } else {
-          out << static_cast<char>(c);
-        }
-    }
-  }
-  out << '"';
-}
+void write_json_string(std::ostream& out, std::string_view text) { out << json_string(text); }
 
 // One JSON object, fields appended in order.
 class JsonLine {

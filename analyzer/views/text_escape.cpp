@@ -94,6 +94,12 @@ void append_json_string(std::string& out, std::string_view text) {
   out += '"';
 }
 
+std::string json_string(std::string_view text) {
+  std::string out;
+  append_json_string(out, text);
+  return out;
+}
+
 std::string xml_escape(std::string_view text) {
   std::string out;
   for (char c : valid_utf8(text)) {

@@ -14,6 +14,8 @@ std::string valid_utf8(std::string_view text);
 // Appends `text` as a JSON string literal (quotes included): ", \ and
 // control characters escaped, invalid UTF-8 replaced.
 void append_json_string(std::string& out, std::string_view text);
+// The same, as a new string.
+std::string json_string(std::string_view text);
 
 // `text` for XML character data and attribute values: & < > " ' as
 // entities, control characters (illegal in XML 1.0) as '?', invalid UTF-8

@@ -1,6 +1,6 @@
 #include "views/view_table.h"
 
-#include <cstdio>
+#include "views/text_escape.h"
 
 namespace prof::analyzer {
 namespace {
@@ -26,28 +26,6 @@ std::string csv_field(const std::string& text) {
   for (char c : text) {
     if (c == '"') out += '"';
     out += c;
-  }
-  return out + "\"";
-}
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
   }
   return out + "\"";
 }

@@ -28,8 +28,6 @@ struct ViewTable {
 
 // RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled.
 std::string csv_field(const std::string& text);
-// A JSON string literal, with every control character escaped.
-std::string json_string(const std::string& text);
 
 // The first column is the window. Lines end in "\n", not RFC 4180's CRLF:
 // every CSV reader accepts it, and shell tools prefer it.
