@@ -73,70 +73,62 @@ void ChunkEncoder::replace(uint32_t field, const Message& message) {
   append(field, message);
 }
 
-void ChunkEncoder::add(const file::ApiCall& call, Span span, uint32_t correlation_id) {
-  file::ApiCall compact = call;
-  compact.tid = call.tid == previous_call_tid_ ? 0 : call.tid;
-  compact.start_delta_ns = delta(ChunkField::api_calls, span.start_ns);
-  compact.duration_ns = duration(span);
-  compact.correlation_id_delta =
+void ChunkEncoder::add(file::ApiCall& call, Span span, uint32_t correlation_id) {
+  const uint32_t tid = call.tid;
+  call.tid = tid == previous_call_tid_ ? 0 : tid;
+  call.start_delta_ns = delta(ChunkField::api_calls, span.start_ns);
+  call.duration_ns = duration(span);
+  call.correlation_id_delta =
       static_cast<int64_t>(correlation_id) - static_cast<int64_t>(previous_call_correlation_);
-  previous_call_tid_ = call.tid;
+  previous_call_tid_ = tid;
   previous_call_correlation_ = correlation_id;
-  append(ChunkField::api_calls, compact);
+  append(ChunkField::api_calls, call);
 }
 
-void ChunkEncoder::add(const file::Kernel& kernel, Span span) {
-  file::Kernel k = kernel;
-  k.start_delta_ns = delta(ChunkField::kernels, span.start_ns);
-  k.duration_ns = duration(span);
-  append(ChunkField::kernels, k);
+void ChunkEncoder::add(file::Kernel& kernel, Span span) {
+  kernel.start_delta_ns = delta(ChunkField::kernels, span.start_ns);
+  kernel.duration_ns = duration(span);
+  append(ChunkField::kernels, kernel);
 }
 
-void ChunkEncoder::add(const file::Memcpy& copy, Span span) {
-  file::Memcpy c = copy;
-  c.start_delta_ns = delta(ChunkField::memcpys, span.start_ns);
-  c.duration_ns = duration(span);
-  append(ChunkField::memcpys, c);
+void ChunkEncoder::add(file::Memcpy& copy, Span span) {
+  copy.start_delta_ns = delta(ChunkField::memcpys, span.start_ns);
+  copy.duration_ns = duration(span);
+  append(ChunkField::memcpys, copy);
 }
 
-void ChunkEncoder::add(const file::Memset& set, Span span) {
-  file::Memset s = set;
-  s.start_delta_ns = delta(ChunkField::memsets, span.start_ns);
-  s.duration_ns = duration(span);
-  append(ChunkField::memsets, s);
+void ChunkEncoder::add(file::Memset& set, Span span) {
+  set.start_delta_ns = delta(ChunkField::memsets, span.start_ns);
+  set.duration_ns = duration(span);
+  append(ChunkField::memsets, set);
 }
 
-void ChunkEncoder::add(const file::NvtxRange& range, Span span) {
-  file::NvtxRange r = range;
-  r.start_delta_ns = delta(ChunkField::nvtx_ranges, span.start_ns);
-  r.duration_ns = duration(span);
-  append(ChunkField::nvtx_ranges, r);
+void ChunkEncoder::add(file::NvtxRange& range, Span span) {
+  range.start_delta_ns = delta(ChunkField::nvtx_ranges, span.start_ns);
+  range.duration_ns = duration(span);
+  append(ChunkField::nvtx_ranges, range);
 }
 
-void ChunkEncoder::add(const file::MemoryEvent& event, uint64_t time_ns) {
-  file::MemoryEvent e = event;
-  e.time_delta_ns = delta(ChunkField::memory_events, time_ns);
-  append(ChunkField::memory_events, e);
+void ChunkEncoder::add(file::MemoryEvent& event, uint64_t time_ns) {
+  event.time_delta_ns = delta(ChunkField::memory_events, time_ns);
+  append(ChunkField::memory_events, event);
 }
 
-void ChunkEncoder::add(const file::Synchronization& sync, Span span) {
-  file::Synchronization s = sync;
-  s.start_delta_ns = delta(ChunkField::synchronizations, span.start_ns);
-  s.duration_ns = duration(span);
-  append(ChunkField::synchronizations, s);
+void ChunkEncoder::add(file::Synchronization& sync, Span span) {
+  sync.start_delta_ns = delta(ChunkField::synchronizations, span.start_ns);
+  sync.duration_ns = duration(span);
+  append(ChunkField::synchronizations, sync);
 }
 
-void ChunkEncoder::add(const file::NvtxMark& mark, uint64_t time_ns) {
-  file::NvtxMark m = mark;
-  m.time_delta_ns = delta(ChunkField::nvtx_marks, time_ns);
-  append(ChunkField::nvtx_marks, m);
+void ChunkEncoder::add(file::NvtxMark& mark, uint64_t time_ns) {
+  mark.time_delta_ns = delta(ChunkField::nvtx_marks, time_ns);
+  append(ChunkField::nvtx_marks, mark);
 }
 
-void ChunkEncoder::add(const file::Overhead& overhead, Span span) {
-  file::Overhead o = overhead;
-  o.start_delta_ns = delta(ChunkField::overheads, span.start_ns);
-  o.duration_ns = duration(span);
-  append(ChunkField::overheads, o);
+void ChunkEncoder::add(file::Overhead& overhead, Span span) {
+  overhead.start_delta_ns = delta(ChunkField::overheads, span.start_ns);
+  overhead.duration_ns = duration(span);
+  append(ChunkField::overheads, overhead);
 }
 
 void ChunkEncoder::add_string(uint64_t id, std::string_view value) {

@@ -36,6 +36,8 @@ void set_dims(file::Kernel& kernel, const uint32_t (&grid)[3], const uint32_t (&
 // namespace prof::file), filled except for the fields of the format-2 compact
 // encodings (FORMAT.md), which the encoder computes: times as deltas within a
 // list, an ApiCall's tid only when it changes and its correlation id as a delta.
+// It writes them into the record it is given (no copy on the writer's hot
+// path), so a record is not reused after add().
 class ChunkEncoder {
  public:
   ChunkEncoder() { begin(0); }
@@ -44,15 +46,15 @@ class ChunkEncoder {
   void begin(uint64_t time_base_ns);
 
   // `call.tid` is the calling thread's tid.
-  void add(const file::ApiCall& call, Span span, uint32_t correlation_id);
-  void add(const file::Kernel& kernel, Span span);
-  void add(const file::Memcpy& copy, Span span);
-  void add(const file::Memset& set, Span span);
-  void add(const file::NvtxRange& range, Span span);
-  void add(const file::MemoryEvent& event, uint64_t time_ns);
-  void add(const file::Synchronization& sync, Span span);
-  void add(const file::NvtxMark& mark, uint64_t time_ns);
-  void add(const file::Overhead& overhead, Span span);
+  void add(file::ApiCall& call, Span span, uint32_t correlation_id);
+  void add(file::Kernel& kernel, Span span);
+  void add(file::Memcpy& copy, Span span);
+  void add(file::Memset& set, Span span);
+  void add(file::NvtxRange& range, Span span);
+  void add(file::MemoryEvent& event, uint64_t time_ns);
+  void add(file::Synchronization& sync, Span span);
+  void add(file::NvtxMark& mark, uint64_t time_ns);
+  void add(file::Overhead& overhead, Span span);
 
   void add_string(uint64_t id, std::string_view value);
   void add(const file::Frame& frame);

@@ -135,7 +135,7 @@ uint64_t Translator::api_name_id(const ApiCallRecord& record, ChunkEncoder& chun
 }
 
 void Translator::close_open_ranges(uint64_t end_ns, ChunkEncoder& chunk) {
-  for (const ClosedRange& closed : ranges_.close_all(end_ns)) chunk.add(closed.range, closed.span);
+  for (ClosedRange& closed : ranges_.close_all(end_ns)) chunk.add(closed.range, closed.span);
 }
 
 }  // namespace prof
