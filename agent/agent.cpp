@@ -7,15 +7,15 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <string>
 
+#include "agent_state.h"
 #include "capture/capture_range.h"
 #include "capture/cuda_capture.h"
 #include "capture/nvtx_capture.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/proc_self.h"
 #include "config.h"
 #include "record/recorder.h"
 #include "record/writer.h"
@@ -33,17 +33,6 @@ namespace {
 // pid here was started by a profiled process (see disambiguate_for_child).
 constexpr char kAgentPidVariable[] = "PROF_AGENT_PID";
 
-enum class Phase { off, recording, finished };
-std::atomic<Phase> g_phase{Phase::off};
-// Deliberately leaked: app threads may still record while the process exits,
-// after static destructors would have run.
-Recorder* g_recorder = nullptr;
-Writer* g_writer = nullptr;
-
-std::string read_file(const char* path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::string own_library_path() {
   Dl_info info{};
@@ -53,23 +42,16 @@ std::string own_library_path() {
   return info.dli_fname;
 }
 
-ProcessInfo describe_process(const ProcessIdentity& identity, const AgentConfig& config) {
-  ProcessInfo process;
+file::Process describe_process(const ProcessIdentity& identity, const AgentConfig& config) {
+  file::Process process;
   process.pid = identity.pid;
   process.parent_pid = static_cast<uint32_t>(getppid());
   process.hostname = identity.hostname;
   process.rank = identity.rank;
   process.world_size = identity.world_size;
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (n > 0) process.executable.assign(exe, static_cast<size_t>(n));
-  const std::string cmdline = read_file("/proc/self/cmdline");
-  for (size_t begin = 0; begin < cmdline.size();) {
-    size_t end = cmdline.find('\0', begin);
-    if (end == std::string::npos) end = cmdline.size();
-    process.command_line.emplace_back(cmdline, begin, end - begin);
-    begin = end + 1;
-  }
+  process.executable = executable_path();
+  process.command_line = command_line();
+  process.has_clock_anchor = true;
   process.clock_anchor.realtime_ns = realtime_ns();
   process.clock_anchor.monotonic_ns = monotonic_ns();
   process.start_ns = process.clock_anchor.monotonic_ns;
@@ -88,30 +70,28 @@ ProcessInfo describe_process(const ProcessIdentity& identity, const AgentConfig&
   return process;
 }
 
-void finish(EndReason reason) {
-  Phase expected = Phase::recording;
-  if (!g_phase.compare_exchange_strong(expected, Phase::finished)) return;
-  g_writer->wait_until_written(g_writer->request_flush(true, reason), 10'000);
-  g_recorder->stop_accepting();
-  g_writer->join();
-  if (g_writer->wrote_file()) {
-    log_info("wrote %s (%llu bytes)", g_writer->path().c_str(),
-             static_cast<unsigned long long>(g_writer->bytes_written()));
+void finish(file::ProcessEnd::Reason reason) {
+  AgentState& agent = agent_state();
+  AgentPhase expected = AgentPhase::recording;
+  if (!agent.phase.compare_exchange_strong(expected, AgentPhase::finished)) return;
+  Writer* writer = agent.writer.load();
+  writer->wait_until_written(writer->request_flush(true, reason), 10'000);
+  agent.recorder.load()->stop_accepting();
+  writer->join();
+  if (writer->wrote_file()) {
+    log_info("wrote %s (%llu bytes)", writer->path().c_str(),
+             static_cast<unsigned long long>(writer->bytes_written()));
   } else {
     log_info("nothing recorded; no file written");
   }
 }
 
-void on_exit_handler() { finish(EndReason::exit); }
-
-// A pointer, like the others: a global with a constructor could be
-// initialised after on_load ran (the order of constructor functions and C++
-// initialisers within one library is unspecified) and wipe what it set.
-const AgentConfig* g_config = nullptr;
+void on_exit_handler() { finish(file::ProcessEnd::Reason::exit); }
 
 void start_cuda() {
-  if (g_phase.load() != Phase::recording) return;
-  start_cuda_capture(*g_recorder, *g_writer, g_config->cuda);
+  AgentState& agent = agent_state();
+  if (agent.phase.load() != AgentPhase::recording) return;
+  start_cuda_capture(*agent.recorder.load(), *agent.writer.load(), agent.config->cuda);
 }
 
 // Whether this thread's fork() holds the writer: the phase may change
@@ -119,15 +99,15 @@ void start_cuda() {
 thread_local bool t_fork_holds_writer = false;
 
 void on_fork_prepare() {
-  if (g_phase.load() != Phase::recording) return;
-  g_writer->hold_for_fork();
+  if (agent_state().phase.load() != AgentPhase::recording) return;
+  agent_state().writer.load()->hold_for_fork();
   t_fork_holds_writer = true;
 }
 
 void release_writer_after_fork() {
   if (!t_fork_holds_writer) return;
   t_fork_holds_writer = false;
-  g_writer->release_after_fork();
+  agent_state().writer.load()->release_after_fork();
 }
 
 void on_fork_parent() { release_writer_after_fork(); }
@@ -138,12 +118,13 @@ void on_fork_parent() { release_writer_after_fork(); }
 // file. (A child that execs starts a fresh agent and writes its own file.)
 void on_fork_child() {
   release_writer_after_fork();  // this thread took it; in the child the writer is gone
-  if (g_phase.load() != Phase::recording) return;
-  g_phase.store(Phase::off);
-  enable_nvtx_capture(nullptr);
-  // CUPTI callbacks may still fire in the child: a thread that has no buffer
-  // yet must not register one (the registry's mutex may be held forever).
-  g_recorder->stop_accepting();
+  AgentState& agent = agent_state();
+  if (agent.phase.load() != AgentPhase::recording) return;
+  agent.phase.store(AgentPhase::off);
+  // CUPTI callbacks and NVTX hooks may still fire in the child: a thread
+  // that has no buffer yet must not register one (the registry's mutex may
+  // be held forever), so the recorder takes nothing more.
+  agent.recorder.load()->stop_accepting();
 }
 
 void start() {
@@ -174,18 +155,24 @@ void start() {
   }
   config.cuda.on_cuda_ready = [] { atexit(on_exit_handler); };
   if (config.cuda.range == CaptureRange::cuda_profiler_api) set_capture_range_open(false);
-  g_config = new AgentConfig(config);
+  AgentState& agent = agent_state();
+  agent.config = new AgentConfig(config);
 
-  g_recorder = new Recorder(config.thread_buffer_bytes);
-  g_writer = new Writer(*g_recorder, config, describe_process(identity, config));
-  if (!g_writer->prepare()) return;  // already said why; the app runs unrecorded
-  g_writer->start();
-  g_phase.store(Phase::recording);
-  enable_nvtx_capture(g_recorder);
+  // Deliberately leaked: app threads may still record while the process
+  // exits, after static destructors would have run.
+  auto* recorder = new Recorder(config.thread_buffer_bytes);
+  auto* writer = new Writer(*recorder, {config.output_path, config.drain_interval_ms, config.flush_interval_ms},
+                            describe_process(identity, config));
+  if (!writer->prepare()) return;  // already said why; the app runs unrecorded
+  writer->start();
+  agent.writer.store(writer);
+  // From here the NVTX hooks record.
+  agent.recorder.store(recorder);
+  agent.phase.store(AgentPhase::recording);
 
   atexit(on_exit_handler);
   pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
-  install_signal_handlers(g_writer);
+  install_signal_handlers();
   log_info("recording to %s", config.output_path.c_str());
 }
 
@@ -217,7 +204,7 @@ InjectionEntry first_agent_entry() {
 
 // A fallback for exits that skip atexit handlers registered after this
 // library's constructor (the handler list is per object under dlclose).
-[[gnu::destructor]] void on_unload() { finish(EndReason::exit); }
+[[gnu::destructor]] void on_unload() { finish(file::ProcessEnd::Reason::exit); }
 
 }  // namespace
 }  // namespace prof
@@ -236,6 +223,6 @@ extern "C" [[gnu::visibility("default")]] int InitializeInjection() {
   start_cuda();
   // Also registered here for programs that only use the driver API (no
   // runtime call would trigger on_cuda_ready early enough otherwise).
-  if (g_phase.load() == Phase::recording) atexit(on_exit_handler);
+  if (agent_state().phase.load() == AgentPhase::recording) atexit(on_exit_handler);
   return 1;
 }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "agent_state.h"
 #include "record/writer.h"
 
 namespace prof {
@@ -17,13 +18,7 @@ constexpr int kManaged[] = {SIGTERM, SIGINT};
 constexpr uint32_t kFinalFlushTimeoutMs = 3000;
 constexpr uint32_t kCheckpointTimeoutMs = 1000;
 
-std::atomic<Writer*> g_writer{nullptr};
-
-struct ManagedSignal {
-  std::atomic<bool> active{false};  // our handler is installed
-  struct sigaction app_action = {};  // what the app believes is installed
-};
-ManagedSignal g_signals[NSIG];
+SignalState::Managed& managed_signal(int sig) { return agent_state().signals.managed[sig]; }
 
 // Looked up on first use without a function-local static: its guard
 // (__cxa_guard_*) is intercepted by sanitizer runtimes, which call
@@ -80,13 +75,13 @@ void die_of(int sig) {
 
 void on_signal(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
-  ManagedSignal& managed = g_signals[sig];
+  SignalState::Managed& managed = managed_signal(sig);
   const struct sigaction app = managed.app_action;
-  Writer* writer = g_writer.load(std::memory_order_acquire);
+  Writer* writer = agent_state().writer.load(std::memory_order_acquire);
 
   if (is_default(app)) {
     if (writer != nullptr) {
-      writer->wait_until_written(writer->request_flush(true, EndReason::signal, sig),
+      writer->wait_until_written(writer->request_flush(true, file::ProcessEnd::Reason::signal, sig),
                                  kFinalFlushTimeoutMs);
     }
     die_of(sig);
@@ -112,16 +107,15 @@ void on_signal(int sig, siginfo_t* info, void* context) {
 
 }  // namespace
 
-void install_signal_handlers(Writer* writer) {
-  g_writer.store(writer, std::memory_order_release);
+void install_signal_handlers() {
   if (real_sigaction() == nullptr) return;
   for (int sig : kManaged) {
     struct sigaction current = {};
     if (real_sigaction()(sig, nullptr, &current) != 0 || !is_default(current)) continue;
-    g_signals[sig].app_action = current;
+    managed_signal(sig).app_action = current;
     struct sigaction ours = real_action_for(current);
     if (real_sigaction()(sig, &ours, nullptr) == 0) {
-      g_signals[sig].active.store(true, std::memory_order_release);
+      managed_signal(sig).active.store(true, std::memory_order_release);
     }
   }
 }
@@ -132,28 +126,28 @@ void install_signal_handlers(Writer* writer) {
 
 extern "C" [[gnu::visibility("default")]] int sigaction(int sig, const struct sigaction* act,
                                                         struct sigaction* old) {
-  using prof::g_signals;
+  using prof::managed_signal;
   auto real = prof::real_sigaction();
   if (real == nullptr) {
     errno = ENOSYS;
     return -1;
   }
-  if (sig <= 0 || sig >= NSIG || !g_signals[sig].active.load(std::memory_order_acquire)) {
+  if (sig <= 0 || sig >= NSIG || !managed_signal(sig).active.load(std::memory_order_acquire)) {
     return real(sig, act, old);
   }
   // The app sees and sets its own disposition; ours stays underneath.
-  const struct sigaction previous = g_signals[sig].app_action;
+  const struct sigaction previous = managed_signal(sig).app_action;
   if (act != nullptr) {
     struct sigaction real_action = prof::real_action_for(*act);
     if (real(sig, &real_action, nullptr) != 0) return -1;
-    g_signals[sig].app_action = *act;
+    managed_signal(sig).app_action = *act;
   }
   if (old != nullptr) *old = previous;
   return 0;
 }
 
 extern "C" [[gnu::visibility("default")]] sighandler_t signal(int sig, sighandler_t handler) {
-  if (sig <= 0 || sig >= NSIG || !prof::g_signals[sig].active.load(std::memory_order_acquire)) {
+  if (sig <= 0 || sig >= NSIG || !prof::managed_signal(sig).active.load(std::memory_order_acquire)) {
     using SignalFunction = sighandler_t (*)(int, sighandler_t);
     static std::atomic<SignalFunction> cache{nullptr};  // constant-initialised: no guard
     SignalFunction real = prof::next_definition(cache, "signal");

@@ -12,10 +12,9 @@
 
 namespace prof {
 
-class Writer;
-
 // Installs the handlers for the signals whose disposition is "default" now
-// (an inherited "ignore", as under nohup, is left alone).
-void install_signal_handlers(Writer* writer);
+// (an inherited "ignore", as under nohup, is left alone). The handlers flush
+// through agent_state().writer.
+void install_signal_handlers();
 
 }  // namespace prof

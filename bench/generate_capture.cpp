@@ -75,10 +75,10 @@ class Generator {
     for (uint64_t step = 0; events_ < target_; ++step) {
       for (uint32_t t = 0; t < kThreads && events_ < target_; ++t) emit_step(step, t);
     }
-    ProcessEnd end;
+    file::ProcessEnd end;
     end.end_ns = now_ + 1'000'000;
-    end.reason = EndReason::exit;
-    chunk_.set(DropCounts{});
+    end.reason = file::ProcessEnd::Reason::exit;
+    chunk_.set(file::DropCounts{});
     chunk_.set(end);
     write(chunk_.finish());
   }
@@ -100,20 +100,23 @@ class Generator {
   }
 
   void define_process() {
-    ProcessInfo process;
+    file::Process process;
     process.pid = 4242;
     process.parent_pid = 1;
     process.hostname = "bench";
     process.executable = kModules[0];
     process.command_line = {kModules[0], "--steps", "many"};
+    process.rank = -1;  // no rank variable
+    process.world_size = -1;
+    process.has_clock_anchor = true;
     process.clock_anchor = {1'700'000'000'000'000'000ull, now_};
     process.start_ns = now_;
     process.options = {{"stacks", "native"}, {"generator", "bench_generate_capture"}};
     chunk_.set(process);
     for (uint32_t t = 0; t < kThreads; ++t) {
-      chunk_.add(ThreadInfo{tid(t), t == 0 ? "train" : "pt_autograd_0"});
+      chunk_.add(file::Thread{tid(t), t == 0 ? "train" : "pt_autograd_0"});
     }
-    DeviceInfo device;
+    file::Device device;
     device.id = 0;
     device.name = "bench GPU 0";
     device.global_memory_bytes = 80ull << 30;
@@ -121,7 +124,7 @@ class Generator {
     device.sm_count = 132;
     device.warp_size = 32;
     chunk_.add(device);
-    chunk_.add(ContextInfo{1, 0, 7});
+    chunk_.add(file::Context{1, 0, 7});
     // Strings: API names, kernels, NVTX names.
     chunk_.add_string(kRuntimeLaunch, "__cudaLaunchKernel");
     chunk_.add_string(kDriverLaunch, "cuLaunchKernel");
@@ -134,7 +137,7 @@ class Generator {
     // Modules that do not exist here: the analyzer names their frames
     // module+0xOFFSET, as for a file analyzed on another machine.
     for (uint32_t m = 0; m < kModuleCount; ++m) {
-      ModuleInfo module;
+      file::Module module;
       module.id = m + 1;
       module.path = kModules[m];
       module.load_address = 0x7f0000000000ull + uint64_t{m} * 0x10000000ull;
@@ -144,8 +147,9 @@ class Generator {
     }
     for (uint32_t m = 0; m < kModuleCount; ++m) {
       for (uint32_t f = 0; f < kFramesPerModule; ++f) {
-        FrameInfo frame;
+        file::Frame frame;
         frame.id = 1 + m * kFramesPerModule + f;
+        frame.kind = file::Frame::Kind::native;
         frame.address = 0x7f0000000000ull + uint64_t{m} * 0x10000000ull + 0x1000 + f * 0x340;
         frame.module_id = m + 1;
         chunk_.add(frame);
@@ -154,7 +158,7 @@ class Generator {
     // Stacks, leaf first: libcudart, torch's launch wrappers, the model's
     // code, main and libc at the root; they share their roots like real ones.
     for (uint32_t s = 0; s < kStacks; ++s) {
-      StackInfo stack;
+      file::Stack stack;
       stack.id = s + 1;
       for (uint32_t d = 0; d < kStackDepth; ++d) {
         const uint32_t module = d < 2 ? 5 : d < 8 ? 1 : d < 12 ? 2 : d < 14 ? 0 : 4;
@@ -177,22 +181,24 @@ class Generator {
     // Copy a batch in.
     const uint32_t copy_corr = ++correlation_;
     const uint64_t copy_start = advance(800);
-    api_call(t, ApiDomain::runtime, 41, kMemcpyAsync, copy_start, copy_start + 3000, copy_corr,
+    api_call(t, file::ApiDomain::runtime, 41, kMemcpyAsync, copy_start, copy_start + 3000, copy_corr,
              1 + random_.next(kStacks), nullptr, 1 << 22, stream);
-    api_call(t, ApiDomain::driver, 279, kDriverMemcpy, copy_start + 500, copy_start + 2500, copy_corr, 0,
+    api_call(t, file::ApiDomain::driver, 279, kDriverMemcpy, copy_start + 500, copy_start + 2500, copy_corr, 0,
              nullptr, 1 << 22, stream);
     now_ = copy_start + 3000;
-    Memcpy copy;
-    copy.place = {0, 1, stream, copy_corr};
-    copy.start_ns = gpu_start(t, now_);
-    copy.end_ns = copy.start_ns + 170'000;
-    gpu_free_[t] = copy.end_ns;
+    file::Memcpy copy;
+    copy.context_id = 1;
+    copy.stream_id = stream;
+    copy.correlation_id = copy_corr;
+    const uint64_t copy_gpu_start = gpu_start(t, now_);
+    const Span copy_span{copy_gpu_start, copy_gpu_start + 170'000};
+    gpu_free_[t] = copy_span.end_ns;
     copy.bytes = 1 << 22;
-    copy.kind = CopyKind::host_to_device;
-    copy.src_kind = MemoryKind::pinned;
-    copy.dst_kind = MemoryKind::device;
+    copy.kind = file::CopyKind::host_to_device;
+    copy.src_kind = file::MemoryKind::pinned;
+    copy.dst_kind = file::MemoryKind::device;
     copy.is_async = true;
-    chunk_.add(copy);
+    chunk_.add(copy, copy_span);
     ++events_;
 
     emit_phase(t, kForward, stream);
@@ -201,7 +207,7 @@ class Generator {
     const uint32_t sync_corr = ++correlation_;
     const uint64_t sync_start = advance(500);
     const uint64_t sync_end = std::max(sync_start + 2000, gpu_free_[t] + 1500);
-    api_call(t, ApiDomain::runtime, 131, kStreamSync, sync_start, sync_end, sync_corr,
+    api_call(t, file::ApiDomain::runtime, 131, kStreamSync, sync_start, sync_end, sync_corr,
              1 + random_.next(kStacks), nullptr, 0, stream);
     now_ = sync_end;
 
@@ -215,61 +221,54 @@ class Generator {
       const uint32_t corr = ++correlation_;
       const uint32_t kernel = random_.next(kKernelCount);
       const uint64_t call_start = advance(1500 + random_.next(3000));
-      LaunchArgs launch;
+      file::LaunchArgs launch;
       launch.kernel_name_id = kKernelBase + kernel;
-      launch.grid[0] = 128u << (kernel % 4);
-      launch.grid[1] = launch.grid[2] = 1;
-      launch.block[0] = 256;
-      launch.block[1] = launch.block[2] = 1;
+      const uint32_t grid[3] = {128u << (kernel % 4), 1, 1};
+      const uint32_t block[3] = {256, 1, 1};
+      set_dims(launch, grid, block);
       launch.dynamic_shared_bytes = kernel % 3 == 0 ? 16384 : 0;
       launch.stream = 0x55550000 + stream;
       const uint64_t call_end = call_start + 2500 + random_.next(1500);
-      api_call(t, ApiDomain::runtime, 502, kRuntimeLaunch, call_start, call_end, corr,
+      api_call(t, file::ApiDomain::runtime, 502, kRuntimeLaunch, call_start, call_end, corr,
                1 + random_.next(kStacks), &launch, 0, stream);
-      api_call(t, ApiDomain::driver, 307, kDriverLaunch, call_start + 600, call_end - 300, corr, 0, &launch,
+      api_call(t, file::ApiDomain::driver, 307, kDriverLaunch, call_start + 600, call_end - 300, corr, 0, &launch,
                0, stream);
       now_ = call_end;
-      Kernel k;
-      k.place = {0, 1, stream, corr};
+      file::Kernel k;
+      k.context_id = 1;
+      k.stream_id = stream;
+      k.correlation_id = corr;
       k.name_id = kKernelBase + kernel;
-      k.start_ns = gpu_start(t, call_end);
-      k.end_ns = k.start_ns + 3000 + random_.next(60'000);
-      gpu_free_[t] = k.end_ns;
-      for (int d = 0; d < 3; ++d) {
-        k.grid[d] = launch.grid[d];
-        k.block[d] = launch.block[d];
-      }
+      const uint64_t kernel_start = gpu_start(t, call_end);
+      const Span kernel_span{kernel_start, kernel_start + 3000 + random_.next(60'000)};
+      gpu_free_[t] = kernel_span.end_ns;
+      set_dims(k, grid, block);
       k.registers_per_thread = 32 + 8 * (kernel % 5);
       k.dynamic_shared_bytes = launch.dynamic_shared_bytes;
-      chunk_.add(k);
+      chunk_.add(k, kernel_span);
       ++events_;
     }
     push_pop_range(t, name, start, advance(200), 1);
   }
 
   void push_pop_range(uint32_t t, uint64_t name, uint64_t start, uint64_t end, uint32_t depth) {
-    NvtxRange range;
+    file::NvtxRange range;
     range.tid = range.end_tid = tid(t);
     range.name_id = name;
-    range.start_ns = start;
-    range.end_ns = end;
-    range.style = RangeStyle::push_pop;
+    range.style = file::NvtxRange::Style::push_pop;
     range.depth = depth;
-    chunk_.add(range);
+    chunk_.add(range, {start, end});
     ++events_;
   }
 
-  void api_call(uint32_t t, ApiDomain domain, uint32_t cbid, uint64_t name, uint64_t start, uint64_t end,
-                uint32_t corr, uint64_t stack, const LaunchArgs* launch, uint64_t copy_bytes,
+  void api_call(uint32_t t, file::ApiDomain domain, uint32_t cbid, uint64_t name, uint64_t start, uint64_t end,
+                uint32_t corr, uint64_t stack, const file::LaunchArgs* launch, uint64_t copy_bytes,
                 uint32_t stream) {
-    ApiCall call;
+    file::ApiCall call;
     call.tid = tid(t);
     call.domain = domain;
     call.callback_id = cbid;
     call.name_id = name;
-    call.start_ns = start;
-    call.end_ns = end;
-    call.correlation_id = corr;
     call.stack_id = stack;
     if (launch != nullptr) {
       call.has_launch = true;
@@ -278,10 +277,10 @@ class Generator {
     if (copy_bytes != 0) {
       call.has_transfer = true;
       call.transfer.bytes = copy_bytes;
-      call.transfer.kind = CopyKind::host_to_device;
+      call.transfer.kind = file::CopyKind::host_to_device;
       call.transfer.stream = 0x55550000 + stream;
     }
-    chunk_.add(call);
+    chunk_.add(call, {start, end}, corr);
     ++events_;
   }
 

@@ -36,7 +36,7 @@ void set_launch(ApiCallRecord& r, dim3 grid, dim3 block, size_t shared, const vo
   r.stream = reinterpret_cast<uint64_t>(stream);
 }
 
-void set_transfer(ApiCallRecord& r, ApiCallArgs args, size_t bytes, CopyKind kind, const void* stream) {
+void set_transfer(ApiCallRecord& r, ApiCallArgs args, size_t bytes, file::CopyKind kind, const void* stream) {
   r.args = args;
   r.bytes = bytes;
   r.copy_kind = static_cast<uint8_t>(kind);
@@ -47,18 +47,18 @@ void set_transfer(ApiCallRecord& r, ApiCallArgs args, size_t bytes, CopyKind kin
 // get cudaErrorInvalidMemcpyDirection), and loading an out-of-range value as
 // the enum type is undefined behaviour.
 template <typename Params>
-CopyKind copy_kind_of(const Params* params) {
+file::CopyKind copy_kind_of(const Params* params) {
   static_assert(sizeof(params->kind) == sizeof(int));
   int kind = 0;
   memcpy(&kind, &params->kind, sizeof(kind));
   switch (kind) {
-    case cudaMemcpyHostToHost: return CopyKind::host_to_host;
-    case cudaMemcpyHostToDevice: return CopyKind::host_to_device;
-    case cudaMemcpyDeviceToHost: return CopyKind::device_to_host;
-    case cudaMemcpyDeviceToDevice: return CopyKind::device_to_device;
-    case cudaMemcpyDefault: return CopyKind::by_pointer;
+    case cudaMemcpyHostToHost: return file::CopyKind::host_to_host;
+    case cudaMemcpyHostToDevice: return file::CopyKind::host_to_device;
+    case cudaMemcpyDeviceToHost: return file::CopyKind::device_to_host;
+    case cudaMemcpyDeviceToDevice: return file::CopyKind::device_to_device;
+    case cudaMemcpyDefault: return file::CopyKind::default_;
   }
-  return CopyKind::unknown;
+  return file::CopyKind::unknown;
 }
 
 template <typename Params>
@@ -115,12 +115,12 @@ void read_runtime(CUpti_CallbackId cbid, const void* params, ApiCallRecord& r) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000: {
       const auto* p = static_cast<const cudaMemset_v3020_params*>(params);
-      return set_transfer(r, ApiCallArgs::memset, p->count, CopyKind::unknown, nullptr);
+      return set_transfer(r, ApiCallArgs::memset, p->count, file::CopyKind::unknown, nullptr);
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000: {
       const auto* p = static_cast<const cudaMemsetAsync_v3020_params*>(params);
-      return set_transfer(r, ApiCallArgs::memset, p->count, CopyKind::unknown, p->stream);
+      return set_transfer(r, ApiCallArgs::memset, p->count, file::CopyKind::unknown, p->stream);
     }
     default: return;
   }
@@ -140,56 +140,56 @@ void read_driver(CUpti_CallbackId cbid, const void* params, ApiCallRecord& r) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds:
       return set_transfer(r, ApiCallArgs::copy, static_cast<const cuMemcpyHtoD_v2_params*>(params)->ByteCount,
-                          CopyKind::host_to_device, nullptr);
+                          file::CopyKind::host_to_device, nullptr);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds:
       return set_transfer(r, ApiCallArgs::copy, static_cast<const cuMemcpyDtoH_v2_params*>(params)->ByteCount,
-                          CopyKind::device_to_host, nullptr);
+                          file::CopyKind::device_to_host, nullptr);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds:
       return set_transfer(r, ApiCallArgs::copy, static_cast<const cuMemcpyDtoD_v2_params*>(params)->ByteCount,
-                          CopyKind::device_to_device, nullptr);
+                          file::CopyKind::device_to_device, nullptr);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz: {
       const auto* p = static_cast<const cuMemcpyHtoDAsync_v2_params*>(params);
-      return set_transfer(r, ApiCallArgs::copy, p->ByteCount, CopyKind::host_to_device, p->hStream);
+      return set_transfer(r, ApiCallArgs::copy, p->ByteCount, file::CopyKind::host_to_device, p->hStream);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz: {
       const auto* p = static_cast<const cuMemcpyDtoHAsync_v2_params*>(params);
-      return set_transfer(r, ApiCallArgs::copy, p->ByteCount, CopyKind::device_to_host, p->hStream);
+      return set_transfer(r, ApiCallArgs::copy, p->ByteCount, file::CopyKind::device_to_host, p->hStream);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz: {
       const auto* p = static_cast<const cuMemcpyDtoDAsync_v2_params*>(params);
-      return set_transfer(r, ApiCallArgs::copy, p->ByteCount, CopyKind::device_to_device, p->hStream);
+      return set_transfer(r, ApiCallArgs::copy, p->ByteCount, file::CopyKind::device_to_device, p->hStream);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds:
       return set_transfer(r, ApiCallArgs::copy, static_cast<const cuMemcpy_params*>(params)->ByteCount,
-                          CopyKind::by_pointer, nullptr);
+                          file::CopyKind::default_, nullptr);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz: {
       const auto* p = static_cast<const cuMemcpyAsync_params*>(params);
-      return set_transfer(r, ApiCallArgs::copy, p->ByteCount, CopyKind::by_pointer, p->hStream);
+      return set_transfer(r, ApiCallArgs::copy, p->ByteCount, file::CopyKind::default_, p->hStream);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds:
       return set_transfer(r, ApiCallArgs::memset, static_cast<const cuMemsetD8_v2_params*>(params)->N,
-                          CopyKind::unknown, nullptr);
+                          file::CopyKind::unknown, nullptr);
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds:
       return set_transfer(r, ApiCallArgs::memset, 4 * static_cast<const cuMemsetD32_v2_params*>(params)->N,
-                          CopyKind::unknown, nullptr);
+                          file::CopyKind::unknown, nullptr);
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz: {
       const auto* p = static_cast<const cuMemsetD8Async_params*>(params);
-      return set_transfer(r, ApiCallArgs::memset, p->N, CopyKind::unknown, p->hStream);
+      return set_transfer(r, ApiCallArgs::memset, p->N, file::CopyKind::unknown, p->hStream);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz: {
       const auto* p = static_cast<const cuMemsetD32Async_params*>(params);
-      return set_transfer(r, ApiCallArgs::memset, 4 * p->N, CopyKind::unknown, p->hStream);
+      return set_transfer(r, ApiCallArgs::memset, 4 * p->N, file::CopyKind::unknown, p->hStream);
     }
     default: return;
   }

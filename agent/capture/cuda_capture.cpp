@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "agent_state.h"
 #include "capture/capture_range.h"
 #include "capture/cuda_call_args.h"
 #include "capture/cuda_call_kind.h"
@@ -22,15 +23,7 @@
 #include "record/writer.h"
 
 namespace prof {
-namespace {
-
-constexpr uint32_t kMaxKernelName = 512;
-// The agent's own frames at the leaf of a captured stack: on_api_exit and
-// on_callback (both noinline, so the count holds at every optimisation
-// level). CUPTI's and the CUDA libraries' frames below them vary by release;
-// the analyzer drops those by module.
-constexpr uint32_t kAgentFrames = 2;
-
+// What CUDA capture set up when CUDA started; agent_state().cuda.capture.
 struct CudaCapture {
   CuptiLibrary cupti;
   CudaCaptureOptions options;
@@ -40,9 +33,16 @@ struct CudaCapture {
   bool stacks = false;
 };
 
-std::once_flag g_start_once;
-CudaCapture* g_capture = nullptr;  // leaked: callbacks may run during exit
-std::atomic<bool> g_cuda_ready{false};
+namespace {
+
+constexpr uint32_t kMaxKernelName = 512;
+// The agent's own frames at the leaf of a captured stack: on_api_exit and
+// on_callback (both noinline, so the count holds at every optimisation
+// level). CUPTI's and the CUDA libraries' frames below them vary by release;
+// the analyzer drops those by module.
+constexpr uint32_t kAgentFrames = 2;
+
+
 // Calls in flight on this thread that describe work (see on_api_exit).
 [[gnu::tls_model("initial-exec")]] thread_local uint32_t t_work_calls_in_flight = 0;
 
@@ -66,7 +66,7 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
 [[gnu::noinline]] void on_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call,
                  CudaCallKind kind) {
   const uint64_t end_ns = monotonic_ns();
-  ThreadBuffer* buffer = g_capture->recorder->thread_buffer();
+  ThreadBuffer* buffer = agent_state().cuda.capture->recorder->thread_buffer();
   if (buffer == nullptr) return;
 
   // A call inside another that describes work (cuLaunchKernel inside
@@ -76,8 +76,8 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   const bool nested = t_work_calls_in_flight > 0;
   uint64_t frames[kMaxNativeStackDepth];
   uint32_t depth = 0;
-  if (g_capture->stacks && describes_work(kind) && !nested) {
-    depth = capture_native_stack(frames, g_capture->options.stack_depth, kAgentFrames);
+  if (agent_state().cuda.capture->stacks && describes_work(kind) && !nested) {
+    depth = capture_native_stack(frames, agent_state().cuda.capture->options.stack_depth, kAgentFrames);
   }
   uint32_t name_bytes = 0;
   if (kind == CudaCallKind::launch && !nested && call.symbolName != nullptr) {
@@ -93,8 +93,8 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   record->return_code = call.functionReturnValue != nullptr
                             ? *static_cast<const int32_t*>(call.functionReturnValue)
                             : 0;
-  record->domain = static_cast<uint16_t>(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? ApiDomain::runtime
-                                                                               : ApiDomain::driver);
+  record->domain = static_cast<uint16_t>(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? file::ApiDomain::runtime
+                                                                               : file::ApiDomain::driver);
   record->callback_id = static_cast<uint16_t>(cbid);
   record->stack_depth = static_cast<uint16_t>(depth);
   record->kernel_name_bytes = name_bytes;
@@ -113,14 +113,14 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto& call = *static_cast<const CUpti_CallbackData*>(data);
   const CudaCallKind kind = kind_of(domain, cbid, call.functionName);
-  if (kind == CudaCallKind::query && !g_capture->options.all_api_calls) return;
+  if (kind == CudaCallKind::query && !agent_state().cuda.capture->options.all_api_calls) return;
 
   const bool work = describes_work(kind);
   if (call.callbackSite == CUPTI_API_ENTER) {
     if (work) ++t_work_calls_in_flight;
-    if (kind == CudaCallKind::profiler_stop && g_capture->options.range == CaptureRange::cuda_profiler_api) {
+    if (kind == CudaCallKind::profiler_stop && agent_state().cuda.capture->options.range == CaptureRange::cuda_profiler_api) {
       set_capture_range_open(false);
-      g_capture->activity->close_window(monotonic_ns());
+      agent_state().cuda.capture->activity->close_window(monotonic_ns());
     }
     // CUPTI keeps this slot for us from the call's entry to its exit.
     *call.correlationData = monotonic_ns();
@@ -129,14 +129,15 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   // Balanced with the entry above; a call whose entry we never saw (it
   // began before the subscription) did not count either.
   if (work && *call.correlationData != 0 && t_work_calls_in_flight > 0) --t_work_calls_in_flight;
-  if (kind == CudaCallKind::profiler_start && g_capture->options.range == CaptureRange::cuda_profiler_api) {
-    g_capture->activity->open_window(*call.correlationData);
+  if (kind == CudaCallKind::profiler_start && agent_state().cuda.capture->options.range == CaptureRange::cuda_profiler_api) {
+    agent_state().cuda.capture->activity->open_window(*call.correlationData);
     set_capture_range_open(true);
   }
-  if (!g_cuda_ready.load(std::memory_order_relaxed) && !g_cuda_ready.exchange(true)) {
+  std::atomic<bool>& ready = agent_state().cuda.ready;
+  if (!ready.load(std::memory_order_relaxed) && !ready.exchange(true)) {
     // The first call to return ran after the CUDA runtime initialised, and
     // so after it registered its own exit-time teardown.
-    if (g_capture->options.on_cuda_ready != nullptr) g_capture->options.on_cuda_ready();
+    if (agent_state().cuda.capture->options.on_cuda_ready != nullptr) agent_state().cuda.capture->options.on_cuda_ready();
   }
   if (!capture_range_open()) return;
   // No entry time: the call began before we subscribed (cuInit, which loads
@@ -194,7 +195,7 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
   // Nothing of CUPTI is touched before we hold the subscription: an app (or
   // tool) that subscribed first keeps its callbacks, its activity buffers and
   // its timestamps as they were.
-  g_capture = capture;
+  agent_state().cuda.capture = capture;  // leaked: callbacks may run during exit
   if (!subscribe(*capture)) return;
 
   if (options.stacks == StackMode::native) {
@@ -223,7 +224,7 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
 }  // namespace
 
 void start_cuda_capture(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options) {
-  std::call_once(g_start_once, [&] { start(recorder, writer, options); });
+  std::call_once(agent_state().cuda.start_once, [&] { start(recorder, writer, options); });
 }
 
 

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "capture/cupti_decoder.h"
 #include "capture/cupti_library.h"
 #include "record/activity_source.h"
 
@@ -21,16 +22,16 @@ class CuptiActivity final : public ActivitySource {
   std::string enable();
 
   void request_delivery(bool forced) override;
-  void drain(FileSink& sink) override;
+  void drain(ChunkSink& sink) override;
   uint64_t dropped() const override { return dropped_.load(std::memory_order_relaxed); }
 
   // Capture windows (PROF_CAPTURE=cudaProfilerApi): records whose start is
   // outside every window are not written. Without windows all are kept.
-  void open_window(uint64_t start_ns);
-  void close_window(uint64_t end_ns);
-  void use_windows() { windowed_.store(true, std::memory_order_release); }
+  void open_window(uint64_t start_ns) { decoder_.open_window(start_ns); }
+  void close_window(uint64_t end_ns) { decoder_.close_window(end_ns); }
+  void use_windows() { decoder_.use_windows(); }
 
-  uint64_t unfinished() const override { return incomplete_; }
+  uint64_t unfinished() const override { return decoder_.unfinished(); }
 
   // CUPTI's C callbacks, routed to the one instance.
   static void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records);
@@ -42,21 +43,12 @@ class CuptiActivity final : public ActivitySource {
     uint8_t* data;
     size_t valid_size;
   };
-  struct Window {
-    uint64_t start_ns;
-    uint64_t end_ns;  // UINT64_MAX while open
-  };
-
-  void decode(const CUpti_Activity* record, FileSink& sink);
   uint8_t* take_spare();  // nullptr when none is kept
   void keep_spare(uint8_t* buffer);
-  bool in_window(uint64_t start_ns);
-  // Whether a GPU record with these times goes into the file.
-  bool keep(uint64_t start_ns, uint64_t end_ns);
 
   const CuptiLibrary& cupti_;
   std::atomic<uint64_t> dropped_{0};
-  uint64_t incomplete_ = 0;  // writer thread: records CUPTI never finished (end = 0)
+  CuptiDecoder decoder_;
 
   // Guards completed_ only; never held while calling CUPTI, which calls
   // on_buffer_completed (and so takes it) from inside cuptiActivityFlushAll.
@@ -68,10 +60,6 @@ class CuptiActivity final : public ActivitySource {
   // while it is held).
   std::mutex spare_mutex_;
   std::vector<uint8_t*> spare_;
-
-  std::atomic<bool> windowed_{false};
-  std::mutex windows_mutex_;
-  std::vector<Window> windows_;
 };
 
 }  // namespace prof

@@ -10,6 +10,7 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include "agent_state.h"
 #include "capture/capture_range.h"
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
@@ -32,10 +33,6 @@ struct nvtxStringRegistration_st {
 namespace prof {
 namespace {
 
-std::atomic<Recorder*> g_recorder{nullptr};
-std::atomic<uint64_t> g_next_range_id{1};
-std::atomic<nvtxDomainRegistration_st*> g_domains{nullptr};
-std::atomic<nvtxStringRegistration_st*> g_registered_strings{nullptr};
 
 template <typename Node>
 void keep_for_the_process(std::atomic<Node*>& list, Node* node) {
@@ -145,7 +142,7 @@ int* depth_of(const NvtxDomain* domain) {
 enum class InRangeOnly : bool { no, yes };
 
 ThreadBuffer* current_buffer(InRangeOnly in_range_only = InRangeOnly::yes) {
-  Recorder* recorder = g_recorder.load(std::memory_order_acquire);
+  Recorder* recorder = agent_state().recorder.load(std::memory_order_acquire);
   if (recorder == nullptr || !recorder->accepting()) return nullptr;
   if (in_range_only == InRangeOnly::yes && !capture_range_open()) return nullptr;
   return recorder->thread_buffer();
@@ -180,7 +177,7 @@ void mark(const NvtxDomain* domain, const MessageText& message, EventStyle style
 }
 
 nvtxRangeId_t range_start(const NvtxDomain* domain, const MessageText& message, EventStyle style) {
-  const uint64_t id = g_next_range_id.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t id = agent_state().nvtx.next_range_id.fetch_add(1, std::memory_order_relaxed);
   record_event(RecordType::nvtx_range_start, domain, id, message, style);
   return id;
 }
@@ -220,7 +217,7 @@ nvtxDomainHandle_t domain_create(const MessageText& name) {
   // Never freed: records may still point at a domain after nvtxDomainDestroy.
   auto* handle = static_cast<nvtxDomainRegistration_st*>(calloc(1, sizeof(nvtxDomainRegistration_st)));
   if (handle == nullptr) return nullptr;
-  keep_for_the_process(g_domains, handle);
+  keep_for_the_process(agent_state().nvtx.domains, handle);
   const uint32_t bytes = std::min<uint32_t>(name.bytes(), sizeof(handle->domain.name) - 1);
   char copy[kMaxPayloadString];
   name.copy_to(copy);
@@ -233,7 +230,7 @@ nvtxStringHandle_t register_string(const MessageText& text) {
   auto* handle = static_cast<nvtxStringRegistration_st*>(calloc(1, sizeof(nvtxStringRegistration_st)));
   if (handle == nullptr) return nullptr;
   text.copy_to(handle->text);
-  keep_for_the_process(g_registered_strings, handle);
+  keep_for_the_process(agent_state().nvtx.registered_strings, handle);
   return handle;
 }
 
@@ -307,7 +304,6 @@ bool install(const NvtxExportTableCallbacks* callbacks) {
 
 }  // namespace
 
-void enable_nvtx_capture(Recorder* recorder) { g_recorder.store(recorder, std::memory_order_release); }
 
 }  // namespace prof
 

@@ -6,9 +6,7 @@
 
 namespace prof {
 
-class Recorder;
-
-// Makes the NVTX hooks record into `recorder`; before this they pass.
-void enable_nvtx_capture(Recorder* recorder);
+// The hooks record into agent_state().recorder once it is set (recording
+// started) and while it accepts records; before and after, they pass.
 
 }  // namespace prof

@@ -21,6 +21,23 @@ inline constexpr uint32_t kFormatMinor = 0;
 // The magic, then the length-delimited Header.
 std::string encode_file_preamble(std::string_view producer);
 
+// When a record happened, in CLOCK_MONOTONIC ns. The encoder turns it into the
+// schema's start_delta_ns and duration_ns.
+struct Span {
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+};
+
+// Launch dimensions go on the wire minus one (prof.proto, LaunchArgs).
+void set_dims(file::LaunchArgs& launch, const uint32_t (&grid)[3], const uint32_t (&block)[3]);
+void set_dims(file::Kernel& kernel, const uint32_t (&grid)[3], const uint32_t (&block)[3]);
+
+// The records are the structs generated from prof.proto (encode/file_records.h,
+// namespace prof::file), filled except for the fields of the format-2 compact
+// encodings (FORMAT.md), which the encoder computes: times as deltas within a
+// list, an ApiCall's tid only when it changes and its correlation id as a delta.
+// It writes them into the record it is given (no copy on the writer's hot
+// path), so a record is not reused after add().
 class ChunkEncoder {
  public:
   ChunkEncoder() { begin(0); }
@@ -28,26 +45,27 @@ class ChunkEncoder {
   // Starts a new chunk; deltas of its records are relative to time_base_ns.
   void begin(uint64_t time_base_ns);
 
-  void add(const ApiCall& call);
-  void add(const Kernel& kernel);
-  void add(const Memcpy& copy);
-  void add(const Memset& set);
-  void add(const NvtxRange& range);
-  void add(const MemoryEvent& event);
-  void add(const Synchronization& sync);
-  void add(const NvtxMark& mark);
-  void add(const Overhead& overhead);
+  // `call.tid` is the calling thread's tid.
+  void add(file::ApiCall& call, Span span, uint32_t correlation_id);
+  void add(file::Kernel& kernel, Span span);
+  void add(file::Memcpy& copy, Span span);
+  void add(file::Memset& set, Span span);
+  void add(file::NvtxRange& range, Span span);
+  void add(file::MemoryEvent& event, uint64_t time_ns);
+  void add(file::Synchronization& sync, Span span);
+  void add(file::NvtxMark& mark, uint64_t time_ns);
+  void add(file::Overhead& overhead, Span span);
 
   void add_string(uint64_t id, std::string_view value);
-  void add(const FrameInfo& frame);
-  void add(const StackInfo& stack);
-  void add(const ModuleInfo& module);
-  void set(const ProcessInfo& process);
-  void add(const ThreadInfo& thread);
-  void add(const DeviceInfo& device);
-  void add(const ContextInfo& context);
-  void set(const DropCounts& drops);
-  void set(const ProcessEnd& end);
+  void add(const file::Frame& frame);
+  void add(const file::Stack& stack);
+  void add(const file::Module& module);
+  void set(const file::Process& process);
+  void add(const file::Thread& thread);
+  void add(const file::Device& device);
+  void add(const file::Context& context);
+  void set(const file::DropCounts& drops);
+  void set(const file::ProcessEnd& end);
 
   bool empty() const;
   size_t pending_bytes() const;
@@ -58,8 +76,9 @@ class ChunkEncoder {
   const std::string& finish();
 
  private:
+  using ChunkField = file::Chunk::Fields;
   // One buffer per repeated or singular field, indexed by field number.
-  static constexpr size_t kFields = 26;
+  static constexpr size_t kFields = ChunkField::process_end + 1;
   struct List {
     ByteBuffer bytes;
     uint64_t previous_time_ns = 0;
@@ -68,6 +87,12 @@ class ChunkEncoder {
   ByteBuffer& list_bytes(uint32_t field) { return lists_[field].bytes; }
   // Delta of `time_ns` against the previous record of the list `field`.
   int64_t delta(uint32_t field, uint64_t time_ns);
+  // Appends one element of the repeated field `field`.
+  template <typename Message>
+  void append(uint32_t field, const Message& message);
+  // Replaces the singular field `field`.
+  template <typename Message>
+  void replace(uint32_t field, const Message& message);
 
   uint64_t time_base_ns_ = 0;
   std::array<List, kFields> lists_;

@@ -1,6 +1,6 @@
 #pragma once
 // A minimal protobuf wire-format writer, so that the agent never links
-// libprotobuf into the profiled process (see ARCHITECTURE.md). It writes
+// libprotobuf into the profiled process (see docs/ARCHITECTURE.md). It writes
 // proto3 semantics: fields equal to their default are omitted.
 #include <cstdint>
 #include <cstring>

@@ -8,7 +8,7 @@
 
 namespace prof {
 
-struct FileSink {
+struct ChunkSink {
   ChunkEncoder& chunk;
   StringTable& strings;
 };
@@ -20,7 +20,7 @@ class ActivitySource {
   // incomplete batches (the end of recording). Called without agent locks.
   virtual void request_delivery(bool forced) = 0;
   // Writer thread: turns every delivered batch into file records.
-  virtual void drain(FileSink& sink) = 0;
+  virtual void drain(ChunkSink& sink) = 0;
   // Records the producer reported lost.
   virtual uint64_t dropped() const = 0;
   // Work still running when recording ended, so without an end: not written.

@@ -7,9 +7,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include "encode/file_records.h"
+#include "encode/chunk_encoder.h"
 
 namespace prof {
+
+// A range whose end was seen, as the encoder takes it.
+struct ClosedRange {
+  file::NvtxRange range;
+  Span span;
+};
 
 class NvtxRangeAssembler {
  public:
@@ -24,13 +30,13 @@ class NvtxRangeAssembler {
   void push(uint32_t tid, const Begin& begin);
   // Returns the closed range, or false for a pop with no open range (the app
   // popped more than it pushed, which NVTX reports as an error to it too).
-  bool pop(uint32_t tid, uint64_t domain_id, uint64_t time_ns, NvtxRange& closed);
+  bool pop(uint32_t tid, uint64_t domain_id, uint64_t time_ns, ClosedRange& closed);
 
   void start(uint64_t range_id, uint32_t tid, const Begin& begin);
-  bool end(uint64_t range_id, uint32_t tid, uint64_t time_ns, NvtxRange& closed);
+  bool end(uint64_t range_id, uint32_t tid, uint64_t time_ns, ClosedRange& closed);
 
   // Every range still open, closed at `end_ns` and marked unterminated.
-  std::vector<NvtxRange> close_all(uint64_t end_ns);
+  std::vector<ClosedRange> close_all(uint64_t end_ns);
 
   size_t open_count() const;
 
@@ -49,7 +55,7 @@ class NvtxRangeAssembler {
   };
 
   std::vector<OpenRange>& stack_of(uint32_t tid, uint64_t domain_id);
-  static NvtxRange make_range(const OpenRange& open, RangeStyle style, uint32_t end_tid,
+  static ClosedRange make_range(const OpenRange& open, file::NvtxRange::Style style, uint32_t end_tid,
                               uint64_t end_ns, uint32_t depth);
 
   std::unordered_map<StackKey, std::vector<OpenRange>, StackKeyHash> stacks_;

@@ -67,7 +67,7 @@ struct ApiCallRecord {
   uint16_t domain;  // ApiDomain
   uint16_t callback_id;
   ApiCallArgs args;
-  uint8_t copy_kind;  // CopyKind, for copies
+  uint8_t copy_kind;  // file::CopyKind, for copies
   uint16_t stack_depth;
   uint64_t stream;
   uint64_t bytes;  // copies and memsets

@@ -10,18 +10,11 @@
 #include <cstddef>
 #include <cstring>
 
+#include "common/proc_self.h"
 #include "record/probe_table.h"
 
 namespace prof {
 namespace {
-
-// The main program's path: the loader names it "" (it was not loaded by name).
-std::string executable_path() {
-  char path[PATH_MAX];
-  const ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
-  if (length <= 0) return {};
-  return std::string(path, static_cast<size_t>(length));
-}
 
 // Whether [vaddr, vaddr + bytes) lies in the file-backed, readable part of
 // one PT_LOAD: only then is it safe to read through the mapping (a PT_NOTE
@@ -88,7 +81,7 @@ int collect_module(dl_phdr_info* object, size_t, void* data) {
   if (name != nullptr && name[0] != '\0') {
     entry.info.path = name;
   } else if (first) {
-    entry.info.path = executable_path();
+    entry.info.path = executable_path();  // the loader names it "": not loaded by name
   }
   entry.info.bias = object->dlpi_addr;
   entry.info.load_address = object->dlpi_addr + low;
@@ -195,7 +188,7 @@ uint64_t StackTable::intern_by_frames(const uint64_t* leaf_first, uint32_t depth
   if (auto found = stack_ids_.find(scratch_); found != stack_ids_.end()) return found->second;
   const uint64_t id = next_stack_id_++;
   stack_ids_.emplace(scratch_, id);
-  StackInfo stack;
+  file::Stack stack;
   stack.id = id;
   stack.frame_ids = scratch_;
   chunk.add(stack);
@@ -204,9 +197,9 @@ uint64_t StackTable::intern_by_frames(const uint64_t* leaf_first, uint32_t depth
 
 uint64_t StackTable::intern_frame(uint64_t address, ChunkEncoder& chunk) {
   if (auto found = frame_ids_.find(address); found != frame_ids_.end()) return found->second;
-  FrameInfo frame;
+  file::Frame frame;
   frame.id = next_frame_id_++;
-  frame.kind = FrameKind::native;
+  frame.kind = file::Frame::Kind::native;
   frame.address = address;
   frame.module_id = module_of(address, chunk);
   frame_ids_.emplace(address, frame.id);

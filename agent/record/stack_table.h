@@ -21,7 +21,7 @@ namespace prof {
 class ModuleMap {
  public:
   struct Entry {
-    ModuleInfo info;  // info.id > 0
+    file::Module info;  // info.id > 0
     uint64_t end = 0;  // info.load_address + info.size
   };
 

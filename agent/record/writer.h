@@ -1,30 +1,32 @@
 #pragma once
-// The writer thread: every drain interval it empties the thread buffers,
-// turns records into file messages (interning strings, pairing NVTX events)
-// and appends a chunk to the file at least every flush interval, so that a
-// process killed with SIGKILL loses about one interval.
+// The writer thread: every drain interval it empties the thread buffers and
+// the GPU activity source into the chunk being built (through the
+// Translator), and appends a chunk to the file (FileSink) at least every
+// flush interval, so that a process killed with SIGKILL loses about one
+// interval. Flush requests come as tickets, also from signal handlers.
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unordered_set>
-#include <vector>
 
-#include "config.h"
 #include "encode/chunk_encoder.h"
 #include "record/activity_source.h"
-#include "record/nvtx_ranges.h"
+#include "record/file_sink.h"
 #include "record/recorder.h"
-#include "record/stack_table.h"
-#include "record/string_table.h"
+#include "record/translator.h"
 
 namespace prof {
 
 class Writer {
  public:
-  Writer(Recorder& recorder, const AgentConfig& config, ProcessInfo process);
+  struct Options {
+    std::string path;
+    uint32_t drain_interval_ms = 0;
+    uint32_t flush_interval_ms = 0;
+  };
+  Writer(Recorder& recorder, Options options, file::Process process);
   ~Writer();
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
@@ -37,7 +39,8 @@ class Writer {
   // Asks the writer to write everything recorded so far; with `final`, also
   // to end the file with `end` and stop. Async-signal-safe. Returns a ticket
   // for wait_until_written.
-  uint64_t request_flush(bool final, EndReason reason = EndReason::exit, int signal = 0);
+  uint64_t request_flush(bool final, file::ProcessEnd::Reason reason = file::ProcessEnd::Reason::exit,
+                         int signal = 0);
   // Waits (polling, async-signal-safe) until the flush `ticket` is on disk or
   // `timeout_ms` passed. False on timeout or when the writer is not running.
   bool wait_until_written(uint64_t ticket, uint32_t timeout_ms) const;
@@ -58,29 +61,24 @@ class Writer {
   void hold_for_fork() { pass_mutex_.lock(); }
   void release_after_fork() { pass_mutex_.unlock(); }
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return file_.path(); }
   // After the final flush: whether any record was written (and so a file).
-  bool wrote_file() const { return fd_ >= 0; }
-  uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
+  bool wrote_file() const { return file_.created(); }
+  uint64_t bytes_written() const { return file_.bytes_written(); }
 
  private:
   void run();
   void drain();
-  void handle(const ThreadBuffer& buffer, const RecordHeader& header);
-  void handle_api_call(uint32_t tid, const ApiCallRecord& record);
-  uint64_t api_name_id(const ApiCallRecord& record);
-  void note_thread(const ThreadBuffer& buffer);
   void write_chunk();
   [[nodiscard]] bool create_file();
-  [[nodiscard]] bool write_all(const std::string& bytes);
+  file::DropCounts drop_counts() const;
   void finish(uint64_t end_ns);
 
   Recorder& recorder_;
-  const AgentConfig config_;
-  const std::string path_;
-  ProcessInfo process_;
+  const Options options_;
+  file::Process process_;
+  FileSink file_;
 
-  int fd_ = -1;
   int wake_fd_ = -1;  // eventfd: flush requests (also from signal handlers)
   std::thread thread_;
   std::mutex pass_mutex_;  // held by the writer while it drains and writes
@@ -93,25 +91,13 @@ class Writer {
   std::atomic<bool> final_requested_{false};
   std::atomic<uint32_t> end_reason_{0};
   std::atomic<int> end_signal_{0};
-  std::atomic<uint64_t> bytes_written_{0};
   std::atomic<ActivitySource*> activity_source_{nullptr};
 
   // Writer-thread state.
   ChunkEncoder chunk_;
-  StringTable strings_;
-  struct ApiName {
-    const char* function_name = nullptr;
-    uint64_t id = 0;
-  };
-  std::array<std::vector<ApiName>, 3> api_names_;  // [ApiDomain][callback id]
-  StackTable stacks_;
-  NvtxRangeAssembler ranges_;
-  std::unordered_set<uint32_t> known_threads_;
-  uint32_t last_noted_tid_ = 0;
-  DropCounts drops_written_;
+  Translator translator_;
+  file::DropCounts drops_written_;
   bool final_drops_ = false;
-  uint64_t truncated_payloads_ = 0;
-  uint64_t unmatched_range_ends_ = 0;
   uint64_t last_write_ns_ = 0;
   bool write_failed_ = false;
 };

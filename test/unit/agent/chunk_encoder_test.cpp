@@ -23,7 +23,14 @@ prof::proto::Chunk parse_framed(const std::string& framed) {
 
 constexpr uint64_t kBase = 5'000'000'000'000;
 
-prof::GpuPlace place(uint32_t correlation) { return {1, 2, 13, correlation}; }
+// Device 1, context 2, stream 13: where the GPU records of these tests ran.
+template <typename GpuRecord>
+void place(GpuRecord& r, uint32_t correlation) {
+  r.device_id = 1;
+  r.context_id = 2;
+  r.stream_id = 13;
+  r.correlation_id = correlation;
+}
 
 }  // namespace
 
@@ -43,30 +50,29 @@ TEST_CASE("the preamble is the magic followed by a Header") {
 TEST_CASE("API calls round-trip with launch and transfer arguments and delta-encoded starts") {
   prof::ChunkEncoder encoder;
   encoder.begin(kBase);
-  prof::ApiCall launch;
+  prof::file::ApiCall launch;
   launch.tid = 4242;
-  launch.domain = prof::ApiDomain::runtime;
+  launch.domain = prof::file::ApiDomain::runtime;
   launch.callback_id = 13;
   launch.name_id = 3;
-  launch.start_ns = kBase + 1000;
-  launch.end_ns = kBase + 4500;
-  launch.correlation_id = 77;
   launch.return_code = 0;
   launch.stack_id = 9;
   launch.has_launch = true;
-  launch.launch = {5, {64, 2, 1}, {256, 1, 1}, 1024, 0x7f00};
-  launch.external_correlation_id = 1ull << 40;
-  prof::ApiCall copy;
+  launch.launch.kernel_name_id = 5;
+  prof::set_dims(launch.launch, {64, 2, 1}, {256, 1, 1});
+  launch.launch.dynamic_shared_bytes = 1024;
+  launch.launch.stream = 0x7f00;
+  prof::file::ApiCall copy;
   copy.tid = 4243;
-  copy.domain = prof::ApiDomain::driver;
+  copy.domain = prof::file::ApiDomain::driver;
   copy.name_id = 4;
-  copy.start_ns = kBase + 500;  // earlier than the previous record: a negative delta
-  copy.end_ns = kBase + 600;
+  // Earlier than the previous record: a negative delta.
+  const prof::Span copy_span{kBase + 500, kBase + 600};
   copy.return_code = -35;
   copy.has_transfer = true;
-  copy.transfer = {1 << 20, prof::CopyKind::device_to_host, 7, false};
-  encoder.add(launch);
-  encoder.add(copy);
+  copy.transfer = {1 << 20, prof::file::CopyKind::device_to_host, 7, false};
+  encoder.add(launch, {kBase + 1000, kBase + 4500}, 77);
+  encoder.add(copy, copy_span, 0);
 
   const prof::proto::Chunk chunk = parse_framed(encoder.finish());
   CHECK(chunk.time_base_ns() == kBase);
@@ -80,7 +86,6 @@ TEST_CASE("API calls round-trip with launch and transfer arguments and delta-enc
   CHECK(a.duration_ns() == 3500);
   CHECK(a.correlation_id_delta() == 77);  // against 0 for a chunk's first call
   CHECK(a.stack_id() == 9);
-  CHECK(a.external_correlation_id() == (1ull << 40));
   REQUIRE(a.has_launch());
   CHECK(a.launch().kernel_name_id() == 5);
   // Dimensions minus one: the unused 1s are not on the wire.
@@ -97,7 +102,7 @@ TEST_CASE("API calls round-trip with launch and transfer arguments and delta-enc
   const auto& c = chunk.api_calls(1);
   CHECK(c.domain() == prof::proto::DRIVER);
   CHECK(c.start_delta_ns() == -500);
-  CHECK(kBase + a.start_delta_ns() + c.start_delta_ns() == copy.start_ns);
+  CHECK(kBase + a.start_delta_ns() + c.start_delta_ns() == copy_span.start_ns);
   CHECK(c.return_code() == -35);
   REQUIRE(c.has_transfer());
   CHECK(c.transfer().bytes() == (1u << 20));
@@ -109,19 +114,19 @@ TEST_CASE("API calls round-trip with launch and transfer arguments and delta-enc
 TEST_CASE("API calls repeat a tid only when it changes and store correlation ids as deltas") {
   prof::ChunkEncoder encoder;
   const auto call = [](uint32_t tid, uint32_t correlation) {
-    prof::ApiCall c;
+    prof::file::ApiCall c;
     c.tid = tid;
-    c.domain = prof::ApiDomain::driver;
-    c.start_ns = kBase;
-    c.end_ns = kBase + 1;
-    c.correlation_id = correlation;
-    return c;
+    c.domain = prof::file::ApiDomain::driver;
+    return std::pair{c, correlation};
+  };
+  const auto add = [&](std::pair<prof::file::ApiCall, uint32_t> c) {
+    encoder.add(c.first, {kBase, kBase + 1}, c.second);
   };
   encoder.begin(kBase);
-  encoder.add(call(7, 100));
-  encoder.add(call(7, 101));
-  encoder.add(call(8, 99));
-  encoder.add(call(8, 0));  // no correlation id at all
+  add(call(7, 100));
+  add(call(7, 101));
+  add(call(8, 99));
+  add(call(8, 0));  // no correlation id at all
   prof::proto::Chunk chunk = parse_framed(encoder.finish());
   REQUIRE(chunk.api_calls_size() == 4);
   CHECK(chunk.api_calls(0).tid() == 7);
@@ -135,7 +140,7 @@ TEST_CASE("API calls repeat a tid only when it changes and store correlation ids
 
   // A new chunk starts from nothing: its first call names its tid again.
   encoder.begin(kBase);
-  encoder.add(call(8, 5));
+  add(call(8, 5));
   chunk = parse_framed(encoder.finish());
   REQUIRE(chunk.api_calls_size() == 1);
   CHECK(chunk.api_calls(0).tid() == 8);
@@ -145,74 +150,58 @@ TEST_CASE("API calls repeat a tid only when it changes and store correlation ids
 TEST_CASE("GPU activity records round-trip") {
   prof::ChunkEncoder encoder;
   encoder.begin(kBase);
-  prof::Kernel kernel;
-  kernel.place = place(77);
+  prof::file::Kernel kernel;
+  place(kernel, 77);
   kernel.name_id = 6;
-  kernel.start_ns = kBase + 10'000;
-  kernel.end_ns = kBase + 20'000;
-  kernel.grid[0] = 128;
-  kernel.grid[1] = 3;
-  kernel.grid[2] = 2;
-  kernel.block[0] = 32;
-  kernel.block[1] = 4;
-  kernel.block[2] = 1;
+  prof::set_dims(kernel, {128, 3, 2}, {32, 4, 1});
   kernel.registers_per_thread = 40;
   kernel.static_shared_bytes = 2048;
   kernel.dynamic_shared_bytes = 4096;
   kernel.local_memory_per_thread = 16;
   kernel.graph_id = 3;
   kernel.graph_node_id = 1ull << 35;
-  encoder.add(kernel);
+  encoder.add(kernel, {kBase + 10'000, kBase + 20'000});
 
-  prof::Memcpy copy;
-  copy.place = place(78);
-  copy.start_ns = kBase + 30'000;
-  copy.end_ns = kBase + 31'000;
+  prof::file::Memcpy copy;
+  place(copy, 78);
   copy.bytes = 3ull << 30;
-  copy.kind = prof::CopyKind::peer_to_peer;
-  copy.src_kind = prof::MemoryKind::device;
-  copy.dst_kind = prof::MemoryKind::pinned;
+  copy.kind = prof::file::CopyKind::peer_to_peer;
+  copy.src_kind = prof::file::MemoryKind::device;
+  copy.dst_kind = prof::file::MemoryKind::pinned;
   copy.src_device_id = 0;
   copy.dst_device_id = 1;
   copy.is_async = true;
   copy.graph_id = 2;
-  encoder.add(copy);
+  encoder.add(copy, {kBase + 30'000, kBase + 31'000});
 
-  prof::Memset set;
-  set.place = place(79);
-  set.start_ns = kBase + 40'000;
-  set.end_ns = kBase + 40'500;
+  prof::file::Memset set;
+  place(set, 79);
   set.bytes = 4096;
   set.value = 0xAB;
-  set.memory_kind = prof::MemoryKind::managed;
+  set.memory_kind = prof::file::MemoryKind::managed;
   set.graph_id = 4;
-  encoder.add(set);
+  encoder.add(set, {kBase + 40'000, kBase + 40'500});
 
-  prof::MemoryEvent memory;
-  memory.operation = prof::MemoryOperation::release;
-  memory.place = place(80);
-  memory.time_ns = kBase + 50'000;
+  prof::file::MemoryEvent memory;
+  memory.operation = prof::file::MemoryEvent::Operation::release;
+  place(memory, 80);
   memory.address = 0x7f0000001000;
   memory.bytes = 1 << 20;
-  memory.memory_kind = prof::MemoryKind::device;
+  memory.memory_kind = prof::file::MemoryKind::device;
   memory.tid = 99;
-  encoder.add(memory);
+  encoder.add(memory, kBase + 50'000);
 
-  prof::Synchronization sync;
-  sync.type = prof::SyncType::stream_wait_event;
-  sync.place = place(81);
+  prof::file::Synchronization sync;
+  sync.type = prof::file::Synchronization::Type::stream_wait_event;
+  place(sync, 81);
   sync.event = 0xE1;
-  sync.start_ns = kBase + 60'000;
-  sync.end_ns = kBase + 61'000;
-  encoder.add(sync);
+  encoder.add(sync, {kBase + 60'000, kBase + 61'000});
 
-  prof::Overhead overhead;
+  prof::file::Overhead overhead;
   overhead.kind_id = 8;
   overhead.tid = 100;
   overhead.device_id = 1;
-  overhead.start_ns = kBase + 70'000;
-  overhead.end_ns = kBase + 70'300;
-  encoder.add(overhead);
+  encoder.add(overhead, {kBase + 70'000, kBase + 70'300});
 
   const prof::proto::Chunk chunk = parse_framed(encoder.finish());
   REQUIRE(chunk.kernels_size() == 1);
@@ -293,20 +282,24 @@ TEST_CASE("GPU activity records round-trip") {
 TEST_CASE("NVTX ranges and marks round-trip") {
   prof::ChunkEncoder encoder;
   encoder.begin(kBase);
-  prof::NvtxRange range;
+  prof::file::NvtxRange range;
   range.tid = 10;
   range.end_tid = 11;
   range.domain_id = 2;
   range.name_id = 3;
-  range.start_ns = kBase - 100;  // recorded before the chunk began
-  range.end_ns = kBase + 900;
-  range.style = prof::RangeStyle::start_end;
+  range.style = prof::file::NvtxRange::Style::start_end;
   range.color_argb = 0xFF00FF00;
   range.category = 5;
   range.unterminated = true;
   range.depth = 4;
-  encoder.add(range);
-  encoder.add(prof::NvtxMark{12, 2, 4, kBase + 50, 0xFFFF0000, 6});
+  encoder.add(range, {kBase - 100, kBase + 900});  // recorded before the chunk began
+  prof::file::NvtxMark mark;
+  mark.tid = 12;
+  mark.domain_id = 2;
+  mark.name_id = 4;
+  mark.color_argb = 0xFFFF0000;
+  mark.category = 6;
+  encoder.add(mark, kBase + 50);
 
   const prof::proto::Chunk chunk = parse_framed(encoder.finish());
   REQUIRE(chunk.nvtx_ranges_size() == 1);
@@ -337,13 +330,13 @@ TEST_CASE("definitions round-trip: strings, frames, stacks, modules, threads, de
   encoder.begin(kBase);
   encoder.add_string(1, "cudaLaunchKernel");
   encoder.add_string(2, std::string("with\0nul", 8));
-  encoder.add(prof::FrameInfo{5, prof::FrameKind::python, 0, 0, 1, 2, 42});
-  encoder.add(prof::FrameInfo{6, prof::FrameKind::native, 0x401234, 3, 0, 0, 0});
-  encoder.add(prof::StackInfo{7, {6, 5, 300}});
-  prof::ModuleInfo module{3, "/usr/lib/libfoo.so", 0x7f0000000000, 0x21000, std::string("\x01\x02\xff", 3), 0x7f0000000000};
+  encoder.add(prof::file::Frame{5, prof::file::Frame::Kind::python, 0, 0, 1, 2, 42});
+  encoder.add(prof::file::Frame{6, prof::file::Frame::Kind::native, 0x401234, 3, 0, 0, 0});
+  encoder.add(prof::file::Stack{7, {6, 5, 300}});
+  prof::file::Module module{3, "/usr/lib/libfoo.so", 0x7f0000000000, 0x21000, std::string("\x01\x02\xff", 3), 0x7f0000000000};
   encoder.add(module);
-  encoder.add(prof::ThreadInfo{4242, "worker 1"});
-  prof::DeviceInfo device;
+  encoder.add(prof::file::Thread{4242, "worker 1"});
+  prof::file::Device device;
   device.id = 1;
   device.name = "Simulated GPU";
   device.global_memory_bytes = 16ull << 30;
@@ -357,7 +350,7 @@ TEST_CASE("definitions round-trip: strings, frames, stacks, modules, threads, de
   device.core_clock_khz = 1'980'000;
   device.uuid = std::string(16, '\x5a');
   encoder.add(device);
-  encoder.add(prof::ContextInfo{1, 1, 7});
+  encoder.add(prof::file::Context{1, 1, 7});
 
   const prof::proto::Chunk chunk = parse_framed(encoder.finish());
   REQUIRE(chunk.strings_size() == 2);
@@ -411,7 +404,7 @@ TEST_CASE("definitions round-trip: strings, frames, stacks, modules, threads, de
 TEST_CASE("process, drop counts and process end round-trip") {
   prof::ChunkEncoder encoder;
   encoder.begin(kBase);
-  prof::ProcessInfo process;
+  prof::file::Process process;
   process.pid = 1234;
   process.parent_pid = 1;
   process.hostname = "node-7";
@@ -419,12 +412,13 @@ TEST_CASE("process, drop counts and process end round-trip") {
   process.command_line = {"python3", "", "train.py"};  // an empty argument stays
   process.rank = 3;
   process.world_size = 8;
+  process.has_clock_anchor = true;
   process.clock_anchor = {1'700'000'000'000'000'000, kBase};
   process.start_ns = kBase + 1;
   process.options = {{"stacks", "native"}, {"capture", "all"}};
   encoder.set(process);
-  encoder.set(prof::DropCounts{5, 6, 7});
-  encoder.set(prof::ProcessEnd{kBase + 99, prof::EndReason::signal, 15});
+  encoder.set(prof::file::DropCounts{5, 6, 7});
+  encoder.set(prof::file::ProcessEnd{kBase + 99, prof::file::ProcessEnd::Reason::signal, 15});
 
   const prof::proto::Chunk chunk = parse_framed(encoder.finish());
   REQUIRE(chunk.has_process());
@@ -456,8 +450,10 @@ TEST_CASE("process, drop counts and process end round-trip") {
 
 TEST_CASE("a rank of -1 (no rank) survives zigzag encoding") {
   prof::ChunkEncoder encoder;
-  prof::ProcessInfo process;
+  prof::file::Process process;
   process.pid = 1;
+  process.rank = -1;
+  process.world_size = -1;
   encoder.set(process);
   const prof::proto::Chunk chunk = parse_framed(encoder.finish());
   CHECK(chunk.process().rank() == -1);
@@ -467,12 +463,15 @@ TEST_CASE("a rank of -1 (no rank) survives zigzag encoding") {
 TEST_CASE("finish() starts a fresh chunk whose deltas restart at the time base") {
   prof::ChunkEncoder encoder;
   encoder.begin(kBase);
-  encoder.add(prof::NvtxMark{1, 0, 1, kBase + 700, 0, 0});
+  prof::file::NvtxMark mark;
+  mark.tid = 1;
+  mark.name_id = 1;
+  encoder.add(mark, kBase + 700);
   CHECK_FALSE(encoder.empty());
   (void)encoder.finish();
   CHECK(encoder.empty());
   CHECK(encoder.pending_bytes() == 0);
-  encoder.add(prof::NvtxMark{1, 0, 1, kBase + 800, 0, 0});
+  encoder.add(mark, kBase + 800);
   const prof::proto::Chunk chunk = parse_framed(encoder.finish());
   REQUIRE(chunk.nvtx_marks_size() == 1);
   CHECK(chunk.nvtx_marks(0).time_delta_ns() == 800);
@@ -484,16 +483,14 @@ TEST_CASE("an API call record with typical values stays within 32 bytes") {
   encoder.begin(kBase);
   uint64_t t = kBase;
   for (uint32_t i = 0; i < 1000; ++i) {
-    prof::ApiCall call;
+    prof::file::ApiCall call;
     call.tid = 123456;
-    call.domain = prof::ApiDomain::runtime;
+    call.domain = prof::file::ApiDomain::runtime;
     call.callback_id = 211;
     call.name_id = 17;
-    call.start_ns = t += 2'500;
-    call.end_ns = call.start_ns + 1'800;
-    call.correlation_id = 100'000 + i;
     call.stack_id = 1'000 + (i % 7);
-    encoder.add(call);
+    t += 2'500;
+    encoder.add(call, {t, t + 1'800}, 100'000 + i);
   }
   const size_t per_record = encoder.finish().size() / 1000;
   CHECK(per_record <= 32);

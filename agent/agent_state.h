@@ -1,0 +1,75 @@
+#pragma once
+// Everything the agent holds for the life of the process, in one object:
+// its configuration, the recorder app threads write into, the writer, and
+// the state of each capture (CUDA, NVTX, signals). The C callbacks that CUPTI,
+// NVTX, the signal handlers and pthread_atfork call into reach it through
+// agent_state().
+//
+// One instance per process, constant-initialised: the preload constructor
+// may run before this library's C++ initialisers, so no constructor may run
+// for it. Never destroyed: app threads and CUPTI may call in during exit,
+// after static destructors. Per-thread hot-path state (re-entry guards, NVTX
+// depths, calls in flight) stays thread_local in its capture's file.
+#include <signal.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+struct nvtxDomainRegistration_st;
+struct nvtxStringRegistration_st;
+
+namespace prof {
+
+class CuptiActivity;
+class Recorder;
+class Writer;
+struct AgentConfig;
+struct CudaCapture;
+
+enum class AgentPhase { off, recording, finished };
+
+struct CudaCaptureState {
+  std::once_flag start_once;
+  CudaCapture* capture = nullptr;  // set once, before CUPTI can call back
+  std::atomic<bool> ready{false};  // the first CUDA call has returned
+  // Where CUPTI's buffer callbacks go.
+  std::atomic<CuptiActivity*> activity{nullptr};
+};
+
+struct NvtxCaptureState {
+  std::atomic<uint64_t> next_range_id{1};
+  // Registered domains and strings, kept for the process (nvtx_capture.cpp).
+  std::atomic<nvtxDomainRegistration_st*> domains{nullptr};
+  std::atomic<nvtxStringRegistration_st*> registered_strings{nullptr};
+};
+
+struct SignalState {
+  struct Managed {
+    std::atomic<bool> active{false};   // our handler is installed
+    struct sigaction app_action = {};  // what the app believes is installed
+  };
+  Managed managed[NSIG];
+};
+
+struct AgentState {
+  std::atomic<AgentPhase> phase{AgentPhase::off};
+  // Set once recording starts, before phase turns to recording; leaked.
+  const AgentConfig* config = nullptr;
+  // The recorder app threads record into: null until recording starts.
+  std::atomic<Recorder*> recorder{nullptr};
+  std::atomic<Writer*> writer{nullptr};
+  CudaCaptureState cuda;
+  NvtxCaptureState nvtx;
+  SignalState signals;
+};
+
+namespace detail {
+extern AgentState g_agent_state;
+}
+
+// A hidden global in this library: one PC-relative address, as cheap as the
+// separate globals it replaces.
+inline AgentState& agent_state() { return detail::g_agent_state; }
+
+}  // namespace prof

@@ -1,0 +1,231 @@
+#include "capture/cupti_decoder.h"
+
+#include <cstdint>
+
+namespace prof {
+namespace {
+
+file::CopyKind copy_kind_of(uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return file::CopyKind::host_to_device;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return file::CopyKind::device_to_host;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return file::CopyKind::device_to_device;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return file::CopyKind::host_to_host;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return file::CopyKind::peer_to_peer;
+    default: return file::CopyKind::unknown;
+  }
+}
+
+file::MemoryKind memory_kind_of(uint32_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return file::MemoryKind::pageable;
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return file::MemoryKind::pinned;
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return file::MemoryKind::device;
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return file::MemoryKind::array;
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: return file::MemoryKind::managed;
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return file::MemoryKind::device_static;
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return file::MemoryKind::managed_static;
+    default: return file::MemoryKind::unknown;
+  }
+}
+
+file::Synchronization::Type sync_type_of(CUpti_ActivitySynchronizationType type) {
+  switch (type) {
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return file::Synchronization::Type::event_synchronize;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return file::Synchronization::Type::stream_wait_event;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return file::Synchronization::Type::stream_synchronize;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return file::Synchronization::Type::context_synchronize;
+    default: return file::Synchronization::Type::unknown;
+  }
+}
+
+// The fields CUPTI's copy records (Memcpy6, MemcpyPtoP4) have in common.
+template <typename CuptiCopy>
+file::Memcpy copy_of(const CuptiCopy& m) {
+  file::Memcpy copy;
+  copy.device_id = m.deviceId;
+  copy.context_id = m.contextId;
+  copy.stream_id = m.streamId;
+  copy.correlation_id = m.correlationId;
+  copy.bytes = m.bytes;
+  copy.src_kind = memory_kind_of(m.srcKind);
+  copy.dst_kind = memory_kind_of(m.dstKind);
+  copy.is_async = (m.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
+  copy.graph_id = m.graphId;
+  return copy;
+}
+
+}  // namespace
+
+void CuptiDecoder::open_window(uint64_t start_ns) {
+  std::lock_guard lock(windows_mutex_);
+  if (windows_.empty() || windows_.back().end_ns != UINT64_MAX) {
+    windows_.push_back({start_ns, UINT64_MAX});
+  }
+}
+
+void CuptiDecoder::close_window(uint64_t end_ns) {
+  std::lock_guard lock(windows_mutex_);
+  if (!windows_.empty() && windows_.back().end_ns == UINT64_MAX) windows_.back().end_ns = end_ns;
+}
+
+bool CuptiDecoder::keep(uint64_t start_ns, uint64_t end_ns) {
+  // A forced flush (the end of recording) returns work still running, with
+  // end = 0: no duration to report, so it is counted, not written.
+  if (end_ns == 0) {
+    ++incomplete_;
+    return false;
+  }
+  return in_window(start_ns);
+}
+
+bool CuptiDecoder::in_window(uint64_t start_ns) {
+  if (!windowed_.load(std::memory_order_acquire)) return true;
+  std::lock_guard lock(windows_mutex_);
+  for (const Window& window : windows_) {
+    if (start_ns >= window.start_ns && start_ns <= window.end_ns) return true;
+  }
+  return false;
+}
+
+void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
+  switch (activity->kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(activity);
+      if (!keep(k->start, k->end)) return;
+      file::Kernel kernel;
+      kernel.device_id = k->deviceId;
+      kernel.context_id = k->contextId;
+      kernel.stream_id = k->streamId;
+      kernel.correlation_id = k->correlationId;
+      kernel.name_id = k->name != nullptr ? sink.strings.intern(k->name, sink.chunk) : 0;
+      const uint32_t grid[3] = {static_cast<uint32_t>(k->gridX), static_cast<uint32_t>(k->gridY),
+                                static_cast<uint32_t>(k->gridZ)};
+      const uint32_t block[3] = {static_cast<uint32_t>(k->blockX), static_cast<uint32_t>(k->blockY),
+                                 static_cast<uint32_t>(k->blockZ)};
+      set_dims(kernel, grid, block);
+      kernel.registers_per_thread = k->registersPerThread;
+      kernel.static_shared_bytes = static_cast<uint32_t>(k->staticSharedMemory);
+      kernel.dynamic_shared_bytes = static_cast<uint32_t>(k->dynamicSharedMemory);
+      kernel.local_memory_per_thread = k->localMemoryPerThread;
+      kernel.graph_id = k->graphId;
+      kernel.graph_node_id = k->graphNodeId;
+      sink.chunk.add(kernel, {k->start, k->end});
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(activity);
+      if (!keep(m->start, m->end)) return;
+      file::Memcpy copy = copy_of(*m);
+      copy.kind = copy_kind_of(m->copyKind);
+      sink.chunk.add(copy, {m->start, m->end});
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(activity);
+      if (!keep(m->start, m->end)) return;
+      file::Memcpy copy = copy_of(*m);
+      copy.kind = file::CopyKind::peer_to_peer;
+      copy.src_device_id = m->srcDeviceId;
+      copy.dst_device_id = m->dstDeviceId;
+      sink.chunk.add(copy, {m->start, m->end});
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(activity);
+      if (!keep(m->start, m->end)) return;
+      file::Memset set;
+      set.device_id = m->deviceId;
+      set.context_id = m->contextId;
+      set.stream_id = m->streamId;
+      set.correlation_id = m->correlationId;
+      set.bytes = m->bytes;
+      set.value = m->value;
+      set.memory_kind = memory_kind_of(m->memoryKind);
+      set.graph_id = m->graphId;
+      sink.chunk.add(set, {m->start, m->end});
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMORY2: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(activity);
+      if (!in_window(m->timestamp)) return;
+      file::MemoryEvent event;
+      event.operation = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
+                            ? file::MemoryEvent::Operation::allocation
+                        : m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE
+                            ? file::MemoryEvent::Operation::release
+                            : file::MemoryEvent::Operation::unspecified;
+      event.device_id = m->deviceId;
+      event.context_id = m->contextId;
+      event.stream_id = m->streamId;
+      event.correlation_id = m->correlationId;
+      event.address = m->address;
+      event.bytes = m->bytes;
+      event.memory_kind = memory_kind_of(m->memoryKind);
+      sink.chunk.add(event, m->timestamp);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+      const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(activity);
+      if (!keep(s->start, s->end)) return;
+      file::Synchronization sync;
+      sync.type = sync_type_of(s->type);
+      sync.context_id = s->contextId;
+      sync.stream_id = s->streamId;
+      sync.correlation_id = s->correlationId;
+      sync.event = s->cudaEventId;
+      sink.chunk.add(sync, {s->start, s->end});
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_DEVICE: {
+      const auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(activity);
+      file::Device device;
+      device.id = d->id;
+      device.name = d->name != nullptr ? d->name : "";
+      device.global_memory_bytes = d->globalMemorySize;
+      device.compute_major = d->computeCapabilityMajor;
+      device.compute_minor = d->computeCapabilityMinor;
+      device.sm_count = d->numMultiprocessors;
+      device.warp_size = d->numThreadsPerWarp;
+      device.max_threads_per_block = d->maxThreadsPerBlock;
+      device.max_shared_memory_per_block = d->maxSharedMemoryPerBlock;
+      device.max_registers_per_block = d->maxRegistersPerBlock;
+      device.core_clock_khz = d->coreClockRate;
+      device.uuid.assign(reinterpret_cast<const char*>(&d->uuid), sizeof(d->uuid));
+      sink.chunk.add(device);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_CONTEXT: {
+      const auto* c = reinterpret_cast<const CUpti_ActivityContext3*>(activity);
+      sink.chunk.add(file::Context{c->contextId, c->deviceId, c->nullStreamId});
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+      const auto* o = reinterpret_cast<const CUpti_ActivityOverhead3*>(activity);
+      file::Overhead overhead;
+      const char* kind = o->overheadKind == CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER ? "driver compiler"
+                         : o->overheadKind == CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH ? "CUPTI buffer flush"
+                         : o->overheadKind == CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION ? "CUPTI instrumentation"
+                         : o->overheadKind == CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE ? "CUPTI resource"
+                         : "other";
+      overhead.kind_id = sink.strings.intern(kind, sink.chunk);
+      if (o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+        overhead.tid = o->objectId.pt.threadId;
+      } else {
+        overhead.device_id = o->objectId.dcs.deviceId;
+      }
+      sink.chunk.add(overhead, {o->start, o->end});
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+}  // namespace prof

@@ -1,0 +1,48 @@
+#pragma once
+// Turns CUPTI activity records into file records. Apart from CUPTI's buffer
+// handling (cupti_activity.h), so that it runs on buffers a test builds: it
+// reads CUPTI's structs and calls nothing in libcupti.
+#include <cupti.h>
+
+#include <cstdint>
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "record/activity_source.h"
+
+namespace prof {
+
+class CuptiDecoder {
+ public:
+  // Writer thread: one record into the sink's chunk, or none (a record that
+  // is outside every capture window, unfinished, or of a kind not recorded).
+  void decode(const CUpti_Activity* record, ChunkSink& sink);
+
+  // Capture windows (PROF_CAPTURE=cudaProfilerApi): records whose start is
+  // outside every window are not written. Without windows all are kept.
+  // Any thread.
+  void open_window(uint64_t start_ns);
+  void close_window(uint64_t end_ns);
+  void use_windows() { windowed_.store(true, std::memory_order_release); }
+
+  // Records CUPTI handed over unfinished (end = 0): counted, not written.
+  uint64_t unfinished() const { return incomplete_; }
+
+ private:
+  struct Window {
+    uint64_t start_ns;
+    uint64_t end_ns;  // UINT64_MAX while open
+  };
+
+  bool in_window(uint64_t start_ns);
+  // Whether a GPU record with these times goes into the file.
+  bool keep(uint64_t start_ns, uint64_t end_ns);
+
+  uint64_t incomplete_ = 0;  // writer thread
+  std::atomic<bool> windowed_{false};
+  std::mutex windows_mutex_;
+  std::vector<Window> windows_;
+};
+
+}  // namespace prof

@@ -1,0 +1,141 @@
+#include "record/translator.h"
+
+#include "record/thread_buffer.h"
+
+namespace prof {
+
+Translator::Translator(ThreadNameSource thread_name) : thread_name_(thread_name) {}
+
+void Translator::note_thread(const ThreadBuffer& buffer, ChunkEncoder& chunk) {
+  if (!known_threads_.insert(buffer.tid()).second) return;
+  std::string name = thread_name_(buffer.tid());
+  if (name.empty()) name = buffer.name_at_start();
+  chunk.add(file::Thread{buffer.tid(), std::move(name)});
+}
+
+void Translator::translate(const ThreadBuffer& buffer, const RecordHeader& header, ChunkEncoder& chunk) {
+  const uint32_t tid = buffer.tid();
+  if (tid != last_noted_tid_) {  // records come in runs per thread buffer
+    note_thread(buffer, chunk);
+    last_noted_tid_ = tid;
+  }
+  switch (static_cast<RecordType>(header.type)) {
+    case RecordType::nvtx_push:
+    case RecordType::nvtx_range_start:
+    case RecordType::nvtx_mark: {
+      const auto& event = reinterpret_cast<const NvtxEventRecord&>(header);
+      NvtxRangeAssembler::Begin begin;
+      // Domain handles live for the process with one name (nvtx_capture.cpp).
+      begin.domain_id = event.domain ? strings_.intern_static(event.domain->name, chunk) : 0;
+      begin.name_id = strings_.intern({payload_of(event), header.payload_bytes}, chunk);
+      begin.time_ns = event.time_ns;
+      begin.color_argb = event.color_argb;
+      begin.category = event.category;
+      if (header.payload_bytes == kMaxPayloadString) ++truncated_payloads_;
+      if (header.type == static_cast<uint16_t>(RecordType::nvtx_push)) {
+        ranges_.push(tid, begin);
+      } else if (header.type == static_cast<uint16_t>(RecordType::nvtx_range_start)) {
+        ranges_.start(event.range_id, tid, begin);
+      } else {
+        file::NvtxMark mark;
+        mark.tid = tid;
+        mark.domain_id = begin.domain_id;
+        mark.name_id = begin.name_id;
+        mark.color_argb = begin.color_argb;
+        mark.category = begin.category;
+        chunk.add(mark, begin.time_ns);
+      }
+      break;
+    }
+    case RecordType::nvtx_pop: {
+      const auto& event = reinterpret_cast<const NvtxEventRecord&>(header);
+      const uint64_t domain_id = event.domain ? strings_.intern_static(event.domain->name, chunk) : 0;
+      ClosedRange closed;
+      if (ranges_.pop(tid, domain_id, event.time_ns, closed)) {
+        chunk.add(closed.range, closed.span);
+      } else {
+        ++unmatched_range_ends_;
+      }
+      break;
+    }
+    case RecordType::nvtx_range_end: {
+      const auto& event = reinterpret_cast<const NvtxEventRecord&>(header);
+      ClosedRange closed;
+      if (ranges_.end(event.range_id, tid, event.time_ns, closed)) {
+        chunk.add(closed.range, closed.span);
+      } else {
+        ++unmatched_range_ends_;
+      }
+      break;
+    }
+    case RecordType::thread_name: {
+      const auto& named = reinterpret_cast<const ThreadNameRecord&>(header);
+      known_threads_.insert(named.tid);
+      chunk.add(file::Thread{named.tid, std::string(payload_of(named), header.payload_bytes)});
+      break;
+    }
+    case RecordType::api_call:
+      api_call(tid, reinterpret_cast<const ApiCallRecord&>(header), chunk);
+      break;
+    case RecordType::padding:
+      break;
+  }
+}
+
+void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncoder& chunk) {
+  file::ApiCall call;
+  call.tid = tid;
+  call.domain = static_cast<file::ApiDomain>(record.domain);
+  call.callback_id = record.callback_id;
+  call.name_id = api_name_id(record, chunk);
+  call.return_code = record.return_code;
+  const auto* frames = reinterpret_cast<const uint64_t*>(payload_of(record));
+  call.stack_id = stacks_.intern(frames, record.stack_depth, chunk);
+  switch (record.args) {
+    case ApiCallArgs::launch: {
+      call.has_launch = true;
+      file::LaunchArgs& launch = call.launch;
+      const char* name = reinterpret_cast<const char*>(frames + record.stack_depth);
+      if (record.kernel_name_bytes != 0) {
+        launch.kernel_name_id = strings_.intern({name, record.kernel_name_bytes}, chunk);
+      }
+      set_dims(launch, record.grid, record.block);
+      launch.dynamic_shared_bytes = record.shared_bytes;
+      launch.stream = record.stream;
+      break;
+    }
+    case ApiCallArgs::copy:
+    case ApiCallArgs::memset:
+      call.has_transfer = true;
+      call.transfer.bytes = record.bytes;
+      call.transfer.kind = static_cast<file::CopyKind>(record.copy_kind);
+      call.transfer.stream = record.stream;
+      call.transfer.is_memset = record.args == ApiCallArgs::memset;
+      break;
+    case ApiCallArgs::none:
+      break;
+  }
+  chunk.add(call, {record.start_ns, record.end_ns}, record.correlation_id);
+}
+
+uint64_t Translator::api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk) {
+  // CUPTI names each (domain, callback id) with one static string: an array
+  // lookup instead of a hash per record. The address check keeps it exact
+  // should a producer ever name one id differently.
+  std::vector<ApiName>& names = api_names_[record.domain < api_names_.size() ? record.domain : 0];
+  if (record.callback_id < names.size()) {
+    const ApiName& known = names[record.callback_id];
+    if (known.function_name == record.function_name && known.id != 0) return known.id;
+  } else {
+    names.resize(record.callback_id + 1u);
+  }
+  const uint64_t id = strings_.intern_static(record.function_name, chunk);
+  names[record.callback_id] = {record.function_name, id};
+  return id;
+}
+
+void Translator::close_open_ranges(uint64_t end_ns, ChunkEncoder& chunk) {
+  for (ClosedRange& closed : ranges_.close_all(end_ns)) chunk.add(closed.range, closed.span);
+}
+
+}  // namespace prof

@@ -1,0 +1,171 @@
+// Ring records as the capture code writes them, through the Translator, read
+// back by libprotobuf: the writer thread's translation without its thread,
+// files or /proc.
+#include <catch2/catch.hpp>
+
+#include <google/protobuf/io/coded_stream.h>
+
+#include <cstring>
+#include <string>
+
+#include "record/recorder.h"
+#include "record/translator.h"
+#include "proto/prof.pb.h"
+
+namespace {
+
+constexpr uint32_t kTid = 4242;
+constexpr uint64_t kBase = 9'000'000'000;
+const char kLaunchName[] = "cudaLaunchKernel";
+
+std::string no_proc_name(uint32_t) { return {}; }
+std::string proc_name(uint32_t tid) { return "proc-" + std::to_string(tid); }
+
+struct Translated {
+  explicit Translated(prof::Translator::ThreadNameSource names = no_proc_name) : translator(names) {
+    buffer.set_name_at_start("at-start");
+    chunk.begin(kBase);
+  }
+
+  void launch(uint64_t start, uint64_t end, uint32_t correlation, const std::string& kernel) {
+    auto* r = prof::begin_record<prof::ApiCallRecord>(buffer, prof::RecordType::api_call,
+                                                      static_cast<uint32_t>(kernel.size()));
+    REQUIRE(r != nullptr);
+    r->start_ns = start;
+    r->end_ns = end;
+    r->function_name = kLaunchName;
+    r->correlation_id = correlation;
+    r->return_code = 0;
+    r->domain = static_cast<uint16_t>(prof::file::ApiDomain::runtime);
+    r->callback_id = 211;
+    r->args = prof::ApiCallArgs::launch;
+    r->copy_kind = 0;
+    r->stack_depth = 0;
+    r->stream = 0x7f00;
+    r->bytes = 0;
+    const uint32_t grid[3] = {64, 2, 1}, block[3] = {256, 1, 1};
+    std::memcpy(r->grid, grid, sizeof(grid));
+    std::memcpy(r->block, block, sizeof(block));
+    r->shared_bytes = 1024;
+    r->kernel_name_bytes = static_cast<uint32_t>(kernel.size());
+    std::memcpy(reinterpret_cast<char*>(r + 1), kernel.data(), kernel.size());
+    buffer.commit();
+  }
+
+  void nvtx(prof::RecordType type, uint64_t time, const std::string& message = {}) {
+    auto* r = prof::begin_record<prof::NvtxEventRecord>(buffer, type, static_cast<uint32_t>(message.size()));
+    REQUIRE(r != nullptr);
+    r->time_ns = time;
+    r->domain = nullptr;
+    r->range_id = 0;
+    r->color_argb = 0xFF00FF00;
+    r->category = 3;
+    std::memcpy(reinterpret_cast<char*>(r + 1), message.data(), message.size());
+    buffer.commit();
+  }
+
+  void translate_all() {
+    buffer.drain([&](const prof::RecordHeader& header) { translator.translate(buffer, header, chunk); });
+  }
+
+  prof::proto::Chunk finish() {
+    const std::string& framed = chunk.finish();
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(framed.data()),
+                                              static_cast<int>(framed.size()));
+    uint32_t length = 0;
+    REQUIRE(in.ReadVarint32(&length));
+    prof::proto::Chunk parsed;
+    REQUIRE(parsed.ParseFromArray(framed.data() + in.CurrentPosition(), static_cast<int>(length)));
+    return parsed;
+  }
+
+  prof::ThreadBuffer buffer{4096, kTid};
+  prof::Translator translator;
+  prof::ChunkEncoder chunk;
+};
+
+std::string string_of(const prof::proto::Chunk& chunk, uint64_t id) {
+  for (const auto& s : chunk.strings()) {
+    if (s.id() == id) return s.value();
+  }
+  return "<undefined>";
+}
+
+}  // namespace
+
+TEST_CASE("a launch call becomes an ApiCall with its arguments, names interned once") {
+  Translated t;
+  t.launch(kBase + 100, kBase + 900, 7, "_Z6kernelv");
+  t.launch(kBase + 1000, kBase + 1500, 8, "_Z6kernelv");
+  t.translate_all();
+  const prof::proto::Chunk chunk = t.finish();
+
+  REQUIRE(chunk.threads_size() == 1);  // named once, with the fallback name
+  CHECK(chunk.threads(0).tid() == kTid);
+  CHECK(chunk.threads(0).name() == "at-start");
+  REQUIRE(chunk.api_calls_size() == 2);
+  const auto& a = chunk.api_calls(0);
+  CHECK(a.tid() == kTid);
+  CHECK(a.domain() == prof::proto::RUNTIME);
+  CHECK(a.callback_id() == 211);
+  CHECK(string_of(chunk, a.name_id()) == kLaunchName);
+  CHECK(a.start_delta_ns() == 100);
+  CHECK(a.duration_ns() == 800);
+  CHECK(a.correlation_id_delta() == 7);
+  CHECK(a.stack_id() == 0);
+  REQUIRE(a.has_launch());
+  CHECK(string_of(chunk, a.launch().kernel_name_id()) == "_Z6kernelv");
+  CHECK(a.launch().grid_x_minus_one() == 63);
+  CHECK(a.launch().grid_y_minus_one() == 1);
+  CHECK(a.launch().block_x_minus_one() == 255);
+  CHECK(a.launch().dynamic_shared_bytes() == 1024);
+  CHECK(a.launch().stream() == 0x7f00);
+  const auto& b = chunk.api_calls(1);
+  CHECK(b.tid() == 0);  // the same thread again
+  CHECK(b.correlation_id_delta() == 1);
+  CHECK(b.name_id() == a.name_id());
+  CHECK(b.launch().kernel_name_id() == a.launch().kernel_name_id());
+  CHECK(chunk.strings_size() == 2);
+}
+
+TEST_CASE("a thread is named from the name source when it has one") {
+  Translated t(proc_name);
+  t.nvtx(prof::RecordType::nvtx_mark, kBase + 5, "mark");
+  t.translate_all();
+  const prof::proto::Chunk chunk = t.finish();
+  REQUIRE(chunk.threads_size() == 1);
+  CHECK(chunk.threads(0).name() == "proc-4242");
+  REQUIRE(chunk.nvtx_marks_size() == 1);
+  CHECK(string_of(chunk, chunk.nvtx_marks(0).name_id()) == "mark");
+  CHECK(chunk.nvtx_marks(0).color_argb() == 0xFF00FF00);
+}
+
+TEST_CASE("NVTX push and pop pair into a range; a pop without a push is counted") {
+  Translated t;
+  t.nvtx(prof::RecordType::nvtx_push, kBase + 10, "step");
+  t.nvtx(prof::RecordType::nvtx_pop, kBase + 60);
+  t.nvtx(prof::RecordType::nvtx_pop, kBase + 70);
+  t.nvtx(prof::RecordType::nvtx_push, kBase + 80, "open at the end");
+  t.translate_all();
+  CHECK(t.translator.unmatched_range_ends() == 1);
+  t.translator.close_open_ranges(kBase + 100, t.chunk);
+  const prof::proto::Chunk chunk = t.finish();
+  REQUIRE(chunk.nvtx_ranges_size() == 2);
+  const auto& closed = chunk.nvtx_ranges(0);
+  CHECK(string_of(chunk, closed.name_id()) == "step");
+  CHECK(closed.start_delta_ns() == 10);
+  CHECK(closed.duration_ns() == 50);
+  CHECK(closed.style() == prof::proto::NvtxRange::PUSH_POP);
+  CHECK_FALSE(closed.unterminated());
+  const auto& open = chunk.nvtx_ranges(1);
+  CHECK(open.unterminated());
+  CHECK(open.duration_ns() == 20);
+}
+
+TEST_CASE("a message cut to the payload limit counts as truncated") {
+  Translated t;
+  t.nvtx(prof::RecordType::nvtx_mark, kBase, std::string(prof::kMaxPayloadString, 'x'));
+  t.nvtx(prof::RecordType::nvtx_mark, kBase, "short");
+  t.translate_all();
+  CHECK(t.translator.truncated_payloads() == 1);
+}
