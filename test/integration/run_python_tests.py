@@ -6,13 +6,20 @@ builds (`pyenv root`/versions/*/bin/python3, or $PYENV_ROOT) run when present.
 Prints which interpreters ran and which versions were skipped, and why.
 
 Scenarios:
-  frames   the agent's frame reader on its own (python/frames_check.py)
+  frames     the agent's frame reader on its own (python/frames_check.py)
+  cuda       python/cuda_workload.py under the agent on simcuda, in each
+             PROF_STACKS mode; `profanalyze stacks` must show its Python
+             frames root first with their lines, the extension's native
+             frames under them, and native frames only on a C thread
+  unknown    a CPython the agent has no layout for (pyenv 3.7 or 3.6): says
+             so once and records native stacks
 """
 import argparse
 import glob
 import os
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -49,9 +56,176 @@ def interpreters():
     return found, skipped
 
 
+def markers():
+    """{marker: line} of cuda_workload.py's "# at:NAME" comments."""
+    found = {}
+    with open(os.path.join(HERE, "python", "cuda_workload.py")) as source:
+        for number, text in enumerate(source, 1):
+            if "# at:" in text:
+                found[text.rsplit("# at:", 1)[1].strip()] = number
+    return found
+
+
+def build_extension(python, tmp):
+    """Builds python/cudaext.c for `python` in tmp; None when it has no headers."""
+    query = ("import sysconfig; print(sysconfig.get_paths()['include']); "
+             "print(sysconfig.get_config_var('EXT_SUFFIX'))")
+    include, suffix = subprocess.run([python, "-c", query], capture_output=True, text=True,
+                                     check=True).stdout.split()
+    if not os.path.exists(os.path.join(include, "Python.h")):
+        return None
+    cuda_lib = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64")
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-g", "-I" + include,
+                    os.path.join(HERE, "python", "cudaext.c"), "-o", os.path.join(tmp, "cudaext" + suffix),
+                    "-L" + cuda_lib, "-lcudart", "-lpthread"], check=True)
+    return tmp
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def record(python, args, tmp, mode, extension):
+    env = dict(os.environ)
+    for name in ("LD_PRELOAD", "PROF_AGENT_PID", "NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH",
+                 "PROF_STACKS", "PYTHONPATH"):
+        env.pop(name, None)
+    env["LD_LIBRARY_PATH"] = args.simcuda_lib
+    env["LD_PRELOAD"] = ":".join(([args.preload_first] if args.preload_first else []) + [args.agent])
+    env["PROF_OUTPUT"] = os.path.join(tmp, "run-%s.pb" % (mode or "default"))
+    if mode:
+        env["PROF_STACKS"] = mode
+    argv = [python, os.path.join(HERE, "python", "cuda_workload.py")]
+    if extension:
+        env["PYTHONPATH"] = extension
+        argv.append("--extension")
+    result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    check(result.returncode == 0, "the workload failed under the agent:\n" + result.stdout + result.stderr)
+    stacks = subprocess.run([args.analyzer, "stacks", "--metric", "self_cpu_time_total", env["PROF_OUTPUT"]],
+                            capture_output=True, text=True, timeout=60)
+    check(stacks.returncode == 0, "profanalyze stacks failed: " + stacks.stderr)
+    folded = [line.rsplit(" ", 1)[0].split(";") for line in stacks.stdout.splitlines()]
+    return folded, result.stderr, env["PROF_OUTPUT"]
+
+
+def api_stack(folded, call, frame=None, absent=None):
+    """The first stack whose leaf frames are `call` (itself, or with its nested
+    driver call under it) and that has `frame` (a substring of a frame) and
+    no frame containing `absent`."""
+    for frames in folded:
+        if call not in frames[-2:]:
+            continue
+        if frame is not None and not any(frame in f for f in frames):
+            continue
+        if absent is not None and any(absent in f for f in frames):
+            continue
+        return frames[:frames.index(call) + 1]
+    raise Failure("no %s stack with %r (and without %r) in:\n%s"
+                  % (call, frame, absent, "\n".join(";".join(f) for f in folded)))
+
+
+def python_frames(frames):
+    return [f for f in frames if ".py(" in f]
+
+
+def expect_python(frames, want, what):
+    """want: [(function, line)] root first, the last Python frames of the stack."""
+    script = os.path.join(HERE, "python", "cuda_workload.py")
+    got = python_frames(frames)
+    expected = ["%s(%d): %s" % (script, line, function) for function, line in want]
+    check(got[-len(expected):] == expected,
+          "%s: Python frames\n  %s\nexpected to end with\n  %s" % (what, "\n  ".join(got), "\n  ".join(expected)))
+
+
+def scenario_cuda(python, args, tmp):
+    at = markers()
+    extension = build_extension(python, tmp)
+    if extension is None and python == SYSTEM_PYTHON:
+        raise Failure("no Python.h for %s: scripts/bootstrap.sh installs python3-dev" % python)
+    notes = []
+    main_chain = [("<module>", at["module"]), ("main", at["main_forward"]), ("forward", at["forward"]),
+                  ("layer", at["layer"]), ("layer", at["layer"]), ("layer", at["leaf_layer"])]
+    thread_chain = [("in_thread", at["thread_target"]), ("forward", at["forward"]), ("layer", at["layer"]),
+                    ("layer", at["layer"]), ("layer", at["leaf_layer"])]
+
+    # Default (mixed in a Python process).
+    folded, _, _ = record(python, args, tmp, None, extension)
+    for chain, where in ((main_chain, "main thread"), (thread_chain, "threading.Thread")):
+        for call, line in (("cudaMalloc", at["malloc"]), ("cudaMemset", at["memset"])):
+            frames = api_stack(folded, call, "): " + chain[0][0])
+            expect_python(frames, chain + [("memset_via_ctypes", line)], "mixed, %s, %s" % (where, call))
+            check(not any("_PyEval_EvalFrameDefault" in f for f in frames),
+                  "mixed: an eval loop frame was not replaced: " + ";".join(frames))
+            first_python = frames.index(python_frames(frames)[0])
+            check(first_python > 0 and ".py(" not in frames[0],
+                  "mixed: no native frames above the Python ones: " + ";".join(frames))
+            check(".py(" not in frames[-2], "mixed: no native frames under the Python ones (ctypes, libffi): "
+                  + ";".join(frames))
+    thread_frames = api_stack(folded, "cudaMemset", "): in_thread")
+    check(not any("<module>" in f for f in thread_frames), "the thread's stack has the main thread's frames")
+    check(any("threading.py(" in f for f in thread_frames), "the thread's stack lacks threading.py's frames")
+
+    if extension is not None:
+        frames = api_stack(folded, "cudaMemset", "ext_memset", absent="c_thread_memset")
+        expect_python(frames, [("<module>", at["module"]), ("main", at["main_extension"]),
+                               ("via_extension", at["extension"])],
+                      "mixed, C extension")
+        last_python = max(i for i, f in enumerate(frames) if ".py(" in f)
+        check(last_python < frames.index("ext_memset") < frames.index("cudaMemset"),
+              "mixed, C extension: want Python frames, then ext_memset, then cudaMemset: " + ";".join(frames))
+        c_thread = api_stack(folded, "cudaMemset", "c_thread_memset")
+        check(not python_frames(c_thread), "a C thread got Python frames: " + ";".join(c_thread))
+    else:
+        notes.append("C extension scenarios skipped: no Python.h for this interpreter")
+
+    # python: Python frames only (native where a thread has none).
+    folded, _, _ = record(python, args, tmp, "python", extension)
+    frames = api_stack(folded, "cudaMemset", "): main")
+    expect_python(frames, main_chain + [("memset_via_ctypes", at["memset"])], "python mode")
+    check(all(".py(" in f for f in frames[:-1]), "python mode: native frames in " + ";".join(frames))
+    if extension is not None:
+        c_thread = api_stack(folded, "cudaMemset", "c_thread_memset")
+        check(not python_frames(c_thread), "python mode: a C thread got Python frames")
+
+    # native: no Python frames.
+    folded, _, _ = record(python, args, tmp, "native", extension)
+    frames = api_stack(folded, "cudaMemset", "_PyEval_EvalFrameDefault")
+    check(not any(python_frames(f) for f in folded), "native mode recorded Python frames")
+    return notes
+
+
 def run_frames(python, args):
     return subprocess.run([python, os.path.join(HERE, "python", "frames_check.py"), args.probe],
                           capture_output=True, text=True, timeout=60)
+
+
+def scenario_unknown(args):
+    """A CPython outside 3.8-3.13: the agent says so once, records native frames."""
+    old = None
+    for root in [os.environ.get("PYENV_ROOT"), os.path.expanduser("~/.pyenv"), "/root/.pyenv"]:
+        for path in sorted(glob.glob(os.path.join(root or "/nonexistent", "versions", "3.[67].*", "bin", "python3"))):
+            old = old or path
+    if old is None:
+        print("skipped: no CPython 3.6 or 3.7 (pyenv) to stand for an unknown layout")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="prof-python-") as tmp:
+        try:
+            folded, stderr, _ = record(old, args, tmp, None, None)
+            said = [line for line in stderr.splitlines() if "Python" in line and line.startswith("libprof:")]
+            check(len(said) == 1 and "3.8 to 3.13" in said[0],
+                  "want one libprof line naming the unknown CPython, got:\n" + stderr)
+            check(not any(python_frames(f) for f in folded), "Python frames recorded from an unknown layout")
+            api_stack(folded, "cudaMemset", "_PyEval_EvalFrameDefault")
+        except Failure as failure:
+            print("FAIL %s: %s" % (old, failure))
+            return 1
+    print("ok %s: %s" % (old, said[0]))
+    return 0
 
 
 def main():
@@ -61,17 +235,31 @@ def main():
     parser.add_argument("--analyzer")
     parser.add_argument("--apps")
     parser.add_argument("--preload-first")
-    parser.add_argument("scenario", choices=["frames"])
+    parser.add_argument("--simcuda-lib")
+    parser.add_argument("--simcuda-apps")
+    parser.add_argument("--sanitizer")
+    parser.add_argument("scenario", choices=["frames", "cuda", "unknown"])
     args = parser.parse_args()
 
+    if args.scenario == "unknown":
+        return scenario_unknown(args)
     found, skipped = interpreters()
     failed = []
     for label, python in found:
-        result = run_frames(python, args)
-        print("== %s (%s): exit %d" % (label, python, result.returncode))
-        print(result.stdout + result.stderr, end="")
-        if result.returncode != 0:
-            failed.append(label)
+        if args.scenario == "frames":
+            result = run_frames(python, args)
+            print("== %s (%s): exit %d" % (label, python, result.returncode))
+            print(result.stdout + result.stderr, end="")
+            if result.returncode != 0:
+                failed.append(label)
+            continue
+        with tempfile.TemporaryDirectory(prefix="prof-python-") as tmp:
+            try:
+                notes = scenario_cuda(python, args, tmp)
+                print("ok %s (%s)%s" % (label, python, "".join("; " + n for n in notes)))
+            except Failure as failure:
+                print("FAIL %s (%s): %s" % (label, python, failure))
+                failed.append(label)
     print("ran: %s" % ", ".join(label for label, _ in found))
     for version, why in skipped:
         print("skipped %s: %s" % (version, why))
