@@ -16,6 +16,7 @@ Scenarios:
 """
 import argparse
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -142,6 +143,40 @@ def expect_python(frames, want, what):
           "%s: Python frames\n  %s\nexpected to end with\n  %s" % (what, "\n  ".join(got), "\n  ".join(expected)))
 
 
+def analyze(args, *argv):
+    result = subprocess.run([args.analyzer] + list(argv), capture_output=True, text=True, timeout=60)
+    check(result.returncode == 0, "profanalyze %s failed: %s" % (argv[0], result.stderr))
+    return result.stdout
+
+
+def views_show_python_frames(args, tmp, path, at):
+    """report --group-by-stack-n, trace and flamegraph name the Python frames."""
+    script = os.path.join(HERE, "python", "cuda_workload.py")
+    leaf = "%s(%d): memset_via_ctypes" % (script, at["memset"])
+    caller = "%s(%d): layer" % (script, at["leaf_layer"])
+    report = analyze(args, "report", "--group-by-stack-n", "2", path).splitlines()
+    rows = [i for i, line in enumerate(report) if line.lstrip().startswith("cudaMemset ")]
+    # The column is cut at its left end (as torch's) when wider than its limit.
+    short_leaf, short_caller = (os.path.basename(x) for x in (leaf, caller))
+    check(any(report[i].rstrip().endswith(short_leaf) and report[i + 1].rstrip().endswith(short_caller)
+              for i in rows),
+          "report --group-by-stack-n 2: no cudaMemset row with Source Location %s, %s:\n%s"
+          % (leaf, caller, "\n".join(report)))
+    trace_path = os.path.join(tmp, "trace.json")
+    analyze(args, "trace", path, "-o", trace_path)
+    with open(trace_path) as f:
+        events = json.load(f)["traceEvents"]
+    # Python frames only: before 3.11 mixed stacks interleave the
+    # interpreter's call frames between them.
+    stacks = [python_frames(e["args"].get("stack", [])) for e in events if e.get("name") == "cudaMemset"]
+    check(any(leaf in s and caller in s and s.index(caller) == s.index(leaf) - 1 for s in stacks),
+          "trace: no cudaMemset event whose stack arg has %s right under %s: %s" % (leaf, caller, stacks))
+    svg_path = os.path.join(tmp, "flame.svg")
+    analyze(args, "flamegraph", "--metric", "self_cpu_time_total", path, "-o", svg_path)
+    with open(svg_path) as f:
+        check("memset_via_ctypes" in f.read(), "flamegraph: no Python frame in the SVG")
+
+
 def scenario_cuda(python, args, tmp):
     at = markers()
     extension = build_extension(python, tmp)
@@ -154,7 +189,8 @@ def scenario_cuda(python, args, tmp):
                     ("layer", at["layer"]), ("layer", at["leaf_layer"])]
 
     # Default (mixed in a Python process).
-    folded, _, _ = record(python, args, tmp, None, extension)
+    folded, _, path = record(python, args, tmp, None, extension)
+    views_show_python_frames(args, tmp, path, at)
     for chain, where in ((main_chain, "main thread"), (thread_chain, "threading.Thread")):
         for call, line in (("cudaMalloc", at["malloc"]), ("cudaMemset", at["memset"])):
             frames = api_stack(folded, call, "): " + chain[0][0])
