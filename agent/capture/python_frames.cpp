@@ -182,10 +182,10 @@ struct SiteCacheEntry {
 constexpr size_t kSiteCacheSize = 256;  // a power of two
 thread_local SiteCacheEntry t_sites[kSiteCacheSize];
 
-PythonFrame frame_of(const Runtime& rt, uintptr_t code, uint32_t byte_offset) {
+PythonFrame frame_of(const Runtime& rt, SiteCacheEntry* sites, uintptr_t code, uint32_t byte_offset) {
   const CodeGuard guard = guard_of(*rt.layout, code);
   const size_t slot = ((code >> 4) ^ (code >> 12) ^ (byte_offset * 0x9E3779B1u)) & (kSiteCacheSize - 1);
-  SiteCacheEntry& entry = t_sites[slot];
+  SiteCacheEntry& entry = sites[slot];
   if (entry.code != code || entry.byte_offset != byte_offset || !(entry.guard == guard)) {
     entry.code = code;
     entry.guard = guard;
@@ -315,6 +315,9 @@ uint32_t capture_python_frames(PythonFrame* frames, uint32_t max_depth) {
     frame = load_ptr(tstate + static_cast<uintptr_t>(l.tstate_frame));
   }
 
+  // The thread's cache, looked up once: in a shared library each access to
+  // a thread_local is a __tls_get_addr call.
+  SiteCacheEntry* sites = t_sites;
   uint32_t depth = 0;
   for (uint32_t walked = 0; frame != 0 && depth < max_depth && walked < kMaxFramesWalked; ++walked) {
     const uintptr_t previous = load_ptr(frame + static_cast<uintptr_t>(l.frame_previous));
@@ -325,7 +328,7 @@ uint32_t capture_python_frames(PythonFrame* frames, uint32_t max_depth) {
         const int32_t lasti = load<int32_t>(frame + static_cast<uintptr_t>(l.frame_instruction));
         const uint32_t offset =
             lasti < 0 ? 0u : static_cast<uint32_t>(lasti) * (l.lasti_in_code_units ? 2u : 1u);
-        frames[depth] = frame_of(rt, code, offset);
+        frames[depth] = frame_of(rt, sites, code, offset);
         frames[depth].code_and_entry |= PythonFrame::kEntryBit;
         ++depth;
       }
@@ -354,7 +357,7 @@ uint32_t capture_python_frames(PythonFrame* frames, uint32_t max_depth) {
       frame = previous;
       continue;
     }
-    frames[depth] = frame_of(rt, code, static_cast<uint32_t>(instruction - instructions));
+    frames[depth] = frame_of(rt, sites, code, static_cast<uint32_t>(instruction - instructions));
     if (l.frame_is_entry >= 0 && load<uint8_t>(frame + static_cast<uintptr_t>(l.frame_is_entry)) != 0) {
       frames[depth].code_and_entry |= PythonFrame::kEntryBit;
     }
