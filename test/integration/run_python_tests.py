@@ -240,6 +240,34 @@ def run_frames(python, args):
                           capture_output=True, text=True, timeout=60)
 
 
+def check_layout(python, args, tmp):
+    """The agent's offsets for this version against its own headers: None when
+    they agree, else what differs. Skipped (a note) without the headers."""
+    query = ("import sys, sysconfig; print(sysconfig.get_paths()['include']); "
+             "print(sys.version_info[0], sys.version_info[1])")
+    include, major, minor = subprocess.run([python, "-c", query], capture_output=True, text=True,
+                                           check=True).stdout.split()
+    if not os.path.exists(os.path.join(include, "internal", "pycore_frame.h")) and int(minor) >= 11:
+        return "layout not checked: no internal headers in " + include
+    if not os.path.exists(os.path.join(include, "Python.h")):
+        return "layout not checked: no Python.h in " + include
+    binary = os.path.join(tmp, "layout_probe")
+    subprocess.run(["cc", "-w", "-I" + include, os.path.join(HERE, "python", "layout_probe.c"), "-o", binary],
+                   check=True)
+    from_headers = dict(line.split() for line in subprocess.run([binary], capture_output=True, text=True,
+                                                                check=True).stdout.splitlines())
+    import ctypes
+    probe = ctypes.CDLL(args.probe)
+    buffer = ctypes.create_string_buffer(1 << 12)
+    if probe.probe_layout(int(major), int(minor), buffer, len(buffer)) != 0:
+        raise Failure("the agent has no layout for %s.%s" % (major, minor))
+    from_agent = dict(line.split() for line in buffer.value.decode().splitlines())
+    if from_agent != from_headers:
+        raise Failure("the agent's layout of %s.%s differs from its headers: agent %s, headers %s"
+                      % (major, minor, from_agent, from_headers))
+    return "layout matches %s.%s's headers (%d fields)" % (major, minor, len(from_agent))
+
+
 def scenario_unknown(args):
     """A CPython outside 3.8-3.13: the agent says so once, records native frames."""
     old = None
@@ -288,6 +316,12 @@ def main():
             print(result.stdout + result.stderr, end="")
             if result.returncode != 0:
                 failed.append(label)
+            with tempfile.TemporaryDirectory(prefix="prof-python-") as tmp:
+                try:
+                    print(check_layout(python, args, tmp))
+                except Failure as failure:
+                    print("FAIL %s" % failure)
+                    failed.append(label)
             continue
         with tempfile.TemporaryDirectory(prefix="prof-python-") as tmp:
             try:

@@ -6,10 +6,12 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "capture/native_stack.h"
 #include "capture/python_frames.h"
+#include "capture/python_layouts.h"
 
 namespace {
 
@@ -62,6 +64,38 @@ struct ThreadArgs {
 
 extern "C" [[gnu::visibility("default")]] int probe_frames(char* out, int size) {
   return describe(out, size);
+}
+
+// The agent's layout table for major.minor, as "field offset" lines (the
+// fields it uses); -1 when it has none.
+extern "C" [[gnu::visibility("default")]] int probe_layout(int major, int minor, char* out, int size) {
+  const prof::PythonLayout* l = prof::python_layout_for(major, minor);
+  if (l == nullptr) return -1;
+  const std::pair<const char*, int> fields[] = {
+      {"tstate_frame", l->tstate_frame},
+      {"tstate_cframe", l->tstate_cframe},
+      {"cframe_current_frame", l->cframe_current_frame},
+      {"frame_previous", l->frame_previous},
+      {"frame_code", l->frame_code},
+      {"frame_instruction", l->frame_instruction},
+      {"frame_owner", l->frame_owner},
+      {"frame_is_entry", l->frame_is_entry},
+      {"code_filename", l->code_filename},
+      {"code_name", l->code_name},
+      {"code_qualname", l->code_qualname},
+      {"code_firstlineno", l->code_firstlineno},
+      {"code_line_table", l->code_line_table},
+      {"code_adaptive", l->code_adaptive},
+      {"code_firsttraceable", l->code_firsttraceable},
+      {"unicode_ascii_size", l->unicode_ascii_size},
+      {"unicode_compact_size", l->unicode_compact_size},
+  };
+  std::string text;
+  for (const auto& [name, value] : fields) {
+    if (value >= 0) text += std::string(name) + " " + std::to_string(value) + "\n";
+  }
+  std::snprintf(out, static_cast<size_t>(size), "%s", text.c_str());
+  return 0;
 }
 
 // From a thread Python never ran on: no thread state, so no Python frames.
