@@ -97,7 +97,8 @@ def record(python, args, tmp, mode, extension):
                  "PROF_STACKS", "PYTHONPATH"):
         env.pop(name, None)
     env["LD_LIBRARY_PATH"] = args.simcuda_lib
-    env["LD_PRELOAD"] = ":".join(([args.preload_first] if args.preload_first else []) + [args.agent])
+    env["LD_PRELOAD"] = args.agent
+    env = sanitized_env(args, env)
     env["PROF_OUTPUT"] = os.path.join(tmp, "run-%s.pb" % (mode or "default"))
     if mode:
         env["PROF_STACKS"] = mode
@@ -235,9 +236,19 @@ def scenario_cuda(python, args, tmp):
     return notes
 
 
+def sanitized_env(args, env=None):
+    """env for a Python process that loads our (maybe sanitized) code: the
+    sanitizer runtime first, and no leak report (CPython frees little at exit)."""
+    env = dict(os.environ if env is None else env)
+    if args.preload_first:
+        env["LD_PRELOAD"] = ":".join([args.preload_first] + [p for p in env.get("LD_PRELOAD", "").split(":") if p])
+        env["ASAN_OPTIONS"] = "detect_leaks=0"
+    return env
+
+
 def run_frames(python, args):
     return subprocess.run([python, os.path.join(HERE, "python", "frames_check.py"), args.probe],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, env=sanitized_env(args))
 
 
 def check_layout(python, args, tmp):
@@ -256,12 +267,14 @@ def check_layout(python, args, tmp):
                    check=True)
     from_headers = dict(line.split() for line in subprocess.run([binary], capture_output=True, text=True,
                                                                 check=True).stdout.splitlines())
-    import ctypes
-    probe = ctypes.CDLL(args.probe)
-    buffer = ctypes.create_string_buffer(1 << 12)
-    if probe.probe_layout(int(major), int(minor), buffer, len(buffer)) != 0:
-        raise Failure("the agent has no layout for %s.%s" % (major, minor))
-    from_agent = dict(line.split() for line in buffer.value.decode().splitlines())
+    read_table = ("import ctypes, sys; probe = ctypes.CDLL(sys.argv[1]); b = ctypes.create_string_buffer(4096); "
+                  "rc = probe.probe_layout(int(sys.argv[2]), int(sys.argv[3]), b, len(b)); "
+                  "print(b.value.decode(), end=''); sys.exit(rc != 0)")
+    table = subprocess.run([python, "-c", read_table, args.probe, major, minor], capture_output=True, text=True,
+                           env=sanitized_env(args))
+    if table.returncode != 0:
+        raise Failure("the agent has no layout for %s.%s %s" % (major, minor, table.stderr))
+    from_agent = dict(line.split() for line in table.stdout.splitlines())
     if from_agent != from_headers:
         raise Failure("the agent's layout of %s.%s differs from its headers: agent %s, headers %s"
                       % (major, minor, from_agent, from_headers))
