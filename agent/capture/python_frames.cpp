@@ -1,6 +1,7 @@
 #include "capture/python_frames.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <link.h>
 
 #include <atomic>
@@ -160,12 +161,11 @@ uint32_t intern_code(const Runtime& rt, uintptr_t code, const CodeGuard& guard) 
   return entry.id;
 }
 
-int line_of(const Runtime& rt, uintptr_t code, const CodeGuard& guard, uint32_t byte_offset) {
+int line_of(const Runtime& rt, const CodeGuard& guard, uint32_t byte_offset) {
   const uintptr_t table = guard.line_table;
   if (table == 0 || load_ptr(table + kObType) != rt.bytes_type) return -1;
   const int64_t size = load<int64_t>(table + kObSize);
   if (size < 0) return -1;
-  (void)code;
   return python_line_of(rt.layout->line_table, reinterpret_cast<const uint8_t*>(table + kBytesData),
                         static_cast<size_t>(size), guard.first_line, byte_offset);
 }
@@ -180,7 +180,28 @@ struct SiteCacheEntry {
   int32_t line = -1;
 };
 constexpr size_t kSiteCacheSize = 256;  // a power of two
-thread_local SiteCacheEntry t_sites[kSiteCacheSize];
+// On the heap, reached through a pointer: the agent may be dlopened (through
+// CUDA_INJECTION64_PATH), and a library with initial-exec TLS (the agent's
+// other thread_locals) has its whole TLS block placed in the loader's small
+// static surplus, which a 10 KiB array would overflow (dlopen then fails).
+thread_local SiteCacheEntry* t_sites = nullptr;
+pthread_key_t g_sites_key;
+std::once_flag g_sites_key_once;
+
+// Frees a thread's cache when it exits (a key destructor; a capture in a
+// later destructor allocates a new one, which the next round frees).
+void free_sites(void* sites) {
+  delete[] static_cast<SiteCacheEntry*>(sites);
+  t_sites = nullptr;
+}
+
+SiteCacheEntry* thread_sites() {
+  if (t_sites != nullptr) return t_sites;
+  std::call_once(g_sites_key_once, [] { pthread_key_create(&g_sites_key, free_sites); });
+  t_sites = new SiteCacheEntry[kSiteCacheSize];
+  pthread_setspecific(g_sites_key, t_sites);
+  return t_sites;
+}
 
 PythonFrame frame_of(const Runtime& rt, SiteCacheEntry* sites, uintptr_t code, uint32_t byte_offset) {
   const CodeGuard guard = guard_of(*rt.layout, code);
@@ -191,7 +212,7 @@ PythonFrame frame_of(const Runtime& rt, SiteCacheEntry* sites, uintptr_t code, u
     entry.guard = guard;
     entry.byte_offset = byte_offset;
     entry.code_id = intern_code(rt, code, guard);
-    entry.line = line_of(rt, code, guard, byte_offset);
+    entry.line = line_of(rt, guard, byte_offset);
   }
   return PythonFrame{entry.code_id, entry.line};
 }
@@ -317,7 +338,7 @@ uint32_t capture_python_frames(PythonFrame* frames, uint32_t max_depth) {
 
   // The thread's cache, looked up once: in a shared library each access to
   // a thread_local is a __tls_get_addr call.
-  SiteCacheEntry* sites = t_sites;
+  SiteCacheEntry* sites = thread_sites();
   uint32_t depth = 0;
   for (uint32_t walked = 0; frame != 0 && depth < max_depth && walked < kMaxFramesWalked; ++walked) {
     const uintptr_t previous = load_ptr(frame + static_cast<uintptr_t>(l.frame_previous));

@@ -6,7 +6,8 @@
 // below are facts of each release's x86-64 non-debug build, taken from its
 // own headers (Include/cpython/pystate.h, frameobject.h, code.h,
 // unicodeobject.h, Include/internal/pycore_frame.h) with offsetof, and checked
-// against every installed CPython by test/integration's python_layouts test.
+// against the headers of every CPython on the machine by the Python stacks
+// test (test/integration/python/layout_probe.c).
 // They hold across patch releases of a minor version (CPython keeps those
 // structs ABI-stable within one). A debug build (Py_DEBUG, Py_TRACE_REFS)
 // moves every object field, so it is refused, not guessed.
