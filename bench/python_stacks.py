@@ -11,7 +11,7 @@ excluded; the stack capture runs on the calling thread), and each mode's cost
 over `none` in the same run. Target: python and mixed
 at most 1 us per call over none.
 
-Usage: bench/python_stacks.py BUILD_DIR [--quick]
+Usage: bench/python_stacks.py BUILD_DIR [--quick] [--python PATH]
 """
 import argparse
 import os
@@ -53,6 +53,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build_dir")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--python", default=PYTHON, help="the interpreter (default: Debian's python3)")
     args = parser.parse_args()
     calls = 20_000 if args.quick else 100_000
     repeats = 3 if args.quick else 7
@@ -74,14 +75,14 @@ def main():
                 if mode != "no agent":
                     env["LD_PRELOAD"] = agent
                     env["PROF_STACKS"] = mode
-                out = subprocess.run([PYTHON, script, str(calls), str(DEPTH)], env=env,
+                out = subprocess.run([args.python, script, str(calls), str(DEPTH)], env=env,
                                      capture_output=True, text=True, check=True, timeout=600)
                 samples[mode].append(float(out.stdout.strip()) * 1e6)
                 print("bench: %s run %d: %.3f us/call" % (mode, repeat + 1, samples[mode][-1]),
                       file=sys.stderr, flush=True)
     median = {mode: statistics.median(samples[mode]) for mode in modes}
     print("Python stacks: cudaMemset through ctypes from a %d-deep Python stack, %s, %d calls x %d runs (median)"
-          % (DEPTH, subprocess.run([PYTHON, "-V"], capture_output=True, text=True).stdout.strip(), calls, repeats))
+          % (DEPTH, subprocess.run([args.python, "-V"], capture_output=True, text=True).stdout.strip(), calls, repeats))
     print("%-10s %12s %14s %8s" % ("PROF_STACKS", "us per call", "over none", "target"))
     failed = False
     for mode in modes:
