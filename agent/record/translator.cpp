@@ -1,5 +1,7 @@
 #include "record/translator.h"
 
+#include <algorithm>
+
 #include "capture/native_stack.h"
 #include "capture/python_frames.h"
 #include "record/python_stack.h"
@@ -102,9 +104,12 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
     uint64_t eval_begin = 0;
     uint64_t eval_end = 0;
     python_eval_range(eval_begin, eval_end);
+    // The capture path bounds both depths; the bound here keeps a bad record
+    // from writing past `merged`.
     uint64_t merged[kMaxNativeStackDepth + kMaxPythonStackDepth];
-    const uint32_t depth = merge_python_stack(frames, record.stack_depth, python, record.python_depth,
-                                              eval_begin, eval_end, merged);
+    const uint32_t depth = merge_python_stack(
+        frames, std::min<uint32_t>(record.stack_depth, kMaxNativeStackDepth), python,
+        std::min<uint32_t>(record.python_depth, kMaxPythonStackDepth), eval_begin, eval_end, merged);
     call.stack_id = stacks_.intern(merged, depth, chunk);
   }
   switch (record.args) {
