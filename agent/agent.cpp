@@ -63,7 +63,7 @@ file::Process describe_process(const ProcessIdentity& identity, const AgentConfi
       {"flush_ms", std::to_string(config.flush_interval_ms)},
       {"nvtx", "on"},
       {"api", config.cuda.all_api_calls ? "all" : "default"},
-      {"stacks", config.cuda.stacks == StackMode::native ? "native" : "none"},
+      {"stacks", stack_mode_name(config.cuda.stacks)},
       {"stack_depth", std::to_string(config.cuda.stack_depth)},
       {"capture", config.cuda.range == CaptureRange::all ? "all" : "cudaProfilerApi"},
   };

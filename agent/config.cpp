@@ -119,8 +119,14 @@ AgentConfig read_config(const ProcessIdentity& identity) {
   if (stacks != nullptr && *stacks != '\0') {
     if (strcmp(stacks, "none") == 0) {
       config.cuda.stacks = StackMode::none;
-    } else if (strcmp(stacks, "native") != 0) {
-      log_error("PROF_STACKS=%s is not native or none; using native", stacks);
+    } else if (strcmp(stacks, "native") == 0) {
+      config.cuda.stacks = StackMode::native;
+    } else if (strcmp(stacks, "python") == 0) {
+      config.cuda.stacks = StackMode::python;
+    } else if (strcmp(stacks, "mixed") == 0) {
+      config.cuda.stacks = StackMode::mixed;
+    } else {
+      log_error("PROF_STACKS=%s is not native, python, mixed or none; using the default", stacks);
     }
   }
   config.cuda.stack_depth =

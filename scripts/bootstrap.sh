@@ -6,7 +6,7 @@ set -euo pipefail
 
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 
-PACKAGES=(cmake ninja-build g++ pkg-config python3 libunwind-dev libprotobuf-dev
+PACKAGES=(cmake ninja-build g++ pkg-config python3 python3-dev libunwind-dev libprotobuf-dev
           protobuf-compiler libcli11-dev catch2 zlib1g-dev)
 
 missing=()

@@ -54,5 +54,15 @@ done
 MODE=torch python3 test/gpu/torch_side_by_side.py "$work" > "$work/torch.out" 2>&1
 (cd "$work" && MODE=plain LD_PRELOAD="$agent" PROF_OUTPUT="$work/torch_libprof.pb" \
    python3 "$OLDPWD/test/gpu/torch_side_by_side.py" "$work" > torch_libprof.out 2> torch_libprof.err)
+# Python stacks (issue 12): the same loop with PROF_STACKS=python, beside
+# torch's export_stacks (torch_stacks.txt, written by the torch run above).
+(cd "$work" && MODE=plain LD_PRELOAD="$agent" PROF_STACKS=python PROF_OUTPUT="$work/torch_libprof_python.pb" \
+   python3 "$OLDPWD/test/gpu/torch_side_by_side.py" "$work" > /dev/null 2> torch_libprof_python.err)
+if [[ -x build/analyzer/profanalyze ]]; then
+  for pb in torch_libprof torch_libprof_python; do
+    [[ -f "$work/$pb.pb" ]] && build/analyzer/profanalyze stacks --metric self_cuda_time_total "$work/$pb.pb" \
+      > "$work/${pb}_stacks.txt" 2>&1
+  done
+fi
 tar -C "$work" -czf "$OUT/gpu-check.tar.gz" .
 ls -la "$work" | tail -n +2 | wc -l

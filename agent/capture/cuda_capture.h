@@ -10,12 +10,14 @@ namespace prof {
 class Recorder;
 class Writer;
 
-enum class StackMode { none, native };
+// PROF_STACKS. automatic: mixed in a process running a CPython whose frames
+// the agent reads, native elsewhere (decided when CUDA starts).
+enum class StackMode { none, native, python, mixed, automatic };
 enum class CaptureRange { all, cuda_profiler_api };
 
 struct CudaCaptureOptions {
   bool all_api_calls = false;  // PROF_API=all: also the query calls skipped by default
-  StackMode stacks = StackMode::native;
+  StackMode stacks = StackMode::automatic;
   uint32_t stack_depth = 64;
   CaptureRange range = CaptureRange::all;
   // Called once, when the first CUDA call returns: the CUDA runtime has
@@ -23,6 +25,8 @@ struct CudaCaptureOptions {
   // the runtime's own teardown (atexit handlers run last-in, first-out).
   void (*on_cuda_ready)() = nullptr;
 };
+
+const char* stack_mode_name(StackMode mode);
 
 // Once per process; later calls do nothing. Every failure is reported once
 // and leaves the rest of the agent recording.

@@ -55,8 +55,9 @@ static_assert(sizeof(ThreadNameRecord) == 16);
 enum class ApiCallArgs : uint8_t { none, launch, copy, memset };
 
 // A CUDA runtime or driver call, written when it returns. Followed by
-// `stack_depth` return addresses (leaf first), then the launched kernel's name
-// (header.payload_bytes covers both).
+// `stack_depth` return addresses (leaf first), `python_depth` PythonFrames
+// (leaf first), then the launched kernel's name (header.payload_bytes covers
+// all three).
 struct ApiCallRecord {
   RecordHeader header;
   uint64_t start_ns;
@@ -74,7 +75,8 @@ struct ApiCallRecord {
   uint32_t grid[3];
   uint32_t block[3];
   uint32_t shared_bytes;
-  uint32_t kernel_name_bytes;
+  uint16_t kernel_name_bytes;  // at most kMaxKernelName (512)
+  uint16_t python_depth;
 };
 static_assert(sizeof(ApiCallRecord) == 96);
 

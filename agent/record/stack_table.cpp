@@ -12,6 +12,8 @@
 
 #include "common/proc_self.h"
 #include "record/probe_table.h"
+#include "record/python_stack.h"
+#include "record/string_table.h"
 
 namespace prof {
 namespace {
@@ -197,12 +199,34 @@ uint64_t StackTable::intern_by_frames(const uint64_t* leaf_first, uint32_t depth
 
 uint64_t StackTable::intern_frame(uint64_t address, ChunkEncoder& chunk) {
   if (auto found = frame_ids_.find(address); found != frame_ids_.end()) return found->second;
+  if (is_python_frame_key(address)) return intern_python_frame(address, chunk);
   file::Frame frame;
   frame.id = next_frame_id_++;
   frame.kind = file::Frame::Kind::native;
   frame.address = address;
   frame.module_id = module_of(address, chunk);
   frame_ids_.emplace(address, frame.id);
+  chunk.add(frame);
+  return frame.id;
+}
+
+uint64_t StackTable::intern_python_frame(uint64_t key, ChunkEncoder& chunk) {
+  const uint32_t code_id = python_key_code_id(key);
+  if (code_id > python_codes_.size()) {
+    std::vector<PythonCode> fresh = python_codes_from(python_codes_.size());
+    python_codes_.insert(python_codes_.end(), fresh.begin(), fresh.end());
+  }
+  file::Frame frame;
+  frame.id = next_frame_id_++;
+  frame.kind = file::Frame::Kind::python;
+  const int32_t line = python_key_line(key);
+  frame.line = line < 0 ? 0 : static_cast<uint32_t>(line);
+  if (strings_ != nullptr) {
+    const bool known = code_id >= 1 && code_id <= python_codes_.size();
+    frame.file_name_id = strings_->intern(known ? python_codes_[code_id - 1].file : "?", chunk);
+    frame.function_name_id = strings_->intern(known ? python_codes_[code_id - 1].name : "?", chunk);
+  }
+  frame_ids_.emplace(key, frame.id);
   chunk.add(frame);
   return frame.id;
 }

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "capture/python_frames.h"
 #include "encode/chunk_encoder.h"
 
 namespace prof {
@@ -48,8 +49,14 @@ class ModuleMap {
   uint64_t scans_ = 0;
 };
 
+class StringTable;
+
 class StackTable {
  public:
+  // Where Python frames' file and function names are interned; without it
+  // they are named "?".
+  void use_strings(StringTable* strings) { strings_ = strings; }
+
   // The id of the stack `leaf_first[0..depth)` (return addresses, leaf first);
   // 0 for an empty stack. Frames, the stack and their modules are defined in
   // `chunk` when new.
@@ -67,6 +74,8 @@ class StackTable {
   // The first time a sequence of addresses is seen: frame by frame.
   uint64_t intern_by_frames(const uint64_t* leaf_first, uint32_t depth, ChunkEncoder& chunk);
   uint64_t intern_frame(uint64_t address, ChunkEncoder& chunk);
+  // A Python frame key (python_stack.h): kind PYTHON, named by its code.
+  uint64_t intern_python_frame(uint64_t key, ChunkEncoder& chunk);
   // The id of the module holding `address` (defining it when first used), 0
   // when none does even after a rescan. Rescans only when the loader's list
   // changed (a dlopen since the last scan): a JIT frame in no module costs a
@@ -74,6 +83,8 @@ class StackTable {
   uint64_t module_of(uint64_t address, ChunkEncoder& chunk);
 
   ModuleMap modules_;
+  StringTable* strings_ = nullptr;
+  std::vector<PythonCode> python_codes_;  // by code id - 1, copied as first used
   std::vector<bool> module_defined_;  // by module id
   std::unordered_map<uint64_t, uint64_t> frame_ids_;  // address -> id
   std::unordered_map<std::vector<uint64_t>, uint64_t, FrameIdsHash> stack_ids_;

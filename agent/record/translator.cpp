@@ -1,10 +1,17 @@
 #include "record/translator.h"
 
+#include <algorithm>
+
+#include "capture/native_stack.h"
+#include "capture/python_frames.h"
+#include "record/python_stack.h"
 #include "record/thread_buffer.h"
 
 namespace prof {
 
-Translator::Translator(ThreadNameSource thread_name) : thread_name_(thread_name) {}
+Translator::Translator(ThreadNameSource thread_name) : thread_name_(thread_name) {
+  stacks_.use_strings(&strings_);
+}
 
 void Translator::note_thread(const ThreadBuffer& buffer, ChunkEncoder& chunk) {
   if (!known_threads_.insert(buffer.tid()).second) return;
@@ -90,12 +97,26 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
   call.name_id = api_name_id(record, chunk);
   call.return_code = record.return_code;
   const auto* frames = reinterpret_cast<const uint64_t*>(payload_of(record));
-  call.stack_id = stacks_.intern(frames, record.stack_depth, chunk);
+  const auto* python = reinterpret_cast<const PythonFrame*>(frames + record.stack_depth);
+  if (record.python_depth == 0) {
+    call.stack_id = stacks_.intern(frames, record.stack_depth, chunk);
+  } else {
+    uint64_t eval_begin = 0;
+    uint64_t eval_end = 0;
+    python_eval_range(eval_begin, eval_end);
+    // The capture path bounds both depths; the bound here keeps a bad record
+    // from writing past `merged`.
+    uint64_t merged[kMaxNativeStackDepth + kMaxPythonStackDepth];
+    const uint32_t depth = merge_python_stack(
+        frames, std::min<uint32_t>(record.stack_depth, kMaxNativeStackDepth), python,
+        std::min<uint32_t>(record.python_depth, kMaxPythonStackDepth), eval_begin, eval_end, merged);
+    call.stack_id = stacks_.intern(merged, depth, chunk);
+  }
   switch (record.args) {
     case ApiCallArgs::launch: {
       call.has_launch = true;
       file::LaunchArgs& launch = call.launch;
-      const char* name = reinterpret_cast<const char*>(frames + record.stack_depth);
+      const char* name = reinterpret_cast<const char*>(python + record.python_depth);
       if (record.kernel_name_bytes != 0) {
         launch.kernel_name_id = strings_.intern({name, record.kernel_name_bytes}, chunk);
       }

@@ -4,6 +4,7 @@
 
 #include "cli/load_files.h"
 #include "cli/prof_analyze.h"
+#include "symbols/symbolizing_frame_namer.h"
 #include "views/chrome_trace.h"
 #include "views/trace_file.h"
 
@@ -71,11 +72,13 @@ int run_trace_command(const TraceOptions& options, std::ostream& out, std::ostre
     return kExitUsage;
   }
 
+  const SymbolizingFrameNamer namer;
   for (const RunWindow& w : windows->windows()) {
     Run storage;
     const Run& events = windows->events_of(run, w, storage);
     ChromeTraceOptions trace;
     trace.max_events = options.max_events;
+    trace.namer = &namer;
     std::string path = options.output;
     trace.trace_name = w.whole_run() ? "profanalyze trace" : "profanalyze trace, " + w.title();
     if (!w.whole_run() && !w.steps.empty()) path = window_trace_path(options.output, w.steps.back());

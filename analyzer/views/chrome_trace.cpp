@@ -9,6 +9,7 @@
 
 #include "model/gpu_names.h"
 #include "model/range_tree.h"
+#include "views/folded_stacks.h"
 #include "views/text_escape.h"
 
 namespace prof::analyzer {
@@ -136,6 +137,23 @@ class TraceWriter {
     return run_.processes.size() > 1 ? (uint64_t{process} << 32) | correlation : correlation;
   }
   void collect_annotations();
+  // Frame names of stack `stack` (1-based), root first, computed once.
+  const std::vector<std::string>& stack_names(uint32_t stack) {
+    auto [it, added] = stack_names_.try_emplace(stack);
+    if (added) {
+      const std::vector<uint32_t>& frames = run_.stacks[stack - 1];  // leaf first
+      size_t leaf = 0;
+      while (leaf < frames.size() && in_cuda_or_agent(run_.frames[frames[leaf]])) ++leaf;
+      for (size_t i = frames.size(); i > leaf; --i)
+        it->second.push_back(options_.namer->name(run_, run_.frames[frames[i - 1]]));
+    }
+    return it->second;
+  }
+  bool in_cuda_or_agent(const Frame& f) const {
+    return f.kind == prof::proto::Frame::NATIVE && f.module >= 0 && static_cast<size_t>(f.module) < run_.modules.size() &&
+           is_cuda_or_agent_module(run_.modules[static_cast<size_t>(f.module)].path);
+  }
+  std::map<uint32_t, std::vector<std::string>> stack_names_;
   void header();
   void metadata();
   void begin_event() {
@@ -307,7 +325,14 @@ void TraceWriter::cpu_event(size_t index) {
   if (e.kind == CpuEventKind::kApiCall) {
     common("X", is_runtime_call(e) ? "cuda_runtime" : "cuda_driver", name, pid, e.tid);
     out_.key("ts").micros(ts(e.start_ns)).key("dur").micros(e.duration_ns());
-    out_.key("args").raw("{\"correlation\":").num(e.correlation_id).raw("}").end_event();
+    out_.key("args").raw("{\"correlation\":").num(e.correlation_id);
+    if (options_.namer != nullptr && e.stack != 0 && e.stack <= run_.stacks.size()) {
+      out_.raw(",\"stack\":[");
+      const std::vector<std::string>& names = stack_names(e.stack);
+      for (size_t i = 0; i < names.size(); ++i) out_.raw(i == 0 ? "" : ",").str(names[i]);
+      out_.raw("]");
+    }
+    out_.raw("}").end_event();
     return;
   }
   const std::string full_name = range_name(run_, e);

@@ -36,6 +36,7 @@
 #include <string_view>
 
 #include "model/run.h"
+#include "views/frame_names.h"
 
 namespace prof::analyzer {
 
@@ -48,6 +49,10 @@ class TraceSink {
 struct ChromeTraceOptions {
   std::string trace_name;   // "trace_name"
   uint64_t max_events = 0;  // stop after this many events (metadata not counted); 0: no limit
+  // Names the frames of the "stack" arg API calls carry (root first, the
+  // CUDA library and agent frames at the leaf left out, as `stacks` does);
+  // nullptr: no stack args.
+  const FrameNamer* namer = nullptr;
 };
 
 struct ChromeTraceStats {

@@ -103,8 +103,18 @@ std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, cons
     auto [it, inserted] = stack_names.try_emplace(stack);
     if (inserted && stack != 0 && options.frame_namer) {
       const auto& frames = run.stacks[stack - 1];
-      const size_t n = std::min(frames.size(), static_cast<size_t>(options.by_stack_frames));
-      for (size_t i = 0; i < n; ++i) it->second.push_back(options.frame_namer->name(run, run.frames[frames[i]]));
+      // A stack with Python frames is grouped by its innermost Python frames
+      // alone, as torch's with_stack records them (mixed stacks also hold the
+      // interpreter's and the extensions' native frames).
+      const bool python = std::any_of(frames.begin(), frames.end(), [&](uint32_t f) {
+        return run.frames[f].kind == prof::proto::Frame::PYTHON;
+      });
+      const size_t limit = static_cast<size_t>(options.by_stack_frames);
+      for (size_t i = 0; i < frames.size() && it->second.size() < limit; ++i) {
+        const Frame& frame = run.frames[frames[i]];
+        if (python && frame.kind != prof::proto::Frame::PYTHON) continue;
+        it->second.push_back(options.frame_namer->name(run, frame));
+      }
     }
     return it->second;
   };

@@ -30,7 +30,7 @@ def step(i):
 
 if mode == "torch":
     from torch.profiler import ProfilerActivity, profile, schedule
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], with_stack=True,
                  schedule=schedule(wait=1, warmup=1, active=10)) as prof:
         for i in range(12):
             step(i)
@@ -38,6 +38,8 @@ if mode == "torch":
     with open(os.path.join(out, "torch_table.txt"), "w") as f:
         f.write(prof.key_averages().table(sort_by="cuda_time_total", row_limit=25))
     prof.export_chrome_trace(os.path.join(out, "torch_trace.json"))
+    # Beside libprof's Python stacks of the same loop (scripts/gpu-check.sh).
+    prof.export_stacks(os.path.join(out, "torch_stacks.txt"), "self_cuda_time_total")
 else:
     for i in range(12):
         step(i)

@@ -41,13 +41,14 @@ struct Translated {
     r->args = prof::ApiCallArgs::launch;
     r->copy_kind = 0;
     r->stack_depth = 0;
+    r->python_depth = 0;
     r->stream = 0x7f00;
     r->bytes = 0;
     const uint32_t grid[3] = {64, 2, 1}, block[3] = {256, 1, 1};
     std::memcpy(r->grid, grid, sizeof(grid));
     std::memcpy(r->block, block, sizeof(block));
     r->shared_bytes = 1024;
-    r->kernel_name_bytes = static_cast<uint32_t>(kernel.size());
+    r->kernel_name_bytes = static_cast<uint16_t>(kernel.size());
     std::memcpy(reinterpret_cast<char*>(r + 1), kernel.data(), kernel.size());
     buffer.commit();
   }

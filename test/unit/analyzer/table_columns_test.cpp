@@ -146,11 +146,13 @@ TEST_CASE("--group-by-stack-n names frames module+offset and prints torch's stac
     s.set_id(id);
     for (uint64_t f : frames) s.add_frame_ids(f);
   };
-  stack(1, {1, 2, 3});
-  stack(2, {2, 3});
+  stack(1, {1, 2});
+  stack(2, {2});
+  stack(3, {1, 3, 2});  // mixed: native leaf, a Python frame, native root
   c.api_call(1, 1, 0, 100).set_stack_id(1);
   c.api_call(1, 1, 200, 300).set_stack_id(1);
   c.api_call(1, 1, 400, 500).set_stack_id(2);
+  c.api_call(1, 1, 600, 700).set_stack_id(3);
   TempFile f;
   f.write(CaptureFileWriter().chunk(c.finish()).bytes());
 
@@ -163,10 +165,13 @@ TEST_CASE("--group-by-stack-n names frames module+offset and prints torch's stac
   const std::string empty(16 + 6 * 14, ' ');
   CHECK_THAT(r.out, Catch::Contains("             2  libtrainer.so+0x1a2b      \n" + empty + "0x4242                    \n" +
                                     empty + std::string(26, ' ') + "\n"));
-  CHECK_THAT(r.out, Catch::Contains("             1  0x4242                    \n" + empty + "train.py(12): step        \n"));
+  CHECK_THAT(r.out, Catch::Contains("             1  0x4242                    \n" + empty + std::string(26, ' ') + "\n"));
+  // A stack with Python frames is grouped by its Python frames alone, as torch's.
+  CHECK_THAT(r.out, Catch::Contains("             1  train.py(12): step        \n" + empty + std::string(26, ' ') + "\n"));
   CliResult one = run_cli({"report", f.path(), "--group-by-stack-n", "1", "--format", "json"});
   CHECK_THAT(one.out, Catch::Contains("\"stack\":[\"libtrainer.so+0x1a2b\"]"));
   CHECK_THAT(one.out, Catch::Contains("\"stack\":[\"0x4242\"]"));
+  CHECK_THAT(one.out, Catch::Contains("\"stack\":[\"train.py(12): step\"]"));
 }
 
 TEST_CASE("torch's trim_path keeps the tail of long frames", "[table][stacks]") {
