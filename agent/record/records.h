@@ -66,7 +66,7 @@ struct ApiCallRecord {
   uint32_t correlation_id;
   int32_t return_code;
   uint8_t domain;   // ApiDomain
-  uint8_t backend;  // CaptureBackendId: which interception saw the call
+  uint8_t backend;  // file::CaptureBackend: which interception saw the call
   uint16_t callback_id;
   ApiCallArgs args;
   uint8_t copy_kind;  // file::CopyKind, for copies
