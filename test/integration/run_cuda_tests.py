@@ -232,8 +232,8 @@ def compare_hooked_calls(truth, records):
 
 def hooks_match_truth(tmp, app, *args):
     """CUPTI refused (SIMCUDA_CUPTI=off): the hooks record every call."""
-    _, truth, records = record_app(tmp, app, list(args),
-                                   {"PROF_API": "all", "SIMCUDA_CUPTI": "off", "PROF_GPU_TIMING": "none"})
+    _, truth, records = record_app(tmp, app, list(args), dict(APP_ENV.get(app, {}), PROF_API="all",
+                                                              SIMCUDA_CUPTI="off", PROF_GPU_TIMING="none"))
     compare_hooked_calls(truth, records)
     drops = [r for r in records if r["type"] == "drops"]
     check(drops and drops[-1]["ring_full"] == 0, "drops: %s" % drops[-1:])
