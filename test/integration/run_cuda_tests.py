@@ -220,7 +220,10 @@ def compare_hooked_calls(truth, records):
         for t, r in zip(want, got):
             check(r["backend"] == "hooks", "%s recorded by %s" % (r["name"], r["backend"]))
             check(r["ret"] == t["result"], "%s returned %d, truth %d" % (r["name"], r["ret"], t["result"]))
-            check(r["start"] <= t["start"] and t["end"] <= r["end"] and r["end"] - r["start"] < t["end"] - t["start"] + 50_000_000,
+            # Loose bound: simcuda writes its truth line (under a lock shared by
+            # the app's threads) between the call's end and the wrapper's clock
+            # read; with 8 threads on a loaded 2-core machine that took 270 ms.
+            check(r["start"] <= t["start"] and t["end"] <= r["end"] and r["end"] - r["start"] < t["end"] - t["start"] + 2_000_000_000,
                   "%s: recorded [%d, %d], truth [%d, %d]" % (r["name"], r["start"], r["end"], t["start"], t["end"]))
     # Launches carry the kernel and configuration, as from CUPTI.
     truth_launches = [t for t in truth if t["type"] == "api" and t["depth"] == 0 and t.get("symbol")
