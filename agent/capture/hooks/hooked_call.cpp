@@ -140,7 +140,8 @@ CUfunction launched_function(uint16_t callback_id, const void* params) {
   record->backend = static_cast<uint8_t>(file::CaptureBackend::hooks);
   record->callback_id = function.callback_id;
   record->stack_depth = static_cast<uint16_t>(depth);
-  record->kernel_name_bytes = name_bytes;
+  record->kernel_name_bytes = static_cast<uint16_t>(name_bytes);
+  record->python_depth = 0;  // the hooks take native frames only (for now)
   if (nested) {
     record->args = ApiCallArgs::none;
   } else {
@@ -159,7 +160,7 @@ void start_cuda_hooks(Recorder& recorder, const CudaCaptureOptions& options) {
   g_recorder = &recorder;
   g_options = options;
   g_options.stack_depth = options.stack_depth < kMaxNativeStackDepth ? options.stack_depth : kMaxNativeStackDepth;
-  if (options.stacks == StackMode::native) {
+  if (options.stacks != StackMode::none) {  // native frames; Python frames are the CUPTI path's only
     std::string why;
     g_stacks = init_native_stacks(why);  // says nothing: the CUPTI path reports the same failure
   }
