@@ -12,6 +12,8 @@
 #include "agent_state.h"
 #include "capture/capture_range.h"
 #include "capture/cuda_capture.h"
+#include "capture/hooks/driver_hooks.h"
+#include "capture/hooks/hooked_call.h"
 #include "capture/nvtx_capture.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -66,6 +68,11 @@ file::Process describe_process(const ProcessIdentity& identity, const AgentConfi
       {"stacks", stack_mode_name(config.cuda.stacks)},
       {"stack_depth", std::to_string(config.cuda.stack_depth)},
       {"capture", config.cuda.range == CaptureRange::all ? "all" : "cudaProfilerApi"},
+      {"backend", config.cuda.backend == CaptureBackend::cupti ? "cupti"
+                  : config.cuda.backend == CaptureBackend::hooks ? "hooks" : "auto"},
+      {"gpu_timing", config.cuda.gpu_timing == GpuTiming::cupti ? "cupti"
+                     : config.cuda.gpu_timing == GpuTiming::events ? "events"
+                     : config.cuda.gpu_timing == GpuTiming::none ? "none" : "auto"},
   };
   return process;
 }
@@ -151,7 +158,8 @@ void start() {
   }
   const char* injection = getenv("CUDA_INJECTION64_PATH");
   if (injection != nullptr && !self.empty() && self != injection) {
-    log_error("CUDA_INJECTION64_PATH names another tool (%s); CUDA is not recorded", injection);
+    log_error("CUDA_INJECTION64_PATH names another tool (%s); CUPTI is used only if that is a copy of this agent%s",
+              injection, config.cuda.backend != CaptureBackend::cupti ? ", else the agent's hooks record CUDA calls" : "");
   }
   config.cuda.on_cuda_ready = [] { atexit(on_exit_handler); };
   if (config.cuda.range == CaptureRange::cuda_profiler_api) set_capture_range_open(false);
@@ -169,6 +177,18 @@ void start() {
   // From here the NVTX hooks record.
   agent.recorder.store(recorder);
   agent.phase.store(AgentPhase::recording);
+  if (config.cuda.backend != CaptureBackend::cupti) {
+    // From here the hooks record CUDA calls until CUPTI (if it subscribes
+    // in cuInit) takes over.
+    start_cuda_hooks(*recorder, agent.config->cuda);
+    enable_driver_wrappers();
+    // No CUPTI by the end of the first cuInit (the driver called another
+    // tool, or nothing): the hooks record everything.
+    set_cupti_absent_handler([] {
+      AgentState& state = agent_state();
+      start_cuda_without_cupti(*state.writer.load(), state.config->cuda);
+    });
+  }
 
   atexit(on_exit_handler);
   pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);

@@ -139,6 +139,28 @@ AgentConfig read_config(const ProcessIdentity& identity) {
       log_error("PROF_CAPTURE=%s is not all or cudaProfilerApi; using all", capture);
     }
   }
+  const char* backend = getenv("PROF_BACKEND");
+  if (backend != nullptr && *backend != '\0') {
+    if (strcmp(backend, "cupti") == 0) {
+      config.cuda.backend = CaptureBackend::cupti;
+    } else if (strcmp(backend, "hooks") == 0) {
+      config.cuda.backend = CaptureBackend::hooks;
+    } else if (strcmp(backend, "auto") != 0) {
+      log_error("PROF_BACKEND=%s is not auto, cupti or hooks; using auto", backend);
+    }
+  }
+  const char* timing = getenv("PROF_GPU_TIMING");
+  if (timing != nullptr && *timing != '\0') {
+    if (strcmp(timing, "events") == 0) {
+      config.cuda.gpu_timing = GpuTiming::events;
+    } else if (strcmp(timing, "none") == 0) {
+      config.cuda.gpu_timing = GpuTiming::none;
+    } else if (strcmp(timing, "cupti") == 0) {
+      config.cuda.gpu_timing = GpuTiming::cupti;
+    } else {
+      log_error("PROF_GPU_TIMING=%s is not cupti, events or none; using the default", timing);
+    }
+  }
   return config;
 }
 

@@ -229,6 +229,53 @@ class Bench:
             "record), not real CUPTI's. "
             "Simulated kernels take 100 ns (SIMCUDA_DEFAULT_KERNEL_NS), so the apps stay launch-bound.")
 
+    # ------------------------------------------------------------ backends --
+    def backends(self):
+        """The agent's cost per API call through CUPTI's callbacks and through
+        its own hooks (capture/hooks/), each against the uninstrumented run."""
+        launches = 100_000 if self.quick else LAUNCHES // 2
+        repeats = 3 if self.quick else REPEATS
+        argv = [os.path.join(self.apps, "tiny_kernels"), str(launches)]
+        configs = [
+            ("uninstrumented", None),
+            ("PROF_BACKEND=cupti", {"PROF_BACKEND": "cupti"}),
+            ("PROF_BACKEND=hooks, PROF_GPU_TIMING=none", {"PROF_BACKEND": "hooks", "PROF_GPU_TIMING": "none"}),
+            ("PROF_BACKEND=hooks, PROF_GPU_TIMING=events", {"PROF_BACKEND": "hooks", "PROF_GPU_TIMING": "events"}),
+        ]
+        wall = {name: [] for name, _ in configs}
+        cpu = {name: [] for name, _ in configs}
+        recorded = {}
+        for rep in range(repeats):
+            for name, extra in configs:
+                progress(f"backends: {name}, run {rep + 1}/{repeats}")
+                out = os.path.join(self.tmp, "backend.pb")
+                env = self.env() if extra is None else self.env("none", PROF_OUTPUT=out, **extra)
+                r = run_reaped(argv, env=env)
+                wall[name].append(r.wall)
+                cpu[name].append(r.cpu)
+                if extra is not None and rep == repeats - 1:
+                    counts = info_counts(self.analyzer, out)
+                    recorded[name] = (counts.get("API calls", 0), counts.get("ring_full", 0))
+        base_wall, base_cpu = median(wall["uninstrumented"]), median(cpu["uninstrumented"])
+        self.add("backends", f"tiny_kernels {launches:,}: uninstrumented",
+                 f"{base_wall * 1e9 / launches:,.0f} ns/launch (CPU {base_cpu * 1e9 / launches:,.0f})", "",
+                 "1.00x", "", None)
+        for name, _ in configs[1:]:
+            calls = 2 * launches  # __cudaLaunchKernel and its cuLaunchKernel
+            added = (median(wall[name]) - base_wall) * 1e9 / calls
+            added_cpu = (median(cpu[name]) - base_cpu) * 1e9 / calls
+            kept, dropped = recorded[name]
+            self.add("backends", f"tiny_kernels: {name}",
+                     f"+{fmt_ns(added)} ns/call (CPU +{fmt_ns(added_cpu)}); {kept:,} calls kept, {dropped:,} dropped",
+                     f"{base_wall * 1e9 / launches:,.0f} ns/launch", f"{median(wall[name]) / base_wall:.2f}x", "",
+                     None)
+        self.notes.append(
+            "backends: PROF_STACKS=none everywhere; ns/call over the uninstrumented run, 2 calls per launch. "
+            "PROF_BACKEND=cupti includes CUPTI's own cost (on simcuda, its emulation's: a mutex, a malloc and "
+            "a worker wakeup per activity record) and the hooks' pass-through; PROF_BACKEND=hooks never loads "
+            "CUPTI, so with PROF_GPU_TIMING=none it has no GPU records, and with events it adds two "
+            "cuEventRecord per launch and the writer's reading of them.")
+
     # ---------------------------------------------------------- throughput --
     def throughput(self):
         tool = os.path.join(self.tools, "bench_record_rate")
@@ -377,7 +424,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("build_dir")
     parser.add_argument("--quick", action="store_true", help="smaller runs, for trying the script out")
-    parser.add_argument("--only", default="overhead,throughput,size,analyzer",
+    parser.add_argument("--only", default="overhead,backends,throughput,size,analyzer",
                         help="comma-separated sections to run")
     args = parser.parse_args()
     bench = Bench(args.build_dir, args.quick)
@@ -386,6 +433,8 @@ def main():
         started = time.monotonic()
         if "overhead" in sections:
             bench.overhead()
+        if "backends" in sections:
+            bench.backends()
         if "throughput" in sections:
             bench.throughput()
         if "size" in sections:

@@ -126,6 +126,21 @@ void read_runtime(CUpti_CallbackId cbid, const void* params, ApiCallRecord& r) {
   }
 }
 
+// A driver 2D copy's direction, from its memory types.
+file::CopyKind copy_kind_of(const CUDA_MEMCPY2D* copy) {
+  const bool from_host = copy->srcMemoryType == CU_MEMORYTYPE_HOST;
+  const bool to_host = copy->dstMemoryType == CU_MEMORYTYPE_HOST;
+  if (copy->srcMemoryType == CU_MEMORYTYPE_UNIFIED || copy->dstMemoryType == CU_MEMORYTYPE_UNIFIED) {
+    return file::CopyKind::default_;
+  }
+  return from_host ? (to_host ? file::CopyKind::host_to_host : file::CopyKind::host_to_device)
+                   : (to_host ? file::CopyKind::device_to_host : file::CopyKind::device_to_device);
+}
+
+void set_copy_2d(ApiCallRecord& r, const CUDA_MEMCPY2D* copy, const void* stream) {
+  if (copy != nullptr) set_transfer(r, ApiCallArgs::copy, copy->WidthInBytes * copy->Height, copy_kind_of(copy), stream);
+}
+
 void read_driver(CUpti_CallbackId cbid, const void* params, ApiCallRecord& r) {
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
@@ -172,6 +187,36 @@ void read_driver(CUpti_CallbackId cbid, const void* params, ApiCallRecord& r) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz: {
       const auto* p = static_cast<const cuMemcpyAsync_params*>(params);
       return set_transfer(r, ApiCallArgs::copy, p->ByteCount, file::CopyKind::default_, p->hStream);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2_ptds:
+      return set_copy_2d(r, static_cast<const cuMemcpy2D_v2_params*>(params)->pCopy, nullptr);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DUnaligned_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DUnaligned_v2_ptds:
+      return set_copy_2d(r, static_cast<const cuMemcpy2DUnaligned_v2_params*>(params)->pCopy, nullptr);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2_ptsz: {
+      const auto* p = static_cast<const cuMemcpy2DAsync_v2_params*>(params);
+      return set_copy_2d(r, p->pCopy, p->hStream);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds:
+      return set_transfer(r, ApiCallArgs::memset, 2 * static_cast<const cuMemsetD16_v2_params*>(params)->N,
+                          file::CopyKind::unknown, nullptr);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz: {
+      const auto* p = static_cast<const cuMemsetD16Async_params*>(params);
+      return set_transfer(r, ApiCallArgs::memset, 2 * p->N, file::CopyKind::unknown, p->hStream);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8_v2_ptds: {
+      const auto* p = static_cast<const cuMemsetD2D8_v2_params*>(params);
+      return set_transfer(r, ApiCallArgs::memset, p->Width * p->Height, file::CopyKind::unknown, nullptr);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8Async_ptsz: {
+      const auto* p = static_cast<const cuMemsetD2D8Async_params*>(params);
+      return set_transfer(r, ApiCallArgs::memset, p->Width * p->Height, file::CopyKind::unknown, p->hStream);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds:

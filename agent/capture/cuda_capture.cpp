@@ -15,6 +15,8 @@
 #include "capture/cuda_call_kind.h"
 #include "capture/cupti_activity.h"
 #include "capture/cupti_library.h"
+#include "capture/hooks/event_timing.h"
+#include "capture/hooks/hooked_call.h"
 #include "capture/native_stack.h"
 #include "capture/python_frames.h"
 #include "capture/reentry_guard.h"
@@ -137,8 +139,9 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
   record->return_code = call.functionReturnValue != nullptr
                             ? *static_cast<const int32_t*>(call.functionReturnValue)
                             : 0;
-  record->domain = static_cast<uint16_t>(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? file::ApiDomain::runtime
-                                                                               : file::ApiDomain::driver);
+  record->domain = static_cast<uint8_t>(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? file::ApiDomain::runtime
+                                                                              : file::ApiDomain::driver);
+  record->backend = static_cast<uint8_t>(file::CaptureBackend::cupti);
   record->callback_id = static_cast<uint16_t>(cbid);
   record->stack_depth = static_cast<uint16_t>(depth);
   record->python_depth = static_cast<uint16_t>(python_depth);
@@ -163,8 +166,13 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
   const CudaCallKind kind = kind_of(domain, cbid, call.functionName);
   if (kind == CudaCallKind::query && !agent_state().cuda.capture->options.all_api_calls) return;
 
+  const file::ApiDomain api_domain =
+      domain == CUPTI_CB_DOMAIN_RUNTIME_API ? file::ApiDomain::runtime : file::ApiDomain::driver;
   const bool work = describes_work(kind);
   if (call.callbackSite == CUPTI_API_ENTER) {
+    // The hooks record this call already (it began before CUPTI took over):
+    // like a call whose entry CUPTI never saw, it is left to them.
+    if (!cupti_sees_entry(api_domain, cbid)) return;
     if (work) ++t_work_calls_in_flight;
     if (kind == CudaCallKind::profiler_stop && agent_state().cuda.capture->options.range == CaptureRange::cuda_profiler_api) {
       set_capture_range_open(false);
@@ -189,8 +197,13 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
   }
   if (!capture_range_open()) return;
   // No entry time: the call began before we subscribed (cuInit, which loads
-  // the agent through CUDA_INJECTION64_PATH from inside itself).
-  if (*call.correlationData == 0) return;
+  // the agent through CUDA_INJECTION64_PATH from inside itself), and the
+  // hooks record it: with CUPTI's correlation id, which the calls nested in
+  // it that CUPTI records carry too.
+  if (*call.correlationData == 0) {
+    note_unseen_cupti_call(api_domain, cbid, call.correlationId);
+    return;
+  }
   ReentryGuard guard;
   if (!guard) return;
   on_api_exit(domain, cbid, call, kind);
@@ -200,7 +213,7 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
 // is enabled, as CUPTI requires), so GPU and CPU times share one timeline.
 uint64_t CUPTIAPI cupti_timestamp() { return monotonic_ns(); }
 
-bool subscribe(CudaCapture& capture) {
+bool subscribe(CudaCapture& capture, const char* without_cupti) {
   CUptiResult result;
   char other[256] = {};
   if (capture.cupti.Subscribe_v2 != nullptr) {
@@ -215,13 +228,22 @@ bool subscribe(CudaCapture& capture) {
   }
   if (result == CUPTI_SUCCESS) return true;
   if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    log_error("CUPTI is in use by another tool%s%s%s; CUDA API calls and GPU activity are not recorded",
-              other[0] ? " (" : "", other, other[0] ? ")" : "");
+    log_error("CUPTI is in use by another tool%s%s%s; %s", other[0] ? " (" : "", other,
+              other[0] ? ")" : "", without_cupti);
   } else {
-    log_error("CUPTI refused a subscriber (%s); CUDA API calls and GPU activity are not recorded",
-              capture.cupti.describe(result));
+    log_error("CUPTI refused a subscriber (%s); %s", capture.cupti.describe(result), without_cupti);
   }
   return false;
+}
+
+// The hooks record everything from here; GPU work is timed with events
+// unless PROF_GPU_TIMING says otherwise.
+void hooks_take_everything(Writer& writer, const CudaCaptureOptions& options) {
+  hooks_keep_recording();
+  if (options.gpu_timing == GpuTiming::automatic || options.gpu_timing == GpuTiming::events) {
+    writer.set_activity_source(&EventTiming::instance());
+    use_event_timing();
+  }
 }
 
 void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options) {
@@ -230,9 +252,19 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
   capture->options.stack_depth = std::min(options.stack_depth, kMaxNativeStackDepth);
   capture->recorder = &recorder;
 
+  if (options.backend == CaptureBackend::hooks) {
+    hooks_take_everything(writer, options);
+    delete capture;
+    return;
+  }
+  // What is left of CUDA capture when CUPTI is not to be had.
+  const bool hooked = options.backend == CaptureBackend::automatic && hooks_interposed();
+  const char* without_cupti = hooked ? "CUDA API calls are recorded through the agent's hooks"
+                                     : "CUDA API calls and GPU activity are not recorded";
   std::string why;
   if (!load_cupti(capture->cupti, why)) {
-    log_error("%s; CUDA API calls and GPU activity are not recorded", why.c_str());
+    log_error("%s; %s", why.c_str(), without_cupti);
+    if (hooked) hooks_take_everything(writer, options);
     delete capture;
     return;
   }
@@ -244,7 +276,10 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
   // tool) that subscribed first keeps its callbacks, its activity buffers and
   // its timestamps as they were.
   agent_state().cuda.capture = capture;  // leaked: callbacks may run during exit
-  if (!subscribe(*capture)) return;
+  if (!subscribe(*capture, without_cupti)) {
+    if (hooked) hooks_take_everything(writer, options);
+    return;
+  }
 
   start_stacks(*capture, options.stacks);
 
@@ -264,6 +299,8 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
       capture->cupti.EnableCallback(0, capture->subscriber, domain, cbid);
     }
   }
+  // Calls that begin from now on are CUPTI's; the hooks finish the ones in flight.
+  hand_over_to_cupti();
 }
 
 }  // namespace
@@ -286,6 +323,10 @@ const char* stack_mode_name(StackMode mode) {
 
 void start_cuda_capture(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options) {
   std::call_once(agent_state().cuda.start_once, [&] { start(recorder, writer, options); });
+}
+
+void start_cuda_without_cupti(Writer& writer, const CudaCaptureOptions& options) {
+  std::call_once(agent_state().cuda.start_once, [&] { hooks_take_everything(writer, options); });
 }
 
 

@@ -14,12 +14,21 @@ class Writer;
 // the agent reads, native elsewhere (decided when CUDA starts).
 enum class StackMode { none, native, python, mixed, automatic };
 enum class CaptureRange { all, cuda_profiler_api };
+// Who records API calls (PROF_BACKEND). auto: CUPTI once it subscribes, the
+// hooks (capture/hooks/) for what CUPTI does not see: the calls that start
+// CUDA, and everything when CUPTI is refused.
+enum class CaptureBackend : uint8_t { automatic, cupti, hooks };
+// How GPU work is timed (PROF_GPU_TIMING). automatic: CUPTI's activity
+// records when CUPTI subscribed, else CUDA events around launches and copies.
+enum class GpuTiming : uint8_t { automatic, cupti, events, none };
 
 struct CudaCaptureOptions {
   bool all_api_calls = false;  // PROF_API=all: also the query calls skipped by default
   StackMode stacks = StackMode::automatic;
   uint32_t stack_depth = 64;
   CaptureRange range = CaptureRange::all;
+  CaptureBackend backend = CaptureBackend::automatic;
+  GpuTiming gpu_timing = GpuTiming::automatic;
   // Called once, when the first CUDA call returns: the CUDA runtime has
   // initialised by then, and an atexit handler registered now runs before
   // the runtime's own teardown (atexit handlers run last-in, first-out).
@@ -31,6 +40,10 @@ const char* stack_mode_name(StackMode mode);
 // Once per process; later calls do nothing. Every failure is reported once
 // and leaves the rest of the agent recording.
 void start_cuda_capture(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options);
+
+// CUPTI did not start (the driver never called InitializeInjection): the
+// hooks record every call, and time GPU work with events as configured.
+void start_cuda_without_cupti(Writer& writer, const CudaCaptureOptions& options);
 
 
 }  // namespace prof

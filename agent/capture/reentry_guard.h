@@ -17,6 +17,10 @@ class ReentryGuard {
   // False when this thread is already inside the agent.
   explicit operator bool() const { return entered_; }
 
+  // Whether this thread is inside the agent now (the hooks pass the agent's
+  // own CUDA calls through unrecorded).
+  static bool inside_agent() { return t_in_agent; }
+
  private:
   [[gnu::tls_model("initial-exec")]] static inline thread_local bool t_in_agent = false;
   bool entered_;

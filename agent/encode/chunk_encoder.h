@@ -16,7 +16,7 @@ namespace prof {
 
 inline constexpr char kFileMagic[8] = {'\x89', 'P', 'R', 'O', 'F', '\r', '\n', '\x1a'};
 inline constexpr uint32_t kFormatMajor = 2;
-inline constexpr uint32_t kFormatMinor = 0;
+inline constexpr uint32_t kFormatMinor = 1;  // 1: ApiCall.backend, event_timed GPU records
 
 // The magic, then the length-delimited Header.
 std::string encode_file_preamble(std::string_view producer);

@@ -65,7 +65,8 @@ struct ApiCallRecord {
   const char* function_name;  // CUPTI's, static for the life of the process
   uint32_t correlation_id;
   int32_t return_code;
-  uint16_t domain;  // ApiDomain
+  uint8_t domain;   // ApiDomain
+  uint8_t backend;  // file::CaptureBackend: which interception saw the call
   uint16_t callback_id;
   ApiCallArgs args;
   uint8_t copy_kind;  // file::CopyKind, for copies

@@ -93,6 +93,7 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
   file::ApiCall call;
   call.tid = tid;
   call.domain = static_cast<file::ApiDomain>(record.domain);
+  call.backend = static_cast<file::CaptureBackend>(record.backend);
   call.callback_id = record.callback_id;
   call.name_id = api_name_id(record, chunk);
   call.return_code = record.return_code;

@@ -22,6 +22,8 @@ using NameId = uint32_t;
 
 struct RecordCounts {
   uint64_t api_calls = 0;
+  uint64_t api_calls_by_hooks = 0;  // of api_calls, captured by the agent's hooks (the rest by CUPTI)
+  uint64_t event_timed = 0;         // GPU records timed by CUDA events (the rest by CUPTI)
   uint64_t kernels = 0;
   uint64_t memcpys = 0;
   uint64_t memsets = 0;

@@ -320,6 +320,7 @@ void ChunkLoader::load_api_calls() {
     e.start_ns = starts.next(a.start_delta_ns());
     e.end_ns = end_of(e.start_ns, a.duration_ns());
     e.correlation_id = ids.correlation_id;
+    if (a.backend() == prof::proto::HOOKS) ++run_.processes[process_].counts.api_calls_by_hooks;
     seen(e.start_ns, e.end_ns);
     if (keep_events_) run_.cpu_events.push_back(e);
   }
@@ -347,6 +348,7 @@ void ChunkLoader::load_kernels() {
       return "grid=" + dims(grid) + " block=" + dims(block) +
              " shared=" + std::to_string(shared);
     });
+    if (k.event_timed()) ++run_.processes[process_].counts.event_timed;
     g.kernel_config = kernel_config(k);
     if (keep_events_) run_.gpu_activities.push_back(g);
   }
@@ -366,6 +368,7 @@ void ChunkLoader::load_memcpys() {
     g.input_shape = derived_name({{kind, low(c.bytes()), high(c.bytes()), 0, 0, 0, 0, DerivedNameKey::kMemcpyShape}}, [&] {
       return std::string(copy_kind_name(c.kind())) + " " + std::to_string(c.bytes()) + " B";
     });
+    if (c.event_timed()) ++run_.processes[process_].counts.event_timed;
     if (keep_events_) run_.gpu_activities.push_back(g);
   }
   run_.processes[process_].counts.memcpys += chunk_.memcpys_size();
@@ -380,6 +383,7 @@ void ChunkLoader::load_memsets() {
     g.bytes = s.bytes();
     g.input_shape = derived_name({{low(s.bytes()), high(s.bytes()), 0, 0, 0, 0, 0, DerivedNameKey::kMemsetShape}},
                                [&] { return "memset " + std::to_string(s.bytes()) + " B"; });
+    if (s.event_timed()) ++run_.processes[process_].counts.event_timed;
     if (keep_events_) run_.gpu_activities.push_back(g);
   }
   run_.processes[process_].counts.memsets += chunk_.memsets_size();

@@ -85,6 +85,14 @@ void format_process(std::ostringstream& out, const ProcessInfo& p) {
   count(out, "modules", c.modules);
   count(out, "strings", c.strings);
 
+  // Which interception saw the API calls, and what timed the GPU work.
+  out << "  captured by\n";
+  count(out, "API calls, CUPTI", c.api_calls - c.api_calls_by_hooks);
+  count(out, "API calls, hooks", c.api_calls_by_hooks);
+  const uint64_t gpu_records = c.kernels + c.memcpys + c.memsets;
+  count(out, "GPU work, CUPTI", gpu_records - c.event_timed);
+  count(out, "GPU work, events", c.event_timed);
+
   if (p.drops) {
     out << "  drops\n";
     count(out, "ring_full", p.drops->ring_full());

@@ -73,7 +73,8 @@ class ChunkDumper {
           .number("end", end_of(start, call.duration_ns()))
           .number("corr", ids.correlation_id)
           .signed_number("ret", call.return_code())
-          .number("stack", call.stack_id());
+          .number("stack", call.stack_id())
+          .text("backend", call.backend() == prof::proto::HOOKS ? "hooks" : "cupti");
       if (call.has_launch()) {
         const auto& l = call.launch();
         line.text("kernel", string(l.kernel_name_id()))
@@ -105,7 +106,8 @@ class ChunkDumper {
           .number("registers", k.registers_per_thread())
           .number("static_shared", k.static_shared_bytes())
           .number("dynamic_shared", k.dynamic_shared_bytes())
-          .number("graph", k.graph_id());
+          .number("graph", k.graph_id())
+          .number("event_timed", k.event_timed() ? 1 : 0);
     }
     for (const auto& c : chunk.memcpys()) {
       const uint64_t start = copies.next(c.start_delta_ns());
@@ -120,7 +122,8 @@ class ChunkDumper {
           .text("copy_kind", prof::proto::CopyKind_Name(c.kind()))
           .text("src_kind", prof::proto::MemoryKind_Name(c.src_kind()))
           .text("dst_kind", prof::proto::MemoryKind_Name(c.dst_kind()))
-          .number("graph", c.graph_id());
+          .number("graph", c.graph_id())
+          .number("event_timed", c.event_timed() ? 1 : 0);
     }
     for (const auto& s : chunk.memsets()) {
       const uint64_t start = sets.next(s.start_delta_ns());
@@ -133,7 +136,8 @@ class ChunkDumper {
           .number("end", end_of(start, s.duration_ns()))
           .number("bytes", s.bytes())
           .number("value", s.value())
-          .number("graph", s.graph_id());
+          .number("graph", s.graph_id())
+          .number("event_timed", s.event_timed() ? 1 : 0);
     }
     for (const auto& r : chunk.nvtx_ranges()) {
       const uint64_t start = ranges.next(r.start_delta_ns());

@@ -29,6 +29,7 @@ KERNEL_NS = {
 GPU_TYPES = ("kernel", "memcpy", "memset")
 # Simulation settings an app needs (as in test/simcuda/tests/check_app.py).
 APP_ENV = {"peer_copies": {"SIMCUDA_DEVICES": "2"}, "driver_extras": {"SIMCUDA_DEVICES": "2"}}
+LAUNCH_LATENCY_NS = 2000  # simcuda's default SIMCUDA_LAUNCH_LATENCY_NS
 
 
 class Failure(Exception):
@@ -110,8 +111,10 @@ def calls_in_flight_at_cuda_start(truth_apis):
             if a["tid"] == first_init["tid"] and a["start"] <= first_init["start"] and a["end"] >= first_init["end"]}
 
 
-def compare_with_truth(truth, records):
-    """Every GPU operation and API call of the truth exactly once, same place and time."""
+def compare_with_truth(truth, records, hooks=True):
+    """Every GPU operation and API call of the truth exactly once, same place and time.
+    hooks: the agent was preloaded, so its hooks record the calls that start CUDA
+    (in flight when CUPTI subscribed); without, those are missing."""
     ops = [t for t in truth if t["type"] in GPU_TYPES]
     gpu = collections.defaultdict(list)
     for r in records:
@@ -134,7 +137,22 @@ def compare_with_truth(truth, records):
             check(r["bytes"] == op["bytes"], "%s corr %d: %d bytes, truth %d" % (op["type"], op["corr"], r["bytes"], op["bytes"]))
 
     truth_apis = [t for t in truth if t["type"] == "api"]
-    skipped = calls_in_flight_at_cuda_start(truth_apis)
+    skipped = set() if hooks else calls_in_flight_at_cuda_start(truth_apis)
+    if hooks:
+        # The first cudaMalloc/cudaFree(0) and its cuInit: in the file once, by the hooks.
+        starting = calls_in_flight_at_cuda_start(truth_apis)
+        by_hooks = {(r["name"], r["corr"]) for r in records if r["type"] == "api" and r["backend"] == "hooks"}
+        check(starting and starting <= by_hooks,
+              "calls that start CUDA not recorded by the hooks: %s" % sorted(starting - by_hooks))
+    # The hooks give no correlation id (0) to a call that began before CUPTI
+    # and whose exit CUPTI did not see either (it ended before CUPTI
+    # subscribed): such a call is matched by thread, name and time instead.
+    for r in records:
+        if r["type"] == "api" and r["corr"] == 0 and r["backend"] == "hooks":
+            enclosed = [t for t in truth_apis if t["name"] == r["name"] and t["tid"] == r["tid"]
+                        and r["start"] <= t["start"] and t["end"] <= r["end"]]
+            check(len(enclosed) == 1, "%s without correlation id matches %d truth calls" % (r["name"], len(enclosed)))
+            r["corr"] = enclosed[0]["corr"]
     file_apis = collections.Counter((r["name"], r["corr"]) for r in records if r["type"] == "api")
     want = collections.Counter((a["name"], a["corr"]) for a in truth_apis if (a["name"], a["corr"]) not in skipped)
     missing = want - file_apis
@@ -157,6 +175,8 @@ def compare_with_truth(truth, records):
             continue
         t = truth_by_key[(r["name"], r["corr"])]
         late_start, late_end = r["start"] - t["start"], r["end"] - t["end"]
+        if r["backend"] == "hooks":  # the wrapper's clock reads enclose the real call
+            late_start = -late_start
         check(0 <= late_start < 50_000_000 and 0 <= late_end < 50_000_000,
               "%s corr %d: recorded [%d, %d], truth [%d, %d]" % (r["name"], r["corr"], r["start"], r["end"], t["start"], t["end"]))
     return skipped
@@ -167,6 +187,130 @@ def matches_truth(tmp, app, *args):
     compare_with_truth(truth, records)
     drops = [r for r in records if r["type"] == "drops"]
     check(drops and drops[-1]["ring_full"] == 0 and drops[-1]["cupti_records"] == 0, "drops: %s" % drops[-1:])
+
+
+# The agent's own driver calls under the hooks (kernel names for launch
+# records); simcuda's truth logs them like the app's.
+AGENT_OWN_CALLS = {"cuFuncGetName"}
+
+
+def compare_hooked_calls(truth, records):
+    """Hooks without CUPTI: every API call of the truth exactly once, by the
+    hooks, in the same order on the same thread, and the recorded interval
+    around the truth's (the wrapper's clock reads enclose the real call).
+    Correlation ids are the agent's own, so calls are matched by order."""
+    def per_thread(calls):
+        threads = collections.defaultdict(list)
+        for call in sorted(calls, key=lambda c: c["start"]):
+            threads[call["tid"]].append(call)
+        return threads
+    truth_calls = per_thread(t for t in truth if t["type"] == "api" and t["name"] not in AGENT_OWN_CALLS)
+    file_calls = per_thread(r for r in records if r["type"] == "api" and r["name"] not in AGENT_OWN_CALLS)
+    check(truth_calls, "no API calls in the truth")
+    check(sorted(truth_calls) == sorted(file_calls),
+          "threads: truth %s, file %s" % (sorted(truth_calls), sorted(file_calls)))
+    for tid, want in truth_calls.items():
+        got = file_calls[tid]
+        names_want, names_got = [c["name"] for c in want], [c["name"] for c in got]
+        if names_want != names_got:
+            first = next(i for i in range(min(len(names_want), len(names_got)) + 1)
+                         if i >= len(names_want) or i >= len(names_got) or names_want[i] != names_got[i])
+            raise Failure("thread %d: %d calls in the truth, %d in the file; first difference at %d: truth %s, file %s"
+                          % (tid, len(want), len(got), first, names_want[first:first + 3], names_got[first:first + 3]))
+        for t, r in zip(want, got):
+            check(r["backend"] == "hooks", "%s recorded by %s" % (r["name"], r["backend"]))
+            check(r["ret"] == t["result"], "%s returned %d, truth %d" % (r["name"], r["ret"], t["result"]))
+            # Loose bound: simcuda writes its truth line (under a lock shared by
+            # the app's threads) between the call's end and the wrapper's clock
+            # read; with 8 threads on a loaded 2-core machine that took 270 ms.
+            check(r["start"] <= t["start"] and t["end"] <= r["end"] and r["end"] - r["start"] < t["end"] - t["start"] + 2_000_000_000,
+                  "%s: recorded [%d, %d], truth [%d, %d]" % (r["name"], r["start"], r["end"], t["start"], t["end"]))
+    # Launches carry the kernel and configuration, as from CUPTI.
+    truth_launches = [t for t in truth if t["type"] == "api" and t["depth"] == 0 and t.get("symbol")
+                      and "Launch" in t["name"]]
+    file_launches = [r for r in records if r["type"] == "api" and "kernel" in r]
+    check(sorted(t["symbol"] for t in truth_launches) == sorted(r["kernel"] for r in file_launches),
+          "launched kernels differ: truth %d, file %d" % (len(truth_launches), len(file_launches)))
+
+
+def hooks_match_truth(tmp, app, *args):
+    """CUPTI refused (SIMCUDA_CUPTI=off): the hooks record every call."""
+    _, truth, records = record_app(tmp, app, list(args), dict(APP_ENV.get(app, {}), PROF_API="all",
+                                                              SIMCUDA_CUPTI="off", PROF_GPU_TIMING="none"))
+    compare_hooked_calls(truth, records)
+    drops = [r for r in records if r["type"] == "drops"]
+    check(drops and drops[-1]["ring_full"] == 0, "drops: %s" % drops[-1:])
+
+
+def hooks_backend_without_cupti_subscription(tmp):
+    """PROF_BACKEND=hooks never subscribes to CUPTI, even where it could."""
+    _, truth, records = record_app(tmp, "two_streams", [], {"PROF_API": "all", "PROF_BACKEND": "hooks",
+                                                            "PROF_GPU_TIMING": "none"})
+    compare_hooked_calls(truth, records)
+    check(not any(r["type"] in GPU_TYPES for r in records), "GPU records without CUPTI or events")
+
+
+def driver_found_through_dlsym_and_proc_address(tmp):
+    """The static runtime's route to the driver: dlopen, dlsym(cuGetProcAddress_v2),
+    cuGetProcAddress through itself, suffixed-name dlsym. Every call recorded."""
+    for cupti in ("off", "on"):
+        sub = os.path.join(tmp, cupti)
+        os.mkdir(sub)
+        _, truth, records = record_app(sub, "driver_by_dlsym", [],
+                                       {"PROF_API": "all", "SIMCUDA_CUPTI": cupti, "PROF_GPU_TIMING": "none"})
+        if cupti == "off":
+            compare_hooked_calls(truth, records)
+        else:
+            compare_with_truth(truth, records)
+        names = collections.Counter(r["name"] for r in records if r["type"] == "api")
+        # The per-thread-stream flag picked the _ptds variant, the fallback the _v2 symbol.
+        check(names["cuMemcpyHtoD_v2_ptds"] == 1 and names["cuMemFree_v2"] == 1 and names["cuInit"] == 1,
+              "calls by name: %s" % dict(names))
+
+
+def cupti_on_records_the_first_calls_once(tmp):
+    """With CUPTI: each app's first cudaMalloc (or the call that starts CUDA)
+    and its cuInit are in the file once, recorded by the hooks; nothing twice."""
+    for app, args in (("tiny_kernels", ["50"]), ("copies", []), ("malloc_churn", ["5"]), ("driver_api", [])):
+        sub = os.path.join(tmp, app)
+        os.mkdir(sub)
+        _, truth, records = record_app(sub, app, args, {"PROF_API": "all"})
+        compare_with_truth(truth, records)
+        inits = [r for r in records if r["type"] == "api" and r["name"] == "cuInit"]
+        check(len(inits) == 1 and inits[0]["backend"] == "hooks", "%s: cuInit records %s" % (app, inits))
+
+
+def event_timed_gpu_work(tmp, app, *args):
+    """CUPTI refused, default GPU timing (events): every kernel, copy and
+    memset of the truth (outside graphs) once, marked event-timed, linked to
+    its launching call, kernels of 10 us or more within 1% of the truth."""
+    _, truth, records = record_app(tmp, app, list(args), {"SIMCUDA_CUPTI": "off"})
+    for kind in GPU_TYPES:
+        want = sorted((t for t in truth if t["type"] == kind and t["graph"] == 0), key=lambda t: t["start"])
+        got = sorted((r for r in records if r["type"] == kind), key=lambda r: r["start"])
+        check(len(want) == len(got), "%s: %d in the truth, %d in the file" % (kind, len(want), len(got)))
+        check(all(r["event_timed"] == 1 for r in got), "%s records not marked event-timed" % kind)
+        if kind != "kernel":
+            check([t["bytes"] for t in want] == [r["bytes"] for r in got], "%s sizes differ" % kind)
+            continue
+        check([t["name"] for t in want] == [r["name"] for r in got], "kernel names differ from the truth")
+        for t, r in zip(want, got):
+            truth_ns, ns = t["end"] - t["start"], r["end"] - r["start"]
+            # A kernel queued behind earlier work starts when that ends, which
+            # is when its start event completes: within 1%. On an idle stream
+            # the start event completes at once and the kernel one launch
+            # latency (simcuda's 2 us) plus the launch call's own time later.
+            queued = t["start"] > t["queued"] + LAUNCH_LATENCY_NS
+            if truth_ns >= 10_000 and queued:
+                check(abs(ns - truth_ns) <= truth_ns / 100,
+                      "%s (queued): %d ns by events, truth %d" % (t["name"], ns, truth_ns))
+            else:
+                check(truth_ns <= ns <= truth_ns + LAUNCH_LATENCY_NS + 20_000,
+                      "%s (idle stream): %d ns by events, truth %d" % (t["name"], ns, truth_ns))
+            check(abs(r["end"] - t["end"]) < 20_000, "%s ends at %d, truth %d" % (t["name"], r["end"], t["end"]))
+    launch_corrs = {r["corr"] for r in records if r["type"] == "api" and "kernel" in r}
+    check(all(r["corr"] in launch_corrs for r in records if r["type"] == "kernel"),
+          "event-timed kernels without their launch call")
 
 
 def default_skips_queries(tmp):
@@ -240,7 +384,7 @@ def injection_path_alone_and_with_preload(tmp):
         if ARGS.preload_first:
             extra["LD_PRELOAD"] = ARGS.preload_first
         _, truth, records = record_app(sub, "two_streams", [], extra, use_preload=(mode != "injection"))
-        compare_with_truth(truth, records)
+        compare_with_truth(truth, records, hooks=(mode != "injection"))
 
 
 def own_cupti_subscriber_keeps_working(tmp):
@@ -254,12 +398,16 @@ def own_cupti_subscriber_keeps_working(tmp):
     check(traced.returncode == alone.returncode, "exit code changed")
     check(len(re.findall(r"libprof: CUPTI is in use by another tool \(.*\)", traced.stderr)) == 1,
           "the agent must say once who holds CUPTI: %r" % traced.stderr)
-    # The program has no NVTX, so with CUPTI taken there is nothing to record.
-    check(not os.path.exists(env["PROF_OUTPUT"]), "a file of nothing was written")
-    check("libprof: nothing recorded; no file written" in traced.stderr, traced.stderr)
+    # CUPTI is the program's: events time its copies, the hooks record its calls.
+    copies = [r for r in dump(env["PROF_OUTPUT"], tmp) if r["type"] == "memcpy"]
+    check(len(copies) == 10 and all(r["event_timed"] == 1 and r["bytes"] == 4096 for r in copies),
+          "event-timed copies: %s" % copies[:2])
+    _, truth, records = record_app(tmp, "own_cupti_subscriber", [], {"PROF_API": "all", "PROF_GPU_TIMING": "none"})
+    compare_hooked_calls(truth, records)
 
 
 def cupti_unavailable_is_reported_once(tmp):
+    """CUPTI refused: said once, and the hooks record the API calls instead."""
     app = app_path("nvtx_training")
     alone = run([app], env=dict(base_env(), SIMCUDA_CUPTI="off"), cwd=tmp)
     env = preload(dict(base_env(), SIMCUDA_CUPTI="off", PROF_OUTPUT=os.path.join(tmp, "run.pb")))
@@ -267,24 +415,45 @@ def cupti_unavailable_is_reported_once(tmp):
     check(alone.returncode == 0 and traced.returncode == 0, traced.stderr)
     check(traced.stdout == alone.stdout, "output changed")
     lines = [l for l in traced.stderr.splitlines() if "CUPTI" in l]
-    check(len(lines) == 1 and lines[0].startswith("libprof: CUPTI refused a subscriber"),
+    check(len(lines) == 1 and lines[0].startswith("libprof: CUPTI refused a subscriber")
+          and lines[0].endswith("recorded through the agent's hooks"),
           "expected one line about CUPTI: %r" % traced.stderr)
     records = dump(env["PROF_OUTPUT"], tmp)
-    check(not any(r["type"] in ("api",) + GPU_TYPES for r in records), "CUDA records without CUPTI?")
+    apis = [r for r in records if r["type"] == "api"]
+    check(apis and all(r["backend"] == "hooks" for r in apis), "API calls without CUPTI: %d" % len(apis))
     check(sum(1 for r in records if r["type"] == "range" and r["name"].startswith("ProfilerStep#")) == 5,
           "NVTX must still be recorded")
 
 
 def real_cuda_without_gpu_unchanged(tmp):
-    for app in ("tiny_kernels", "copies", "driver_api", "cuda_exceptions", "own_cupti_subscriber"):
-        plain = run([app_path(app)], env=base_env(False), cwd=tmp)
-        env = preload(base_env(False))
+    """The real CUDA 13 libraries, no driver: the apps fail as they do alone,
+    and the hooks record the failing calls (cudaErrorInsufficientDriver, 35;
+    the driver-API app gets the stub library's CUDA_ERROR_STUB_LIBRARY, 34)."""
+    # With no driver installed the only libcuda.so.1 is the toolkit's stub,
+    # which the driver-API apps get (as in simcuda's check_real_cuda.py).
+    stub_dir = os.path.join(tmp, "stub")
+    os.mkdir(stub_dir)
+    cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    os.symlink(os.path.join(cuda_home, "lib64", "stubs", "libcuda.so"), os.path.join(stub_dir, "libcuda.so.1"))
+    for app, error in (("tiny_kernels", 35), ("copies", 35), ("driver_api", 34), ("cuda_exceptions", 35),
+                       ("own_cupti_subscriber", 35), ("driver_by_dlsym", 34)):
+        plain_env = base_env(False)
+        if app.startswith("driver_"):
+            plain_env["LD_LIBRARY_PATH"] = os.path.join(cuda_home, "lib64") + ":" + stub_dir
+        plain = run([app_path(app)], env=plain_env, cwd=tmp)
+        env = preload(dict(plain_env))
         env["PROF_LOG"] = "quiet"
+        env["PROF_API"] = "all"  # driver_by_dlsym fails in its first lookup, a query
+        env["PROF_OUTPUT"] = os.path.join(tmp, app + ".pb")
         traced = run([app_path(app)], env=env, cwd=tmp)
         check(plain.stdout == traced.stdout, "%s: output changed:\n%s\n---\n%s" % (app, plain.stdout, traced.stdout))
         check(plain.stderr == traced.stderr, "%s: stderr changed" % app)
         check(plain.returncode == traced.returncode,
               "%s: exit code %d, without the agent %d" % (app, traced.returncode, plain.returncode))
+        check(os.path.exists(env["PROF_OUTPUT"]), "%s: no file" % app)
+        failed = [r for r in dump(env["PROF_OUTPUT"], tmp) if r["type"] == "api" and r["ret"] == error]
+        check(failed and all(r["backend"] == "hooks" for r in failed),
+              "%s: no failing call (%d) recorded by the hooks" % (app, error))
 
 
 def same_behaviour_with_agent(tmp, app):
@@ -309,8 +478,9 @@ def backtrace_unchanged(tmp):
     same_behaviour_with_agent(tmp, "cuda_backtrace")
 
 
-def launch_stack_names_launch_from_here(tmp):
-    record_app(tmp, "launch_site", [])
+def launch_stack_names_launch_from_here(tmp, backend="auto"):
+    # With the hooks the kernel's time comes from events (CUPTI refused).
+    record_app(tmp, "launch_site", [], {"SIMCUDA_CUPTI": "off"} if backend == "hooks" else {})
     result = run([ARGS.analyzer, "stacks", "--metric", "self_cuda_time_total", "run.pb"], env=base_env(False), cwd=tmp)
     check(result.returncode == 0, result.stderr)
     lines = [l for l in result.stdout.splitlines() if "symbolized_kernel" in l]

@@ -225,8 +225,19 @@ def exports_only_the_entry_points(tmp):
     check(result.returncode == 0, result.stderr)
     exported = sorted(line.split()[-1] for line in result.stdout.splitlines() if line.strip())
     allowed = {"InitializeInjection", "InitializeInjectionNvtx2", "libprof_agent_marker",
-               "sigaction", "signal"}
-    unexpected = [name for name in exported if name not in allowed]
+               "sigaction", "signal", "dlsym"}
+    # The CUDA hooks: exactly the functions of hooked_functions.txt, plus
+    # the driver's lookup entry points.
+    listed = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "agent", "capture", "hooks",
+                          "hooked_functions.txt")
+    hooks = {"cuGetProcAddress", "cuGetProcAddress_v2"}
+    with open(listed) as f:
+        for line in f:
+            words = line.split("#")[0].split()
+            if words:
+                hooks.add(words[1])
+    unexpected = [name for name in exported if name not in allowed | hooks]
+    check(hooks <= set(exported), f"hooks not exported: {sorted(hooks - set(exported))}")
     check(not unexpected, f"libprof.so exports more than its entry points: {unexpected}")
     check("InitializeInjectionNvtx2" in exported, f"exports: {exported}")
     needed = run(["readelf", "-d", ARGS.agent]).stdout

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include "config.h"
 
 TEST_CASE("the output template expands pid, host, rank and percent") {
@@ -20,4 +22,28 @@ TEST_CASE("a child's file name gets its pid before the extension") {
   CHECK(prof::disambiguate_for_child("/tmp/a.b/run", 99) == "/tmp/a.b/run.99");
   CHECK(prof::disambiguate_for_child("/tmp/.hidden", 99) == "/tmp/.hidden.99");
   CHECK(prof::disambiguate_for_child("trace", 5) == "trace.5");
+}
+
+TEST_CASE("PROF_BACKEND and PROF_GPU_TIMING choose the capture path, invalid values fall back") {
+  const prof::ProcessIdentity identity;
+  struct Case {
+    const char* backend;
+    const char* timing;
+    prof::CaptureBackend want_backend;
+    prof::GpuTiming want_timing;
+  };
+  for (const Case& c : {Case{"auto", "events", prof::CaptureBackend::automatic, prof::GpuTiming::events},
+                        Case{"cupti", "none", prof::CaptureBackend::cupti, prof::GpuTiming::none},
+                        Case{"hooks", "cupti", prof::CaptureBackend::hooks, prof::GpuTiming::cupti},
+                        Case{"both", "sometimes", prof::CaptureBackend::automatic, prof::GpuTiming::automatic}}) {
+    setenv("PROF_BACKEND", c.backend, 1);
+    setenv("PROF_GPU_TIMING", c.timing, 1);
+    setenv("PROF_LOG", "quiet", 1);
+    const prof::AgentConfig config = prof::read_config(identity);
+    CHECK(config.cuda.backend == c.want_backend);
+    CHECK(config.cuda.gpu_timing == c.want_timing);
+  }
+  unsetenv("PROF_BACKEND");
+  unsetenv("PROF_GPU_TIMING");
+  unsetenv("PROF_LOG");
 }

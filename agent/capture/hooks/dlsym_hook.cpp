@@ -1,0 +1,67 @@
+// dlsym, exported: the runtime (static or shared) opens libcuda.so.1 with
+// dlopen and finds cuGetProcAddress (or, in older runtimes and as its
+// fallback, every driver function by its suffixed name) with dlsym on that
+// handle. Those lookups get our wrappers; every other lookup is glibc's.
+//
+// RTLD_NEXT and RTLD_DEFAULT lookups depend on who calls dlsym (glibc reads
+// the return address): on x86-64 they jump straight to glibc's dlsym, so the
+// caller it sees is the program's, never the agent.
+#include <dlfcn.h>
+
+#include "capture/hooks/driver_hooks.h"
+#include "capture/hooks/real_symbols.h"
+
+extern "C" {
+
+// Hidden: the trampoline below jumps here for every real handle.
+__attribute__((visibility("hidden"))) void* prof_dlsym_lookup(void* handle, const char* name) {
+  prof::DlsymFn real = prof::real_dlsym();
+  if (real == nullptr) return nullptr;
+  void* found = real(handle, name);
+  // Only driver names are ours ("cu" then an upper-case letter).
+  if (found == nullptr || name == nullptr || name[0] != 'c' || name[1] != 'u' || name[2] < 'A' ||
+      name[2] > 'Z') {
+    return found;
+  }
+  return prof::wrap_driver_function(name, found);
+}
+
+// Where the trampoline sends pseudo handles: glibc's dlsym once known.
+__attribute__((visibility("hidden"))) void* prof_real_dlsym_target = nullptr;
+
+__attribute__((visibility("hidden"))) void* prof_dlsym_first_pseudo(void* handle, const char* name) {
+  prof::DlsymFn real = prof::real_dlsym();
+  prof_real_dlsym_target = reinterpret_cast<void*>(real);
+  return real != nullptr ? real(handle, name) : nullptr;
+}
+
+}  // extern "C"
+
+#if defined(__x86_64__)
+// RTLD_DEFAULT is 0 and RTLD_NEXT is -1 on Linux.
+asm(R"(
+  .text
+  .globl dlsym
+  .type dlsym, @function
+dlsym:
+  test %rdi, %rdi
+  je 1f
+  cmp $-1, %rdi
+  je 1f
+  jmp prof_dlsym_lookup
+1:
+  mov prof_real_dlsym_target(%rip), %rax
+  test %rax, %rax
+  je 2f
+  jmp *%rax
+2:
+  jmp prof_dlsym_first_pseudo
+  .size dlsym, .-dlsym
+)");
+#else
+// Elsewhere in C: a pseudo-handle lookup then sees the agent as its caller.
+extern "C" __attribute__((visibility("default"))) void* dlsym(void* handle, const char* name) {
+  if (handle == RTLD_DEFAULT || handle == RTLD_NEXT) return prof_dlsym_first_pseudo(handle, name);
+  return prof_dlsym_lookup(handle, name);
+}
+#endif

@@ -1,0 +1,17 @@
+#pragma once
+// The driver's entry points as the hooks hand them out: through our
+// exported symbols (apps and runtimes linked against libcuda), through
+// cuGetProcAddress (CUDA 12+ runtimes, static or shared) and through dlsym on
+// libcuda (older runtimes, and the runtime's fallback to suffixed names).
+
+namespace prof {
+
+// Our wrapper for the driver function at `real` (named `name` in the driver,
+// nullptr if unknown), or `real` itself when we have none or the hooks are
+// off. Remembers `real` as the definition the wrapper forwards to.
+void* wrap_driver_function(const char* name, void* real);
+
+// Whether the hooks hand out wrappers (PROF_BACKEND is not cupti).
+void enable_driver_wrappers();
+
+}  // namespace prof

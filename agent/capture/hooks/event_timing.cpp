@@ -1,0 +1,321 @@
+#include "capture/hooks/event_timing.h"
+
+#include <cuda.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "capture/hooks/real_symbols.h"
+#include "common/clock.h"
+#include "encode/chunk_encoder.h"
+#include "record/records.h"
+
+namespace prof {
+
+enum class SlotState : uint8_t { free, filling, pending, abandoned };
+
+struct TimedOperation {
+  std::atomic<SlotState> state{SlotState::free};
+  CUcontext context = nullptr;  // the events' context
+  CUevent start = nullptr;
+  CUevent end = nullptr;
+  ApiCallArgs args = ApiCallArgs::none;
+  uint8_t copy_kind = 0;
+  bool per_thread_stream = false;
+  uint32_t correlation_id = 0;
+  uint64_t stream = 0;
+  uint64_t bytes = 0;
+  uint32_t grid[3] = {};
+  uint32_t block[3] = {};
+  uint32_t shared_bytes = 0;
+  // The driver's own string (cuFuncGetName): valid while the module is
+  // loaded, which outlasts the few milliseconds until the writer reads it
+  // unless the app unloads the module right after the launch.
+  const char* kernel_name = nullptr;
+};
+
+namespace {
+
+// One app thread's operations in launch order: the thread fills slots at
+// head_, the writer empties them at tail_.
+struct OperationRing {
+  static constexpr uint32_t kSize = 1024;
+  TimedOperation slots[kSize];
+  uint32_t head = 0;  // app thread
+  uint32_t tail = 0;  // writer
+  uint32_t tid = 0;
+};
+
+struct Driver {
+  CUresult (*event_create)(CUevent*, unsigned) = nullptr;
+  CUresult (*event_destroy)(CUevent) = nullptr;
+  CUresult (*event_record)(CUevent, CUstream) = nullptr;
+  CUresult (*event_record_ptsz)(CUevent, CUstream) = nullptr;
+  CUresult (*event_query)(CUevent) = nullptr;
+  CUresult (*event_synchronize)(CUevent) = nullptr;
+  CUresult (*elapsed)(float*, CUevent, CUevent) = nullptr;
+  CUresult (*ctx_get_current)(CUcontext*) = nullptr;
+  CUresult (*ctx_set_current)(CUcontext) = nullptr;
+  CUresult (*stream_create)(CUstream*, unsigned) = nullptr;
+  CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) = nullptr;
+  CUresult (*stream_is_capturing_ptsz)(CUstream, CUstreamCaptureStatus*) = nullptr;
+  bool complete = false;
+};
+
+template <typename Fn>
+void resolve(Fn& fn, const char* name) {
+  fn = reinterpret_cast<Fn>(next_definition(name, "libcuda.so"));
+}
+
+const Driver& driver() {
+  static const Driver loaded = [] {
+    Driver d;
+    resolve(d.event_create, "cuEventCreate");
+    resolve(d.event_destroy, "cuEventDestroy_v2");
+    resolve(d.event_record, "cuEventRecord");
+    resolve(d.event_record_ptsz, "cuEventRecord_ptsz");
+    resolve(d.event_query, "cuEventQuery");
+    resolve(d.event_synchronize, "cuEventSynchronize");
+    resolve(d.elapsed, "cuEventElapsedTime_v2");
+    if (d.elapsed == nullptr) resolve(d.elapsed, "cuEventElapsedTime");
+    resolve(d.ctx_get_current, "cuCtxGetCurrent");
+    resolve(d.ctx_set_current, "cuCtxSetCurrent");
+    resolve(d.stream_create, "cuStreamCreate");
+    resolve(d.stream_is_capturing, "cuStreamIsCapturing");
+    resolve(d.stream_is_capturing_ptsz, "cuStreamIsCapturing_ptsz");
+    d.complete = d.event_create && d.event_destroy && d.event_record && d.event_query && d.event_synchronize &&
+                 d.elapsed && d.ctx_get_current && d.ctx_set_current && d.stream_create;
+    return d;
+  }();
+  return loaded;
+}
+
+std::mutex g_rings_mutex;
+std::vector<OperationRing*> g_rings;  // never freed: the writer may read a ring after its thread exits
+thread_local OperationRing* t_ring = nullptr;
+std::atomic<uint64_t> g_dropped{0};
+std::atomic<int> g_captures{0};
+
+OperationRing* this_thread_ring() {
+  if (t_ring != nullptr) return t_ring;
+  auto* ring = new OperationRing;  // once per thread that launches
+  ring->tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  std::lock_guard lock(g_rings_mutex);
+  g_rings.push_back(ring);
+  t_ring = ring;
+  return ring;
+}
+
+bool capturing(CUstream stream, bool per_thread) {
+  if (g_captures.load(std::memory_order_relaxed) <= 0) return false;
+  const Driver& d = driver();
+  auto is_capturing = per_thread && d.stream_is_capturing_ptsz ? d.stream_is_capturing_ptsz : d.stream_is_capturing;
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return is_capturing == nullptr || is_capturing(stream, &status) != CUDA_SUCCESS ||
+         status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+// Events the writer maps GPU times through, one per context.
+struct Anchor {
+  CUstream stream = nullptr;
+  CUevent event = nullptr;
+  uint64_t host_ns = 0;
+  uint32_t context_id = 0;
+};
+
+// Writer thread state.
+std::map<CUcontext, Anchor> g_anchors;
+std::map<std::pair<uint64_t, uint32_t>, uint32_t> g_stream_ids;
+constexpr uint64_t kAnchorAgeNs = 1'000'000'000;  // float milliseconds keep ~60 ns over a second
+
+Anchor* anchor_for(CUcontext context) {
+  const Driver& d = driver();
+  Anchor& anchor = g_anchors[context];
+  if (anchor.context_id == 0) anchor.context_id = static_cast<uint32_t>(g_anchors.size());
+  const uint64_t now = monotonic_ns();
+  if (anchor.event != nullptr && now - anchor.host_ns < kAnchorAgeNs) return &anchor;
+  if (d.ctx_set_current(context) != CUDA_SUCCESS) return nullptr;
+  // A stream of our own that never waits for the app's (non-blocking), so
+  // the anchor completes as soon as the GPU sees it.
+  if (anchor.stream == nullptr && d.stream_create(&anchor.stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
+    return nullptr;
+  }
+  if (anchor.event == nullptr && d.event_create(&anchor.event, CU_EVENT_DEFAULT) != CUDA_SUCCESS) return nullptr;
+  const uint64_t host = monotonic_ns();
+  if (d.event_record(anchor.event, anchor.stream) != CUDA_SUCCESS ||
+      d.event_synchronize(anchor.event) != CUDA_SUCCESS) {
+    return nullptr;
+  }
+  anchor.host_ns = host;
+  return &anchor;
+}
+
+uint32_t stream_id(const TimedOperation& op, uint32_t tid) {
+  // The default stream is per thread under the _ptsz/_ptds entry points.
+  const bool per_thread_default = op.stream == 0 && op.per_thread_stream;
+  const auto key = std::make_pair(op.stream, per_thread_default ? tid : 0u);
+  auto [it, added] = g_stream_ids.try_emplace(key, static_cast<uint32_t>(g_stream_ids.size() + 1));
+  return it->second;
+}
+
+void emit(const TimedOperation& op, const Anchor& anchor, uint32_t tid, ChunkSink& sink) {
+  const Driver& d = driver();
+  float offset_ms = 0, duration_ms = 0;
+  if (d.elapsed(&offset_ms, anchor.event, op.start) != CUDA_SUCCESS ||
+      d.elapsed(&duration_ms, op.start, op.end) != CUDA_SUCCESS) {
+    return;
+  }
+  const auto start = static_cast<uint64_t>(static_cast<int64_t>(anchor.host_ns) +
+                                           static_cast<int64_t>(static_cast<double>(offset_ms) * 1e6));
+  const uint64_t end = start + static_cast<uint64_t>(static_cast<double>(duration_ms) * 1e6 + 0.5);
+  const uint32_t stream = stream_id(op, tid);
+  switch (op.args) {
+    case ApiCallArgs::launch: {
+      file::Kernel kernel;
+      kernel.context_id = anchor.context_id;
+      kernel.stream_id = stream;
+      kernel.correlation_id = op.correlation_id;
+      kernel.name_id = op.kernel_name != nullptr ? sink.strings.intern(op.kernel_name, sink.chunk) : 0;
+      set_dims(kernel, op.grid, op.block);
+      kernel.dynamic_shared_bytes = op.shared_bytes;
+      kernel.event_timed = true;
+      sink.chunk.add(kernel, {start, end});
+      return;
+    }
+    case ApiCallArgs::copy: {
+      file::Memcpy copy;
+      copy.context_id = anchor.context_id;
+      copy.stream_id = stream;
+      copy.correlation_id = op.correlation_id;
+      copy.bytes = op.bytes;
+      copy.kind = static_cast<file::CopyKind>(op.copy_kind);
+      copy.event_timed = true;
+      sink.chunk.add(copy, {start, end});
+      return;
+    }
+    case ApiCallArgs::memset: {
+      file::Memset set;
+      set.context_id = anchor.context_id;
+      set.stream_id = stream;
+      set.correlation_id = op.correlation_id;
+      set.bytes = op.bytes;
+      set.event_timed = true;
+      sink.chunk.add(set, {start, end});
+      return;
+    }
+    case ApiCallArgs::none:
+      return;
+  }
+}
+
+}  // namespace
+
+TimedOperation* EventTiming::before(const ApiCallRecord& work, bool per_thread_stream) {
+  const Driver& d = driver();
+  if (!d.complete || work.args == ApiCallArgs::none) return nullptr;
+  auto* stream = reinterpret_cast<CUstream>(work.stream);
+  if (capturing(stream, per_thread_stream)) return nullptr;
+  CUcontext context = nullptr;
+  if (d.ctx_get_current(&context) != CUDA_SUCCESS || context == nullptr) return nullptr;
+  OperationRing* ring = this_thread_ring();
+  TimedOperation& op = ring->slots[ring->head % OperationRing::kSize];
+  if (op.state.load(std::memory_order_acquire) != SlotState::free) {
+    g_dropped.fetch_add(1, std::memory_order_relaxed);  // the writer is behind: not timed
+    return nullptr;
+  }
+  if (op.context != context) {
+    // First use of the slot, or the app moved to another context: events
+    // belong to the context they were made in.
+    if (op.start != nullptr && op.context != nullptr) {
+      d.event_destroy(op.start);
+      d.event_destroy(op.end);
+    }
+    op.start = op.end = nullptr;
+    if (d.event_create(&op.start, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+        d.event_create(&op.end, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+      op.context = nullptr;
+      return nullptr;
+    }
+    op.context = context;
+  }
+  auto record = per_thread_stream && d.event_record_ptsz ? d.event_record_ptsz : d.event_record;
+  if (record(op.start, stream) != CUDA_SUCCESS) return nullptr;
+  op.state.store(SlotState::filling, std::memory_order_relaxed);
+  ++ring->head;
+  op.args = work.args;
+  op.copy_kind = work.copy_kind;
+  op.per_thread_stream = per_thread_stream;
+  op.stream = work.stream;
+  op.bytes = work.bytes;
+  for (int i = 0; i < 3; ++i) {
+    op.grid[i] = work.grid[i];
+    op.block[i] = work.block[i];
+  }
+  op.shared_bytes = work.shared_bytes;
+  return &op;
+}
+
+void EventTiming::after(TimedOperation* op, bool succeeded, uint32_t correlation_id, const char* kernel_name) {
+  const Driver& d = driver();
+  auto record = op->per_thread_stream && d.event_record_ptsz ? d.event_record_ptsz : d.event_record;
+  if (!succeeded || record(op->end, reinterpret_cast<CUstream>(op->stream)) != CUDA_SUCCESS) {
+    op->state.store(SlotState::abandoned, std::memory_order_release);
+    return;
+  }
+  op->correlation_id = correlation_id;
+  op->kernel_name = kernel_name;
+  op->state.store(SlotState::pending, std::memory_order_release);
+}
+
+void EventTiming::capture_began() { g_captures.fetch_add(1, std::memory_order_relaxed); }
+void EventTiming::capture_ended() { g_captures.fetch_sub(1, std::memory_order_relaxed); }
+
+EventTiming& EventTiming::instance() {
+  static EventTiming* timing = new EventTiming;  // leaked: the writer may drain during exit
+  return *timing;
+}
+
+void EventTiming::request_delivery(bool forced) { forced_ = forced_ || forced; }
+
+void EventTiming::drain(ChunkSink& sink) {
+  const Driver& d = driver();
+  if (!d.complete) return;
+  std::vector<OperationRing*> rings;
+  {
+    std::lock_guard lock(g_rings_mutex);
+    rings = g_rings;
+  }
+  for (OperationRing* ring : rings) {
+    for (;;) {
+      TimedOperation& op = ring->slots[ring->tail % OperationRing::kSize];
+      const SlotState state = op.state.load(std::memory_order_acquire);
+      if (state == SlotState::abandoned) {
+        op.state.store(SlotState::free, std::memory_order_release);
+        ++ring->tail;
+        continue;
+      }
+      if (state != SlotState::pending) break;
+      // Never waits while the app runs: only the last drain, at exit, waits
+      // for work still on the GPU.
+      CUresult ready = d.event_query(op.end);
+      if (ready == CUDA_ERROR_NOT_READY && forced_) ready = d.event_synchronize(op.end);
+      if (ready == CUDA_ERROR_NOT_READY) break;
+      if (ready == CUDA_SUCCESS) {
+        if (Anchor* anchor = anchor_for(op.context)) emit(op, *anchor, ring->tid, sink);
+      } else {
+        ++unfinished_;  // the context is gone (cuCtxDestroy, cudaDeviceReset)
+      }
+      op.state.store(SlotState::free, std::memory_order_release);
+      ++ring->tail;
+    }
+  }
+}
+
+uint64_t EventTiming::dropped() const { return g_dropped.load(std::memory_order_relaxed); }
+
+}  // namespace prof

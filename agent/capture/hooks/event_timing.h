@@ -1,0 +1,49 @@
+#pragma once
+// GPU time without CUPTI (PROF_GPU_TIMING=events): the hooks put a pooled
+// CUDA event before and after each launch, copy and memset on the stream the
+// app gave, and the writer thread reads them back once the end event has
+// completed, mapping them to the host clock through an anchor event of its
+// own. The app's threads never wait on these events; the app's streams carry
+// two extra event records per operation and nothing else.
+//
+// What it cannot do: work inside stream capture or launched from a graph is
+// not timed, and the start event completes when the stream reaches it, so on
+// an idle stream a duration includes the launch latency (the time from the
+// start event to the work starting).
+#include <cstdint>
+
+#include "record/activity_source.h"
+
+namespace prof {
+
+struct ApiCallRecord;
+
+// One operation being timed; owned by its thread's ring.
+struct TimedOperation;
+
+class EventTiming final : public ActivitySource {
+ public:
+  // App thread, before the driver call that enqueues the work. `work` holds
+  // the call's arguments (read_call_args). nullptr: not timed.
+  static TimedOperation* before(const ApiCallRecord& work, bool per_thread_stream);
+  // After the call returned; `kernel_name` as the launch record has it.
+  static void after(TimedOperation* operation, bool succeeded, uint32_t correlation_id,
+                    const char* kernel_name);
+  // Streams under capture are not timed (the events would become part of
+  // the graph); the hooks of the capture calls keep count.
+  static void capture_began();
+  static void capture_ended();
+
+  static EventTiming& instance();
+
+  void request_delivery(bool forced) override;
+  void drain(ChunkSink& sink) override;
+  uint64_t dropped() const override;
+  uint64_t unfinished() const override { return unfinished_; }
+
+ private:
+  uint64_t unfinished_ = 0;
+  bool forced_ = false;
+};
+
+}  // namespace prof

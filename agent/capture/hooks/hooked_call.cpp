@@ -1,0 +1,317 @@
+#include "capture/hooks/hooked_call.h"
+
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <cstring>
+
+#include "capture/capture_range.h"
+#include "capture/cuda_call_args.h"
+#include "capture/hooks/event_timing.h"
+#include "capture/hooks/real_symbols.h"
+#include "capture/native_stack.h"
+#include "capture/reentry_guard.h"
+#include "common/clock.h"
+#include "record/recorder.h"
+
+namespace prof {
+namespace {
+
+enum class HookMode : uint8_t {
+  off,           // not started, or PROF_BACKEND=cupti
+  before_cupti,  // auto: CUPTI has not subscribed (yet)
+  cupti,         // auto: CUPTI records every call that begins from now on
+  only,          // the hooks record everything (CUPTI refused, or PROF_BACKEND=hooks)
+};
+
+std::atomic<HookMode> g_mode{HookMode::off};
+Recorder* g_recorder = nullptr;
+CudaCaptureOptions g_options;
+bool g_stacks = false;
+std::atomic<uint32_t> g_next_correlation_id{1};
+std::atomic<bool> g_cuda_ready{false};
+std::atomic<bool> g_event_timing{false};
+void (*g_cupti_absent)() = nullptr;
+std::atomic<bool> g_cupti_absent_called{false};
+
+bool per_thread_stream(const char* name) {
+  const size_t length = strlen(name);
+  return length > 5 && (strcmp(name + length - 5, "_ptsz") == 0 || strcmp(name + length - 5, "_ptds") == 0);
+}
+
+bool is_capture_call(uint16_t callback_id, bool begin) {
+  return begin ? callback_id == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2 ||
+                     callback_id == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz
+               : callback_id == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture ||
+                     callback_id == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz;
+}
+
+constexpr uint32_t kMaxKernelName = 512;
+// write_record, HookedCall::end and the wrapper: the app's call site (or the
+// CUDA library's, for a nested call) is the leaf of the stack.
+constexpr uint32_t kAgentFrames = 3;
+
+struct ThreadHookState {
+  uint32_t depth;             // calls the hooks are recording on this thread
+  uint32_t work_in_flight;    // of them, calls that describe work
+  uint32_t correlation_id;    // of the outermost one; 0: none yet
+  // The recorded call whose CUPTI entry callback may still come.
+  bool pending;
+  uint8_t pending_domain;
+  uint16_t pending_callback_id;
+  // CUPTI's correlation id of the last call it saw only the exit of.
+  uint8_t unseen_domain;
+  uint16_t unseen_callback_id;
+  uint32_t unseen_correlation_id;
+  // The kernel of the last driver launch, for the runtime launch around it.
+  const char* kernel_name;
+};
+[[gnu::tls_model("initial-exec")]] thread_local ThreadHookState t_hook{};
+
+// Kernel names by CUfunction, per thread (no lock): the driver is asked once
+// per kernel and thread.
+constexpr uint32_t kNameCacheSize = 64;
+struct NameCache {
+  const void* function[kNameCacheSize];
+  const char* name[kNameCacheSize];
+};
+thread_local NameCache t_names{};
+
+using FuncGetName = CUresult (*)(const char**, CUfunction);
+std::atomic<FuncGetName> g_func_get_name{nullptr};
+
+const char* kernel_name_of(CUfunction function) {
+  if (function == nullptr) return nullptr;
+  const uint32_t slot = static_cast<uint32_t>((reinterpret_cast<uintptr_t>(function) >> 4) % kNameCacheSize);
+  if (t_names.function[slot] == function) return t_names.name[slot];
+  FuncGetName get = g_func_get_name.load(std::memory_order_acquire);
+  if (get == nullptr) {
+    get = reinterpret_cast<FuncGetName>(next_definition("cuFuncGetName", "libcuda.so"));
+    g_func_get_name.store(get, std::memory_order_release);
+  }
+  const char* name = nullptr;
+  if (get == nullptr || get(&name, function) != CUDA_SUCCESS) name = nullptr;
+  t_names.function[slot] = function;
+  t_names.name[slot] = name;
+  return name;
+}
+
+// The CUfunction a driver launch ran.
+CUfunction launched_function(uint16_t callback_id, const void* params) {
+  if (params == nullptr) return nullptr;
+  switch (callback_id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+      return static_cast<const cuLaunchKernel_params*>(params)->f;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+      return static_cast<const cuLaunchKernelEx_params*>(params)->f;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      return static_cast<const cuLaunchCooperativeKernel_params*>(params)->f;
+    default:
+      return nullptr;
+  }
+}
+
+[[gnu::noinline]] void write_record(const HookedFunction& function, CudaCallKind kind, bool nested,
+                                    uint64_t start_ns, uint64_t end_ns, uint32_t correlation_id,
+                                    int32_t result, const void* params, const char* kernel_name) {
+  ThreadBuffer* buffer = g_recorder->thread_buffer();
+  if (buffer == nullptr) return;
+  uint64_t frames[kMaxNativeStackDepth];
+  uint32_t depth = 0;
+  if (g_stacks && describes_work(kind) && !nested) {
+    depth = capture_native_stack(frames, g_options.stack_depth, kAgentFrames);
+  }
+  uint32_t name_bytes = 0;
+  if (kind == CudaCallKind::launch && !nested && kernel_name != nullptr) {
+    name_bytes = static_cast<uint32_t>(strnlen(kernel_name, kMaxKernelName));
+  }
+  auto* record = begin_record<ApiCallRecord>(*buffer, RecordType::api_call,
+                                             depth * sizeof(uint64_t) + name_bytes);
+  if (record == nullptr) return;
+  record->start_ns = start_ns;
+  record->end_ns = end_ns;
+  record->function_name = function.name;
+  record->correlation_id = correlation_id;
+  record->return_code = result;
+  record->domain = static_cast<uint8_t>(function.domain);
+  record->backend = static_cast<uint8_t>(file::CaptureBackend::hooks);
+  record->callback_id = function.callback_id;
+  record->stack_depth = static_cast<uint16_t>(depth);
+  record->kernel_name_bytes = static_cast<uint16_t>(name_bytes);
+  record->python_depth = 0;  // the hooks take native frames only (for now)
+  if (nested) {
+    record->args = ApiCallArgs::none;
+  } else {
+    read_call_args(function.domain == file::ApiDomain::runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
+                   function.callback_id, params, *record);
+  }
+  auto* out = reinterpret_cast<uint64_t*>(record + 1);
+  memcpy(out, frames, depth * sizeof(uint64_t));
+  if (name_bytes != 0) memcpy(out + depth, kernel_name, name_bytes);
+  buffer->commit();
+}
+
+}  // namespace
+
+void start_cuda_hooks(Recorder& recorder, const CudaCaptureOptions& options) {
+  g_recorder = &recorder;
+  g_options = options;
+  g_options.stack_depth = options.stack_depth < kMaxNativeStackDepth ? options.stack_depth : kMaxNativeStackDepth;
+  if (options.stacks != StackMode::none) {  // native frames; Python frames are the CUPTI path's only
+    std::string why;
+    g_stacks = init_native_stacks(why);  // says nothing: the CUPTI path reports the same failure
+  }
+  g_mode.store(options.backend == CaptureBackend::hooks ? HookMode::only : HookMode::before_cupti,
+               std::memory_order_release);
+}
+
+void hand_over_to_cupti() {
+  HookMode expected = HookMode::before_cupti;
+  g_mode.compare_exchange_strong(expected, HookMode::cupti);
+}
+
+void set_cupti_absent_handler(void (*handler)()) { g_cupti_absent = handler; }
+
+void use_event_timing() { g_event_timing.store(true, std::memory_order_release); }
+
+void hooks_keep_recording() {
+  HookMode expected = HookMode::before_cupti;
+  g_mode.compare_exchange_strong(expected, HookMode::only);
+}
+
+bool hooks_interposed() {
+  // The address the process binds cuInit to, against our own wrapper's.
+  DlsymFn lookup = real_dlsym();
+  if (lookup == nullptr) return false;
+  void* bound = lookup(RTLD_DEFAULT, "cuInit");
+  Dl_info theirs{}, ours{};
+  return bound != nullptr && dladdr(bound, &theirs) != 0 &&
+         dladdr(reinterpret_cast<const void*>(&hooks_interposed), &ours) != 0 &&
+         theirs.dli_fbase == ours.dli_fbase;
+}
+
+bool cupti_sees_entry(file::ApiDomain domain, uint32_t callback_id) {
+  ThreadHookState& t = t_hook;
+  if (!t.pending || t.pending_domain != static_cast<uint8_t>(domain) || t.pending_callback_id != callback_id) {
+    return true;
+  }
+  t.pending = false;
+  return false;
+}
+
+void note_unseen_cupti_call(file::ApiDomain domain, uint32_t callback_id, uint32_t correlation_id) {
+  ThreadHookState& t = t_hook;
+  t.unseen_domain = static_cast<uint8_t>(domain);
+  t.unseen_callback_id = static_cast<uint16_t>(callback_id);
+  t.unseen_correlation_id = correlation_id;
+}
+
+void HookedCall::note_kernel_name(const char* name) { t_hook.kernel_name = name; }
+
+bool HookedCall::begin(HookedFunction& function, const void* params) {
+  const HookMode mode = g_mode.load(std::memory_order_acquire);
+  if (mode != HookMode::before_cupti && mode != HookMode::only) return false;
+  if (ReentryGuard::inside_agent()) return false;  // the agent's own CUDA calls
+  CudaCallKind kind = function.kind.load(std::memory_order_relaxed);
+  if (kind == CudaCallKind::unknown) {
+    kind = classify_cuda_call(function.name);  // races compute the same answer
+    function.kind.store(kind, std::memory_order_relaxed);
+  }
+  if (kind == CudaCallKind::query && !g_options.all_api_calls) return false;
+
+  ThreadHookState& t = t_hook;
+  function_ = &function;
+  kind_ = kind;
+  params_ = params;
+  outermost_ = t.depth++ == 0;
+  if (mode == HookMode::only && t.correlation_id == 0) {
+    t.correlation_id = g_next_correlation_id.fetch_add(1, std::memory_order_relaxed);
+  }
+  work_ = describes_work(kind);
+  nested_work_ = work_ && t.work_in_flight > 0;
+  if (work_) ++t.work_in_flight;
+  if (mode == HookMode::before_cupti) {
+    t.pending = true;
+    t.pending_domain = static_cast<uint8_t>(function.domain);
+    t.pending_callback_id = function.callback_id;
+  }
+  if (kind == CudaCallKind::profiler_stop && g_options.range == CaptureRange::cuda_profiler_api) {
+    set_capture_range_open(false);
+  }
+  if (mode == HookMode::only && function.domain == file::ApiDomain::driver &&
+      g_event_timing.load(std::memory_order_relaxed)) {
+    if (is_capture_call(function.callback_id, true)) EventTiming::capture_began();
+    if ((kind == CudaCallKind::launch || kind == CudaCallKind::copy || kind == CudaCallKind::memset) &&
+        capture_range_open()) {
+      ApiCallRecord work{};
+      read_call_args(CUPTI_CB_DOMAIN_DRIVER_API, function.callback_id, params, work);
+      ReentryGuard guard;
+      timed_ = EventTiming::before(work, per_thread_stream(function.name));
+    }
+  }
+  start_ns_ = monotonic_ns();
+  return true;
+}
+
+void HookedCall::end(int32_t result) {
+  const uint64_t end_ns = monotonic_ns();
+  const void* params = params_;
+  ThreadHookState& t = t_hook;
+  t.pending = false;
+  --t.depth;
+  if (work_) --t.work_in_flight;
+  if (t.correlation_id == 0 && g_mode.load(std::memory_order_relaxed) == HookMode::only) {
+    // CUPTI was refused while this call ran (inside cuInit): ids are ours now.
+    t.correlation_id = g_next_correlation_id.fetch_add(1, std::memory_order_relaxed);
+  }
+  uint32_t correlation_id = t.correlation_id;
+  if (t.unseen_correlation_id != 0 && t.unseen_domain == static_cast<uint8_t>(function_->domain) &&
+      t.unseen_callback_id == function_->callback_id) {
+    correlation_id = t.unseen_correlation_id;
+    t.unseen_correlation_id = 0;
+  }
+  if (outermost_) t.correlation_id = 0;
+
+  const char* kernel_name = nullptr;
+  if (kind_ == CudaCallKind::launch) {
+    if (function_->domain == file::ApiDomain::driver) {
+      ReentryGuard guard;
+      if (guard) t.kernel_name = kernel_name_of(launched_function(function_->callback_id, params));
+    }
+    kernel_name = t.kernel_name;
+    if (outermost_) t.kernel_name = nullptr;
+  }
+  if (timed_ != nullptr) {
+    ReentryGuard guard;
+    EventTiming::after(timed_, result == 0, correlation_id, kernel_name);
+  }
+  if (g_event_timing.load(std::memory_order_relaxed) && function_->domain == file::ApiDomain::driver &&
+      is_capture_call(function_->callback_id, false)) {
+    EventTiming::capture_ended();
+  }
+  if (function_->callback_id == CUPTI_DRIVER_TRACE_CBID_cuInit && function_->domain == file::ApiDomain::driver &&
+      g_mode.load(std::memory_order_acquire) == HookMode::before_cupti && g_cupti_absent != nullptr &&
+      !g_cupti_absent_called.exchange(true)) {
+    // The driver calls its injection library from inside cuInit: none
+    // subscribed CUPTI by now, so none will.
+    g_cupti_absent();
+  }
+  if (kind_ == CudaCallKind::profiler_start && g_options.range == CaptureRange::cuda_profiler_api) {
+    set_capture_range_open(true);
+  }
+  if (!g_cuda_ready.load(std::memory_order_relaxed) && !g_cuda_ready.exchange(true) &&
+      g_options.on_cuda_ready != nullptr) {
+    // As the CUPTI path: the first call to return ran after the runtime
+    // initialised, so an atexit handler registered now runs before its teardown.
+    g_options.on_cuda_ready();
+  }
+  if (!capture_range_open()) return;
+  ReentryGuard guard;
+  if (!guard) return;
+  write_record(*function_, kind_, nested_work_, start_ns_, end_ns, correlation_id, result, params, kernel_name);
+}
+
+}  // namespace prof

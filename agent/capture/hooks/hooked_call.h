@@ -1,0 +1,82 @@
+#pragma once
+// What every wrapper of capture/hooks/ does around the real function: decide
+// whether the hooks record this call (begin), then write the same
+// ApiCallRecord the CUPTI path writes (end). The only interface between the
+// wrappers and the rest of the agent.
+//
+// Who records a call (PROF_BACKEND=auto): the hooks record every call that
+// began before CUPTI took over (hand_over_to_cupti), CUPTI every call whose
+// entry it saw, and CUPTI leaves alone a call the hooks already record (see
+// cupti_sees_entry), so no call is in the file twice.
+#include <atomic>
+#include <cstdint>
+
+#include "capture/cuda_call_kind.h"
+#include "capture/cuda_capture.h"
+#include "encode/file_records.h"
+
+namespace prof {
+
+class Recorder;
+
+struct HookedFunction {
+  const char* name;      // as CUPTI's functionName: the exported (ABI) name
+  uint16_t callback_id;  // CUPTI's callback id within the domain
+  file::ApiDomain domain;
+  std::atomic<CudaCallKind> kind{CudaCallKind::unknown};  // classified on the first call
+};
+
+// At agent start: the hooks record from now on (PROF_BACKEND=auto or hooks).
+void start_cuda_hooks(Recorder& recorder, const CudaCaptureOptions& options);
+// CUPTI subscribed and enabled its callbacks: calls that begin from now on
+// are CUPTI's to record.
+void hand_over_to_cupti();
+// CUPTI was refused or not wanted: the hooks keep recording everything, with
+// their own correlation ids.
+void hooks_keep_recording();
+// Called (once) when the first cuInit returns and CUPTI has not subscribed.
+void set_cupti_absent_handler(void (*handler)());
+// GPU work the hooks record is timed with CUDA events from now on, and the
+// writer drains them (EventTiming).
+void use_event_timing();
+// Whether the agent's exported CUDA entry points are the ones the process
+// binds to (LD_PRELOAD); false when it was only loaded as the driver's
+// injection library, where nothing reaches the hooks.
+bool hooks_interposed();
+
+// ---- for the CUPTI callback (cuda_capture.cpp) ----
+// On a CUPTI entry callback: false when this call is the one the hooks are
+// already recording on this thread; CUPTI then leaves it alone.
+bool cupti_sees_entry(file::ApiDomain domain, uint32_t callback_id);
+// On a CUPTI exit callback of a call whose entry CUPTI did not record: its
+// correlation id, which the hooks' record of the call takes (so that the
+// nested calls CUPTI records and their GPU records link to it).
+void note_unseen_cupti_call(file::ApiDomain domain, uint32_t callback_id, uint32_t correlation_id);
+
+struct TimedOperation;
+
+class HookedCall {
+ public:
+  // False: call the real function and return; nothing is recorded.
+  // `params` as CUPTI's params struct of the function (nullptr: none); it
+  // must stay valid until end().
+  bool begin(HookedFunction& function, const void* params);
+  // After the real function returned `result`.
+  [[gnu::noinline]] void end(int32_t result);
+
+  // The kernel a nested driver launch ran, for the enclosing runtime call.
+  static void note_kernel_name(const char* name);
+
+ private:
+  HookedFunction* function_ = nullptr;
+  CudaCallKind kind_ = CudaCallKind::unknown;
+  bool work_ = false;
+  bool nested_work_ = false;
+  bool outermost_ = false;
+  const void* params_ = nullptr;
+  TimedOperation* timed_ = nullptr;
+  uint32_t correlation_id_ = 0;
+  uint64_t start_ns_ = 0;
+};
+
+}  // namespace prof

@@ -1,0 +1,80 @@
+// The runtime functions of hooked_functions.inc, exported under the
+// runtime's names: a program linked against libcudart.so (nvcc -cudart
+// shared, PyTorch, JAX) binds to these first and they forward to the next
+// definition. A program with the static runtime never reaches them; its
+// calls reach the hooks as the driver calls the runtime makes.
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+
+#include <atomic>
+
+#include "capture/hooks/cuda_hook_params.h"
+#include "capture/hooks/hooked_call.h"
+#include "capture/hooks/real_symbols.h"
+
+#define PROF_UNPACK(...) __VA_ARGS__
+#define PROF_EXPORT __attribute__((visibility("default")))
+
+namespace prof {
+namespace {
+
+enum class RuntimeHook : uint32_t {
+#define PROF_DRIVER_HOOK(name, params, decl, args)
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) hook_##name,
+#include "capture/hooks/hooked_functions.inc"
+#undef PROF_DRIVER_HOOK
+#undef PROF_RUNTIME_HOOK
+  count
+};
+constexpr uint32_t kRuntimeHooks = static_cast<uint32_t>(RuntimeHook::count);
+
+HookedFunction g_functions[kRuntimeHooks] = {
+#define PROF_DRIVER_HOOK(name, params, decl, args)
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) {recorded, CUPTI_RUNTIME_TRACE_CBID_##key, file::ApiDomain::runtime},
+#include "capture/hooks/hooked_functions.inc"
+#undef PROF_DRIVER_HOOK
+#undef PROF_RUNTIME_HOOK
+};
+
+// The names we export and forward to (g_functions has the recorded ones).
+const char* const kExportedNames[kRuntimeHooks] = {
+#define PROF_DRIVER_HOOK(name, params, decl, args)
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) #name,
+#include "capture/hooks/hooked_functions.inc"
+#undef PROF_DRIVER_HOOK
+#undef PROF_RUNTIME_HOOK
+};
+
+std::atomic<void*> g_real[kRuntimeHooks];
+
+void* real_of(RuntimeHook hook) {
+  const auto i = static_cast<uint32_t>(hook);
+  void* real = g_real[i].load(std::memory_order_acquire);
+  if (real != nullptr) return real;
+  real = next_definition(kExportedNames[i], "libcudart.so");
+  g_real[i].store(real, std::memory_order_release);  // races store the same address
+  return real;
+}
+
+}  // namespace
+}  // namespace prof
+
+#define PROF_DRIVER_HOOK(name, params, decl, args)
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)                          \
+  extern "C" PROF_EXPORT cudaError_t prof_hook_##name decl __asm__(#name);                  \
+  extern "C" cudaError_t prof_hook_##name decl {                                            \
+    using Real = cudaError_t(*) decl;                                                       \
+    auto real = reinterpret_cast<Real>(prof::real_of(prof::RuntimeHook::hook_##name));             \
+    if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound;                        \
+    prof::HookedCall call;                                                                  \
+    const params hook_params{PROF_UNPACK args};                                           \
+    if (!call.begin(prof::g_functions[static_cast<uint32_t>(prof::RuntimeHook::hook_##name)], sizeof(params) > 1 ? &hook_params : nullptr)) { \
+      return real args;                                                                   \
+    }                                                                                     \
+    const cudaError_t result = real args;                                                    \
+    call.end(result);                                                                     \
+    return result;                                                                          \
+  }
+#include "capture/hooks/hooked_functions.inc"
+#undef PROF_DRIVER_HOOK
+#undef PROF_RUNTIME_HOOK
