@@ -8,6 +8,7 @@
 #include "advise/findings.h"
 #include "advise/idle_causes.h"
 #include "advise/intervals.h"
+#include "advise/model_access.h"
 
 namespace prof::analyzer {
 namespace {
@@ -184,8 +185,7 @@ void measure_memory(const Run& run, AdviseWindow& w) {
       peak = std::max(peak, in_use);
     }
     MemoryPeak p{key.first, key.second, static_cast<uint64_t>(peak), 0};
-    for (const auto& d : run.processes[key.first].devices)
-      if (d.id() == key.second) p.capacity_bytes = d.global_memory_bytes();
+    p.capacity_bytes = device_memory_bytes(run.processes[key.first], key.second);
     w.memory.push_back(p);
   }
 }
@@ -198,7 +198,7 @@ void measure_ranks(const Run& events, AdviseWindow& w) {
     RankSteps r;
     r.process = process;
     const ProcessInfo& info = events.processes[process];
-    r.rank = info.process && info.process->rank() >= 0 ? info.process->rank() : -1;
+    r.rank = process_rank(info);
     r.steps = list.size();
     r.median_step_ns = median(list);
     uint64_t sum = 0;

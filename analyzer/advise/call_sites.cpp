@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "advise/model_access.h"
 #include "views/folded_stacks.h"
 
 namespace prof::analyzer {
@@ -13,7 +14,7 @@ std::vector<std::string> CallSites::frames_of(int64_t call, size_t depth) const 
   if (e.stack == 0 || e.stack > events_.stacks.size()) return out;
   for (uint32_t f : events_.stacks[e.stack - 1]) {
     const Frame& frame = events_.frames[f];
-    const bool library = frame.kind == prof::proto::Frame::NATIVE && frame.module >= 0 &&
+    const bool library = is_native(frame) && frame.module >= 0 &&
                          static_cast<size_t>(frame.module) < events_.modules.size() &&
                          is_cuda_or_agent_module(events_.modules[static_cast<size_t>(frame.module)].path);
     // Drop the CUDA and agent frames at the leaf end only, and nvcc's

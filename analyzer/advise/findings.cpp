@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "advise/call_sites.h"
+#include "advise/model_access.h"
 #include "views/folded_stacks.h"
 
 namespace prof::analyzer {
@@ -86,7 +87,7 @@ class Builder {
       s.host += e.duration_ns();
       s.sites.add(static_cast<int64_t>(i), 0, true);
       auto c = copies.find(static_cast<int64_t>(i));
-      const bool read = c != copies.end() && c->second->copy_kind == prof::proto::DEVICE_TO_HOST;
+      const bool read = c != copies.end() && is_device_to_host(*c->second);
       if (c != copies.end()) s.bytes += c->second->bytes;
       if (!read || c->second->bytes > 16) s.scalar_read = false;
     }
@@ -289,7 +290,7 @@ class Builder {
       const GpuActivity& g = events_.gpu_activities[i];
       if (g.kind != GpuKind::kMemcpy) continue;
       const bool is_pageable = events_.name(g.name).find("Pageable") != std::string::npos;
-      const bool host = g.copy_kind == prof::proto::HOST_TO_DEVICE || g.copy_kind == prof::proto::DEVICE_TO_HOST;
+      const bool host = is_host_to_device(g) || is_device_to_host(g);
       // Small copies are all latency: only large ones show what pinned memory reaches.
       if (host && !is_pageable && g.bytes >= (1u << 20)) {
         pinned_bytes += g.bytes;
@@ -300,8 +301,8 @@ class Builder {
       ++group.count;
       group.bytes += g.bytes;
       group.gpu += g.duration_ns();
-      if (g.copy_kind == prof::proto::HOST_TO_DEVICE) group.h2d += g.duration_ns();
-      if (g.copy_kind == prof::proto::DEVICE_TO_HOST) group.d2h += g.duration_ns();
+      if (is_host_to_device(g)) group.h2d += g.duration_ns();
+      if (is_device_to_host(g)) group.d2h += g.duration_ns();
     }
     auto sites_of = [&](const Group& group) {
       CallSites sites(events_, namer_);

@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "advise/advise_format.h"
+#include "advise/model_access.h"
 #include "cli/load_files.h"
 #include "cli/prof_analyze.h"
 #include "symbols/symbolizing_frame_namer.h"
@@ -60,7 +61,7 @@ int run_advise_command(const AdviseOptions& options, std::ostream& out, std::ost
   }
   for (const ProcessInfo& p : run.processes)
     report.processes.push_back(
-        AdviseProcess{p.process ? p.process->pid() : 0, p.process && p.process->rank() >= 0 ? p.process->rank() : -1});
+        AdviseProcess{process_pid(p), process_rank(p)});
 
   AdviseInput input;
   input.run = &run;
