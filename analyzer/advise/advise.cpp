@@ -133,6 +133,29 @@ void measure_steps(const AdviseInput& in, const std::vector<IdlePiece>& pieces, 
       ++u->frees;
     }
   }
+  // Queue depth at each launch: work launched before it less work started by then.
+  std::map<uint32_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> queue;  // launch starts, work starts
+  for (const GpuActivity& g : events.gpu_activities)
+    if (g.launched_by >= 0) {
+      queue[g.process].first.push_back(events.cpu_events[static_cast<size_t>(g.launched_by)].start_ns);
+      queue[g.process].second.push_back(g.start_ns);
+    }
+  std::map<StepUsage*, uint64_t> samples;
+  for (auto& [process, q] : queue) {
+    std::sort(q.first.begin(), q.first.end());
+    std::sort(q.second.begin(), q.second.end());
+    for (uint64_t t : q.first) {
+      StepUsage* u = find(process, steps.step_at(process, t));
+      if (!u) continue;
+      const auto launched = static_cast<uint64_t>(std::lower_bound(q.first.begin(), q.first.end(), t) - q.first.begin());
+      const auto started = static_cast<uint64_t>(std::upper_bound(q.second.begin(), q.second.end(), t) - q.second.begin());
+      const uint64_t depth = launched > started ? launched - started : 0;
+      u->mean_queue_depth += static_cast<double>(depth);
+      u->max_queue_depth = std::max(u->max_queue_depth, depth);
+      ++samples[u];
+    }
+  }
+  for (auto& [u, n] : samples) u->mean_queue_depth /= static_cast<double>(n);
   // Device memory in use: a running sum over the whole run, its highest point per step.
   std::map<uint32_t, std::vector<const MemoryEvent*>> memory;
   for (const MemoryEvent& m : in.run->memory_events)

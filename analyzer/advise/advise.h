@@ -109,6 +109,10 @@ struct StepUsage {
   uint64_t frees = 0;
   uint64_t allocated_bytes = 0;
   int64_t peak_memory_bytes = -1;  // device memory in use at its highest; -1: no memory records
+  // GPU work launched (call started) but not yet started, sampled at each
+  // launch of the step: how far the host runs ahead of the GPU.
+  double mean_queue_depth = 0;
+  uint64_t max_queue_depth = 0;
 };
 
 struct KernelTotal {

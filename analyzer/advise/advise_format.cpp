@@ -20,6 +20,12 @@ std::string pct(uint64_t part, uint64_t total) {
   return buf;
 }
 
+std::string one_decimal(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", value);
+  return buf;
+}
+
 std::string pad(std::string text, size_t width) {
   if (text.size() < width) text.append(width - text.size(), ' ');
   return text;
@@ -146,7 +152,7 @@ void text_details(const AdviseReport& r, const AdviseWindow& w, std::string& out
   if (!w.steps.empty()) {
     out += "\nSteps (share of each step's time)\n";
     out += "  " + pad("process", 22) + pad("step", 6) + pad("duration", 12) + pad("kernels", 9) + pad("copies", 9) +
-           pad("memsets", 9) + pad("idle", 9) + "allocs/frees\n";
+           pad("memsets", 9) + pad("idle", 9) + pad("queue", 7) + "allocs/frees\n";
     Usage total;
     for (size_t i = 0; i < w.steps.size(); ++i) {
       const StepUsage& s = w.steps[i];
@@ -159,7 +165,8 @@ void text_details(const AdviseReport& r, const AdviseWindow& w, std::string& out
         out += "  " + pad(process_label(r, s.process), 22) + pad(std::to_string(s.step), 6) +
                pad(advise_time(s.duration_ns), 12) + pad(pct(s.usage.kernel_ns, s.usage.span_ns), 9) +
                pad(pct(s.usage.copy_ns, s.usage.span_ns), 9) + pad(pct(s.usage.memset_ns, s.usage.span_ns), 9) +
-               pad(pct(s.usage.idle_ns, s.usage.span_ns), 9) + std::to_string(s.allocations) + "/" +
+               pad(pct(s.usage.idle_ns, s.usage.span_ns), 9) + pad(one_decimal(s.mean_queue_depth), 7) +
+               std::to_string(s.allocations) + "/" +
                std::to_string(s.frees) + "\n";
     }
     if (w.steps.size() > kStepRows)
@@ -308,7 +315,9 @@ void json_window(std::string& out, const AdviseReport& r, const AdviseReportWind
     out += ",";
     json_causes(out, s.idle_by_cause);
     out += ",\"allocations\":" + std::to_string(s.allocations) + ",\"frees\":" + std::to_string(s.frees) +
-           ",\"allocated_bytes\":" + std::to_string(s.allocated_bytes) + ",\"peak_memory_bytes\":" +
+           ",\"allocated_bytes\":" + std::to_string(s.allocated_bytes) +
+           ",\"mean_queue_depth\":" + number(std::round(s.mean_queue_depth * 100) / 100) +
+           ",\"max_queue_depth\":" + std::to_string(s.max_queue_depth) + ",\"peak_memory_bytes\":" +
            (s.peak_memory_bytes < 0 ? std::string("null") : std::to_string(s.peak_memory_bytes)) + "}";
   }
   out += "],\"kernel_total_ns\":" + std::to_string(w.kernel_total_ns) + ",\"top_kernels\":[";
