@@ -30,6 +30,11 @@ uint64_t median(std::vector<uint64_t> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
+// "1 gap", "3 gaps"; `plural` where adding "s" is wrong ("copy" -> "copies").
+std::string count_of(uint64_t n, const std::string& one, const std::string& plural = "") {
+  return std::to_string(n) + " " + (n == 1 ? one : plural.empty() ? one + "s" : plural);
+}
+
 Metric metric(std::string key, double number) { return Metric{std::move(key), number, {}}; }
 Metric text_metric(std::string key, std::string text) { return Metric{std::move(key), 0, std::move(text)}; }
 
@@ -102,7 +107,7 @@ class Builder {
                                : copy ? "Blocking copy " + s.api
                                       : "Synchronization " + s.api;
       f.title = what + " inside the steps: the GPU sat idle " + advise_time(s.idle) + " after it";
-      f.measured = std::to_string(s.calls) + " calls" + per_step(s.calls) + "; the host waited " +
+      f.measured = count_of(s.calls, "call") + per_step(s.calls) + "; the host waited " +
                    advise_time(s.host) + " in them; each time the GPU had drained its queue and waited " +
                    advise_time(s.idle / std::max<uint64_t>(s.calls, 1)) +
                    " on average for the thread to come back and launch more";
@@ -203,7 +208,7 @@ class Builder {
       f.cost_ns = gap_cost;
       f.title = "The GPU waits for the host: " + advise_time(gap_cost) +
                 " with nothing queued while the thread was outside CUDA (data loading, CPU work)";
-      f.measured = std::to_string(gaps) + " gaps" + per_step(gaps) + ", " + advise_time(gap_cost / gaps) +
+      f.measured = count_of(gaps, "gap") + per_step(gaps) + ", " + advise_time(gap_cost / gaps) +
                    " on average, the longest " + advise_time(longest) +
                    "; each ends when the thread makes the call below";
       f.why = "Nothing was queued: the GPU had finished all it was given while the host was busy elsewhere, so the "
@@ -248,7 +253,7 @@ class Builder {
     f.cost_ns = launch_cost;
     f.title = "Launch-bound: kernels finish faster than the host launches them; the GPU waited " +
               advise_time(launch_cost) + " on launches";
-    f.measured = std::to_string(count) + " launches at " + fixed(rate, 0) + " per second; CPU time per launch " +
+    f.measured = count_of(count, "launch", "launches") + " at " + fixed(rate, 0) + " per second; CPU time per launch " +
                  advise_time(median(cpu_times)) + " (median; mean " + advise_time(cpu / count) + "); median kernel " + advise_time(median(kernels)) + " against " +
                  advise_time(median(intervals)) + " between launches; " +
                  pct(static_cast<double>(shorter), static_cast<double>(intervals.size())) +
@@ -324,7 +329,7 @@ class Builder {
       f.kind = "pageable_copy";
       f.cost_ns = pageable.exposed;
       f.title = "Copies from pageable host memory: " + advise_time(pageable.exposed) + " with no kernel running";
-      f.measured = std::to_string(pageable.count) + " copies" + per_step(pageable.count) + ", " +
+      f.measured = count_of(pageable.count, "copy", "copies") + per_step(pageable.count) + ", " +
                    advise_bytes(pageable.bytes) + " in " + advise_time(pageable.gpu) + " on the GPU: " +
                    fixed(gbps(pageable.bytes, pageable.gpu), 1) + " GB/s (" + pinned_note + "); HtoD " +
                    pct(static_cast<double>(pageable.h2d), static_cast<double>(w_.gpu_span_ns)) + " and DtoH " +
@@ -345,7 +350,7 @@ class Builder {
       f.kind = "copy_not_overlapped";
       f.cost_ns = plain.exposed;
       f.title = "Copies that do not overlap compute: " + advise_time(plain.exposed) + " with no kernel running";
-      f.measured = std::to_string(plain.count) + " copies" + per_step(plain.count) + ", " + advise_bytes(plain.bytes) +
+      f.measured = count_of(plain.count, "copy", "copies") + per_step(plain.count) + ", " + advise_bytes(plain.bytes) +
                    " in " + advise_time(plain.gpu) + " (" + fixed(gbps(plain.bytes, plain.gpu), 1) + " GB/s); HtoD " +
                    pct(static_cast<double>(plain.h2d), static_cast<double>(w_.gpu_span_ns)) + " and DtoH " +
                    pct(static_cast<double>(plain.d2h), static_cast<double>(w_.gpu_span_ns)) + " of the GPU span";
@@ -393,8 +398,8 @@ class Builder {
     f.kind = "allocation_churn";
     f.cost_ns = cost;
     f.title = "Allocation churn: cudaMalloc/cudaFree inside the steps left the GPU idle " + advise_time(cost);
-    f.measured = std::to_string(allocs) + " allocations" + per_step(allocs) + " and " + std::to_string(frees) +
-                 " frees" + per_step(frees) + ", " + advise_bytes(bytes) + " allocated in all; the host spent " +
+    f.measured = count_of(allocs, "allocation") + per_step(allocs) + " and " + count_of(frees, "free") +
+                 per_step(frees) + ", " + advise_bytes(bytes) + " allocated in all; the host spent " +
                  advise_time(host) + " in allocation calls";
     f.why = "cudaMalloc and cudaFree are slow host calls and cudaFree waits for the whole device, so the GPU drains "
             "its queue at every free and waits for the host to catch up.";
