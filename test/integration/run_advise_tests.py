@@ -52,9 +52,14 @@ def first_finding(doc, kind, text):
     return findings[0]
 
 
+# The runtime's launch call, as CUPTI names it (older simcuda: the nvcc stub's name).
+LAUNCH = ("cudaLaunchKernel", "__cudaLaunchKernel")
+
+
 def site_named(finding, api, function, text):
+    apis_wanted = LAUNCH if api in LAUNCH else (api,)
     for site in finding["where"]:
-        if site["api"] == api and site["frames"] and site["frames"][0].startswith(function):
+        if site["api"] in apis_wanted and site["frames"] and site["frames"][0].startswith(function):
             return site
     raise Failure("no call site %s in %s: %s\n%s" % (api, function, finding["where"], text))
 
@@ -64,7 +69,8 @@ def ops(truth, kind):
 
 
 def apis(truth, name):
-    return [t for t in truth if t["type"] == "api" and t["name"] == name and t["depth"] == 0]
+    names = LAUNCH if name in LAUNCH else (name,)
+    return [t for t in truth if t["type"] == "api" and t["name"] in names and t["depth"] == 0]
 
 
 def launch_bound_loop(tmp):
@@ -138,7 +144,7 @@ def data_loading_gap(tmp):
     # overhead instead.
     kernels = ops(truth, "kernel")
     calls = sorted((a for a in truth if a["type"] == "api" and a["depth"] == 0), key=lambda a: a["start"])
-    launch_start = {a["corr"]: a["start"] for a in calls if a["name"] == "__cudaLaunchKernel"}
+    launch_start = {a["corr"]: a["start"] for a in calls if a["name"] in LAUNCH}
     host = 0
     gaps = 0
     for before, after in zip(kernels, kernels[1:]):
