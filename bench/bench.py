@@ -377,6 +377,7 @@ class Bench:
             ("report", ["report", path], os.devnull),
             ("stacks", ["stacks", path, "-o", os.path.join(self.tmp, "stacks.txt")], None),
             ("trace", ["trace", path, "-o", "-"], os.devnull),
+            ("advise", ["advise", path], os.devnull),
         ]
         for name, args, stdout in commands:
             progress(f"analyzer: profanalyze {name}")

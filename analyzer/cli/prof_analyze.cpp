@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/advise_command.h"
 #include "cli/dump_command.h"
 #include "cli/flame_graph_command.h"
 #include "cli/info_command.h"
@@ -26,6 +27,8 @@ int run_prof_analyze(const std::vector<std::string>& args, std::ostream& out, st
   CLI::App* stacks_command = add_stacks_command(app, stacks);
   CLI::App* flamegraph_command = add_flame_graph_command(app, flamegraph);
   CLI::App* trace_command = add_trace_command(app, trace);
+  AdviseOptions advise;
+  CLI::App* advise_command = add_advise_command(app, advise);
 
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -42,6 +45,7 @@ int run_prof_analyze(const std::vector<std::string>& args, std::ostream& out, st
   if (stacks_command->parsed()) return run_stacks_command(stacks, out, err);
   if (flamegraph_command->parsed()) return run_flame_graph_command(flamegraph, out, err);
   if (trace_command->parsed()) return run_trace_command(trace, out, err);
+  if (advise_command->parsed()) return run_advise_command(advise, out, err);
   return kExitUsage;
 }
 

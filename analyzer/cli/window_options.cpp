@@ -69,6 +69,8 @@ std::optional<RunWindows> RunWindows::from_options(const WindowOptions& options,
 bool RunWindows::resolve(const Run& run, std::ostream& err) {
   windows_ = {RunWindow{}};
   membership_.reset();
+  resolved_rule_.reset();
+  steps_ = RunSteps();
   if (!rule_) return true;
   StepRule rule = *rule_;
   if (rule.kind == StepRule::Kind::kAuto) {
@@ -77,7 +79,9 @@ bool RunWindows::resolve(const Run& run, std::ostream& err) {
     if (!detected.rule) return !options_.schedule_given;
     rule = *detected.rule;
   }
-  const RunSteps steps = find_steps(run, rule);
+  steps_ = find_steps(run, rule);
+  resolved_rule_ = rule;
+  const RunSteps& steps = steps_;
   err << "profanalyze: --step " << rule.spelling() << ": " << steps.count() << " steps\n";
   if (steps.count() == 0) {
     err << "profanalyze: no steps found by --step " << rule.spelling() << '\n';

@@ -51,6 +51,10 @@ class RunWindows {
   void merge_windows();
 
   const std::vector<RunWindow>& windows() const { return windows_; }
+  // What resolve() found: the rule it applied (--step auto resolved; nullopt:
+  // none) and its steps (none without a rule). advise reads them per step.
+  const std::optional<StepRule>& resolved_rule() const { return resolved_rule_; }
+  const RunSteps& steps() const { return steps_; }
   // The events of window `w` (for the whole run: `run` itself).
   const Run& events_of(const Run& run, const RunWindow& w, Run& storage) const;
 
@@ -58,6 +62,8 @@ class RunWindows {
   WindowOptions options_;
   std::optional<StepRule> rule_;
   std::optional<StepMembership> membership_;
+  std::optional<StepRule> resolved_rule_;
+  RunSteps steps_;
   std::vector<RunWindow> windows_;
 };
 

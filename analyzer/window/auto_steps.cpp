@@ -77,6 +77,7 @@ AutoSteps detect_steps(const Run& run) {
   const size_t n = tokens.size();
   const size_t max_period = std::min(n / kMinRepetitions, kMaxPeriod);
   std::vector<double> coverage(max_period + 1, 0.0);
+  std::vector<size_t> stretch_start(max_period + 1, 0);  // where each period's longest stretch begins
   double best = 0;
   size_t best_period = 0;
   for (size_t p = 1; p <= max_period; ++p) {
@@ -84,7 +85,10 @@ AutoSteps detect_steps(const Run& run) {
     size_t run = 0;
     for (size_t i = 0; i + p < n; ++i) {
       run = tokens[i] == tokens[i + p] ? run + 1 : 0;
-      longest = std::max(longest, run);
+      if (run > longest) {
+        longest = run;
+        stretch_start[p] = i + 1 - run;
+      }
     }
     if (longest + p < kMinRepetitions * p) continue;  // fewer than 3 clean repetitions
     coverage[p] = static_cast<double>(longest + p) / static_cast<double>(n);
@@ -113,15 +117,31 @@ AutoSteps detect_steps(const Run& run) {
   out.period = static_cast<int64_t>(period);
   out.match = coverage[period];
 
-  // 3. The rule, from the first full repetition.
-  size_t first = 0;
-  while (first + 2 * period <= n &&
-         !std::equal(tokens.begin() + static_cast<ptrdiff_t>(first), tokens.begin() + static_cast<ptrdiff_t>(first + period),
-                     tokens.begin() + static_cast<ptrdiff_t>(first + period)))
-    ++first;
-  if (first + 2 * period > n) first = 0;  // only near-repeats: take the start
+  // 3. The rule, from the first repetition of the stretch that was measured:
+  // anchoring on the first repetition from the start of the run would pick
+  // set-up calls that happen to repeat a few times (three host allocations)
+  // over the loop itself.
+  const size_t first = stretch_start[period];
   std::map<uint32_t, int> in_period;
   for (size_t i = first; i < first + period; ++i) ++in_period[tokens[i]];
+  // A token that marks steps should occur once per period and as rarely as
+  // possible outside the stretch (set-up and teardown calls of the same name
+  // would cut extra steps); among those, the one seen first in the run, so
+  // that a step starts where the loop's first iteration started (the
+  // stretch itself may begin mid-iteration, after a first iteration that
+  // differs).
+  std::map<uint32_t, size_t> total;
+  std::map<uint32_t, size_t> first_seen;
+  for (size_t i = 0; i < n; ++i) {
+    ++total[tokens[i]];
+    first_seen.try_emplace(tokens[i], i);
+  }
+  size_t marker = first;
+  auto better = [&](uint32_t a, uint32_t b) {
+    return total[a] != total[b] ? total[a] < total[b] : first_seen[a] < first_seen[b];
+  };
+  for (size_t i = first; i < first + period; ++i)
+    if (in_period[tokens[i]] == 1 && (in_period[tokens[marker]] != 1 || better(tokens[i], tokens[marker]))) marker = i;
   StepRule rule;
   std::string how;
   for (size_t i = first; i < first + period && how.empty(); ++i) {
@@ -133,7 +153,7 @@ AutoSteps detect_steps(const Run& run) {
     }
   }
   if (how.empty()) {
-    const auto [call, kernel] = token_names[tokens[first]];
+    const auto [call, kernel] = token_names[tokens[marker]];
     if (kernel != Run::kNoName) {
       rule = {StepRule::Kind::kKernel, "^" + regex_escape(run.name(kernel)) + "$"};
       how = "steps start at each launch of " + run.name(kernel);

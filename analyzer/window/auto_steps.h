@@ -15,11 +15,14 @@
 //     module loading) do not break a stretch in the middle. The period is
 //     the smallest p whose coverage is within 2 points of the best; the best
 //     must cover half of the calls with at least 3 repetitions.
-//  3. The rule: in the first full repetition (the first i whose p tokens
-//     equal the next p), a token that occurs once per period marks the
-//     step: a synchronization call ends a step (api:NAME, the loop waits at
-//     its end); otherwise the repetition's first token starts one (kernel:
-//     for a launch, api: for other calls).
+//  3. The rule, from the first repetition of the longest stretch measured
+//     for that period (not the first repetition from the start of the run,
+//     which may be set-up calls that happen to repeat): a synchronization
+//     call that occurs once per period ends a step (api:NAME, the loop waits
+//     at its end); otherwise the token that occurs once per period and least
+//     often outside the stretch starts one (kernel: for a launch, api: for
+//     other calls; ties go to the token seen first in the run, where the
+//     loop's first iteration began).
 #include <cstdint>
 #include <optional>
 #include <string>

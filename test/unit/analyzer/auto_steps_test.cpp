@@ -93,3 +93,35 @@ TEST_CASE("--step auto says so clearly when there is no period", "[auto]") {
   h.write(CaptureFileWriter().chunk(two.finish()).bytes());
   CHECK_THAT(run_cli({"report", h.path(), "--step", "auto", "--active", "1"}).err, Catch::Contains("too few calls"));
 }
+
+TEST_CASE("--step auto anchors on the loop, not on set-up calls that repeat a few times", "[auto]") {
+  // Set-up: three host allocations, each followed by a copy (period 2, three
+  // times, from the start of the run); then the loop: a launch and an error
+  // check, 300 times (period 2 as well); then a final synchronization.
+  ChunkBuilder c(0);
+  c.string(1, "cudaHostAlloc").string(2, "cudaMemcpy").string(3, "cudaLaunchKernel").string(4, "cudaGetLastError");
+  c.string(5, "_Z4stepPf").string(6, "cudaDeviceSynchronize");
+  uint64_t t = 1000;
+  uint32_t corr = 1;
+  for (int i = 0; i < 3; ++i) {
+    c.api_call(1, 1, t, t + 50, corr++);
+    c.api_call(1, 2, t + 100, t + 150, corr++);
+    t += 200;
+  }
+  for (int i = 0; i < 300; ++i) {
+    c.api_call(1, 3, t, t + 10, corr);
+    c.kernel(5, t + 20, t + 60, corr++);
+    c.api_call(1, 4, t + 30, t + 35, corr++);
+    t += 100;
+  }
+  c.api_call(1, 6, t, t + 100, corr++);
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c.finish()).bytes());
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  const AutoSteps found = detect_steps(run);
+  REQUIRE(found.rule);
+  CHECK(found.period == 2);
+  CHECK(found.rule->spelling() == "kernel:^step\\(float\\*\\)$");
+  CHECK(find_steps(run, *found.rule).count() == 300);
+}

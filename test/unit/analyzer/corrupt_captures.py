@@ -53,6 +53,7 @@ def commands(profanalyze, path, work):
         [profanalyze, "dump", path],
         [profanalyze, "stacks", path],
         [profanalyze, "trace", "-o", trace, path],
+        [profanalyze, "advise", "--step", "auto", path],
     ]
 
 

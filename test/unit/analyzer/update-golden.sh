@@ -5,5 +5,5 @@
 # committing.
 set -eu
 build=${1:?usage: update-golden.sh BUILD_DIR}
-ninja -C "$build" profanalyze make_golden_capture
+ninja -C "$build" profanalyze make_golden_capture make_advise_capture
 PROF_UPDATE_GOLDEN=1 ctest --test-dir "$build" -R '^analyzer_golden_' --output-on-failure

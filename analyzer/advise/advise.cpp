@@ -1,0 +1,258 @@
+// The measurements behind advise's findings: usage per device, stream and
+// step, kernels, memory and ranks (advise.h).
+#include "advise/advise.h"
+
+#include <algorithm>
+#include <map>
+
+#include "advise/findings.h"
+#include "advise/idle_causes.h"
+#include "advise/intervals.h"
+#include "advise/model_access.h"
+
+namespace prof::analyzer {
+namespace {
+
+struct OpSets {
+  std::vector<Interval> kernels, copies, memsets;
+  uint64_t first = UINT64_MAX;
+  uint64_t last = 0;
+
+  void add(const GpuActivity& g) {
+    (g.kind == GpuKind::kKernel ? kernels : g.kind == GpuKind::kMemcpy ? copies : memsets)
+        .push_back({g.start_ns, g.end_ns});
+    first = std::min(first, g.start_ns);
+    last = std::max(last, g.end_ns);
+  }
+};
+
+// Kernel, copy-only, memset-only and idle time of `ops` within [start, end).
+struct UsageSets {
+  std::vector<Interval> kernels, copies, memsets, busy;
+  explicit UsageSets(const OpSets& ops) {
+    kernels = interval_union(ops.kernels);
+    copies = interval_difference(interval_union(ops.copies), kernels);
+    std::vector<Interval> kc = kernels;
+    kc.insert(kc.end(), copies.begin(), copies.end());
+    memsets = interval_difference(interval_union(ops.memsets), interval_union(kc));
+    std::vector<Interval> all = kc;
+    all.insert(all.end(), memsets.begin(), memsets.end());
+    busy = interval_union(all);
+  }
+  Usage within(uint64_t start, uint64_t end) const {
+    Usage u;
+    if (end <= start) return u;
+    u.span_ns = end - start;
+    u.kernel_ns = measure_within(kernels, start, end);
+    u.copy_ns = measure_within(copies, start, end);
+    u.memset_ns = measure_within(memsets, start, end);
+    u.idle_ns = u.span_ns - measure_within(busy, start, end);
+    return u;
+  }
+};
+
+uint64_t median(std::vector<uint64_t> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// The step an event of the window belongs to: a GPU activity by its launch.
+int64_t step_of_gpu(const Run& events, const RunSteps* steps, const GpuActivity& g) {
+  if (!steps) return -1;
+  const uint64_t t = g.launched_by >= 0 ? events.cpu_events[static_cast<size_t>(g.launched_by)].start_ns : g.start_ns;
+  return steps->step_at(g.process, t);
+}
+
+void measure_devices(const Run& events, AdviseWindow& w) {
+  std::map<std::pair<uint32_t, uint32_t>, OpSets> devices;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, OpSets> streams;
+  for (const GpuActivity& g : events.gpu_activities) {
+    devices[{g.process, g.device_id}].add(g);
+    streams[{g.process, g.device_id, g.stream_id}].add(g);
+  }
+  for (const auto& [key, ops] : devices) {
+    DeviceUsage d;
+    d.process = key.first;
+    d.device = key.second;
+    d.usage = UsageSets(ops).within(ops.first, ops.last);
+    for (const auto& [skey, sops] : streams)
+      if (std::get<0>(skey) == key.first && std::get<1>(skey) == key.second)
+        d.streams.push_back(StreamUsage{std::get<2>(skey), UsageSets(sops).within(sops.first, sops.last)});
+    w.devices.push_back(std::move(d));
+  }
+}
+
+void measure_steps(const AdviseInput& in, const std::vector<IdlePiece>& pieces, AdviseWindow& w) {
+  const Run& events = *in.events;
+  const RunSteps& steps = *in.steps;
+  std::map<uint32_t, OpSets> per_process;
+  for (const GpuActivity& g : events.gpu_activities) per_process[g.process].add(g);
+  std::map<std::pair<uint32_t, int64_t>, size_t> index;  // (process, step) -> w.steps
+  for (uint32_t p = 0; p < events.processes.size(); ++p) {
+    auto ops = per_process.find(p);
+    const UsageSets sets(ops == per_process.end() ? OpSets{} : ops->second);
+    for (const Step& s : steps.of_process(p)) {
+      if (!in.window_steps.empty() &&
+          !std::binary_search(in.window_steps.begin(), in.window_steps.end(), s.index))
+        continue;
+      StepUsage u;
+      u.process = p;
+      u.step = s.index;
+      u.start_ns = s.start_ns;
+      u.duration_ns = s.end_ns - s.start_ns;
+      u.usage = sets.within(s.start_ns, s.end_ns);
+      index[{p, s.index}] = w.steps.size();
+      w.steps.push_back(u);
+      w.step_time_ns += u.duration_ns;
+    }
+  }
+  auto find = [&](uint32_t process, int64_t step) -> StepUsage* {
+    auto it = index.find({process, step});
+    return it == index.end() ? nullptr : &w.steps[it->second];
+  };
+  for (const IdlePiece& piece : pieces) {
+    const int64_t step = piece.next_work >= 0
+                             ? step_of_gpu(events, &steps, events.gpu_activities[static_cast<size_t>(piece.next_work)])
+                             : steps.step_at(piece.process, piece.start_ns);
+    if (StepUsage* u = find(piece.process, step))
+      u->idle_by_cause[static_cast<size_t>(piece.cause)] += piece.end_ns - piece.start_ns;
+  }
+  // Allocations and frees per step: the memory records (one per allocation,
+  // where API calls would count a runtime call and its nested driver call).
+  for (const MemoryEvent& m : events.memory_events) {
+    if (!m.on_device) continue;
+    const uint64_t t = m.called_by >= 0 ? events.cpu_events[static_cast<size_t>(m.called_by)].start_ns : m.time_ns;
+    StepUsage* u = find(m.process, steps.step_at(m.process, t));
+    if (!u) continue;
+    if (m.allocation) {
+      ++u->allocations;
+      u->allocated_bytes += m.bytes;
+    } else {
+      ++u->frees;
+    }
+  }
+  // Queue depth at each launch: work launched before it less work started by then.
+  std::map<uint32_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> queue;  // launch starts, work starts
+  for (const GpuActivity& g : events.gpu_activities)
+    if (g.launched_by >= 0) {
+      queue[g.process].first.push_back(events.cpu_events[static_cast<size_t>(g.launched_by)].start_ns);
+      queue[g.process].second.push_back(g.start_ns);
+    }
+  std::map<StepUsage*, uint64_t> samples;
+  for (auto& [process, q] : queue) {
+    std::sort(q.first.begin(), q.first.end());
+    std::sort(q.second.begin(), q.second.end());
+    for (uint64_t t : q.first) {
+      StepUsage* u = find(process, steps.step_at(process, t));
+      if (!u) continue;
+      const auto launched = static_cast<uint64_t>(std::lower_bound(q.first.begin(), q.first.end(), t) - q.first.begin());
+      const auto started = static_cast<uint64_t>(std::upper_bound(q.second.begin(), q.second.end(), t) - q.second.begin());
+      const uint64_t depth = launched > started ? launched - started : 0;
+      u->mean_queue_depth += static_cast<double>(depth);
+      u->max_queue_depth = std::max(u->max_queue_depth, depth);
+      ++samples[u];
+    }
+  }
+  for (auto& [u, n] : samples) u->mean_queue_depth /= static_cast<double>(n);
+  // Device memory in use: a running sum over the whole run, its highest point per step.
+  std::map<uint32_t, std::vector<const MemoryEvent*>> memory;
+  for (const MemoryEvent& m : in.run->memory_events)
+    if (m.on_device) memory[m.process].push_back(&m);
+  for (auto& [process, list] : memory) {
+    std::stable_sort(list.begin(), list.end(), [](const MemoryEvent* a, const MemoryEvent* b) { return a->time_ns < b->time_ns; });
+    int64_t in_use = 0;
+    for (const MemoryEvent* m : list) {
+      in_use += m->signed_bytes();
+      if (StepUsage* u = find(process, steps.step_at(process, m->time_ns)))
+        u->peak_memory_bytes = std::max(u->peak_memory_bytes, in_use);
+    }
+    // Its highest point includes what was in use when the step began.
+    size_t next = 0;
+    int64_t before = 0;
+    for (StepUsage& u : w.steps) {
+      if (u.process != process) continue;
+      while (next < list.size() && list[next]->time_ns < u.start_ns) before += list[next++]->signed_bytes();
+      u.peak_memory_bytes = std::max(u.peak_memory_bytes, before);
+    }
+  }
+}
+
+void measure_kernels(const Run& events, AdviseWindow& w) {
+  std::map<NameId, KernelTotal> totals;
+  for (const GpuActivity& g : events.gpu_activities) {
+    if (g.kind != GpuKind::kKernel) continue;
+    KernelTotal& k = totals[g.name];
+    k.name = events.name(g.name);
+    ++k.count;
+    k.total_ns += g.duration_ns();
+    w.kernel_total_ns += g.duration_ns();
+  }
+  for (auto& [id, k] : totals) w.top_kernels.push_back(k);
+  std::stable_sort(w.top_kernels.begin(), w.top_kernels.end(),
+                   [](const KernelTotal& a, const KernelTotal& b) { return a.total_ns > b.total_ns; });
+  if (w.top_kernels.size() > 10) w.top_kernels.resize(10);
+}
+
+void measure_memory(const Run& run, AdviseWindow& w) {
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<const MemoryEvent*>> per_device;
+  for (const MemoryEvent& m : run.memory_events)
+    if (m.on_device) per_device[{m.process, m.device_id}].push_back(&m);
+  for (auto& [key, list] : per_device) {
+    std::stable_sort(list.begin(), list.end(), [](const MemoryEvent* a, const MemoryEvent* b) { return a->time_ns < b->time_ns; });
+    int64_t in_use = 0;
+    int64_t peak = 0;
+    for (const MemoryEvent* m : list) {
+      in_use += m->signed_bytes();
+      peak = std::max(peak, in_use);
+    }
+    MemoryPeak p{key.first, key.second, static_cast<uint64_t>(peak), 0};
+    p.capacity_bytes = device_memory_bytes(run.processes[key.first], key.second);
+    w.memory.push_back(p);
+  }
+}
+
+void measure_ranks(const Run& events, AdviseWindow& w) {
+  std::map<uint32_t, std::vector<uint64_t>> durations;
+  for (const StepUsage& s : w.steps) durations[s.process].push_back(s.duration_ns);
+  if (durations.size() < 2) return;
+  for (auto& [process, list] : durations) {
+    RankSteps r;
+    r.process = process;
+    const ProcessInfo& info = events.processes[process];
+    r.rank = process_rank(info);
+    r.steps = list.size();
+    r.median_step_ns = median(list);
+    uint64_t sum = 0;
+    for (uint64_t d : list) sum += d;
+    r.mean_step_ns = sum / list.size();
+    w.ranks.push_back(r);
+  }
+}
+
+}  // namespace
+
+AdviseWindow advise_window(const AdviseInput& in) {
+  AdviseWindow w;
+  const Run& events = *in.events;
+  const std::vector<IdlePiece> pieces = idle_pieces(events);
+  measure_devices(events, w);
+  for (const IdlePiece& piece : pieces)
+    for (DeviceUsage& d : w.devices)
+      if (d.process == piece.process && d.device == piece.device)
+        d.idle_by_cause[static_cast<size_t>(piece.cause)] += piece.end_ns - piece.start_ns;
+  if (in.steps && in.steps->count() > 0) measure_steps(in, pieces, w);
+  for (const DeviceUsage& d : w.devices) w.gpu_span_ns += d.usage.span_ns;
+  measure_kernels(events, w);
+  measure_memory(*in.run, w);
+  measure_ranks(events, w);
+  FindingInput f;
+  f.input = &in;
+  f.pieces = &pieces;
+  f.step_count = w.steps.size();
+  add_findings(f, w);
+  return w;
+}
+
+}  // namespace prof::analyzer

@@ -1,0 +1,187 @@
+#include "advise/idle_causes.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "advise/intervals.h"
+
+namespace prof::analyzer {
+namespace {
+
+bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+
+// Per thread, its outermost API calls in start order: nested driver calls
+// share their runtime call's interval and its blame.
+using ThreadKey = std::pair<uint32_t, uint32_t>;  // (process, tid)
+
+std::map<ThreadKey, std::vector<size_t>> outermost_calls(const Run& events) {
+  std::map<ThreadKey, std::vector<size_t>> all;
+  for (size_t i = 0; i < events.cpu_events.size(); ++i)
+    if (events.cpu_events[i].kind == CpuEventKind::kApiCall)
+      all[{events.cpu_events[i].process, events.cpu_events[i].tid}].push_back(i);
+  for (auto& [thread, calls] : all) {
+    std::sort(calls.begin(), calls.end(), [&](size_t a, size_t b) {
+      const CpuEvent& x = events.cpu_events[a];
+      const CpuEvent& y = events.cpu_events[b];
+      return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.end_ns > y.end_ns;
+    });
+    std::vector<size_t> outer;
+    for (size_t i : calls)
+      if (outer.empty() || events.cpu_events[i].start_ns >= events.cpu_events[outer.back()].end_ns) outer.push_back(i);
+    calls = std::move(outer);
+  }
+  return all;
+}
+
+class DeviceGaps {
+ public:
+  DeviceGaps(const Run& events, const std::map<ThreadKey, std::vector<size_t>>& calls, std::vector<IdlePiece>& out)
+      : events_(events), calls_(calls), out_(out) {}
+
+  void add(uint32_t process, uint32_t device, std::vector<size_t> ops) {
+    process_ = process;
+    device_ = device;
+    std::sort(ops.begin(), ops.end(), [&](size_t a, size_t b) {
+      return events_.gpu_activities[a].start_ns < events_.gpu_activities[b].start_ns;
+    });
+    std::vector<Interval> kernels;
+    std::vector<Interval> all;
+    for (size_t i : ops) {
+      const GpuActivity& g = events_.gpu_activities[i];
+      all.push_back({g.start_ns, g.end_ns});
+      if (g.kind == GpuKind::kKernel) kernels.push_back({g.start_ns, g.end_ns});
+    }
+    const std::vector<Interval> kernel_set = interval_union(kernels);
+    const std::vector<Interval> busy = interval_union(all);
+
+    // Copy waits: each copy or memset's time with no kernel running (and
+    // not already charged to an earlier one), charged to its call.
+    uint64_t charged_until = 0;
+    for (size_t i : ops) {
+      const GpuActivity& g = events_.gpu_activities[i];
+      if (g.kind == GpuKind::kKernel) continue;
+      const uint64_t from = std::max(g.start_ns, charged_until);
+      if (from >= g.end_ns) continue;
+      charged_until = g.end_ns;
+      for (const Interval& piece : interval_difference({{from, g.end_ns}}, kernel_set))
+        emit(piece.start, piece.end, IdleCause::kCopyWait, g.launched_by, static_cast<int64_t>(i));
+    }
+
+    // Gaps with nothing running: why the next work had not started.
+    size_t next = 0;
+    for (size_t b = 1; b < busy.size(); ++b) {
+      const uint64_t gap_start = busy[b - 1].end;
+      const uint64_t gap_end = busy[b].start;
+      while (events_.gpu_activities[ops[next]].start_ns < gap_end) ++next;
+      explain_gap(gap_start, gap_end, ops[next]);
+    }
+  }
+
+ private:
+  void emit(uint64_t start, uint64_t end, IdleCause cause, int64_t site, int64_t work) {
+    if (end > start) out_.push_back(IdlePiece{process_, device_, start, end, cause, site, work});
+  }
+
+  static IdleCause blocking_cause(CallKind kind) {
+    switch (kind) {
+      case CallKind::kSync:
+      case CallKind::kBlockingCopy:
+        return IdleCause::kSync;
+      case CallKind::kAllocation:
+        return IdleCause::kAllocation;
+      default:
+        return IdleCause::kCount;  // not a blocking call
+    }
+  }
+
+  void explain_gap(uint64_t a, uint64_t b, size_t work_index) {
+    const GpuActivity& work = events_.gpu_activities[work_index];
+    const auto work_id = static_cast<int64_t>(work_index);
+    if (work.launched_by < 0) return emit(a, b, IdleCause::kUnattributed, -1, work_id);
+    const CpuEvent& launch = events_.cpu_events[static_cast<size_t>(work.launched_by)];
+    if (launch.start_ns <= a) return emit(a, b, IdleCause::kQueued, work.launched_by, work_id);
+    auto found = calls_.find({launch.process, launch.tid});
+    static const std::vector<size_t> kNone;
+    const std::vector<size_t>& calls = found == calls_.end() ? kNone : found->second;
+    // The first outermost call that ends after the GPU ran dry.
+    auto it = std::lower_bound(calls.begin(), calls.end(), a,
+                               [&](size_t c, uint64_t t) { return events_.cpu_events[c].end_ns <= t; });
+    if (it != calls.end()) {
+      const CpuEvent& call = events_.cpu_events[*it];
+      const IdleCause blocked = blocking_cause(call_kind(events_.name(call.name)));
+      if (call.start_ns <= a && blocked != IdleCause::kCount)
+        return emit(a, b, blocked, static_cast<int64_t>(*it), work_id);
+    }
+    // Nothing queued: the thread was in CUDA calls or outside them.
+    uint64_t t = a;
+    for (; it != calls.end() && events_.cpu_events[*it].start_ns < b; ++it) {
+      const CpuEvent& call = events_.cpu_events[*it];
+      const uint64_t from = std::max(a, call.start_ns);
+      const uint64_t to = std::min(b, call.end_ns);
+      outside(t, from, launch.start_ns, work.launched_by, work_id);
+      IdleCause cause = IdleCause::kOtherCalls;
+      const CallKind kind = call_kind(events_.name(call.name));
+      if (kind == CallKind::kLaunch) cause = IdleCause::kLaunchOverhead;
+      if (kind == CallKind::kAllocation) cause = IdleCause::kAllocation;
+      emit(from, to, cause, static_cast<int64_t>(*it), work_id);
+      t = std::max(t, to);
+    }
+    outside(t, b, launch.start_ns, work.launched_by, work_id);
+  }
+
+  // Time outside CUDA calls: host work before the launch, queued after it.
+  void outside(uint64_t from, uint64_t to, uint64_t launch_start, int64_t launch, int64_t work) {
+    if (to <= from) return;
+    emit(from, std::min(to, launch_start), IdleCause::kHostWork, launch, work);
+    emit(std::max(from, launch_start), to, IdleCause::kQueued, launch, work);
+  }
+
+  const Run& events_;
+  const std::map<ThreadKey, std::vector<size_t>>& calls_;
+  std::vector<IdlePiece>& out_;
+  uint32_t process_ = 0;
+  uint32_t device_ = 0;
+};
+
+}  // namespace
+
+CallKind call_kind(std::string_view name) {
+  if (contains(name, "Launch")) return CallKind::kLaunch;
+  if (contains(name, "Synchronize")) return CallKind::kSync;
+  if (contains(name, "Async")) return CallKind::kOther;  // stream-ordered: never blocks
+  if (contains(name, "emcpy")) return CallKind::kBlockingCopy;
+  if (contains(name, "Malloc") || contains(name, "Free") || contains(name, "MemAlloc") ||
+      contains(name, "HostAlloc"))
+    return CallKind::kAllocation;
+  return CallKind::kOther;
+}
+
+std::vector<IdlePiece> idle_pieces(const Run& events) {
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<size_t>> devices;
+  for (size_t i = 0; i < events.gpu_activities.size(); ++i)
+    devices[{events.gpu_activities[i].process, events.gpu_activities[i].device_id}].push_back(i);
+  const auto calls = outermost_calls(events);
+  std::vector<IdlePiece> out;
+  DeviceGaps gaps(events, calls, out);
+  for (auto& [key, ops] : devices) gaps.add(key.first, key.second, std::move(ops));
+  std::stable_sort(out.begin(), out.end(), [](const IdlePiece& x, const IdlePiece& y) {
+    return std::tie(x.process, x.device, x.start_ns) < std::tie(y.process, y.device, y.start_ns);
+  });
+  return out;
+}
+
+const char* idle_cause_key(IdleCause cause) {
+  switch (cause) {
+    case IdleCause::kCopyWait: return "copy_wait";
+    case IdleCause::kSync: return "sync_wait";
+    case IdleCause::kAllocation: return "allocation";
+    case IdleCause::kLaunchOverhead: return "launch_overhead";
+    case IdleCause::kOtherCalls: return "other_calls";
+    case IdleCause::kHostWork: return "host_work";
+    case IdleCause::kQueued: return "queued";
+    default: return "unattributed";
+  }
+}
+
+}  // namespace prof::analyzer

@@ -1,0 +1,96 @@
+#include "cli/advise_command.h"
+
+#include <regex>
+
+#include "advise/advise_format.h"
+#include "advise/model_access.h"
+#include "cli/load_files.h"
+#include "cli/prof_analyze.h"
+#include "symbols/symbolizing_frame_namer.h"
+
+namespace prof::analyzer {
+namespace {
+
+// torch.profiler's step() ranges when the run has them; otherwise the
+// period of the launch sequence.
+std::string default_step_rule(const Run& run) {
+  const std::regex profiler_step("^ProfilerStep#[0-9]+$");
+  for (const CpuEvent& e : run.cpu_events)
+    if (e.kind != CpuEventKind::kApiCall && std::regex_search(run.name(e.name), profiler_step))
+      return "nvtx:^ProfilerStep#[0-9]+$";
+  return "auto";
+}
+
+}  // namespace
+
+CLI::App* add_advise_command(CLI::App& app, AdviseOptions& options) {
+  CLI::App* advise = app.add_subcommand(
+      "advise", "the bottlenecks: GPU idle time and its causes, launch-bound loops, syncs, copies, kernels, memory, "
+                "ranks; ranked by the time they cost");
+  advise->add_option("FILE", options.files, "capture files; several (one per rank) load into one run")->required();
+  advise->add_option("--format", options.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  advise->add_flag("--no-symbols", options.no_symbols, "name call sites module+0xOFFSET, without reading the modules");
+  advise->add_option("--min-share", options.min_share_pct, "leave out findings costing less than this % of the GPU span (first to last GPU work)")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  add_window_options(advise, options.windows);
+  return advise;
+}
+
+int run_advise_command(const AdviseOptions& options, std::ostream& out, std::ostream& err) {
+  if (!RunWindows::from_options(options.windows, err)) return kExitUsage;
+  Run run;
+  if (!load_files(options.files, run, err)) return kExitBadInput;
+  WindowOptions window_options = options.windows;
+  if (window_options.step.empty()) window_options.step = default_step_rule(run);
+  std::optional<RunWindows> windows = RunWindows::from_options(window_options, err);
+  if (!windows) return kExitUsage;
+  if (!windows->resolve(run, err)) return kExitBadInput;
+
+  SymbolizingFrameNamer symbolizing;
+  const ModuleOffsetFrameNamer plain;
+  if (!options.no_symbols && !symbolizing.prefetch_lines(run))
+    err << "profanalyze: warning: addr2line failed on some modules; their call sites have no file:line\n";
+  const FrameNamer& namer = options.no_symbols ? static_cast<const FrameNamer&>(plain) : symbolizing;
+
+  AdviseReport report;
+  const RunSteps& steps = windows->steps();
+  if (windows->resolved_rule() && steps.count() > 0) {
+    report.step_rule = "--step " + windows->resolved_rule()->spelling();
+    report.step_count = steps.count();
+  }
+  for (const ProcessInfo& p : run.processes)
+    report.processes.push_back(
+        AdviseProcess{process_pid(p), process_rank(p)});
+
+  AdviseInput input;
+  input.run = &run;
+  input.steps = report.step_count > 0 ? &steps : nullptr;
+  input.namer = &namer;
+  input.min_cost_share = options.min_share_pct / 100.0;
+  for (const RunWindow& w : windows->windows()) {
+    AdviseReportWindow rw;
+    Run storage;
+    if (w.whole_run() && report.step_count > 0) {
+      // Every step, without the set-up and teardown around them.
+      std::vector<int64_t> all(static_cast<size_t>(steps.count()));
+      for (int64_t i = 0; i < steps.count(); ++i) all[static_cast<size_t>(i)] = i;
+      storage = select_steps(run, step_membership(run, steps), all);
+      input.events = &storage;
+      rw.title = "All steps";
+    } else {
+      input.events = &windows->events_of(run, w, storage);
+      input.window_steps = w.steps;
+      rw.title = w.title();
+      rw.index = w.index;
+      rw.steps = w.steps;
+      rw.partial = w.partial;
+    }
+    rw.result = advise_window(input);
+    report.windows.push_back(std::move(rw));
+  }
+  out << (options.format == "json" ? advise_json(report) : advise_text(report));
+  return kExitOk;
+}
+
+}  // namespace prof::analyzer

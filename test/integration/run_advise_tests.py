@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""`profanalyze advise` on simcuda apps that each plant one problem
+(test/apps/advise_*.cu): the planted problem must be named first, at the
+right call site, with a number that matches simcuda's truth log; the
+well-behaved app must get no finding. Same arguments as run_cuda_tests.py,
+whose helpers it uses. One scenario per invocation.
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_cuda_tests as cuda  # noqa: E402
+from run_cuda_tests import Failure, check  # noqa: E402
+
+# Kernel durations per app (SIMCUDA_KERNEL_NS), distinct so that mix-ups show.
+KERNEL_NS = {
+    "tiny_update_kernel": 1000,
+    "sr_forward_kernel": 100000, "sr_backward_kernel": 120000, "sr_update_kernel": 80000,
+    "pg_compute_kernel": 200000,
+    "hg_forward_kernel": 150000, "hg_backward_kernel": 250000,
+    "ac_compute_kernel": 200000,
+    "rk_work_kernel": 5000000,
+    "wb_forward_kernel": 300000, "wb_backward_kernel": 400000,
+}
+
+
+def record(tmp, app, args=(), extra_env=None, name="run.pb"):
+    env = {"SIMCUDA_KERNEL_NS": ",".join("%s=%d" % kv for kv in KERNEL_NS.items())}
+    env.update(extra_env or {})
+    sub = os.path.join(tmp, name + ".d")
+    os.makedirs(sub)
+    _, truth, records = cuda.record_app(sub, app, list(args), env)
+    os.rename(os.path.join(sub, "run.pb"), os.path.join(tmp, name))
+    return truth, records
+
+
+def advise(tmp, *args, files=("run.pb",)):
+    result = cuda.run([cuda.ARGS.analyzer, "advise", "--format", "json", *args, *files], env=cuda.base_env(False),
+                      cwd=tmp)
+    check(result.returncode == 0, "advise failed: " + result.stderr)
+    text = cuda.run([cuda.ARGS.analyzer, "advise", *args, *files], env=cuda.base_env(False), cwd=tmp)
+    check(text.returncode == 0, "advise (text) failed: " + text.stderr)
+    doc = json.loads(result.stdout)
+    return doc, result.stderr, text.stdout
+
+
+def first_finding(doc, kind, text):
+    findings = doc["windows"][0]["findings"]
+    check(findings, "no finding at all:\n" + text)
+    check(findings[0]["kind"] == kind, "first finding is %s, not %s:\n%s" % (findings[0]["kind"], kind, text))
+    return findings[0]
+
+
+# The runtime's launch call, as CUPTI names it (older simcuda: the nvcc stub's name).
+LAUNCH = ("cudaLaunchKernel", "__cudaLaunchKernel")
+
+
+def site_named(finding, api, function, text):
+    apis_wanted = LAUNCH if api in LAUNCH else (api,)
+    for site in finding["where"]:
+        if site["api"] in apis_wanted and site["frames"] and site["frames"][0].startswith(function):
+            return site
+    raise Failure("no call site %s in %s: %s\n%s" % (api, function, finding["where"], text))
+
+
+def ops(truth, kind):
+    return sorted((t for t in truth if t["type"] == kind), key=lambda t: t["start"])
+
+
+def apis(truth, name):
+    names = LAUNCH if name in LAUNCH else (name,)
+    return [t for t in truth if t["type"] == "api" and t["name"] in names and t["depth"] == 0]
+
+
+def launch_bound_loop(tmp):
+    truth, _ = record(tmp, "advise_launch_bound", ["300"])
+    doc, err, text = advise(tmp)
+    # Three host allocations during set-up must not be taken for the loop.
+    check("steps start at each launch of tiny_update_kernel" in err and ": 300 steps" in err, "--step auto: " + err)
+    f = first_finding(doc, "launch_bound", text)
+    site_named(f, "__cudaLaunchKernel", "launch_update", text)
+    m = f["metrics"]
+    kernels = ops(truth, "kernel")
+    check(m["launches"] == len(kernels) == 300, "launches %d, truth %d kernels" % (m["launches"], len(kernels)))
+    check(m["mean_kernel_ns"] == 1000, "mean kernel %d ns, truth 1000" % m["mean_kernel_ns"])
+    launches = apis(truth, "__cudaLaunchKernel")
+    cpu = sum(a["end"] - a["start"] for a in launches) // len(launches)
+    check(abs(m["cpu_per_launch_ns"] - cpu) <= 1000, "CPU per launch %d ns, truth %d" % (m["cpu_per_launch_ns"], cpu))
+    check(m["median_kernel_ns"] < m["median_launch_interval_ns"], "kernels not shorter than launch intervals")
+
+
+def blocking_read_per_step(tmp):
+    truth, _ = record(tmp, "advise_sync_read", ["20"])
+    doc, err, text = advise(tmp)
+    f = first_finding(doc, "sync", text)
+    site_named(f, "cudaMemcpy", "read_loss", text)
+    check("scalar read" in f["title"], "not named a scalar read: " + f["title"])
+    reads = apis(truth, "cudaMemcpy")
+    steps = doc["steps"]
+    # The reads inside the steps: every one but those before the first step.
+    inside = reads[len(reads) - f["metrics"]["calls"]:]
+    check(f["metrics"]["calls"] in (steps, steps - 1) and len(reads) == 20,
+          "%d reads in steps, %d steps, %d reads in the truth" % (f["metrics"]["calls"], steps, len(reads)))
+    # Host times are the agent's own clock reads around each call: within
+    # 1 us per call of simcuda's.
+    blocked = sum(a["end"] - a["start"] for a in inside)
+    check(abs(f["metrics"]["host_blocked_ns"] - blocked) <= 1000 * len(inside),
+          "host blocked %d ns, truth %d" % (f["metrics"]["host_blocked_ns"], blocked))
+    # GPU idle behind each read: from the end of its copy to the next GPU work.
+    gpu = ops(truth, "kernel") + ops(truth, "memcpy") + ops(truth, "memset")
+    gpu.sort(key=lambda t: t["start"])
+    copy_corr = {a["corr"] for a in inside}
+    idle = 0
+    for i, op in enumerate(gpu[:-1]):
+        if op["type"] == "memcpy" and op["corr"] in copy_corr:
+            idle += gpu[i + 1]["start"] - op["end"]
+    check(f["metrics"]["gpu_idle_ns"] == idle, "GPU idle after the reads %d ns, truth %d" % (f["metrics"]["gpu_idle_ns"], idle))
+
+
+def pageable_copies(tmp):
+    truth, _ = record(tmp, "advise_pageable", ["10"])
+    doc, err, text = advise(tmp)
+    f = first_finding(doc, "pageable_copy", text)
+    site_named(f, "cudaMemcpyAsync", "upload_batch", text)
+    copies = [c for c in ops(truth, "memcpy") if c["src_kind"] == "pageable"]
+    check(f["metrics"]["copies"] == len(copies) == 10, "%d copies, truth %d" % (f["metrics"]["copies"], len(copies)))
+    check(f["metrics"]["bytes"] == sum(c["bytes"] for c in copies), "bytes differ from the truth")
+    check(f["metrics"]["gpu_ns"] == sum(c["end"] - c["start"] for c in copies), "copy time differs from the truth")
+    # No kernel runs beside them: all of it is exposed.
+    check(f["metrics"]["exposed_ns"] == f["metrics"]["gpu_ns"] == f["cost_ns"], "exposed %d of %d" %
+          (f["metrics"]["exposed_ns"], f["metrics"]["gpu_ns"]))
+    check(abs(f["metrics"]["gbps"] - 6.0) < 0.05, "achieved %.2f GB/s, simcuda's pageable rate is 6" % f["metrics"]["gbps"])
+
+
+def data_loading_gap(tmp):
+    truth, _ = record(tmp, "advise_host_gap", ["10"])
+    doc, err, text = advise(tmp)
+    f = first_finding(doc, "host_gap", text)
+    site_named(f, "__cudaLaunchKernel", "train_step", text)
+    # Host work per gap: from the end of the GPU's last work, or of the
+    # thread's last CUDA call if that came later, to the start of the launch
+    # that fed the GPU again. Gaps with under 10 us of it count as launch
+    # overhead instead.
+    kernels = ops(truth, "kernel")
+    calls = sorted((a for a in truth if a["type"] == "api" and a["depth"] == 0), key=lambda a: a["start"])
+    launch_start = {a["corr"]: a["start"] for a in calls if a["name"] in LAUNCH}
+    host = 0
+    gaps = 0
+    for before, after in zip(kernels, kernels[1:]):
+        start = launch_start[after["corr"]]
+        last_call_end = max(a["end"] for a in calls if a["start"] < start)
+        work = start - max(before["end"], last_call_end)
+        if work >= 10000:
+            host += work
+            gaps += 1
+    # The launch's start is the agent's own clock read, within 1 us of
+    # simcuda's: a gap with about 10 us of host work may fall on either side.
+    check(abs(f["metrics"]["gaps"] - gaps) <= 1 and f["metrics"]["gaps"] >= 9,
+          "%d gaps, truth %d" % (f["metrics"]["gaps"], gaps))
+    check(abs(f["cost_ns"] - host) <= 1000 * gaps + 20000, "host-bound idle %d ns, truth %d" % (f["cost_ns"], host))
+
+
+def allocation_churn(tmp):
+    truth, _ = record(tmp, "advise_alloc_churn", ["10"])
+    doc, err, text = advise(tmp)
+    f = first_finding(doc, "allocation_churn", text)
+    site_named(f, "cudaFree", "step_with_scratch", text)
+    # The first cudaMalloc starts CUDA and, with it, the agent's capture: it is
+    # not recorded, so the steps (--step api:cudaMalloc) begin with the second
+    # iteration: 9 of the 10.
+    allocs = sorted((a for a in truth if a["type"] == "alloc" and a["memory_kind"] == "device"), key=lambda a: a["time"])[1:]
+    frees = sorted((a for a in truth if a["type"] == "free" and a["memory_kind"] == "device"), key=lambda a: a["time"])[1:]
+    check(doc["steps"] == len(allocs) == 9, "%d steps, %d allocations after the first" % (doc["steps"], len(allocs)))
+    m = f["metrics"]
+    check(m["allocations"] == len(allocs) and m["frees"] == len(frees),
+          "%d/%d allocations/frees, truth %d/%d" % (m["allocations"], m["frees"], len(allocs), len(frees)))
+    check(m["allocated_bytes"] == sum(a["bytes"] for a in allocs), "allocated bytes differ from the truth")
+    # cudaFree waits for the device: the GPU idles from the end of each
+    # step's kernel until the next step's kernel starts (the first loop
+    # iteration is before the first recorded step). All of a gap is charged
+    # to the free when the host was already in it as the kernel ended; on a
+    # loaded machine the host may get there late, and then only its time in
+    # the allocation calls counts.
+    kernels = ops(truth, "kernel")[1:]
+    idle = sum(b["start"] - a["end"] for a, b in zip(kernels, kernels[1:]))
+    check(idle / 2 <= m["gpu_idle_ns"] <= idle,
+          "GPU idle behind allocation calls %d ns, truth gaps between kernels %d" % (m["gpu_idle_ns"], idle))
+
+
+def slower_rank(tmp):
+    truths = [record(tmp, "advise_ranks", ["10"], {"RANK": str(r)}, "rank%d.pb" % r)[0] for r in (0, 1)]
+    doc, err, text = advise(tmp, files=("rank0.pb", "rank1.pb"))
+    f = first_finding(doc, "straggler", text)
+    m = f["metrics"]
+    check(m["slowest_rank"] == 1 and m["fastest_rank"] == 0, "slowest %s, fastest %s" % (m["slowest_rank"], m["fastest_rank"]))
+    check(m["phase"] == "kernels", "the phase that differs: " + m["phase"])
+    per_step = [sum(k["end"] - k["start"] for k in ops(t, "kernel")) // 10 for t in truths]
+    check(m["phase_difference_ns"] == per_step[1] - per_step[0] == 10000000,
+          "kernel time per step differs by %d ns, truth %d" % (m["phase_difference_ns"], per_step[1] - per_step[0]))
+    # Step times are host intervals: the kernels' 10 ms plus host latency,
+    # which a loaded machine makes noisy.
+    check(m["difference_ns"] >= 8000000, "median step time differs by %d ns" % m["difference_ns"])
+
+
+def well_behaved(tmp):
+    record(tmp, "advise_well_behaved", ["20"])
+    doc, err, text = advise(tmp)
+    findings = doc["windows"][0]["findings"]
+    check(not findings, "false problems: %s\n%s" % ([x["kind"] for x in findings], text))
+    check("No problem found" in text, "text does not say so:\n" + text)
+    check(doc["steps"] == 20, "%d steps, not 20: %s" % (doc["steps"], err))
+
+
+def main():
+    scenario = sys.argv[-1]
+    args = sys.argv[1:-1]
+    import argparse
+    parser = argparse.ArgumentParser()
+    for name in ("--agent", "--analyzer", "--apps", "--simcuda-lib", "--simcuda-apps"):
+        parser.add_argument(name, required=True)
+    parser.add_argument("--preload-first", default="")
+    parser.add_argument("--sanitizer", default="")
+    cuda.ARGS = parser.parse_args(args)
+    function = globals().get(scenario)
+    if function is None or not callable(function):
+        print("unknown scenario " + scenario, file=sys.stderr)
+        return 2
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="prof-advise-") as tmp:
+        try:
+            function(tmp)
+        except Failure as failure:
+            print("FAIL %s: %s" % (scenario, failure), file=sys.stderr)
+            return 1
+    print("ok", scenario)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

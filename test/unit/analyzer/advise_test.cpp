@@ -1,0 +1,168 @@
+// advise on the fixed capture of advise_capture.h: every number below follows
+// from its times by hand.
+#include <catch2/catch.hpp>
+
+#include "advise_capture.h"
+#include "analyzer_test_support.h"
+#include "advise/advise.h"
+#include "advise/intervals.h"
+#include "capture_file_writer.h"
+
+using namespace prof::testing;
+using namespace prof::analyzer;
+
+namespace {
+
+size_t cause(IdleCause c) { return static_cast<size_t>(c); }
+
+}  // namespace
+
+TEST_CASE("advise splits idle time by cause and ranks the findings by their cost", "[advise]") {
+  TempFile f;
+  f.write(advise_capture_bytes());
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  std::string error;
+  const RunSteps steps = find_steps(run, *parse_step_rule("nvtx:^ProfilerStep#[0-9]+$", error));
+  REQUIRE(steps.count() == 4);
+  const ModuleOffsetFrameNamer namer;
+  AdviseInput in;
+  in.events = &run;
+  in.run = &run;
+  in.steps = &steps;
+  in.namer = &namer;
+  const AdviseWindow w = advise_window(in);
+
+  REQUIRE(w.devices.size() == 1);
+  const DeviceUsage& d = w.devices[0];
+  // From the first upload (1.005 ms) to the last read's end (4.732 ms).
+  CHECK(d.usage.span_ns == 3'727'000);
+  CHECK(d.usage.kernel_ns == 4 * 500'000);
+  CHECK(d.usage.copy_ns == 4 * 202'000);
+  // After each of the first three reads the GPU waits from the read's copy
+  // (ends at +732 us) to the next step's upload (+1005 us), the host still
+  // in the read when the GPU ran dry.
+  CHECK(d.idle_by_cause[cause(IdleCause::kSync)] == 3 * 273'000);
+  CHECK(d.idle_by_cause[cause(IdleCause::kCopyWait)] == 4 * 202'000);
+  // Between the upload's copy (+205) and the forward kernel (+230): the host
+  // finishes the upload call (+210), is outside CUDA (to +212, or +220 in the
+  // steps without an allocation), allocates (+212..+215 in steps 1 and 2),
+  // launches (+220..+225), then the kernel waits to start (+230).
+  CHECK(d.idle_by_cause[cause(IdleCause::kOtherCalls)] == 4 * 5'000);
+  CHECK(d.idle_by_cause[cause(IdleCause::kAllocation)] == 2 * 3'000);
+  CHECK(d.idle_by_cause[cause(IdleCause::kHostWork)] == 2 * 10'000 + 2 * (2'000 + 5'000));
+  CHECK(d.idle_by_cause[cause(IdleCause::kLaunchOverhead)] == 4 * 5'000);
+  CHECK(d.idle_by_cause[cause(IdleCause::kQueued)] == 4 * 5'000);
+
+  REQUIRE(w.steps.size() == 4);
+  CHECK(w.step_time_ns == 4'000'000);
+  CHECK(w.gpu_span_ns == 3'727'000);
+  CHECK(w.steps[0].usage.kernel_ns == 500'000);
+  CHECK(w.steps[0].usage.copy_ns == 202'000);
+  CHECK(w.steps[0].usage.idle_ns == 298'000);
+  // Queue depth at the step's four launches: only the read finds work
+  // queued and not started (the backward kernel).
+  CHECK(w.steps[0].mean_queue_depth == 0.25);
+  CHECK(w.steps[0].max_queue_depth == 1);
+  CHECK(w.steps[1].allocations == 1);
+  CHECK(w.steps[1].frees == 1);
+  CHECK(w.steps[1].allocated_bytes == 1 << 20);
+  CHECK(w.steps[1].peak_memory_bytes == 1 << 20);
+  CHECK(w.steps[3].peak_memory_bytes == 0);
+
+  // The read costs the most, then the pageable uploads; nothing else
+  // reaches 3% of the 4 ms.
+  REQUIRE(w.findings.size() == 2);
+  CHECK(w.findings[0].kind == "sync");
+  CHECK(w.findings[0].cost_ns == 819'000);
+  REQUIRE(!w.findings[0].where.empty());
+  CHECK(w.findings[0].where[0].api == "cudaMemcpy");
+  CHECK(w.findings[0].where[0].frames == std::vector<std::string>{"model.py(57): read_loss", "model.py(42): train_step"});
+  CHECK(w.findings[0].where[0].calls == 4);
+  CHECK(w.findings[1].kind == "pageable_copy");
+  CHECK(w.findings[1].cost_ns == 800'000);
+  CHECK(w.findings[1].where[0].frames[0] == "model.py(30): load_batch");
+
+  REQUIRE(w.top_kernels.size() == 2);
+  CHECK(w.top_kernels[0].name == "forward(float*)");
+  CHECK(w.top_kernels[0].total_ns == 4 * 300'000);
+}
+
+TEST_CASE("advise's interval arithmetic", "[advise]") {
+  const auto u = interval_union({{5, 10}, {0, 3}, {2, 4}, {10, 12}, {20, 20}});
+  REQUIRE(u.size() == 2);
+  CHECK(u[0].start == 0);
+  CHECK(u[0].end == 4);
+  CHECK(u[1].start == 5);
+  CHECK(u[1].end == 12);
+  const auto d = interval_difference({{0, 10}, {20, 30}}, {{2, 3}, {5, 25}});
+  REQUIRE(d.size() == 3);
+  CHECK(measure(d) == 2 + 2 + 5);
+  CHECK(measure_within(u, 3, 6) == 2);
+}
+
+namespace {
+
+// One process: ProfilerStep#N steps of `step_ns`, each running one kernel of
+// `kernel_ns` launched at its start; device 0 with `memory` bytes, of which
+// `allocated` are allocated before the first step.
+std::string ranked_capture(uint32_t pid, int32_t rank, uint64_t step_ns, std::vector<uint64_t> kernel_ns,
+                           uint64_t memory = 0, uint64_t allocated = 0) {
+  CaptureFileWriter file(make_header(2, 0, "libprof 0.1.0"));
+  ChunkBuilder c(1'000'000);
+  c.process(pid, 1'000'000).set_rank(rank);
+  auto* device = c.raw().add_devices();
+  device->set_id(0);
+  device->set_global_memory_bytes(memory);
+  c.string(1, "ProfilerStep#0").string(2, "cudaLaunchKernel").string(3, "_Z4workPf").string(4, "cudaMalloc");
+  uint32_t corr = 1;
+  if (allocated) {
+    c.api_call(1, 4, 1'000'000, 1'010'000, corr);
+    auto& m = c.memory_event(1'005'000, allocated);
+    m.set_memory_kind(prof::proto::DEVICE);
+    m.set_correlation_id(corr++);
+  }
+  for (size_t k = 0; k < kernel_ns.size(); ++k) {
+    const uint64_t s = 2'000'000 + k * step_ns;
+    c.range(1, 1, s, s + step_ns);
+    c.api_call(1, 2, s, s + 5'000, corr);
+    c.kernel(3, s + 10'000, s + 10'000 + kernel_ns[k], corr++).set_grid_x_minus_one(63);
+  }
+  file.chunk(c.finish());
+  return file.bytes();
+}
+
+}  // namespace
+
+TEST_CASE("advise finds a kernel whose runs differ for one launch configuration, and memory near the limit",
+          "[advise]") {
+  TempFile f;
+  std::vector<uint64_t> kernels(10, 100'000);
+  kernels[6] = 1'000'000;
+  f.write(ranked_capture(1, -1, 1'100'000, kernels, 1ull << 30, 1000ull << 20));
+  CliResult r = run_cli({"advise", f.path(), "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  // The slow run is 900 us over the 100 us median.
+  CHECK_THAT(r.out, Catch::Contains("\"kind\":\"kernel_variance\",\"title\":\"work(float*) takes from 100.0 us to 1.000 ms "
+                                    "with the same launch configuration\",\"cost_ns\":900000"));
+  CHECK_THAT(r.out, Catch::Contains("\"kind\":\"memory_near_limit\""));
+  CHECK_THAT(r.out, Catch::Contains("\"peak_bytes\":1048576000,\"capacity_bytes\":1073741824"));
+  // The risk with no time cost comes after the time finding.
+  CHECK(r.out.find("kernel_variance") < r.out.find("memory_near_limit"));
+}
+
+TEST_CASE("advise names the slowest rank and the phase that differs", "[advise]") {
+  TempFile fast, slow;
+  fast.write(ranked_capture(10, 0, 1'000'000, std::vector<uint64_t>(4, 500'000)));
+  slow.write(ranked_capture(11, 1, 2'000'000, std::vector<uint64_t>(4, 1'500'000)));
+  CliResult r = run_cli({"advise", fast.path(), slow.path(), "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const size_t straggler = r.out.find("\"kind\":\"straggler\"");
+  REQUIRE(straggler != std::string::npos);
+  // 1 ms more per step over 4 steps; all of it kernel time.
+  CHECK_THAT(r.out, Catch::Contains("\"kind\":\"straggler\",\"title\":\"rank 1 is the slowest: 2.000 ms per step "
+                                    "against 1.000 ms on rank 0 (+100.0%)\",\"cost_ns\":4000000"));
+  CHECK_THAT(r.out, Catch::Contains("\"slowest_rank\":1,\"fastest_rank\":0"));
+  CHECK_THAT(r.out, Catch::Contains("\"phase\":\"kernels\",\"phase_difference_ns\":1000000"));
+  CHECK_THAT(r.out, Catch::Contains("\"ranks\":[{\"pid\":10,\"rank\":0,\"steps\":4,\"median_step_ns\":1000000"));
+}
