@@ -63,8 +63,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
         CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_OVERHEAD}) {
     cuptiActivityEnable(kind);
   }
-  cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
-  cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+  // NULL_TOOL_ACTIVITY_ONLY=1: GPU records only, no API callbacks: what CUPTI
+  // would cost a mode that takes API calls from the agent's hooks instead.
+  const char* activity_only = getenv("NULL_TOOL_ACTIVITY_ONLY");
+  if (activity_only == nullptr || activity_only[0] != '1') {
+    cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+    cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+  }
   // Flush at exit like a tool would, so the records are delivered (and paid for).
   atexit([] { cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); });
   return 1;

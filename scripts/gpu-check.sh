@@ -35,15 +35,23 @@ done
 # that start-up (CUDA's and the agent's) cancels out of the slope.
 tiny="$PWD/build/simcuda/apps/tiny_kernels"
 null_tool="$PWD/build/bench/libbench_null_cupti_tool.so"  # CUPTI's own cost: subscribes, records nothing
-for mode in plain null none native; do
-  [[ $mode == null && ! -e $null_tool ]] && continue
+# hooks*: PROF_BACKEND=hooks (API calls from the agent's own interception; GPU
+# work timed with events, or not at all); null_activity: CUPTI's activity API
+# alone, with no API callbacks.
+for mode in plain null null_activity none native hooks_events hooks_untimed; do
+  [[ $mode == null* && ! -e $null_tool ]] && continue
   for launches in 100000 300000 100000 300000 100000 300000; do
     start=$(date +%s%N)
     if [[ $mode == plain ]]; then
       "$tiny" $launches > /dev/null
-    elif [[ $mode == null ]]; then
+    elif [[ $mode == null* ]]; then
       LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64" \
+        NULL_TOOL_ACTIVITY_ONLY=$([[ $mode == null_activity ]] && echo 1 || echo 0) \
         CUDA_INJECTION64_PATH="$null_tool" "$tiny" $launches > /dev/null
+    elif [[ $mode == hooks_* ]]; then
+      LD_PRELOAD="$agent" PROF_BACKEND=hooks PROF_STACKS=none PROF_LOG=quiet \
+        PROF_GPU_TIMING=$([[ $mode == hooks_events ]] && echo events || echo none) \
+        PROF_OUTPUT="$work/launch_bound_$mode.pb" "$tiny" $launches > /dev/null
     else
       LD_PRELOAD="$agent" PROF_STACKS=$mode PROF_LOG=quiet PROF_OUTPUT="$work/launch_bound_$mode.pb" \
         "$tiny" $launches > /dev/null
@@ -51,6 +59,8 @@ for mode in plain null none native; do
     echo "$mode $launches $(( $(date +%s%N) - start ))" >> "$work/launch_bound_ns.txt"
   done
 done
+# The real stream queue depth (simcuda models 1024: SIMCUDA_QUEUE_DEPTH).
+[[ -x build/simcuda/apps/queue_depth ]] && build/simcuda/apps/queue_depth > "$work/queue_depth.out" 2>&1
 MODE=torch python3 test/gpu/torch_side_by_side.py "$work" > "$work/torch.out" 2>&1
 (cd "$work" && MODE=plain LD_PRELOAD="$agent" PROF_OUTPUT="$work/torch_libprof.pb" \
    python3 "$OLDPWD/test/gpu/torch_side_by_side.py" "$work" > torch_libprof.out 2> torch_libprof.err)
