@@ -88,16 +88,6 @@ class JsonOut {
 // names an unnamed call of no domain "<cuda runtime cbid N>".
 bool is_runtime_call(const CpuEvent& e) { return e.api_domain != ApiDomain::kDriver; }
 
-// CUDA 13's <<<>>> launches enter the runtime through __cudaLaunchKernel
-// (cbid 505), where CUDA 12 used cudaLaunchKernel; the tools that read
-// Kineto traces know launches by the public name (HTA's queue length and
-// launch statistics look for "cudaLaunchKernel"), so the trace writes that,
-// and the cbid still tells the entry point.
-std::string_view trace_call_name(std::string_view name) {
-  if (name.starts_with("__cudaLaunchKernel")) return name.substr(2);
-  return name;
-}
-
 // "domain:name" outside the default domain, as the report names rows, but
 // "ProfilerStep#3" stays itself: on a timeline every step is its own.
 std::string range_name(const Run& run, const CpuEvent& e) {
@@ -499,7 +489,7 @@ void TraceWriter::api_call(size_t index) {
   // would count the work twice.
   const bool runtime = is_runtime_call(e);
   const bool inner = nested_call(index);
-  common("X", runtime ? "cuda_runtime" : inner ? "cuda_driver_nested" : "cuda_driver", trace_call_name(name), pid,
+  common("X", runtime ? "cuda_runtime" : inner ? "cuda_driver_nested" : "cuda_driver", name, pid,
          e.tid);
   span(e.start_ns, e.duration_ns() + cpu_extra_ns_[index]);
   out_.key("args").raw("{\"cbid\":").num(run_.callback_id(e.name));

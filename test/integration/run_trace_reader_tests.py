@@ -274,9 +274,8 @@ def hta_matches_truth(tmp, app="nvtx_training", *args):
 
 
 
-# What HTA takes for launches (by name); CUDA 13's <<<>>> entry point
-# __cudaLaunchKernel is written as the cudaLaunchKernel it stands for.
-HTA_LAUNCHES = ("__cudaLaunchKernel", "cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync")
+# What HTA takes for launches (by name).
+HTA_LAUNCHES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync")
 
 
 def hta_launch_stats_populated(tmp):
@@ -426,7 +425,7 @@ def check_meaning(doc, truth):
     check(isinstance(doc["distributedInfo"].get("rank"), int), "no rank in distributedInfo")
 
     for e in events(doc, "X", "cuda_runtime"):
-        a = calls.get((e["name"], e["args"]["correlation"])) or calls.get(("__" + e["name"], e["args"]["correlation"]))
+        a = calls.get((e["name"], e["args"]["correlation"]))
         check(a is not None and a["domain"] == "runtime", "cuda_runtime %s corr %d is no runtime call of the truth" %
               (e["name"], e["args"]["correlation"]))
         check(e["args"]["cbid"] == a["cbid"], "%s: cbid %d, CUPTI's %d" % (e["name"], e["args"]["cbid"], a["cbid"]))
