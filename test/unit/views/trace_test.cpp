@@ -78,7 +78,7 @@ TEST_CASE("trace writes Kineto's categories, args, flows and metadata") {
   CHECK(json.find("\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\"") != std::string::npos);
   CHECK(json.find("\"bytes\":4000000,\"memory bandwidth (GB/s)\":2000.000,\"kind\":\"HtoD\"") != std::string::npos);
   CHECK(json.find("{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":4242,\"tid\":7,"
-                  "\"ts\":5.000,\"dur\":1.000,\"args\":{\"cbid\":0,\"correlation\":3}}") != std::string::npos);
+                  "\"ts\":5.000,\"dur\":1.000,\"args\":{\"cbid\":0,\"correlation\":3") != std::string::npos);
   CHECK(json.find("{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\"") != std::string::npos);
   CHECK(count(json, "\"cat\":\"cuda_runtime\"") == 6);
   // Five launches with recorded calls: five arrows; none for correlation 99.
