@@ -21,6 +21,7 @@
 #include "config.h"
 #include "record/recorder.h"
 #include "record/writer.h"
+#include "run_claim.h"
 #include "signals.h"
 
 // One agent per process even when it is loaded twice under different paths
@@ -30,10 +31,6 @@ extern "C" [[gnu::visibility("default")]] const char libprof_agent_marker = 1;
 
 namespace prof {
 namespace {
-
-// Set by the first agent of a process tree: a process that finds another
-// pid here was started by a profiled process (see disambiguate_for_child).
-constexpr char kAgentPidVariable[] = "PROF_AGENT_PID";
 
 
 std::string own_library_path() {
@@ -85,10 +82,18 @@ void finish(file::ProcessEnd::Reason reason) {
   writer->wait_until_written(writer->request_flush(true, reason), 10'000);
   agent.recorder.load()->stop_accepting();
   writer->join();
-  if (writer->wrote_file()) {
+  // One line per run (run_claim.h): the run's first process says what the
+  // run wrote; the others only note their file, unless the first is gone.
+  RunClaim& run = *agent.run;
+  const bool wrote = writer->wrote_file();
+  if (wrote && !run.note_written(writer->path(), writer->bytes_written())) {
     log_info("wrote %s (%llu bytes)", writer->path().c_str(),
              static_cast<unsigned long long>(writer->bytes_written()));
-  } else {
+  }
+  const std::string line = run.finish();
+  if (!line.empty()) {
+    log_info("%s", line.c_str());
+  } else if (!wrote && run.first_of_run() && !run.has_folder()) {
     log_info("nothing recorded; no file written");
   }
 }
@@ -138,14 +143,11 @@ void start() {
   const ProcessIdentity identity = read_process_identity();
   AgentConfig config = read_config(identity);
 
-  const char* ancestor = getenv(kAgentPidVariable);
-  const std::string own_pid = std::to_string(identity.pid);
-  const char* output = getenv("PROF_OUTPUT");
-  const bool template_has_pid = output != nullptr && std::string(output).find("%p") != std::string::npos;
-  if (ancestor != nullptr && own_pid != ancestor && !template_has_pid) {
-    config.output_path = disambiguate_for_child(config.output_path, identity.pid);
-  }
-  setenv(kAgentPidVariable, own_pid.c_str(), 1);
+  // Deliberately leaked, as the recorder and writer below.
+  auto* run = new RunClaim();
+  run->join(identity.pid);
+  // The run's one line comes from its first process, at its exit.
+  if (run->first_of_run() && config.log_level != LogLevel::quiet) keep_stderr_for_exit();
 
   // NVTX3 reads this on its first call in each module; pointing it at
   // ourselves is how NVTX ranges reach us. A tool the user set wins.
@@ -171,6 +173,8 @@ void start() {
   auto* recorder = new Recorder(config.thread_buffer_bytes);
   auto* writer = new Writer(*recorder, {config.output_path, config.drain_interval_ms, config.flush_interval_ms},
                             describe_process(identity, config));
+  agent.run = run;
+  writer->set_run_claim(run);
   if (!writer->prepare()) return;  // already said why; the app runs unrecorded
   writer->start();
   agent.writer.store(writer);
@@ -193,7 +197,7 @@ void start() {
   atexit(on_exit_handler);
   pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
   install_signal_handlers();
-  log_info("recording to %s", config.output_path.c_str());
+  log_debug("recording to %s", config.output_path.c_str());
 }
 
 // Whether `address` lies in this copy of the library. Comparing with

@@ -25,6 +25,7 @@ class CuptiActivity;
 class Recorder;
 class Writer;
 struct AgentConfig;
+class RunClaim;
 struct CudaCapture;
 
 enum class AgentPhase { off, recording, finished };
@@ -59,6 +60,9 @@ struct AgentState {
   // The recorder app threads record into: null until recording starts.
   std::atomic<Recorder*> recorder{nullptr};
   std::atomic<Writer*> writer{nullptr};
+  // The run this process belongs to (run_claim.h): set before recording
+  // starts; leaked.
+  RunClaim* run = nullptr;
   CudaCaptureState cuda;
   NvtxCaptureState nvtx;
   SignalState signals;

@@ -7,7 +7,11 @@ set -euo pipefail
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 
 PACKAGES=(cmake ninja-build g++ pkg-config python3 python3-dev libunwind-dev libprotobuf-dev
-          protobuf-compiler libcli11-dev catch2 zlib1g-dev)
+          protobuf-compiler libcli11-dev catch2 zlib1g-dev
+          # Holistic Trace Analysis, which test/integration/run_trace_reader_tests.py
+          # runs on our traces under Debian's python3
+          python3-pandas python3-numpy python3-networkx python3-plotly python3-pydot
+          python3-psutil python3-yaml)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

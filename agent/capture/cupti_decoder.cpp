@@ -197,6 +197,10 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
       device.max_shared_memory_per_block = d->maxSharedMemoryPerBlock;
       device.max_registers_per_block = d->maxRegistersPerBlock;
       device.core_clock_khz = d->coreClockRate;
+      device.max_warps_per_multiprocessor = d->maxWarpsPerMultiprocessor;
+      device.max_blocks_per_multiprocessor = d->maxBlocksPerMultiprocessor;
+      device.max_shared_memory_per_multiprocessor = d->maxSharedMemoryPerMultiprocessor;
+      device.max_registers_per_multiprocessor = d->maxRegistersPerMultiprocessor;
       device.uuid.assign(reinterpret_cast<const char*>(&d->uuid), sizeof(d->uuid));
       sink.chunk.add(device);
       return;

@@ -1,14 +1,17 @@
 #include "common/log.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 
 namespace prof {
 namespace {
 
 std::atomic<LogLevel> g_level{LogLevel::info};
+std::atomic<int> g_kept_stderr{-1};
 
 void vlog(LogLevel needed, const char* format, va_list args) {
   if (g_level.load(std::memory_order_relaxed) < needed) return;
@@ -21,13 +24,23 @@ void vlog(LogLevel needed, const char* format, va_list args) {
   used += static_cast<size_t>(n) < sizeof(line) - used - 1 ? static_cast<size_t>(n)
                                                            : sizeof(line) - used - 2;
   line[used++] = '\n';
-  ssize_t ignored = write(STDERR_FILENO, line, used);
-  (void)ignored;
+  if (write(STDERR_FILENO, line, used) < 0 && errno == EBADF) {
+    const int kept = g_kept_stderr.load(std::memory_order_relaxed);
+    if (kept >= 0) {
+      ssize_t ignored = write(kept, line, used);
+      (void)ignored;
+    }
+  }
 }
 
 }  // namespace
 
 void set_log_level(LogLevel level) { g_level.store(level, std::memory_order_relaxed); }
+
+void keep_stderr_for_exit() {
+  if (g_kept_stderr.load(std::memory_order_relaxed) >= 0) return;
+  g_kept_stderr.store(fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 64), std::memory_order_relaxed);
+}
 LogLevel log_level() { return g_level.load(std::memory_order_relaxed); }
 
 void log_error(const char* format, ...) {

@@ -9,6 +9,10 @@ namespace prof {
 enum class LogLevel { quiet = 0, info = 1, debug = 2 };
 
 void set_log_level(LogLevel level);
+// Keeps a copy of stderr for lines written at exit, after the program may
+// have closed it (coreutils' `timeout` closes stdout and stderr in an
+// atexit handler that runs before the agent's): lines then go to the copy.
+void keep_stderr_for_exit();
 LogLevel log_level();
 
 // Errors are printed unless PROF_LOG=quiet: the user must learn that a part

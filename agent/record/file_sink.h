@@ -20,12 +20,14 @@ class FileSink {
   // Appends all of `bytes`, retrying short writes. False, logged, on error.
   [[nodiscard]] bool write(std::string_view bytes);
 
+  // Another name, before the file is created (the run's claim decides it).
+  void set_path(std::string path) { path_ = std::move(path); }
   const std::string& path() const { return path_; }
   bool created() const { return fd_ >= 0; }
   uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
 
  private:
-  const std::string path_;
+  std::string path_;
   int fd_ = -1;
   std::atomic<uint64_t> bytes_written_{0};
 };

@@ -46,6 +46,10 @@ ThreadBuffer* Recorder::register_thread() {
   }
   pthread_setspecific(g_exit_key, buffer);
   t_buffer = buffer;
+  // The process's first record is on its way: the writer claims the
+  // output file now (run_claim.h), not at its first write, so that of two
+  // processes of a run the one that recorded first gets PROF_OUTPUT.
+  if (!recording_started_.exchange(true, std::memory_order_acq_rel)) ThreadBuffer::wake_consumer();
   return buffer;
 }
 

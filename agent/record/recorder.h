@@ -25,6 +25,8 @@ class Recorder {
   ThreadBuffer* thread_buffer();
 
   bool accepting() const { return accepting_.load(std::memory_order_acquire); }
+  // Whether any thread has started recording (registered a buffer).
+  bool recording_started() const { return recording_started_.load(std::memory_order_acquire); }
   // Later records are ignored; what is in the buffers stays for the writer.
   void stop_accepting() { accepting_.store(false, std::memory_order_release); }
 
@@ -55,6 +57,7 @@ class Recorder {
   const size_t buffer_bytes_;
   std::atomic<bool> accepting_{true};
   mutable std::mutex mutex_;  // guards buffers_ and retired_dropped_
+  std::atomic<bool> recording_started_{false};
   std::vector<ThreadBuffer*> buffers_;
   uint64_t retired_dropped_ = 0;
   std::vector<ThreadBuffer*> snapshot_;  // writer's scratch, reused

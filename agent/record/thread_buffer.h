@@ -51,6 +51,10 @@ class ThreadBuffer {
   // consumer drains it before it overflows rather than at its next period.
   // One call per half-fill, not per record: it may make a syscall.
   static void set_half_full_hook(void (*hook)()) { half_full_hook_.store(hook, std::memory_order_release); }
+  // Wakes the consumer through the same hook, for another reason.
+  static void wake_consumer() {
+    if (void (*hook)() = half_full_hook_.load(std::memory_order_acquire)) hook();
+  }
 
   // ---- consumer side (writer thread only) ----
 

@@ -50,7 +50,14 @@ bool Writer::prepare() {
   return true;
 }
 
+void Writer::claim_path() {
+  if (claimed_) return;
+  if (claim_ != nullptr) file_.set_path(claim_->claim(file_.path()));
+  claimed_ = true;
+}
+
 bool Writer::create_file() {
+  claim_path();
   if (!file_.create()) return false;
   // The process description is the first chunk, so that even a run killed
   // right after its first write leaves a file that says what it was.
@@ -149,6 +156,7 @@ void Writer::run() {
       }
     }
     drain();
+    if (recorder_.recording_started()) claim_path();
     const uint64_t now = monotonic_ns();
     if (final) {
       finish(now);

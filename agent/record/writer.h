@@ -16,6 +16,7 @@
 #include "record/file_sink.h"
 #include "record/recorder.h"
 #include "record/translator.h"
+#include "run_claim.h"
 
 namespace prof {
 
@@ -61,6 +62,8 @@ class Writer {
   void hold_for_fork() { pass_mutex_.lock(); }
   void release_after_fork() { pass_mutex_.unlock(); }
 
+  // The run this process belongs to, which names the file (run_claim.h).
+  void set_run_claim(RunClaim* claim) { claim_ = claim; }
   const std::string& path() const { return file_.path(); }
   // After the final flush: whether any record was written (and so a file).
   bool wrote_file() const { return file_.created(); }
@@ -71,6 +74,9 @@ class Writer {
   void drain();
   void write_chunk();
   [[nodiscard]] bool create_file();
+  // Takes the file name the run gives this process, once: when it first
+  // records, or at the latest when it creates the file.
+  void claim_path();
   file::DropCounts drop_counts() const;
   void finish(uint64_t end_ns);
 
@@ -78,6 +84,8 @@ class Writer {
   const Options options_;
   file::Process process_;
   FileSink file_;
+  RunClaim* claim_ = nullptr;
+  bool claimed_ = false;  // writer thread only
 
   int wake_fd_ = -1;  // eventfd: flush requests (also from signal handlers)
   std::thread thread_;

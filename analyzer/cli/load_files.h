@@ -1,6 +1,7 @@
 #pragma once
-// Shared by the subcommands: load FILE... into one Run, printing the one
-// error line for a bad file.
+// Shared by the subcommands: load FILE... into one Run (a folder or a glob
+// as the captures in it, see capture_paths.h), printing the one error line
+// for a bad file.
 #include <ostream>
 #include <string>
 #include <vector>

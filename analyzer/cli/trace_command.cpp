@@ -34,14 +34,18 @@ void warn_about_size(const TraceOptions& options, const std::string& path, const
 
 }  // namespace
 
+// Named as torch.profiler's on_trace_ready (tensorboard_trace_handler)
+// names its files, WORKER.SPAN.pt.trace.json[.gz], with the window's last
+// step for the span: TensorBoard's plugin lists only such files and shows
+// one worker's spans as a choice; HTA reads every .json and .gz of a folder.
 std::string window_trace_path(const std::string& path, int64_t last_step) {
   const size_t slash = path.rfind('/');
   const size_t name_start = slash == std::string::npos ? 0 : slash + 1;
   size_t dot = path.find('.', name_start);
   if (dot == name_start) dot = path.find('.', name_start + 1);  // a hidden file's leading dot is its name
-  const std::string suffix = "_" + std::to_string(last_step);
-  if (dot == std::string::npos) return path + suffix;
-  return path.substr(0, dot) + suffix + path.substr(dot);
+  const std::string stem = dot == std::string::npos ? path : path.substr(0, dot);
+  const bool gzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  return stem + "." + std::to_string(last_step) + ".pt.trace.json" + (gzip ? ".gz" : "");
 }
 
 CLI::App* add_trace_command(CLI::App& app, TraceOptions& options) {
@@ -49,7 +53,8 @@ CLI::App* add_trace_command(CLI::App& app, TraceOptions& options) {
       "trace", "Chrome trace JSON (chrome://tracing, ui.perfetto.dev) with Kineto's categories; .gz: gzip");
   trace->add_option("FILE", options.files, "capture files; several make one timeline (clock anchors)")->required();
   trace->add_option("-o,--output", options.output,
-                    "trace file (.json or .json.gz; - for stdout); with a schedule, NAME_<last step>.json per window")
+                    "trace file (.json or .json.gz; - for stdout); with a schedule, NAME.<last step>.pt.trace.json[.gz] per "
+                    "window, as torch.profiler's on_trace_ready names them")
       ->capture_default_str();
   trace->add_option("--max-events", options.max_events, "stop after N events (with a warning); 0: all")
       ->capture_default_str();

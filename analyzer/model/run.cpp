@@ -11,6 +11,7 @@ Run Run::without_events() const {
   out.frames = frames;
   out.stacks = stacks;
   out.kernel_configs = kernel_configs;
+  out.callback_ids = callback_ids;
   out.names_ = names_;
   out.name_ids_ = name_ids_;
   return out;

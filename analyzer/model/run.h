@@ -111,6 +111,9 @@ struct KernelConfig {
   uint32_t registers_per_thread = 0;
   uint32_t static_shared_bytes = 0;
   uint32_t dynamic_shared_bytes = 0;
+  // The node of the graph that launched it; 0 when not from a graph. Held
+  // here because a replayed graph repeats the same few nodes.
+  uint64_t graph_node_id = 0;
 
   bool operator==(const KernelConfig&) const = default;
 };
@@ -133,11 +136,13 @@ struct GpuActivity {
   NameId input_shape = 0;
   prof::proto::CopyKind copy_kind = prof::proto::COPY_KIND_UNKNOWN;  // memcpys only
   uint32_t kernel_config = 0;  // kernels only: index into Run::kernel_configs
+  uint32_t context_id = 0;     // CUPTI's context id
+  uint32_t graph_id = 0;       // the graph it was replayed from; 0: none
   GpuKind kind = GpuKind::kKernel;
 
   uint64_t duration_ns() const { return end_ns - start_ns; }
 };
-static_assert(sizeof(GpuActivity) == 72, "GpuActivity is one of millions: keep it packed");
+static_assert(sizeof(GpuActivity) == 80, "GpuActivity is one of millions: keep it packed");
 
 // A CUPTI memory record (cudaMalloc, cudaFree, cudaMallocHost, ...).
 struct MemoryEvent {
@@ -151,6 +156,7 @@ struct MemoryEvent {
   uint32_t tid = 0;
   uint32_t device_id = 0;
   uint64_t time_ns = 0;
+  uint64_t address = 0;
   // Index into Run::cpu_events of the API call it happened in (same process,
   // same correlation id); -1 when none was recorded.
   int64_t called_by = -1;
@@ -159,6 +165,28 @@ struct MemoryEvent {
   int64_t signed_bytes() const {
     return allocation ? static_cast<int64_t>(bytes) : -static_cast<int64_t>(bytes);
   }
+};
+
+// A CUPTI synchronization record: the time a host thread waited in a
+// synchronising call (context, stream or event synchronize), or the moment
+// a stream was told to wait for an event.
+enum class SyncKind : uint8_t { kUnknown, kEventSynchronize, kStreamWaitEvent, kStreamSynchronize, kContextSynchronize };
+
+struct Synchronization {
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  uint64_t event = 0;  // CUPTI's event id for event syncs
+  // Index into Run::cpu_events of the call that synchronised (same process,
+  // same correlation id); -1 when none was recorded.
+  int64_t called_by = -1;
+  uint32_t process = 0;
+  uint32_t device_id = 0;
+  uint32_t context_id = 0;
+  uint32_t stream_id = 0;  // CUPTI's all-ones value when no stream applies
+  uint32_t correlation_id = 0;
+  SyncKind kind = SyncKind::kUnknown;
+
+  uint64_t duration_ns() const { return end_ns - start_ns; }
 };
 
 struct Module {
@@ -196,12 +224,17 @@ class Run {
   EventTable<CpuEvent> cpu_events;
   EventTable<GpuActivity> gpu_activities;
   EventTable<MemoryEvent> memory_events;
+  EventTable<Synchronization> synchronizations;
   // Call stacks, resolved from each file's interned ids into Run-wide
   // indices (ids are per file).
   std::vector<Module> modules;
   std::vector<Frame> frames;
   std::vector<std::vector<uint32_t>> stacks;  // frame indices, innermost first
   std::vector<KernelConfig> kernel_configs;    // entry 0 is all zeros (non-kernels)
+  // CUPTI's callback id (Kineto's "cbid") of the API call of each name: one
+  // function, one id, so it is kept per name rather than per call.
+  std::vector<uint16_t> callback_ids;  // by NameId; 0: not an API call's name
+  uint16_t callback_id(NameId name) const { return name < callback_ids.size() ? callback_ids[name] : 0; }
 
  private:
   // Looks names up by string_view without building a std::string per call.

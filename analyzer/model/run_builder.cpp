@@ -32,16 +32,29 @@ struct DerivedNameKey {
 struct DerivedNameKeyHash {
   size_t operator()(const DerivedNameKey& key) const { return hash_words(key.values); }
 };
+uint32_t low(uint64_t value) { return static_cast<uint32_t>(value); }
+uint32_t high(uint64_t value) { return static_cast<uint32_t>(value >> 32); }
+
+SyncKind sync_kind(prof::proto::Synchronization::Type type) {
+  switch (type) {
+    case prof::proto::Synchronization::EVENT_SYNCHRONIZE: return SyncKind::kEventSynchronize;
+    case prof::proto::Synchronization::STREAM_WAIT_EVENT: return SyncKind::kStreamWaitEvent;
+    case prof::proto::Synchronization::STREAM_SYNCHRONIZE: return SyncKind::kStreamSynchronize;
+    case prof::proto::Synchronization::CONTEXT_SYNCHRONIZE: return SyncKind::kContextSynchronize;
+    default: return SyncKind::kUnknown;
+  }
+}
+
 struct KernelConfigHash {
   size_t operator()(const KernelConfig& k) const {
-    const uint32_t words[9] = {k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
-                               k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes};
+    const uint32_t words[11] = {k.grid[0],          k.grid[1],          k.grid[2],
+                                k.block[0],         k.block[1],         k.block[2],
+                                k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes,
+                                low(k.graph_node_id), high(k.graph_node_id)};
     return hash_words(words);
   }
 };
 
-uint32_t low(uint64_t value) { return static_cast<uint32_t>(value); }
-uint32_t high(uint64_t value) { return static_cast<uint32_t>(value >> 32); }
 
 // A file's ids -> the Run's indices. Lives as long as the file is being
 // read: ids are per file.
@@ -139,6 +152,8 @@ GpuActivity ChunkLoader::gpu_activity(GpuKind kind, const Record& r, DeltaDecode
   g.device_id = r.device_id();
   g.stream_id = r.stream_id();
   g.correlation_id = r.correlation_id();
+  g.context_id = r.context_id();
+  g.graph_id = r.graph_id();
   g.start_ns = starts.next(r.start_delta_ns());
   g.end_ns = end_of(g.start_ns, r.duration_ns());
   seen(g.start_ns, g.end_ns);
@@ -191,7 +206,8 @@ uint32_t ChunkLoader::kernel_config(const prof::proto::Kernel& k) {
                             {block.x, block.y, block.z},
                             k.registers_per_thread(),
                             k.static_shared_bytes(),
-                            k.dynamic_shared_bytes()};
+                            k.dynamic_shared_bytes(),
+                            k.graph_node_id()};
   auto [it, added] = ids_.kernel_configs.try_emplace(config, 0);
   if (added) {
     // One table per Run, so files share entries only through this lookup:
@@ -321,6 +337,8 @@ void ChunkLoader::load_api_calls() {
     e.end_ns = end_of(e.start_ns, a.duration_ns());
     e.correlation_id = ids.correlation_id;
     if (a.backend() == prof::proto::HOOKS) ++run_.processes[process_].counts.api_calls_by_hooks;
+    if (run_.callback_ids.size() <= e.name) run_.callback_ids.resize(e.name + 1, 0);
+    run_.callback_ids[e.name] = static_cast<uint16_t>(std::min<uint32_t>(a.callback_id(), UINT16_MAX));
     seen(e.start_ns, e.end_ns);
     if (keep_events_) run_.cpu_events.push_back(e);
   }
@@ -405,6 +423,7 @@ void ChunkLoader::load_memory_events() {
     e.tid = m.tid();
     e.device_id = m.device_id();
     e.time_ns = t;
+    e.address = m.address();
     if (keep_events_) run_.memory_events.push_back(e);
   }
   run_.processes[process_].counts.memory_events += chunk_.memory_events_size();
@@ -416,8 +435,18 @@ void ChunkLoader::check_other_records() {
   {
     DeltaDecoder starts(base);
     for (const auto& s : chunk_.synchronizations()) {
-      const uint64_t t = starts.next(s.start_delta_ns());
-      seen(t, end_of(t, s.duration_ns()));
+      Synchronization sync;
+      sync.start_ns = starts.next(s.start_delta_ns());
+      sync.end_ns = end_of(sync.start_ns, s.duration_ns());
+      seen(sync.start_ns, sync.end_ns);
+      sync.event = s.event();
+      sync.process = process_;
+      sync.device_id = s.device_id();
+      sync.context_id = s.context_id();
+      sync.stream_id = s.stream_id();
+      sync.correlation_id = s.correlation_id();
+      sync.kind = sync_kind(s.type());
+      if (keep_events_) run_.synchronizations.push_back(sync);
     }
     counts.synchronizations += chunk_.synchronizations_size();
   }
@@ -507,6 +536,8 @@ void RunBuilder::link_to_launching_calls() {
     if (g.correlation_id != 0) g.launched_by = launcher.find(g.process, g.correlation_id);
   for (MemoryEvent& m : run_.memory_events)
     if (m.correlation_id != 0) m.called_by = launcher.find(m.process, m.correlation_id);
+  for (Synchronization& s : run_.synchronizations)
+    if (s.correlation_id != 0) s.called_by = launcher.find(s.process, s.correlation_id);
 }
 
 void RunBuilder::align_clocks() {
@@ -543,6 +574,10 @@ void RunBuilder::align_clocks() {
     shift(g.process, g.end_ns);
   }
   for (MemoryEvent& m : run_.memory_events) shift(m.process, m.time_ns);
+  for (Synchronization& s : run_.synchronizations) {
+    shift(s.process, s.start_ns);
+    shift(s.process, s.end_ns);
+  }
 }
 
 std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& run, std::ostream& warnings,

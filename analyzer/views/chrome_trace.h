@@ -1,33 +1,60 @@
 #pragma once
 // A Run as Chrome trace event JSON (chrome://tracing, ui.perfetto.dev), in
-// Kineto's categories and args so a torch.profiler user reads it at once:
+// Kineto's categories, args and meanings, so that the tools that read
+// torch.profiler traces (HTA, TensorBoard's plugin, speedscope, Perfetto)
+// read it as one:
 //
 //   CPU   pid = OS pid, tid = OS tid ("thread N (name)"):
-//         cuda_runtime / cuda_driver  API calls (args: correlation)
-//         user_annotation             NVTX push/pop ranges ("X"); start/end
-//                                     ranges, which may overlap and cross
-//                                     threads, as async "b"/"e" pairs
-//         "C" counter                 CUDA host memory in use (pinned, pageable)
+//         cuda_runtime        runtime calls (args: cbid, correlation)
+//         cuda_driver         driver calls made on their own (cbid,
+//                             correlation), as Kineto's cuLaunchKernel
+//         cuda_driver_nested  driver calls made inside a runtime call: they
+//                             share its correlation id, so they name it as
+//                             "runtime correlation", which no reader joins on
+//         user_annotation     NVTX push/pop ranges ("X", args: External id);
+//                             start/end ranges, which may overlap and cross
+//                             threads, as async "b"/"e" pairs
+//         "C" counter         CUDA host memory in use (pinned, pageable)
+//         "i" [memory]        each allocation and release (Kineto's args:
+//                             Device Type, Device Id, Addr, Bytes, Total
+//                             Allocated, Total Reserved)
 //   GPU   pid = device index (with several files: one per process and
 //         device), tid = stream id ("stream N"):
-//         kernel       args: device, stream, correlation, registers per
-//                      thread, shared memory, grid, block, blocks/warps per SM
-//         gpu_memcpy   args: device, stream, correlation, bytes, kind,
-//                      memory bandwidth (GB/s)
-//         gpu_memset   args: device, stream, correlation, bytes, bandwidth
+//         kernel       args: queued, device, context, stream, correlation,
+//                      registers per thread, shared memory, blocks/warps per
+//                      SM, grid, block, est. achieved occupancy %, graph id,
+//                      graph node id
+//         gpu_memcpy   args: device, context, stream, correlation, bytes,
+//                      memory bandwidth (GB/s), kind, graph id
+//         gpu_memset   the same without kind
 //         gpu_user_annotation  each push/pop range, on each stream that ran
-//                      work launched inside it, spanning that work
+//                      work launched inside it, spanning that work 1 ns
+//                      earlier and 2 ns later (Kineto's padding), args:
+//                      External id only
+//         cuda_sync    CUPTI's synchronization records, on a row of their
+//                      own ("stream N (sync)", "Device N" when no stream
+//                      applies); args: cuda_sync_kind, wait_on_cuda_event_id
+//                      (event syncs), stream (-1: none), correlation,
+//                      device, context
 //         "C" counter  device memory in use
-//   ac2g  flow arrows: "s" on the launching API call, "f" with "bp":"e" on
-//         the GPU work, id = correlation id (with several files, process
-//         index << 32 | correlation id, as correlation ids are per process)
+//   ac2g  flow arrows: one "s" on each API call that launched work, an "f"
+//         with "bp":"e" on each operation it launched, id = correlation id
+//         (with several files, process index << 32 | correlation id)
 //   "M"   process_name, process_labels, process_sort_index, thread_name,
 //         thread_sort_index
+//
+// Top level: schemaVersion, distributed_info ("rank": N as Kineto spaces it,
+// which HTA's pattern needs; rank 0 of 1 when the process had none),
+// device_properties (Kineto's keys), displayTimeUnit, baseTimeNanoseconds,
+// trace_name.
 //
 // ts and dur are microseconds with three decimals (exact nanoseconds),
 // from the run's first event; baseTimeNanoseconds is that instant on the
 // wall clock when the capture has a clock anchor. Files of several
 // processes are on one timeline already (RunBuilder aligns the clocks).
+// Viewers add ts and dur as doubles: an event that ends on the same
+// nanosecond as its parent could come out after it, so such a parent is
+// lengthened by a nanosecond where that happens.
 //
 // Streamed: events go to the sink in start-time order as they are made;
 // only indices and the annotation spans are held, never the JSON text.

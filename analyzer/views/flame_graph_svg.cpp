@@ -240,7 +240,10 @@ void write_flame_graph_svg(const std::vector<FoldedStack>& stacks, const FlameGr
     }
   }
   const int width = std::max(options.width, 2 * kPadX + 100);
-  const int height = (depth_of(root) + 1) * kFrameHeight + kPadTop + kPadBottom;
+  // A subtitle gets a line of its own below the title, above the top row
+  // of frames (flamegraph.pl's extra top padding).
+  const int subtitle_pad = options.subtitle.empty() ? 0 : kFontSize * 2;
+  const int height = (depth_of(root) + 1) * kFrameHeight + kPadTop + subtitle_pad + kPadBottom;
   const double per_count = root.value ? static_cast<double>(width - 2 * kPadX) / static_cast<double>(root.value) : 0;
 
   out << "<?xml version=\"1.0\" standalone=\"no\"?>\n"
@@ -255,7 +258,7 @@ void write_flame_graph_svg(const std::vector<FoldedStack>& stacks, const FlameGr
       << "<text id=\"title\" x=\"" << width / 2 << "\" y=\"" << kFontSize * 2 << "\" text-anchor=\"middle\" "
       << "style=\"font-size: 17px\">" << xml_escape(options.title) << "</text>\n";
   if (!options.subtitle.empty())
-    out << "<text id=\"subtitle\" x=\"" << width / 2 << "\" y=\"" << kFontSize * 2 + 14
+    out << "<text id=\"subtitle\" x=\"" << width / 2 << "\" y=\"" << kFontSize * 4
         << "\" text-anchor=\"middle\" style=\"fill: rgb(100,100,100)\">" << xml_escape(options.subtitle) << "</text>\n";
   out << "<text id=\"unzoom\" class=\"button\" x=\"" << kPadX << "\" y=\"" << kFontSize * 2
       << "\" style=\"opacity: 0\">Reset Zoom</text>\n"

@@ -187,6 +187,12 @@ Run select_steps(const Run& run, const StepMembership& membership, const std::ve
       out.memory_events.push_back(run.memory_events[i]);
       out.memory_events.back().called_by = remap(run.memory_events[i].called_by);
     }
+  // A wait belongs with the call that waited.
+  for (const Synchronization& s : run.synchronizations)
+    if (s.called_by >= 0 && new_index[static_cast<size_t>(s.called_by)] >= 0) {
+      out.synchronizations.push_back(s);
+      out.synchronizations.back().called_by = remap(s.called_by);
+    }
   return out;
 }
 

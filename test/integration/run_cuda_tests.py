@@ -43,7 +43,7 @@ def check(condition, message):
 
 def base_env(simcuda=True):
     env = dict(os.environ)
-    for name in ("LD_PRELOAD", "PROF_AGENT_PID", "NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH"):
+    for name in ("LD_PRELOAD", "PROF_RUN", "PROF_RUN_PID", "NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH"):
         env.pop(name, None)
     if simcuda:
         env["LD_LIBRARY_PATH"] = ARGS.simcuda_lib
@@ -602,6 +602,69 @@ def stacks_and_trace_of_a_simcuda_run(tmp):
     check([t for t, _ in trace_kernels] == [t for t, _ in want], "kernel starts differ from the truth")
     flows = [e for e in doc["traceEvents"] if e.get("ph") == "f" and e.get("cat") == "ac2g"]
     check(len(flows) >= len(kernels), "%d ac2g flow ends for %d kernels" % (len(flows), len(kernels)))
+
+
+def libprof_lines(stderr):
+    return [l for l in stderr.splitlines() if l.startswith("libprof:")]
+
+
+def run_under_wrapper(tmp, command, output="x.pb"):
+    env = preload(base_env())
+    env.pop("PROF_RUN", None)
+    env.pop("PROF_RUN_PID", None)
+    env["PROF_OUTPUT"] = os.path.join(tmp, output)
+    result = run(command, env=env, cwd=tmp)
+    check(result.returncode == 0, "%s exited %d: %s" % (command, result.returncode, result.stderr))
+    files = sorted(f for f in os.listdir(tmp) if f.endswith(".pb"))
+    return result, files
+
+
+def wrappers_leave_the_file_asked_for_and_one_line(tmp):
+    """A launcher that records nothing claims nothing and says nothing: the
+    program it starts writes PROF_OUTPUT, and the run prints one line."""
+    app = app_path("nvtx_training")
+    for name, command in (("timeout", ["timeout", "60", app]), ("bash", ["bash", "-c", app + " > /dev/null"]),
+                          ("nested", ["bash", "-c", "timeout 60 " + app])):
+        sub = os.path.join(tmp, name)
+        os.mkdir(sub)
+        result, files = run_under_wrapper(sub, command)
+        check(files == ["x.pb"], "%s: files %s, want x.pb alone" % (name, files))
+        lines = libprof_lines(result.stderr)
+        check(len(lines) == 1 and re.fullmatch(r"libprof: wrote .*/x\.pb \(\d+ bytes\)", lines[0]),
+              "%s: stderr lines %s, want one 'wrote .../x.pb'" % (name, lines))
+        records = dump(os.path.join(sub, "x.pb"), sub)
+        check(sum(1 for r in records if r["type"] == "range" and r["name"].startswith("ProfilerStep#")) == 5,
+              "%s: x.pb is not the program's recording" % name)
+    # Nothing recorded anywhere: one line says so.
+    sub = os.path.join(tmp, "nothing")
+    os.mkdir(sub)
+    result, files = run_under_wrapper(sub, ["bash", "-c", "true; true"])
+    lines = libprof_lines(result.stderr)
+    check(files == [] and lines == ["libprof: nothing recorded; no file written"],
+          "a run that recorded nothing: files %s, stderr %s" % (files, lines))
+
+
+def two_programs_of_a_run_name_their_files_and_read_together(tmp):
+    """The first process that records claims PROF_OUTPUT, the next writes
+    <name>.<pid>.pb beside it; one line names both; profanalyze reads them
+    together from the folder or a glob."""
+    app = app_path("nvtx_training")
+    result, files = run_under_wrapper(tmp, ["bash", "-c", "%s 3 && %s 2" % (app, app)])
+    check(len(files) == 2 and "x.pb" in files, "files: %s" % files)
+    other = next(f for f in files if f != "x.pb")
+    check(re.fullmatch(r"x\.\d+\.pb", other) is not None, "the second file is %s" % other)
+    steps = lambda f: sum(1 for r in dump(os.path.join(tmp, f), tmp)
+                          if r["type"] == "range" and r["name"].startswith("ProfilerStep#"))
+    check(steps("x.pb") == 3 and steps(other) == 2, "x.pb is not the first program's recording")
+    lines = libprof_lines(result.stderr)
+    check(len(lines) == 1 and lines[0].startswith("libprof: wrote 2 files: ") and "x.pb" in lines[0] and
+          other in lines[0], "stderr: %s" % lines)
+    for argument in (tmp, os.path.join(tmp, "x*.pb")):
+        info = run([ARGS.analyzer, "report", "--format", "json", argument], env=base_env(False), cwd=tmp)
+        check(info.returncode == 0, "report %s: %s" % (argument, info.stderr))
+        rows = {r["name"]: r for r in json.loads(info.stdout)["windows"][0]["rows"]}
+        check(rows["ProfilerStep*"]["calls"] == 5, "report %s: %s ProfilerStep rows, want 3 + 2" %
+              (argument, rows["ProfilerStep*"]["calls"]))
 
 
 def main():

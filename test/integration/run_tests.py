@@ -35,7 +35,8 @@ def agent_env(extra=None):
     if ARGS.preload_first:
         preload.insert(0, ARGS.preload_first)
     env["LD_PRELOAD"] = ":".join(preload)
-    env.pop("PROF_AGENT_PID", None)
+    env.pop("PROF_RUN", None)
+    env.pop("PROF_RUN_PID", None)
     env.pop("NVTX_INJECTION64_PATH", None)
     env.update(extra or {})
     return env
@@ -43,7 +44,7 @@ def agent_env(extra=None):
 
 def plain_env():
     env = dict(os.environ)
-    for name in ("LD_PRELOAD", "PROF_AGENT_PID", "NVTX_INJECTION64_PATH"):
+    for name in ("LD_PRELOAD", "PROF_RUN", "PROF_RUN_PID", "NVTX_INJECTION64_PATH"):
         env.pop(name, None)
     return env
 

@@ -138,8 +138,17 @@ TEST_CASE("A path that does not exist is reported, not crashed on", "[reader][ba
   require_one_error_line("/nonexistent/run.pb", 0, "No such file or directory");
 }
 
-TEST_CASE("A directory given as the file is reported", "[reader][bad-input]") {
-  require_one_error_line(std::filesystem::temp_directory_path().string(), 0, "is a directory");
+TEST_CASE("A directory with no captures given as the file is reported", "[reader][bad-input]") {
+  // A folder names the captures in it (cli/capture_paths.h); one with none is an error.
+  const std::filesystem::path empty =
+      std::filesystem::temp_directory_path() / ("prof-empty-" + std::to_string(::getpid()));
+  std::filesystem::create_directory(empty);
+  require_one_error_line(empty.string(), 0, "is a directory with no capture files (*.pb) in it");
+  std::filesystem::remove(empty);
+}
+
+TEST_CASE("A pattern that matches no file is reported", "[reader][bad-input]") {
+  require_one_error_line("/nonexistent/run*.pb", 0, "no file matches the pattern");
 }
 
 TEST_CASE("An unreadable file is reported", "[reader][bad-input]") {

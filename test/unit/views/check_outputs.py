@@ -57,6 +57,12 @@ def svg(path, stacks):
     check("href" not in text, f"{path}: external reference")
     total = sum(count for _, count in stacks)
     check(f"all ({total:,} us, 100.00%)" in titles, f"{path}: root frame is not the total {total}")
+    # Title and subtitle lines sit above the top row of frames, not under it.
+    tops = [float(r.get("y")) for g in root.iter(SVG + "g") if g.get("class") == "f" for r in g.iter(SVG + "rect")]
+    for text in root.iter(SVG + "text"):
+        if text.get("id") in ("title", "subtitle") and tops:
+            check(float(text.get("y")) + 4 <= min(tops), f"{path}: {text.get('id')} at y={text.get('y')} is under "
+                  f"the top row of frames (y={min(tops)})")
 
 
 def trace(path):
@@ -70,7 +76,7 @@ def trace(path):
     by_cat = collections.defaultdict(list)
     for e in events:
         ph = e.get("ph")
-        check(ph in ("X", "M", "s", "f", "b", "e", "C"), f"{path}: unexpected ph {ph}")
+        check(ph in ("X", "M", "s", "f", "b", "e", "C", "i"), f"{path}: unexpected ph {ph}")
         if ph == "X":
             for key in ("ts", "dur", "pid", "tid", "name", "cat"):
                 check(key in e, f"{path}: complete event without {key}: {e}")
@@ -124,7 +130,7 @@ def main(work):
     check(len(gpu_pids) == 2 and not gpu_pids & pids, f"GPU rows per process: {gpu_pids}")
 
     names = sorted(os.listdir(os.path.join(work, "windows")))
-    check(names == ["trace_0.json", "trace_1.json"], f"window files: {names}")
+    check(names == ["trace.0.pt.trace.json", "trace.1.pt.trace.json"], f"window files: {names}")
     for name in names:
         trace(os.path.join(work, "windows", name))
 

@@ -60,16 +60,25 @@ TEST_CASE("trace writes Kineto's categories, args, flows and metadata") {
   CHECK(r.err.empty());
   const std::string& json = r.out;
   CHECK(json.rfind("{\"schemaVersion\":1,", 0) == 0);
-  CHECK(json.find("\"distributedInfo\":{\"hostname\":\"node1\",\"pid\":4242,\"rank\":0,\"world_size\":2}") !=
+  // Spaced as Kineto writes it: HTA finds the rank with "rank":\s+(\d+).
+  CHECK(json.find("\"distributedInfo\":{\"rank\": 0, \"world_size\": 2, \"hostname\": \"node1\", \"pid\": 4242}") !=
+        std::string::npos);
+  CHECK(json.find("\"maxThreadsPerMultiprocessor\":2048,\"regsPerBlock\":65536,\"regsPerMultiprocessor\":65536,"
+                  "\"warpSize\":32,\"sharedMemPerBlock\":49152,\"sharedMemPerMultiprocessor\":233472,\"numSms\":100") !=
         std::string::npos);
   // The first event is at 1 us on the monotonic clock: the origin.
   CHECK(json.find("\"baseTimeNanoseconds\":1700000000000001000") != std::string::npos);
   CHECK(json.find("{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"relu \\\"fast\\\" kernel;v2\",\"pid\":0,\"tid\":7,"
-                  "\"ts\":12.000,\"dur\":0.600,\"args\":{\"device\":0,\"stream\":7,\"correlation\":5,"
-                  "\"registers per thread\":32,\"shared memory\":1024,\"blocks per SM\":1.280,"
-                  "\"warps per SM\":10.240,\"grid\":[128,1,1],\"block\":[256,1,1]}}") != std::string::npos);
+                  "\"ts\":12.000,\"dur\":0.600,\"args\":{\"queued\":0,\"device\":0,\"context\":0,\"stream\":7,"
+                  "\"correlation\":5,\"registers per thread\":32,\"shared memory\":1024,\"blocks per SM\":1.280,"
+                  "\"warps per SM\":10.240,\"grid\":[128,1,1],\"block\":[256,1,1],"
+                  // 8 blocks of 256 threads fit an SM (warps and registers both allow 8), but the grid
+                  // has 1.28 per SM: 1.28 x 256 / 2048 threads.
+                  "\"est. achieved occupancy %\":16,\"graph id\":0,\"graph node id\":0}}") != std::string::npos);
   CHECK(json.find("\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\"") != std::string::npos);
-  CHECK(json.find("\"bytes\":4000000,\"kind\":\"HtoD\",\"memory bandwidth (GB/s)\":2000.000") != std::string::npos);
+  CHECK(json.find("\"bytes\":4000000,\"memory bandwidth (GB/s)\":2000.000,\"kind\":\"HtoD\"") != std::string::npos);
+  CHECK(json.find("{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":4242,\"tid\":7,"
+                  "\"ts\":5.000,\"dur\":1.000,\"args\":{\"cbid\":0,\"correlation\":3") != std::string::npos);
   CHECK(json.find("{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\"") != std::string::npos);
   CHECK(count(json, "\"cat\":\"cuda_runtime\"") == 6);
   // Five launches with recorded calls: five arrows; none for correlation 99.
@@ -81,10 +90,19 @@ TEST_CASE("trace writes Kineto's categories, args, flows and metadata") {
   // Ranges: on the thread, and on each stream over the work they launched.
   CHECK(json.find("{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":4242,\"tid\":7,"
                   "\"ts\":10.000,\"dur\":10.000") != std::string::npos);
+  // On the GPU, padded as Kineto pads them (1 ns before, 2 ns after) and
+  // with the range's External id only: device or stream args make readers
+  // count the span as GPU work.
+  CHECK(json.find("{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":4242,\"tid\":7,"
+                  "\"ts\":10.000,\"dur\":10.000,\"args\":{\"External id\":") != std::string::npos);
   CHECK(json.find("{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":0,\"tid\":7,"
-                  "\"ts\":12.000,\"dur\":6.000") != std::string::npos);
+                  "\"ts\":11.999,\"dur\":6.003,\"args\":{\"External id\":") != std::string::npos);
   CHECK(json.find("{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":0,\"tid\":9,"
-                  "\"ts\":18.000,\"dur\":0.600") != std::string::npos);
+                  "\"ts\":17.999,\"dur\":0.603,\"args\":{\"External id\":") != std::string::npos);
+  // [memory] instant events, as TensorBoard's memory view reads them.
+  CHECK(json.find("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":4242,"
+                  "\"tid\":7,\"ts\":8.200,\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":0,\"Bytes\":1048576,"
+                  "\"Total Allocated\":1048576,\"Total Reserved\":1048576}}") != std::string::npos);
   CHECK(json.find("{\"ph\":\"b\",\"cat\":\"user_annotation\",\"name\":\"myLib:data load\"") != std::string::npos);
   CHECK(json.find("\"name\":\"prefetch;\\tbatch\"") != std::string::npos);
   // Memory in use, as a counter on the GPU.
@@ -126,13 +144,13 @@ TEST_CASE("trace with a schedule writes one file per window, named by its last s
   const auto r = run_cli({"trace", capture.path(), "-o", out, "--active", "1"});
   REQUIRE(r.exit_code == 0);
   CHECK(!std::filesystem::exists(out));
-  const std::string step0 = read_file((dir.path / "trace_0.json").string());
-  const std::string step1 = read_file((dir.path / "trace_1.json").string());
+  const std::string step0 = read_file((dir.path / "trace.0.pt.trace.json").string());
+  const std::string step1 = read_file((dir.path / "trace.1.pt.trace.json").string());
   CHECK(step0.find("\"name\":\"ProfilerStep#0\"") != std::string::npos);
   CHECK(step0.find("\"name\":\"ProfilerStep#1\"") == std::string::npos);
   CHECK(step1.find("\"name\":\"ProfilerStep#1\"") != std::string::npos);
   CHECK(step1.find("\"traceName\":\"profanalyze trace, Window 1: step 1\"") != std::string::npos);
-  CHECK(r.out.find("trace_1.json: ") != std::string::npos);
+  CHECK(r.out.find("trace.1.pt.trace.json: ") != std::string::npos);
   CHECK(run_cli({"trace", capture.path(), "-o", "-", "--active", "1"}).exit_code == 2);
 }
 
@@ -171,8 +189,9 @@ TEST_CASE("trace of two processes: one timeline, distinct rows and flow ids") {
 
 TEST_CASE("window trace files are named like on_trace_ready's") {
   using prof::analyzer::window_trace_path;
-  CHECK(window_trace_path("trace.json", 7) == "trace_7.json");
-  CHECK(window_trace_path("out/run.v2/trace.json.gz", 12) == "out/run.v2/trace_12.json.gz");
-  CHECK(window_trace_path("trace", 3) == "trace_3");
-  CHECK(window_trace_path("dir/.trace.json", 3) == "dir/.trace_3.json");
+  CHECK(window_trace_path("trace.json", 7) == "trace.7.pt.trace.json");
+  CHECK(window_trace_path("out/run.v2/trace.json.gz", 12) == "out/run.v2/trace.12.pt.trace.json.gz");
+  CHECK(window_trace_path("trace", 3) == "trace.3.pt.trace.json");
+  CHECK(window_trace_path("dir/.trace.json", 3) == "dir/.trace.3.pt.trace.json");
+  CHECK(window_trace_path("tb/worker0.pt.trace.json", 5) == "tb/worker0.5.pt.trace.json");
 }

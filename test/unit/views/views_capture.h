@@ -34,6 +34,15 @@ inline std::string views_capture(const ViewsCaptureOptions& o = {}) {
   device->set_sm_count(100);
   device->set_warp_size(32);
   device->set_global_memory_bytes(80ull << 30);
+  // An H100's limits, for the occupancy estimate.
+  device->set_compute_major(9);
+  device->set_max_threads_per_block(1024);
+  device->set_max_registers_per_block(65536);
+  device->set_max_shared_memory_per_block(49152);
+  device->set_max_warps_per_multiprocessor(64);
+  device->set_max_blocks_per_multiprocessor(32);
+  device->set_max_registers_per_multiprocessor(65536);
+  device->set_max_shared_memory_per_multiprocessor(233472);
 
   c.string(1, "ProfilerStep#0").string(2, "ProfilerStep#1").string(3, "forward").string(4, "cudaLaunchKernel");
   c.string(5, "_Z6matmulPfS_i").string(6, "cudaMemcpyAsync").string(7, "cuLaunchKernel");

@@ -1,0 +1,53 @@
+#pragma once
+// One run: every profiled process a command starts, however it starts them
+// (`timeout 60 ./app`, `bash -c`, torchrun, mpirun with the environment
+// passed on). The first agent of the tree makes a small folder for the run
+// in $TMPDIR and names it in PROF_RUN; the agents of the processes it
+// starts find it there. Through it:
+//
+// - the output file goes where the user asked: the first process that
+//   records something claims PROF_OUTPUT (an O_EXCL file in the folder, per
+//   output path); the others write <name>.<pid>.pb beside it. A launcher
+//   that records nothing claims nothing;
+// - stderr gets one line per run: each process that wrote a file notes it
+//   in the folder, and the first process says at its exit what the run
+//   wrote (or that nothing was recorded), then removes the folder. A
+//   process that ends after the first one is gone says it itself.
+//
+// Without a usable folder (no writable $TMPDIR) every process is on its
+// own: the first of the tree writes PROF_OUTPUT, the others their
+// <name>.<pid>.pb, and each says what it wrote.
+#include <cstdint>
+#include <string>
+
+namespace prof {
+
+class RunClaim {
+ public:
+  // Joins the run named in the environment, or starts one (this process is
+  // then the run's first). Sets PROF_RUN for the processes this one starts.
+  void join(uint32_t pid);
+  bool first_of_run() const { return first_; }
+  bool has_folder() const { return !folder_.empty(); }
+
+  // The file this process writes instead of `wanted`: `wanted` itself when
+  // no other process of the run has claimed it, else <name>.<pid>.<ext>.
+  // Called once, when the process has something to write.
+  std::string claim(const std::string& wanted);
+
+  // Notes a file this process wrote. False when the run's first process is
+  // gone (or there is no folder): the caller says it itself.
+  bool note_written(const std::string& path, uint64_t bytes);
+
+  // For the run's first process, at its exit: the run's one line ("wrote
+  // run.pb (12345 bytes)", "wrote 3 files: ...", "nothing recorded; no file
+  // written"), the folder removed. Empty for the other processes.
+  std::string finish();
+
+ private:
+  uint32_t pid_ = 0;
+  bool first_ = false;
+  std::string folder_;  // empty: none
+};
+
+}  // namespace prof

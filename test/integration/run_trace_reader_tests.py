@@ -1,0 +1,581 @@
+#!/usr/bin/env python3
+"""Our Chrome trace as the tools that read Kineto traces see it: Holistic Trace
+Analysis (HTA) on traces of simcuda runs must give the truth log's GPU times;
+every category, args key and top-level key our trace shares with real Kineto
+traces must have their type and meaning; and every event must end within its
+parent when read as doubles, as viewers read it.
+
+The pinned HTA and the reference traces live outside the repository, in
+../shared (next to the checkout, as in CI; PROF_SHARED_DIR overrides). A
+scenario that needs one of them and finds neither it nor an installed `hta`
+says so and exits 77 (ctest: skipped). HTA runs under Debian's /usr/bin/python3
+(pandas, numpy, networkx, plotly, pydot, psutil, yaml from scripts/bootstrap.sh);
+this script needs only the standard library.
+
+One scenario per invocation; the recording helpers are run_cuda_tests.py's.
+"""
+import argparse
+import collections
+import glob
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_cuda_tests as cuda  # noqa: E402
+from run_cuda_tests import Failure, check  # noqa: E402
+
+ARGS = None
+SKIP = 77
+DEBIAN_PYTHON = "/usr/bin/python3"
+GPU_TYPES = cuda.GPU_TYPES
+
+
+class Skipped(Exception):
+    pass
+
+
+def shared_dir():
+    if os.environ.get("PROF_SHARED_DIR"):
+        return os.environ["PROF_SHARED_DIR"]
+    return os.path.normpath(os.path.join(ARGS.source_dir, "..", "shared"))
+
+
+# --- recording and tracing ---------------------------------------------------
+
+def record(tmp, app, args=(), extra_env=None, name="run"):
+    """Runs app under the agent on simcuda; returns (truth, capture path)."""
+    sub = os.path.join(tmp, name)
+    os.makedirs(sub, exist_ok=True)
+    _, truth, _ = cuda.record_app(sub, app, list(args), extra_env)
+    return truth, os.path.join(sub, "run.pb")
+
+
+def trace(capture, output, *options):
+    result = cuda.run([ARGS.analyzer, "trace", capture, "-o", output, *options],
+                      env=cuda.base_env(False), cwd=os.path.dirname(output))
+    check(result.returncode == 0, "trace failed: " + result.stderr)
+    return load_json(output)
+
+
+def load_json(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def events(doc, ph=None, cat=None):
+    return [e for e in doc["traceEvents"] if (ph is None or e.get("ph") == ph) and (cat is None or e.get("cat") == cat)]
+
+
+def ns(us):
+    """A trace time (microseconds with nanosecond decimals) back in ns."""
+    return round(us * 1000)
+
+
+GPU_CATEGORIES = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
+
+
+def trace_origin_ns(doc, truth):
+    """The truth's clock at the trace's ts 0: each GPU operation's truth
+    start minus its ts, the same for every one or the trace moved them."""
+    starts = collections.defaultdict(list)
+    for op in truth:
+        if op["type"] in GPU_TYPES:
+            starts[(op["type"], op["corr"], op["device"], op["stream"])].append(op["start"])
+    offsets = set()
+    for e in doc["traceEvents"]:
+        if e.get("ph") == "X" and e.get("cat") in GPU_CATEGORIES:
+            a = e["args"]
+            candidates = starts.get((GPU_CATEGORIES[e["cat"]], a["correlation"], a["device"], a["stream"]), [])
+            check(candidates, "%s %s has no operation in the truth" % (e["cat"], e["name"]))
+            # A graph launch runs several operations under one id: the nearest.
+            offsets.add(min((s - ns(e["ts"]) for s in candidates), key=lambda d: abs(d - min(offsets, default=d))))
+    check(len(offsets) == 1, "GPU work is not shifted by one offset against the truth: %s" % sorted(offsets)[:5])
+    return offsets.pop()
+
+
+# --- HTA ---------------------------------------------------------------------
+
+def hta_python_path():
+    """PYTHONPATH for HTA: the pinned copy, or "" for an installed hta; None when neither."""
+    pinned = os.path.join(shared_dir(), "third_party", "hta")
+    if os.path.isdir(os.path.join(pinned, "hta")):
+        return pinned
+    probe = subprocess.run([DEBIAN_PYTHON, "-c", "import hta"], capture_output=True)
+    return "" if probe.returncode == 0 else None
+
+
+def run_hta(trace_dir):
+    path = hta_python_path()
+    if path is None:
+        raise Skipped("HTA not found: neither %s nor an installed `hta` package" %
+                      os.path.join(shared_dir(), "third_party", "hta"))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = path
+    env.pop("HTA_DISABLE_NS_ROUNDING", None)  # as users run it
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hta_report.py")
+    result = subprocess.run([DEBIAN_PYTHON, script, trace_dir], env=env, capture_output=True, text=True,
+                            timeout=300)
+    check(result.returncode == 0, "HTA failed on our trace (Debian's python3-pandas, -numpy, -networkx, "
+          "-plotly, -pydot, -psutil, -yaml installed? scripts/bootstrap.sh does):\n" + result.stderr[-3000:])
+    return json.loads(result.stdout)
+
+
+def ceil_div(a, b):
+    return -((-a) // b)
+
+
+class HtaView:
+    """What HTA must see in a trace of one simcuda run, from the truth log and
+    HTA's documented rules: ns-resolution times rounded inwards to whole
+    microseconds (start up, end down); with two or more ProfilerStep ranges,
+    only GPU work whose launching call started before the last step did. HTA
+    takes the last step's start from every event it counts as a CPU
+    operation (no stream or no correlation), the step's GPU span included."""
+
+    def __init__(self, truth, doc):
+        self.origin = trace_origin_ns(doc, truth)
+        steps = [e for e in events(doc, "X") if e["name"].startswith("ProfilerStep#") and
+                 not ("stream" in e.get("args", {}) and "correlation" in e.get("args", {}))]
+        calls = {}
+        for a in truth:
+            if a["type"] == "api" and a["depth"] == 0:
+                calls[a["corr"]] = a
+        self.calls = calls
+        # The launching calls' times as the trace has them (HTA filters on those).
+        call_us = {e["args"]["correlation"]: ceil_div(ns(e["ts"]), 1000) for e in doc["traceEvents"]
+                   if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver")}
+        last_step_us = max(ceil_div(ns(e["ts"]), 1000) for e in steps) if len({e["name"] for e in steps}) >= 2 else None
+        ops = [op for op in truth if op["type"] in GPU_TYPES]
+        if last_step_us is not None:
+            ops = [op for op in ops if op["corr"] in call_us and call_us[op["corr"]] < last_step_us]
+        self.ops = ops
+
+    def us_up(self, t):
+        return ceil_div(t - self.origin, 1000)
+
+    def us_down(self, t):
+        return (t - self.origin) // 1000
+
+    def interval(self, op):
+        return self.us_up(op["start"]), self.us_down(op["end"])
+
+    @staticmethod
+    def union(intervals):
+        merged = []
+        for s, e in sorted(intervals):
+            if merged and s <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], e)
+            else:
+                merged.append([s, e])
+        return merged
+
+    def kernel_sums(self):
+        sums = collections.Counter()
+        for op in self.ops:
+            s, e = self.interval(op)
+            sums[kernel_key(op)] += e - s
+        return sums
+
+    def temporal(self, sync_intervals):
+        """idle, compute, non-compute and kernel time: HTA's temporal breakdown."""
+        everything = [self.interval(op) for op in self.ops] + sync_intervals
+        merged = self.union(everything)
+        span = merged[-1][1] - merged[0][0]
+        busy = sum(e - s for s, e in merged)
+        compute = sum(e - s for s, e in self.union(self.interval(op) for op in self.ops if op["type"] == "kernel"))
+        return {"idle": span - busy, "compute": compute, "non_compute": span - compute - (span - busy),
+                "kernel": span}
+
+    def idle(self, consecutive_kernel_delay=30):
+        """Per stream: the gaps between its operations, by HTA's categories."""
+        result = collections.defaultdict(collections.Counter)
+        per_stream = collections.defaultdict(list)
+        for op in self.ops:
+            per_stream[op["stream"]].append(op)
+        for stream, ops in per_stream.items():
+            ops.sort(key=lambda op: self.interval(op))
+            for prev, op in zip(ops, ops[1:]):
+                gap = self.interval(op)[0] - self.interval(prev)[1]
+                launched = self.us_up(self.calls[op["corr"]]["start"])
+                if launched > self.interval(prev)[1]:
+                    result[stream]["host_wait"] += gap
+                elif gap < consecutive_kernel_delay:
+                    result[stream]["kernel_wait"] += gap
+                else:
+                    result[stream]["other"] += gap
+        return result
+
+
+def kernel_key(op):
+    if op["type"] == "kernel":
+        for name in cuda.KERNEL_NS:
+            if name in op["name"]:
+                return name
+        return op["name"]
+    return "Memcpy " + op["copy_kind"] if op["type"] == "memcpy" else "Memset"
+
+
+def hta_kernel_key(name):
+    for kernel in cuda.KERNEL_NS:
+        if name.startswith(kernel + "("):
+            return kernel
+    for kind in ("HtoD", "DtoH", "DtoD", "HtoH"):
+        if name.startswith("Memcpy " + kind):
+            return "Memcpy " + kind
+    return "Memset" if name.startswith("Memset") else name
+
+
+def hta_matches_truth(tmp, app="nvtx_training", *args):
+    truth, capture = record(tmp, app, args)
+    trace_dir = os.path.join(tmp, "traces")
+    os.mkdir(trace_dir)
+    doc = trace(capture, os.path.join(trace_dir, "run.pt.trace.json"))
+    view = HtaView(truth, doc)
+    hta = run_hta(trace_dir)
+    check(hta["ranks"] == [0], "HTA ranks: %s" % hta["ranks"])
+
+    # Kernel breakdown: each kernel (and copy kind) once, with the truth's time.
+    got = collections.Counter()
+    for row in hta["kernels"]:
+        got[hta_kernel_key(row["name"])] += row["sum"]
+    want = view.kernel_sums()
+    check(dict(got) == dict(want), "HTA kernel breakdown (us) %s, truth %s" % (dict(got), dict(want)))
+
+    # Temporal breakdown. HTA counts synchronisations Kineto places on a
+    # stream (stream sync, stream wait event) as GPU time, so they are part
+    # of what it must see.
+    syncs = [e for e in events(doc, "X", "cuda_sync") if e["args"]["stream"] >= 0 and
+             e["args"]["correlation"] in {op["corr"] for op in view.ops} | set(view.calls)]
+    sync_intervals = [(ceil_div(ns(e["ts"]), 1000), (ns(e["ts"]) + ns(e["dur"])) // 1000) for e in syncs
+                      if ns(e["ts"]) + view.origin < max(op["end"] for op in view.ops)]
+    temporal = hta["temporal"][0]
+    want_t = view.temporal(sync_intervals)
+    for key, value in want_t.items():
+        check(temporal[key] == value, "HTA temporal breakdown %s: %s us, truth %s us (all: %s, truth %s)" %
+              (key, temporal[key], value, temporal, want_t))
+
+    # Idle time per stream by category: no negative time, the truth's gaps.
+    got_idle = collections.defaultdict(collections.Counter)
+    for row in hta["idle"]:
+        check(row["time"] >= 0, "HTA idle time breakdown has negative %s on stream %d: %s" %
+              (row["category"], row["stream"], row["time"]))
+        got_idle[row["stream"]][row["category"]] += row["time"]
+    for stream, categories in view.idle().items():
+        for category, value in categories.items():
+            check(got_idle[stream][category] == value, "HTA idle %s on stream %d: %s us, truth %s us" %
+                  (category, stream, got_idle[stream][category], value))
+        check(sum(got_idle[stream].values()) == sum(categories.values()),
+              "HTA idle time on stream %d: %s, truth %s" % (stream, dict(got_idle[stream]), dict(categories)))
+
+
+
+# What HTA takes for launches (by name).
+HTA_LAUNCHES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync")
+
+
+def hta_launch_stats_populated(tmp):
+    """Launch statistics pair each kernel launch and async copy with its GPU
+    work; queue lengths are measured on every stream they ran on."""
+    for app, args in (("nvtx_training", []), ("copies", [])):
+        truth, capture = record(tmp, app, args, name=app)
+        trace_dir = os.path.join(tmp, app + "-traces")
+        os.mkdir(trace_dir)
+        doc = trace(capture, os.path.join(trace_dir, "run.pt.trace.json"))
+        view = HtaView(truth, doc)
+        hta = run_hta(trace_dir)
+        names = {a["corr"]: a["name"] for a in truth if a["type"] == "api" and a["depth"] == 0}
+        launched = {op["corr"]: op for op in view.ops if names.get(op["corr"]) in HTA_LAUNCHES}
+        check(launched, "%s made no launches or async copies" % app)
+        got = {int(r["correlation"]): r for r in hta["launch_stats"].get("0", [])}
+        check(set(got) == set(launched), "%s: HTA launch statistics for correlations %s, truth %s" %
+              (app, sorted(got), sorted(launched)))
+        for corr, op in launched.items():
+            s, e = view.interval(op)
+            check(got[corr]["gpu_duration"] == e - s, "%s launch %d: GPU duration %s, truth %s" %
+                  (app, corr, got[corr]["gpu_duration"], e - s))
+        streams = {op["stream"] for op in launched.values()}
+        queues = {row["stream"]: row for row in hta["queue_length"]}
+        check(streams <= set(queues) and all(queues[s]["count"] > 0 for s in streams),
+              "%s: HTA queue length summary lacks streams %s: %s" % (app, streams, hta["queue_length"]))
+
+
+def hta_loads_two_ranks(tmp):
+    trace_dir = os.path.join(tmp, "traces")
+    os.mkdir(trace_dir)
+    totals = {}
+    for rank in (0, 1):
+        truth, capture = record(tmp, "tiny_kernels", ["20"], {"RANK": str(rank), "WORLD_SIZE": "2"},
+                                name="rank%d" % rank)
+        doc = trace(capture, os.path.join(trace_dir, "rank%d.pt.trace.json" % rank))
+        check(doc["distributedInfo"]["rank"] == rank and doc["distributedInfo"]["world_size"] == 2,
+              "distributedInfo: %s" % doc["distributedInfo"])
+        totals[rank] = sum(HtaView(truth, doc).kernel_sums().values())
+    hta = run_hta(trace_dir)
+    check(hta["ranks"] == [0, 1], "HTA loaded ranks %s from two captures with RANK=0 and RANK=1" % hta["ranks"])
+    for rank in (0, 1):
+        got = sum(r["sum"] for r in hta["kernels"] if r["rank"] == rank)
+        check(got == totals[rank], "rank %d: HTA kernel time %s us, truth %s" % (rank, got, totals[rank]))
+
+
+# --- structure against real Kineto traces -------------------------------------
+
+def json_type(value):
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    return type(value).__name__
+
+
+def type_fits(ours, theirs):
+    # Kineto prints a double that happens to be whole without decimals.
+    return ours <= theirs or ("float" in theirs and ours <= theirs | {"int"})
+
+
+def shape(doc):
+    """(ph, cat) -> {args key: {types}}, and the same for metadata by name."""
+    keys = collections.defaultdict(lambda: collections.defaultdict(set))
+    for e in doc["traceEvents"]:
+        kind = (e.get("ph"), e.get("name") if e.get("ph") == "M" else e.get("cat"))
+        keys[kind]["<event>"]  # present
+        for k, v in (e.get("args") or {}).items():
+            keys[kind][k].add(json_type(v))
+    return keys
+
+
+def reference_traces():
+    directory = os.path.join(shared_dir(), "reference-traces")
+    paths = sorted(glob.glob(os.path.join(directory, "*.json*")))
+    if not paths:
+        raise Skipped("no reference Kineto traces in " + directory)
+    return [load_json(p) for p in paths]
+
+
+def trace_matches_kineto_reference(tmp):
+    references = reference_traces()
+    docs = []
+    truths = []
+    for app, args in (("nvtx_training", []), ("two_streams", []), ("copies", []), ("graph_replay", []),
+                      ("malloc_churn", ["5"])):
+        truth, capture = record(tmp, app, args, {"PROF_API": "all"}, name=app)
+        docs.append(trace(capture, os.path.join(tmp, app + ".pt.trace.json")))
+        truths.append(truth)
+
+    # Top-level keys: the same types; deviceProperties with every key Kineto writes.
+    for ref in references:
+        for key in set(ref) & set(docs[0]):
+            check(json_type(ref[key]) == json_type(docs[0][key]),
+                  "top-level %s: %s, Kineto %s" % (key, json_type(docs[0][key]), json_type(ref[key])))
+        for prop, value in ref["deviceProperties"][0].items():
+            ours = docs[0]["deviceProperties"][0]
+            check(prop in ours, "deviceProperties lacks %s" % prop)
+            check(json_type(ours[prop]) == json_type(value),
+                  "deviceProperties %s: %s, Kineto %s" % (prop, json_type(ours[prop]), json_type(value)))
+        check(set(ref["distributedInfo"]) <= set(docs[0]["distributedInfo"]),
+              "distributedInfo %s lacks Kineto's %s" % (docs[0]["distributedInfo"], ref["distributedInfo"]))
+
+    # Shared categories and args keys: the same types.
+    theirs = collections.defaultdict(lambda: collections.defaultdict(set))
+    for ref in references:
+        for kind, keys in shape(ref).items():
+            for k, types in keys.items():
+                theirs[kind][k] |= types
+    ours = collections.defaultdict(lambda: collections.defaultdict(set))
+    for doc in docs:
+        for kind, keys in shape(doc).items():
+            for k, types in keys.items():
+                ours[kind][k] |= types
+    shared = set(theirs) & set(ours)
+    for kind in (("X", "kernel"), ("X", "gpu_memcpy"), ("X", "gpu_memset"), ("X", "cuda_runtime"),
+                 ("X", "cuda_sync"), ("X", "user_annotation"), ("s", "ac2g"), ("f", "ac2g")):
+        check(kind in ours, "our traces have no %s %s events" % kind)
+    for kind in shared:
+        for key in set(theirs[kind]) & set(ours[kind]):
+            check(type_fits(ours[kind][key], theirs[kind][key]), "%s %s args %r: %s, Kineto %s" %
+                  (kind[0], kind[1], key, sorted(ours[kind][key]), sorted(theirs[kind][key])))
+    # Keys Kineto always writes on these categories, which readers look up.
+    for kind, keys in ((("X", "kernel"), ("device", "context", "stream", "correlation", "queued",
+                                          "registers per thread", "shared memory", "blocks per SM",
+                                          "warps per SM", "grid", "block", "est. achieved occupancy %")),
+                       (("X", "gpu_memcpy"), ("device", "context", "stream", "correlation", "bytes",
+                                              "memory bandwidth (GB/s)")),
+                       (("X", "gpu_memset"), ("device", "context", "stream", "correlation", "bytes",
+                                              "memory bandwidth (GB/s)")),
+                       (("X", "cuda_runtime"), ("cbid", "correlation")),
+                       (("X", "cuda_sync"), ("cuda_sync_kind", "stream", "correlation", "device", "context"))):
+        missing = set(keys) - set(ours[kind])
+        check(not missing, "%s %s events lack %s" % (kind[0], kind[1], sorted(missing)))
+
+    for doc, truth in zip(docs, truths):
+        check_meaning(doc, truth)
+
+
+def check_meaning(doc, truth):
+    """The values mean what Kineto's do, checked against the truth log."""
+    calls = {(a["name"], a["corr"]): a for a in truth if a["type"] == "api"}
+    ops = {(op["corr"], op["start"]): op for op in truth if op["type"] in GPU_TYPES}
+    origin = trace_origin_ns(doc, truth) if events(doc, "X", "kernel") else None
+    check(isinstance(doc["distributedInfo"].get("rank"), int), "no rank in distributedInfo")
+
+    for e in events(doc, "X", "cuda_runtime"):
+        a = calls.get((e["name"], e["args"]["correlation"]))
+        check(a is not None and a["domain"] == "runtime", "cuda_runtime %s corr %d is no runtime call of the truth" %
+              (e["name"], e["args"]["correlation"]))
+        check(e["args"]["cbid"] == a["cbid"], "%s: cbid %d, CUPTI's %d" % (e["name"], e["args"]["cbid"], a["cbid"]))
+    # Readers join GPU work to the CPU side on correlation: one CPU event per id.
+    cpu_corr = collections.Counter(e["args"]["correlation"] for e in doc["traceEvents"]
+                                   if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver"))
+    twice = [c for c, n in cpu_corr.items() if n > 1]
+    check(not twice, "correlation ids on more than one CPU event (readers count their GPU work again): %s" % twice[:5])
+    for e in events(doc, "X", "cuda_driver"):
+        a = calls.get((e["name"], e["args"]["correlation"]))
+        check(a is not None and a["domain"] == "driver" and e["args"]["cbid"] == a["cbid"],
+              "cuda_driver %s is no driver call of the truth with that cbid" % e["name"])
+
+    if origin is not None:
+        for e in doc["traceEvents"]:
+            if e.get("ph") != "X" or e.get("cat") not in ("kernel", "gpu_memcpy", "gpu_memset"):
+                continue
+            args = e["args"]
+            op = ops.get((args["correlation"], ns(e["ts"]) + origin))
+            check(op is not None, "%s %s at %s is no operation of the truth" % (e["cat"], e["name"], e["ts"]))
+            check(args["device"] == op["device"] and args["stream"] == op["stream"] and
+                  args["context"] == op["context"], "%s: device/stream/context differ from the truth" % e["name"])
+            check(e["pid"] == op["device"] and e["tid"] == op["stream"], "%s not on its device's stream row" % e["name"])
+            if op["graph"]:
+                check(args.get("graph id") == op["graph"] and
+                      (e["cat"] != "kernel" or args.get("graph node id") == op["graph_node"]),
+                      "%s from graph %d node %d: args %s" % (e["name"], op["graph"], op["graph_node"], args))
+            if e["cat"] == "kernel":
+                check(args["grid"] == op["grid"] and args["block"] == op["block"], "grid/block differ")
+                check(0 <= args["est. achieved occupancy %"] <= 100, "occupancy %s" % args)
+            else:
+                check(args["bytes"] == op["bytes"], "bytes differ")
+                dur = ns(e["dur"])
+                if dur:
+                    check(abs(args["memory bandwidth (GB/s)"] - op["bytes"] / dur) < 1e-3 * max(1, op["bytes"] / dur),
+                          "bandwidth %s of %d bytes in %d ns" % (args["memory bandwidth (GB/s)"], op["bytes"], dur))
+
+    syncs = [t for t in truth if t["type"] == "sync"]
+    kinds = {"context": "Context Sync", "stream": "Stream Sync", "event": "Event Sync",
+             "stream_wait_event": "Stream Wait Event"}
+    got = collections.Counter((e["args"]["correlation"], e["name"]) for e in events(doc, "X", "cuda_sync"))
+    want = collections.Counter((s["corr"], kinds[s["sync_type"]]) for s in syncs)
+    check(got == want, "cuda_sync events %s, truth %s" % (sorted(got.items())[:6], sorted(want.items())[:6]))
+    for e in events(doc, "X", "cuda_sync"):
+        check(e["args"]["cuda_sync_kind"] == e["name"], "cuda_sync_kind differs from the name")
+        if e["name"] in ("Context Sync", "Event Sync"):
+            check(e["args"]["stream"] == -1, "%s with stream %s (Kineto: -1)" % (e["name"], e["args"]["stream"]))
+
+    starts = collections.Counter(e["id"] for e in events(doc, "s", "ac2g"))
+    check(all(n == 1 for n in starts.values()), "ac2g flows started more than once: %s" %
+          [i for i, n in starts.items() if n > 1][:5])
+    check({e["id"] for e in events(doc, "f", "ac2g")} <= set(starts), "ac2g flow ends without a start")
+
+    annotations = {e["args"]["External id"]: e["name"] for e in events(doc, "X", "user_annotation")}
+    for e in events(doc, "X", "gpu_user_annotation"):
+        check(set(e["args"]) == {"External id"}, "gpu_user_annotation args %s (Kineto: External id only)" % e["args"])
+        check(annotations.get(e["args"]["External id"]) == e["name"],
+              "gpu_user_annotation %s does not name its range's External id" % e["name"])
+
+
+# --- nesting as doubles --------------------------------------------------------
+
+def children_end_within_parents(doc):
+    """Per row: every "X" event that lies inside another in exact
+    nanoseconds (the written decimals) must also end no later than it when
+    ts + dur is added in doubles, as viewers add them."""
+    rows = collections.defaultdict(list)
+    for e in doc["traceEvents"]:
+        if e.get("ph") == "X":
+            start = ns(e["ts"])
+            rows[(e["pid"], e["tid"])].append((start, start + ns(e["dur"]), e["ts"] + e["dur"], e))
+    problems = []
+    for row, evs in rows.items():
+        evs.sort(key=lambda x: (x[0], -x[1]))
+        open_events = []
+        for start, end, reader_end, e in evs:
+            open_events = [o for o in open_events if o[1] > start or (o[1] == start and end == start)]
+            for o in open_events:
+                if o[0] <= start and end <= o[1] and reader_end > o[2]:
+                    problems.append("%s (ends %r) inside %s (ends %r) on %s" % (e["name"], reader_end, o[3]["name"],
+                                                                              o[2], row))
+            open_events.append((start, end, reader_end, e))
+    return problems
+
+
+def trace_nests_as_doubles(tmp):
+    for app, args in (("nvtx_training", ["20"]), ("graph_replay", []), ("two_streams", [])):
+        _, capture = record(tmp, app, args, {"PROF_API": "all"}, name=app)
+        doc = trace(capture, os.path.join(tmp, app + ".json"))
+        problems = children_end_within_parents(doc)
+        check(not problems, "%s: %d events end after their parent: %s" % (app, len(problems), problems[:3]))
+        # GPU ranges sit above their kernels: padded like Kineto's.
+        kernels = collections.defaultdict(list)
+        for e in doc["traceEvents"]:
+            if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+                kernels[(e["pid"], e["tid"])].append(e)
+        # (1 ns before its first operation, 2 ns after its last; a nanosecond
+        # or two more at the end where a nested range ends with it.)
+        for a in events(doc, "X", "gpu_user_annotation"):
+            row = kernels[(a["pid"], a["tid"])]
+            start, end = ns(a["ts"]), ns(a["ts"]) + ns(a["dur"])
+            check(any(ns(k["ts"]) == start + 1 for k in row) and
+                  any(end - 5 <= ns(k["ts"]) + ns(k["dur"]) <= end - 2 for k in row),
+                  "gpu_user_annotation %s [%d, %d] not padded around its work" % (a["name"], start, end))
+
+
+def window_files_named_for_tensorboard(tmp):
+    _, capture = record(tmp, "nvtx_training", ["8"])
+    out = os.path.join(tmp, "tb")
+    os.mkdir(out)
+    result = cuda.run([ARGS.analyzer, "trace", capture, "-o", os.path.join(out, "run.json.gz"), "--step",
+                       "nvtx:^ProfilerStep#", "--wait", "1", "--warmup", "1", "--active", "2"],
+                      env=cuda.base_env(False), cwd=tmp)
+    check(result.returncode == 0, result.stderr)
+    files = sorted(os.listdir(out))
+    check(files == ["run.3.pt.trace.json.gz", "run.7.pt.trace.json.gz"],
+          "window files %s (TensorBoard's plugin lists NAME[.SPAN].pt.trace.json[.gz])" % files)
+    for f in files:
+        doc = load_json(os.path.join(out, f))
+        steps = sorted(e["name"] for e in events(doc, "X", "user_annotation") if e["name"].startswith("ProfilerStep#"))
+        check(len(steps) == 2, "%s holds steps %s" % (f, steps))
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser()
+    for option in ("--agent", "--analyzer", "--apps", "--simcuda-lib", "--simcuda-apps", "--source-dir"):
+        parser.add_argument(option, required=True)
+    parser.add_argument("--preload-first", default="")
+    parser.add_argument("--sanitizer", default="")
+    parser.add_argument("scenario")
+    parser.add_argument("scenario_args", nargs="*")
+    ARGS = parser.parse_args()
+    cuda.ARGS = ARGS
+    scenario = globals().get(ARGS.scenario)
+    if scenario is None or not callable(scenario):
+        print("unknown scenario " + ARGS.scenario, file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="prof-readers-") as tmp:
+        try:
+            scenario(tmp, *ARGS.scenario_args)
+        except Skipped as skipped:
+            print("SKIP %s: %s" % (ARGS.scenario, skipped))
+            return SKIP
+        except Failure as failure:
+            print("FAIL %s: %s" % (ARGS.scenario, failure), file=sys.stderr)
+            return 1
+    print("ok", ARGS.scenario, *ARGS.scenario_args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "run_claim.h"
+
+namespace {
+
+// Each case starts a run of its own, as a fresh launch would.
+void forget_run() {
+  unsetenv("PROF_RUN");
+  unsetenv("PROF_RUN_PID");
+}
+
+bool is_folder(const char* path) {
+  struct stat st {};
+  return path != nullptr && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+TEST_CASE("the first process to claim an output gets it; the others get their pid's name") {
+  forget_run();
+  prof::RunClaim launcher;
+  launcher.join(100);
+  REQUIRE(launcher.first_of_run());
+  REQUIRE(is_folder(getenv("PROF_RUN")));
+
+  prof::RunClaim program, worker;
+  program.join(101);  // started by the launcher: the environment names the run
+  worker.join(102);
+  CHECK(!program.first_of_run());
+  CHECK(program.claim("out/x.pb") == "out/x.pb");
+  CHECK(worker.claim("out/x.pb") == "out/x.102.pb");
+  CHECK(worker.claim("out/y.pb") == "out/y.pb");  // another output: its own claim
+
+  CHECK(program.note_written("out/x.pb", 1234));
+  CHECK(worker.note_written("out/x.102.pb", 56));
+  CHECK(program.finish().empty());  // only the run's first process speaks
+  const std::string folder = getenv("PROF_RUN");
+  CHECK(launcher.finish() == "wrote 2 files: out/x.pb (1234 bytes), out/x.102.pb (56 bytes)");
+  CHECK(!is_folder(folder.c_str()));
+
+  // A process that ends after the first one: its note fails, it speaks itself.
+  CHECK(!worker.note_written("out/x.102.pb", 56));
+  forget_run();
+}
+
+TEST_CASE("a run that recorded nothing says so once; one file is named alone") {
+  forget_run();
+  prof::RunClaim quiet;
+  quiet.join(200);
+  CHECK(quiet.finish() == "nothing recorded; no file written");
+  forget_run();
+
+  prof::RunClaim alone;
+  alone.join(300);
+  CHECK(alone.claim("run.pb") == "run.pb");
+  CHECK(alone.note_written("run.pb", 9));
+  CHECK(alone.finish() == "wrote run.pb (9 bytes)");
+  forget_run();
+}
+
+TEST_CASE("the run's first process stays first after an exec (same pid)") {
+  forget_run();
+  prof::RunClaim shell;
+  shell.join(400);
+  prof::RunClaim same_process_after_exec;
+  same_process_after_exec.join(400);
+  CHECK(same_process_after_exec.first_of_run());
+  CHECK(same_process_after_exec.finish() == "nothing recorded; no file written");
+  forget_run();
+}
