@@ -6,8 +6,9 @@ set -euo pipefail
 
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 
-PACKAGES=(cmake ninja-build g++ pkg-config python3 python3-dev libunwind-dev libprotobuf-dev
-          protobuf-compiler libcli11-dev catch2 zlib1g-dev)
+# clang and its runtimes: the analyzer's libFuzzer targets (scripts/fuzz.sh).
+PACKAGES=(cmake ninja-build g++ pkg-config python3 python3-dev libprotobuf-dev
+          protobuf-compiler libcli11-dev catch2 zlib1g-dev clang libclang-rt-dev)
 
 missing=()
 for package in "${PACKAGES[@]}"; do
