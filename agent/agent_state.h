@@ -59,6 +59,9 @@ struct AgentState {
   // The recorder app threads record into: null until recording starts.
   std::atomic<Recorder*> recorder{nullptr};
   std::atomic<Writer*> writer{nullptr};
+  // The process the recorder and writer belong to: a vfork child, which
+  // shares this memory, must not finish them (process_exit.h).
+  std::atomic<int> recording_pid{0};
   CudaCaptureState cuda;
   NvtxCaptureState nvtx;
   SignalState signals;

@@ -178,6 +178,9 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
       set_capture_range_open(false);
       agent_state().cuda.capture->activity->close_window(monotonic_ns());
     }
+    // A thread's first call allocates its ring here, before the start
+    // timestamp, not inside the call's interval (on_api_exit needs it).
+    agent_state().cuda.capture->recorder->thread_buffer();
     // CUPTI keeps this slot for us from the call's entry to its exit.
     *call.correlationData = monotonic_ns();
     return;

@@ -33,6 +33,13 @@ ThreadBuffer* Recorder::thread_buffer() {
   return register_thread();
 }
 
+void Recorder::forget_this_thread() {
+  t_buffer = nullptr;
+  // The parent's key, if it was created: no exit hook on a buffer we dropped.
+  pthread_once(&g_exit_key_once, [] { pthread_key_create(&g_exit_key, on_thread_exit); });
+  pthread_setspecific(g_exit_key, nullptr);
+}
+
 ThreadBuffer* Recorder::register_thread() {
   pthread_once(&g_exit_key_once, [] { pthread_key_create(&g_exit_key, on_thread_exit); });
   auto* buffer = new (std::nothrow)
