@@ -23,6 +23,7 @@ pthread_once_t g_exit_key_once = PTHREAD_ONCE_INIT;
 void on_thread_exit(void* buffer) {
   t_buffer = nullptr;
   static_cast<ThreadBuffer*>(buffer)->mark_owner_exited();
+  ThreadBuffer::wake_consumer();
 }
 
 ThreadBuffer* Recorder::thread_buffer() {
