@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <signal.h>
 
 #include <stdexcept>
 #include <string>
@@ -50,6 +51,18 @@ std::string global_definer(const char* name) {
   Dl_info info{};
   if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) return "?";
   return info.dli_fname;
+}
+
+BothStacks g_in_handler;
+
+void on_signal(int) { both_stacks(g_in_handler); }
+
+// Raises the signal from a frame of its own, so that the walk must cross the
+// kernel's signal frame (glibc's __restore_rt, whose CFI is DWARF
+// expressions over the saved context) to reach it and main.
+STACKS_TEST_FRAME void raise_signal() {
+  raise(SIGUSR1);
+  STACKS_TEST_NO_TAIL_CALL();
 }
 
 }  // namespace
@@ -105,4 +118,22 @@ TEST_CASE("C++ exceptions and backtrace() are the app's own once the agent's sta
   }
   REQUIRE(saved);
   CHECK_THROWS_WITH(std::rethrow_exception(saved), "thrown at depth 0");
+}
+
+// After the test above, which needs the agent not yet initialised.
+TEST_CASE("a stack taken in a signal handler crosses the signal frame as backtrace() does") {
+  std::string why;
+  REQUIRE(prof::init_native_stacks(why));
+  struct sigaction action = {};
+  action.sa_handler = on_signal;
+  REQUIRE(sigaction(SIGUSR1, &action, nullptr) == 0);
+  raise_signal();
+  signal(SIGUSR1, SIG_DFL);
+  const BothStacks& stacks = g_in_handler;
+  REQUIRE(stacks.glibc_depth > 4);
+  REQUIRE(stacks.agent_depth == static_cast<uint32_t>(stacks.glibc_depth));
+  for (uint32_t i = 1; i < stacks.agent_depth; ++i) {
+    INFO("frame " << i);
+    CHECK(stacks.agent[i] == reinterpret_cast<uintptr_t>(stacks.glibc[i]));
+  }
 }
