@@ -102,6 +102,8 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
 [[gnu::noinline]] void on_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call,
                  CudaCallKind kind) {
   const uint64_t end_ns = monotonic_ns();
+  // After the end timestamp: a thread's first call allocates its ring here,
+  // outside the call's recorded interval.
   ThreadBuffer* buffer = agent_state().cuda.capture->recorder->thread_buffer();
   if (buffer == nullptr) return;
 
@@ -178,9 +180,6 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
       set_capture_range_open(false);
       agent_state().cuda.capture->activity->close_window(monotonic_ns());
     }
-    // A thread's first call allocates its ring here, before the start
-    // timestamp, not inside the call's interval (on_api_exit needs it).
-    agent_state().cuda.capture->recorder->thread_buffer();
     // CUPTI keeps this slot for us from the call's entry to its exit.
     *call.correlationData = monotonic_ns();
     return;
