@@ -19,9 +19,10 @@
 #include "common/log.h"
 #include "common/proc_self.h"
 #include "config.h"
+#include "process_exit.h"
+#include "run_claim.h"
 #include "record/recorder.h"
 #include "record/writer.h"
-#include "run_claim.h"
 #include "signals.h"
 
 // One agent per process even when it is loaded twice under different paths
@@ -93,7 +94,8 @@ void finish(file::ProcessEnd::Reason reason) {
   const std::string line = run.finish();
   if (!line.empty()) {
     log_info("%s", line.c_str());
-  } else if (!wrote && run.first_of_run() && !run.has_folder()) {
+  } else if (!wrote && run.first_of_run() && !run.has_folder() && !writer->failed()) {
+    // (a failure was said when it happened)
     log_info("nothing recorded; no file written");
   }
 }
@@ -124,10 +126,15 @@ void release_writer_after_fork() {
 
 void on_fork_parent() { release_writer_after_fork(); }
 
+bool start_recording(const ProcessIdentity& identity, AgentConfig config, bool forked_child);
+
 // A forked child has only the thread that called fork: no writer thread, and
 // the registry's mutex may be held by a thread that no longer exists. It
-// leaks the parent's state, records nothing and never touches the parent's
-// file. (A child that execs starts a fresh agent and writes its own file.)
+// leaks the parent's state and never touches the parent's file. With
+// PROF_FOLLOW_FORK (the default) it starts a recorder and writer of its own
+// and records into run.<pid>.pb; CUDA capture starts when the child starts
+// CUDA (a child cannot use a CUDA its parent started). A child that execs
+// starts a fresh agent anyway.
 void on_fork_child() {
   release_writer_after_fork();  // this thread took it; in the child the writer is gone
   AgentState& agent = agent_state();
@@ -135,19 +142,51 @@ void on_fork_child() {
   agent.phase.store(AgentPhase::off);
   // CUPTI callbacks and NVTX hooks may still fire in the child: a thread
   // that has no buffer yet must not register one (the registry's mutex may
-  // be held forever), so the recorder takes nothing more.
+  // be held forever), so the parent's recorder takes nothing more.
   agent.recorder.load()->stop_accepting();
+  if (!agent.config->follow_fork) return;
+  Recorder::forget_this_thread();  // its buffer is the parent's, which nobody drains here
+  const ProcessIdentity identity = read_process_identity();
+  start_recording(identity, read_config(identity), true);
+}
+
+// This process's recorder and writer, and recording on. False when recording
+// could not start (said why already); the app runs unrecorded.
+bool start_recording(const ProcessIdentity& identity, AgentConfig config, bool forked_child) {
+  // The run this process belongs to (run_claim.h) names its file. A forked
+  // child joins its parent's run as a process of its own, so it writes
+  // <name>.<pid>.pb once the parent has claimed the name. Leaked, as the
+  // recorder and writer below.
+  auto* run = new RunClaim();
+  run->join(identity.pid);
+  // The run's one line comes from its first process, at its exit.
+  if (!forked_child && run->first_of_run() && config.log_level != LogLevel::quiet) keep_stderr_for_exit();
+  config.cuda.on_cuda_ready = [] { atexit(on_exit_handler); };
+  AgentState& agent = agent_state();
+  agent.config = new AgentConfig(config);
+
+  // Deliberately leaked: app threads may still record while the process
+  // exits, after static destructors would have run.
+  auto* recorder = new Recorder(config.thread_buffer_bytes);
+  auto* writer = new Writer(*recorder, {config.output_path, config.drain_interval_ms, config.flush_interval_ms},
+                            describe_process(identity, config));
+  agent.run = run;
+  writer->set_run_claim(run);
+  if (!writer->prepare()) return false;  // already said why; the app runs unrecorded
+  writer->start();
+  agent.writer.store(writer);
+  agent.recording_pid.store(identity.pid);
+  // From here the NVTX hooks record.
+  agent.recorder.store(recorder);
+  agent.phase.store(AgentPhase::recording);
+  install_signal_handlers();
+  log_debug("recording to %s", config.output_path.c_str());
+  return true;
 }
 
 void start() {
   const ProcessIdentity identity = read_process_identity();
   AgentConfig config = read_config(identity);
-
-  // Deliberately leaked, as the recorder and writer below.
-  auto* run = new RunClaim();
-  run->join(identity.pid);
-  // The run's one line comes from its first process, at its exit.
-  if (run->first_of_run() && config.log_level != LogLevel::quiet) keep_stderr_for_exit();
 
   // NVTX3 reads this on its first call in each module; pointing it at
   // ourselves is how NVTX ranges reach us. A tool the user set wins.
@@ -163,24 +202,10 @@ void start() {
     log_error("CUDA_INJECTION64_PATH names another tool (%s); CUPTI is used only if that is a copy of this agent%s",
               injection, config.cuda.backend != CaptureBackend::cupti ? ", else the agent's hooks record CUDA calls" : "");
   }
-  config.cuda.on_cuda_ready = [] { atexit(on_exit_handler); };
   if (config.cuda.range == CaptureRange::cuda_profiler_api) set_capture_range_open(false);
+  if (!start_recording(identity, config, false)) return;
   AgentState& agent = agent_state();
-  agent.config = new AgentConfig(config);
-
-  // Deliberately leaked: app threads may still record while the process
-  // exits, after static destructors would have run.
-  auto* recorder = new Recorder(config.thread_buffer_bytes);
-  auto* writer = new Writer(*recorder, {config.output_path, config.drain_interval_ms, config.flush_interval_ms},
-                            describe_process(identity, config));
-  agent.run = run;
-  writer->set_run_claim(run);
-  if (!writer->prepare()) return;  // already said why; the app runs unrecorded
-  writer->start();
-  agent.writer.store(writer);
-  // From here the NVTX hooks record.
-  agent.recorder.store(recorder);
-  agent.phase.store(AgentPhase::recording);
+  Recorder* recorder = agent.recorder.load();
   if (config.cuda.backend != CaptureBackend::cupti) {
     // From here the hooks record CUDA calls until CUPTI (if it subscribes
     // in cuInit) takes over.
@@ -196,8 +221,6 @@ void start() {
 
   atexit(on_exit_handler);
   pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
-  install_signal_handlers();
-  log_debug("recording to %s", config.output_path.c_str());
 }
 
 // Whether `address` lies in this copy of the library. Comparing with
@@ -231,6 +254,14 @@ InjectionEntry first_agent_entry() {
 [[gnu::destructor]] void on_unload() { finish(file::ProcessEnd::Reason::exit); }
 
 }  // namespace
+
+void finish_before_exit() {
+  // getpid() is a system call (glibc caches no pid): a vfork child sees its own.
+  AgentState& agent = agent_state();
+  if (agent.phase.load() != AgentPhase::recording || getpid() != agent.recording_pid.load()) return;
+  finish(file::ProcessEnd::Reason::exit);
+}
+
 }  // namespace prof
 
 // The CUDA driver's injection entry (CUDA_INJECTION64_PATH), called from

@@ -63,6 +63,9 @@ struct AgentState {
   // The run this process belongs to (run_claim.h): set before recording
   // starts; leaked.
   RunClaim* run = nullptr;
+  // The process the recorder and writer belong to: a vfork child, which
+  // shares this memory, must not finish them (process_exit.h).
+  std::atomic<int> recording_pid{0};
   CudaCaptureState cuda;
   NvtxCaptureState nvtx;
   SignalState signals;

@@ -161,6 +161,14 @@ AgentConfig read_config(const ProcessIdentity& identity) {
       log_error("PROF_GPU_TIMING=%s is not cupti, events or none; using the default", timing);
     }
   }
+  const char* follow_fork = getenv("PROF_FOLLOW_FORK");
+  if (follow_fork != nullptr && *follow_fork != '\0') {
+    if (strcmp(follow_fork, "0") == 0) {
+      config.follow_fork = false;
+    } else if (strcmp(follow_fork, "1") != 0) {
+      log_error("PROF_FOLLOW_FORK=%s is not 0 or 1; using 1", follow_fork);
+    }
+  }
   return config;
 }
 

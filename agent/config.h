@@ -29,6 +29,9 @@ struct AgentConfig {
   uint32_t flush_interval_ms = 500;     // PROF_FLUSH_MS
   uint32_t drain_interval_ms = 10;      // how often the writer empties the buffers
   CudaCaptureOptions cuda;              // PROF_API, PROF_STACKS, PROF_STACK_DEPTH, PROF_CAPTURE
+  // PROF_FOLLOW_FORK: a forked child (without exec) records into its own
+  // file, run.<pid>.pb; 0 leaves children unrecorded.
+  bool follow_fork = true;
 };
 
 // Reads the variables through `getenv`. Invalid values fall back to the

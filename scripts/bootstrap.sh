@@ -6,8 +6,9 @@ set -euo pipefail
 
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 
-PACKAGES=(cmake ninja-build g++ pkg-config python3 python3-dev libunwind-dev libprotobuf-dev
-          protobuf-compiler libcli11-dev catch2 zlib1g-dev
+# clang and its runtimes: the analyzer's libFuzzer targets (scripts/fuzz.sh).
+PACKAGES=(cmake ninja-build g++ pkg-config python3 python3-dev libprotobuf-dev
+          protobuf-compiler libcli11-dev catch2 zlib1g-dev clang libclang-rt-dev
           # Holistic Trace Analysis, which test/integration/run_trace_reader_tests.py
           # runs on our traces under Debian's python3
           python3-pandas python3-numpy python3-networkx python3-plotly python3-pydot

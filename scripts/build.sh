@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Configures and builds into BUILD_DIR (default: build, or build-<sanitizer>
-# when PROF_SANITIZE is set). Used by test.sh, demo.sh and bench.sh.
+# when PROF_SANITIZE is set; address,undefined -> build-address-undefined).
+# Used by test.sh, demo.sh and bench.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sanitize="${PROF_SANITIZE:-}"
-build_dir="${BUILD_DIR:-build${sanitize:+-$sanitize}}"
+sanitize_name="${sanitize//,/-}"  # address,undefined -> build-address-undefined
+build_dir="${BUILD_DIR:-build${sanitize:+-$sanitize_name}}"
 build_type="${BUILD_TYPE:-RelWithDebInfo}"
 
 cmake -S . -B "$build_dir" -G Ninja \

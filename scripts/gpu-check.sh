@@ -3,8 +3,7 @@
 # "Checking on a real GPU"). Expects the agent and the test programs built on
 # the development machine, carried in the working tree:
 #   build/lib/libprof.so, build/simcuda/apps/*, build/test/integration/apps/*,
-#   build/bench/libbench_null_cupti_tool.so (optional),
-#   .gpu-carry/libunwind.so.8 (the GPU image has no libunwind)
+#   build/bench/libbench_null_cupti_tool.so (optional)
 # and writes into $OUT: one capture file per program, each program's exit code
 # and output with and without the agent, and torch.profiler's view of the same
 # PyTorch loop that libprof records, for a side-by-side comparison.
@@ -12,7 +11,6 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:?set OUT}
 work=$(mktemp -d)
-export LD_LIBRARY_PATH="$PWD/.gpu-carry${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 agent="$PWD/build/lib/libprof.so"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$work/gpu.txt" 2>&1
 

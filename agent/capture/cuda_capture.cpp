@@ -102,6 +102,8 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
 [[gnu::noinline]] void on_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call,
                  CudaCallKind kind) {
   const uint64_t end_ns = monotonic_ns();
+  // After the end timestamp: a thread's first call allocates its ring here,
+  // outside the call's recorded interval.
   ThreadBuffer* buffer = agent_state().cuda.capture->recorder->thread_buffer();
   if (buffer == nullptr) return;
 

@@ -1,11 +1,12 @@
 #pragma once
 // Native call stacks of app threads, taken inside CUPTI API callbacks.
 //
-// libunwind is dlopened privately (RTLD_LOCAL) and never linked:
-// libunwind.so.8 exports the C++ exception ABI (`_Unwind_*`, 36 symbols) and a
-// weak `backtrace`; in the global scope of the app (where a linked dependency
-// of a preloaded library lands) it would take over the app's exception
-// unwinding from libgcc_s. Loaded RTLD_LOCAL, only dlsym on its handle sees it.
+// On x86-64 the agent walks the stack itself with the DWARF call-frame
+// information every binary carries for C++ exceptions (.eh_frame, found
+// through .eh_frame_hdr and glibc's lock-free _dl_find_object), and keeps each
+// return address's rule in a lock-free table: the app's own exception
+// unwinding and backtrace() are untouched, and the agent needs no libunwind.
+// Elsewhere it uses libgcc's _Unwind_Backtrace (statically linked, private).
 #include <cstdint>
 #include <string>
 
@@ -16,9 +17,9 @@ namespace prof {
 inline constexpr uint32_t kMaxNativeStackDepth = 128;
 inline constexpr uint32_t kMaxNativeSkipFrames = 32;
 
-// Loads libunwind.so.8 (soname through the loader's search path) and resolves
-// unw_backtrace. Idempotent and thread-safe; call it once at agent start, off
-// the hot path. False, with `why` filled in, when stacks are unavailable.
+// Prepares the walker (resolves _dl_find_object where glibc has it).
+// Idempotent and thread-safe; call it once at agent start, off the hot path.
+// False, with `why` filled in, when stacks are unavailable.
 bool init_native_stacks(std::string& why);
 
 // True once init_native_stacks succeeded.
@@ -28,13 +29,13 @@ bool native_stacks_available();
 // is the return address into the function that called capture_native_stack,
 // after `skip_frames` more callers are dropped (the agent's own callback
 // frames). Every address is a return address (the instruction after a call):
-// symbolize address - 1. Returns the number written; 0 when libunwind is
-// unavailable.
+// symbolize address - 1. Returns the number written; 0 before init.
 //
-// Safe on any thread, no malloc, no lock in steady state. The first capture on
-// a thread, and the first time a return address is seen, take libunwind's slow
-// path (it mmaps its per-thread trace cache and reads .eh_frame, which takes
-// the loader lock through dl_iterate_phdr).
+// Safe on any thread: no malloc, no lock. The first time a return address is
+// seen (by any thread) its rule is read from .eh_frame, about a microsecond;
+// on glibc older than 2.35 that lookup takes the loader lock (dl_iterate_phdr).
+// A library unloaded and another loaded at the same addresses would meet the
+// first one's rules, as with libunwind's cache.
 uint32_t capture_native_stack(uint64_t* frames, uint32_t max_depth, uint32_t skip_frames);
 
 }  // namespace prof

@@ -150,11 +150,13 @@ ThreadBuffer* current_buffer(InRangeOnly in_range_only = InRangeOnly::yes) {
 
 void record_event(RecordType type, const NvtxDomain* domain, uint64_t range_id,
                   const MessageText& message, EventStyle style) {
-  const uint64_t now = monotonic_ns();
   ReentryGuard guard;
   if (!guard) return;
+  // The buffer first, then the clock: a thread's first event allocates its
+  // ring (over 100 us), which must not land inside the range it starts.
   ThreadBuffer* buffer = current_buffer();
   if (buffer == nullptr) return;
+  const uint64_t now = monotonic_ns();
   auto* record = begin_record<NvtxEventRecord>(*buffer, type, message.bytes());
   if (record == nullptr) return;
   record->time_ns = now;

@@ -23,6 +23,7 @@ pthread_once_t g_exit_key_once = PTHREAD_ONCE_INIT;
 void on_thread_exit(void* buffer) {
   t_buffer = nullptr;
   static_cast<ThreadBuffer*>(buffer)->mark_owner_exited();
+  ThreadBuffer::wake_consumer();
 }
 
 ThreadBuffer* Recorder::thread_buffer() {
@@ -31,6 +32,13 @@ ThreadBuffer* Recorder::thread_buffer() {
   }
   if (!accepting()) return nullptr;
   return register_thread();
+}
+
+void Recorder::forget_this_thread() {
+  t_buffer = nullptr;
+  // The parent's key, if it was created: no exit hook on a buffer we dropped.
+  pthread_once(&g_exit_key_once, [] { pthread_key_create(&g_exit_key, on_thread_exit); });
+  pthread_setspecific(g_exit_key, nullptr);
 }
 
 ThreadBuffer* Recorder::register_thread() {

@@ -23,6 +23,9 @@ class Recorder {
   // The calling thread's buffer, created on its first record (the one
   // allocation and lock a thread ever pays); nullptr when recording stopped.
   ThreadBuffer* thread_buffer();
+  // In a forked child: the calling thread's buffer belongs to the parent's
+  // recorder (a copy nobody drains); its next record registers anew.
+  static void forget_this_thread();
 
   bool accepting() const { return accepting_.load(std::memory_order_acquire); }
   // Whether any thread has started recording (registered a buffer).

@@ -11,6 +11,8 @@ namespace {
 constexpr size_t kHugePage = 2u << 20;  // x86-64 and most arm64 kernels
 }  // namespace
 
+void ThreadBuffer::FreeStorage::operator()(std::byte* storage) const { munmap(storage, bytes); }
+
 ThreadBuffer::ThreadBuffer(size_t capacity, uint32_t tid)
     : capacity_(std::bit_floor(capacity < 4096 ? size_t{4096} : capacity)), tid_(tid) {
   // Rings of 2 MiB and more are aligned to 2 MiB and asked for transparent
@@ -18,14 +20,27 @@ ThreadBuffer::ThreadBuffer(size_t capacity, uint32_t tid)
   // the app thread, as it first fills the ring), and 8 TLB entries on the
   // two threads that touch it instead of 4096. Only advice: without THP the
   // ring works the same on small pages.
-  const size_t alignment = capacity_ >= kHugePage ? kHugePage : alignof(std::max_align_t);
-  storage_.reset(static_cast<std::byte*>(aligned_alloc(alignment, capacity_)));
+  const size_t alignment = capacity_ >= kHugePage ? kHugePage : 0;
+  void* mapped = mmap(nullptr, capacity_ + alignment, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   // Without memory the buffer has no room and every record counts as dropped.
-  if (!storage_) {
+  if (mapped == MAP_FAILED) {
     capacity_ = 0;
     return;
   }
+  auto* start = static_cast<std::byte*>(mapped);
+  if (alignment != 0) {  // keep the aligned part of the mapping
+    const size_t head = (alignment - reinterpret_cast<uintptr_t>(start) % alignment) % alignment;
+    if (head != 0) munmap(start, head);
+    if (alignment - head != 0) munmap(start + head + capacity_, alignment - head);
+    start += head;
+  }
+  storage_ = std::unique_ptr<std::byte[], FreeStorage>(start, FreeStorage{capacity_});
   if (capacity_ >= kHugePage) madvise(storage_.get(), capacity_, MADV_HUGEPAGE);
+  // The first page's fault now, as the thread registers (before the
+  // timestamp of its first event), not in its first record: a huge page is
+  // zeroed on that fault, 100-250 us that would land inside the thread's
+  // first recorded interval.
+  *reinterpret_cast<volatile std::byte*>(storage_.get()) = std::byte{0};
 }
 
 void ThreadBuffer::set_name_at_start(const char* name) {

@@ -51,9 +51,11 @@ class ThreadBuffer {
   // consumer drains it before it overflows rather than at its next period.
   // One call per half-fill, not per record: it may make a syscall.
   static void set_half_full_hook(void (*hook)()) { half_full_hook_.store(hook, std::memory_order_release); }
-  // Wakes the consumer through the same hook, for another reason.
+  // Calls the same hook as the owner thread exits: its ring is drained and
+  // freed promptly, so that many short-lived threads do not pile up rings
+  // between two periodic passes.
   static void wake_consumer() {
-    if (void (*hook)() = half_full_hook_.load(std::memory_order_acquire)) hook();
+    if (auto hook = half_full_hook_.load(std::memory_order_acquire)) hook();
   }
 
   // ---- consumer side (writer thread only) ----
@@ -73,8 +75,12 @@ class ThreadBuffer {
   bool owner_exited() const { return owner_exited_.load(std::memory_order_acquire); }
 
  private:
+  // Rings are mapped, not malloc'ed: an unmapped ring gives its memory back
+  // to the system at once, where freed malloc chunks of 16 MiB would stay in
+  // the arenas of the (exited) threads that used them.
   struct FreeStorage {
-    void operator()(std::byte* storage) const { free(storage); }
+    size_t bytes;  // no initializer: it must be default-constructible inside ThreadBuffer
+    void operator()(std::byte* storage) const;
   };
   std::unique_ptr<std::byte[], FreeStorage> storage_;
   size_t capacity_;  // a power of two, or 0 when allocation failed

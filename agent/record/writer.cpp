@@ -206,7 +206,7 @@ void Writer::write_chunk() {
     chunk_.begin(monotonic_ns());
     return;
   }
-  if (!file_.created() && !write_failed_ && !create_file()) write_failed_ = true;
+  if (!file_.created() && !write_failed_ && !create_file()) fail();
 
   const file::DropCounts drops = drop_counts();
   if (final_drops_ || drops.ring_full != drops_written_.ring_full ||
@@ -215,7 +215,7 @@ void Writer::write_chunk() {
     chunk_.set(drops);
     drops_written_ = drops;
   }
-  if (!write_failed_ && !file_.write(chunk_.finish())) write_failed_ = true;
+  if (!write_failed_ && !file_.write(chunk_.finish())) fail();
   last_write_ns_ = monotonic_ns();
   chunk_.begin(last_write_ns_);
 }
@@ -251,6 +251,14 @@ void Writer::finish(uint64_t end_ns) {
     log_info("%llu NVTX range ends had no matching start",
              static_cast<unsigned long long>(translator_.unmatched_range_ends()));
   }
+}
+
+// Nothing more can reach the file (unwritable directory, full disk): the
+// agent turns itself off, so that the app's threads stop filling rings that
+// nobody will write. The error has been said once already.
+void Writer::fail() {
+  write_failed_ = true;
+  recorder_.stop_accepting();
 }
 
 }  // namespace prof

@@ -66,7 +66,10 @@ class Writer {
   void set_run_claim(RunClaim* claim) { claim_ = claim; }
   const std::string& path() const { return file_.path(); }
   // After the final flush: whether any record was written (and so a file).
-  bool wrote_file() const { return file_.created(); }
+  bool wrote_file() const { return file_.created() && !write_failed_; }
+  // The file could not be created or written (said once on stderr). Read
+  // after join().
+  bool failed() const { return write_failed_; }
   uint64_t bytes_written() const { return file_.bytes_written(); }
 
  private:
@@ -107,6 +110,7 @@ class Writer {
   file::DropCounts drops_written_;
   bool final_drops_ = false;
   uint64_t last_write_ns_ = 0;
+  void fail();
   bool write_failed_ = false;
 };
 

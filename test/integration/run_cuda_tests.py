@@ -86,11 +86,6 @@ def read_truth(path):
 
 def record_app(tmp, app, args, extra_env=None, use_preload=True):
     env = base_env()
-    if ARGS.sanitizer == "thread" and app == "multithread_launch":
-        # libunwind (uninstrumented, loaded privately) frees its per-thread
-        # cache from a TSD destructor that ThreadSanitizer's runtime crashes
-        # in once the thread's own state is gone; the other tests cover stacks.
-        env["PROF_STACKS"] = "none"
     env["SIMCUDA_TRUTH"] = os.path.join(tmp, "truth.jsonl")
     env["PROF_OUTPUT"] = os.path.join(tmp, "run.pb")
     if use_preload:
@@ -167,8 +162,7 @@ def compare_with_truth(truth, records, hooks=True):
 
     # API call times equal the truth's up to the callback overhead: simcuda
     # reads its clock just before CUPTI's enter and exit callbacks, the agent
-    # inside them (the first call on a thread also pays libunwind's set-up;
-    # the bound is loose so that a loaded CI machine does not fail it).
+    # inside them (the bound is loose so that a loaded CI machine does not fail it).
     truth_by_key = {(a["name"], a["corr"]): a for a in truth_apis}
     for r in records:
         if r["type"] != "api":
@@ -467,7 +461,7 @@ def same_behaviour_with_agent(tmp, app):
     check(traced.stderr == "", "stderr: " + traced.stderr)
     records = dump("run.pb", tmp)
     check(any(r["type"] == "api" and r["stack"] > 0 for r in records),
-          "no stacks were captured, so libunwind was never exercised")
+          "no stacks were captured, so the stack walk was never exercised")
 
 
 def exceptions_unchanged(tmp):
@@ -491,6 +485,29 @@ def launch_stack_names_launch_from_here(tmp, backend="auto"):
         check(frames.index("launch_from_here") < frames.index("cudaLaunchKernel"),
               "launch_from_here must be above the launch call: " + line)
         check(frames[0] in ("_start", "main") or "main" in frames, "the stack does not reach main: " + line)
+
+
+def stacks_need_no_libunwind(tmp):
+    """The agent walks stacks itself: a launch's stack reaches main, and the
+    loader never loaded libunwind (or anything the app did not) for it."""
+    loaded = os.path.join(tmp, "loader")
+    _, _, records = record_app(tmp, "launch_site", [], {"LD_DEBUG": "files", "LD_DEBUG_OUTPUT": loaded})
+    logs = [os.path.join(tmp, f) for f in os.listdir(tmp) if f.startswith("loader")]
+    check(logs, "LD_DEBUG_OUTPUT wrote nothing")
+    text = ""
+    for log in logs:
+        with open(log) as f:
+            text += f.read()
+    opened = sorted(set(re.findall(r"file=(\S+) \[", text)))
+    check(opened, "the loader log names no file: LD_DEBUG=files did not work")
+    check("libunwind" not in text, "libunwind was loaded; files: %s" % opened)
+    launches = [r for r in records if r["type"] == "api" and r["domain"] == "runtime" and "LaunchKernel" in r["name"]]
+    check(launches, "no launches recorded")
+    check(all(r["stack"] > 0 for r in launches), "launches without a stack")
+    result = run([ARGS.analyzer, "stacks", "run.pb"], env=base_env(False), cwd=tmp)
+    check(result.returncode == 0, result.stderr)
+    check(any("main" in line.split(";") and "launch_from_here" in line for line in result.stdout.splitlines()),
+          "no stack runs from main through launch_from_here:\n" + result.stdout[:2000])
 
 
 def stacks_none_records_no_stacks(tmp):

@@ -93,7 +93,7 @@ def check(condition, message):
 
 def record(python, args, tmp, mode, extension):
     env = dict(os.environ)
-    for name in ("LD_PRELOAD", "PROF_AGENT_PID", "NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH",
+    for name in ("LD_PRELOAD", "PROF_AGENT_PID", "PROF_RUN", "PROF_RUN_PID", "NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH",
                  "PROF_STACKS", "PYTHONPATH"):
         env.pop(name, None)
     env["LD_LIBRARY_PATH"] = args.simcuda_lib

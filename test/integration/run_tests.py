@@ -196,15 +196,31 @@ def exit_from_a_thread_flushes(tmp):
 
 
 def forked_child_never_touches_the_parents_file(tmp):
-    result = run([app("lifecycle"), "fork"], env=agent_env(), cwd=tmp)
-    check(result.returncode == 0, result.stderr)
-    check("forked child done" in result.stdout, result.stdout)
-    files = sorted(f for f in os.listdir(tmp) if f.endswith(".pb"))
-    check(files == ["run.pb"], f"files: {files}")
-    rows, table = report_rows("run.pb", tmp)
-    check(int(rows["parent before fork"]["# of Calls"]) == 10, table)
-    check(int(rows["parent after fork"]["# of Calls"]) == 10, table)
-    check("forked child" not in rows, f"the child's ranges leaked into the parent's file:\n{table}")
+    """By default a forked child records into its own run.<pid>.pb; with
+    PROF_FOLLOW_FORK=0 it records nothing. Either way the parent's file has
+    only the parent's ranges."""
+    for follow in ("1", "0"):
+        for name in os.listdir(tmp):
+            os.remove(os.path.join(tmp, name))
+        env = agent_env()
+        env["PROF_FOLLOW_FORK"] = follow
+        result = run([app("lifecycle"), "fork"], env=env, cwd=tmp)
+        check(result.returncode == 0, result.stderr)
+        check("forked child done" in result.stdout, result.stdout)
+        files = sorted(f for f in os.listdir(tmp) if f.endswith(".pb"))
+        rows, table = report_rows("run.pb", tmp)
+        check(int(rows["parent before fork"]["# of Calls"]) == 10, table)
+        check(int(rows["parent after fork"]["# of Calls"]) == 10, table)
+        check("forked child" not in rows, f"the child's ranges leaked into the parent's file:\n{table}")
+        if follow == "0":
+            check(files == ["run.pb"], f"PROF_FOLLOW_FORK=0, files: {files}")
+            continue
+        check(len(files) == 2 and "run.pb" in files, f"files: {files}")
+        child_file = next(f for f in files if f != "run.pb")
+        check(re.fullmatch(r"run\.\d+\.pb", child_file) is not None, child_file)
+        child_rows, child_table = report_rows(child_file, tmp)
+        check("forked child" in child_rows, f"the child's file lacks its ranges:\n{child_table}")
+        check("parent after fork" not in child_rows, f"the parent's ranges are in the child's file:\n{child_table}")
 
 
 def exec_child_writes_its_own_file(tmp):
@@ -226,7 +242,7 @@ def exports_only_the_entry_points(tmp):
     check(result.returncode == 0, result.stderr)
     exported = sorted(line.split()[-1] for line in result.stdout.splitlines() if line.strip())
     allowed = {"InitializeInjection", "InitializeInjectionNvtx2", "libprof_agent_marker",
-               "sigaction", "signal", "dlsym"}
+               "sigaction", "signal", "dlsym", "_exit", "_Exit"}
     # The CUDA hooks: exactly the functions of hooked_functions.txt, plus
     # the driver's lookup entry points.
     listed = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "agent", "capture", "hooks",
@@ -241,9 +257,18 @@ def exports_only_the_entry_points(tmp):
     check(hooks <= set(exported), f"hooks not exported: {sorted(hooks - set(exported))}")
     check(not unexpected, f"libprof.so exports more than its entry points: {unexpected}")
     check("InitializeInjectionNvtx2" in exported, f"exports: {exported}")
-    needed = run(["readelf", "-d", ARGS.agent]).stdout
-    for library in ("libprotobuf", "libunwind"):
-        check(library not in needed, f"libprof.so must not link {library}:\n{needed}")
+    # What a stock GPU server has: glibc (libc, libm, the loader; libdl and
+    # libpthread are glibc too), libstdc++ and libgcc. Nothing else, so no
+    # libunwind and no libprotobuf (the app may carry its own).
+    dynamic = run(["readelf", "-d", ARGS.agent]).stdout
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dynamic)
+    check("libc.so.6" in needed, dynamic)
+    allowed_needed = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1",
+                      "libstdc++.so.6", "libgcc_s.so.1"}
+    sanitizer_runtimes = {name for name in needed if re.match(r"lib(asan|ubsan|tsan)\.so", name)}
+    unexpected = [name for name in needed if name not in allowed_needed and name not in sanitizer_runtimes
+                  and not name.startswith("ld-linux")]
+    check(not unexpected, f"libprof.so needs more than glibc, libstdc++ and libgcc: {unexpected}")
 
 
 def main():

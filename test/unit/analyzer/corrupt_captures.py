@@ -8,7 +8,11 @@ code 1 and a one-line error that names the byte offset; a signal, another
 exit code or a sanitizer report fails the test, and the mutant is kept next
 to the report for reproduction.
 
-Usage: corrupt_captures.py MAKE_GOLDEN_CAPTURE PROFANALYZE [--cases N] [--seed S]
+The files in --regressions (test/unit/analyzer/corrupt/: inputs the fuzzers
+of test/fuzz once crashed on, see scripts/fuzz.sh) go through the same
+subcommands under the same verdict, before the mutants.
+
+Usage: corrupt_captures.py MAKE_GOLDEN_CAPTURE PROFANALYZE [--cases N] [--seed S] [--regressions DIR]
 """
 import argparse
 import os
@@ -77,6 +81,7 @@ def main():
     parser.add_argument("profanalyze")
     parser.add_argument("--cases", type=int, default=150)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--regressions", default=None)
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="corrupt_captures.")
@@ -85,8 +90,20 @@ def main():
     with open(golden, "rb") as f:
         original = f.read()
 
-    rng = random.Random(args.seed)
     failures, errors_seen = [], 0
+    regressions = sorted(f for f in os.listdir(args.regressions) if f.endswith(".pb")) if args.regressions else []
+    for name in regressions:
+        path = os.path.join(args.regressions, name)
+        for argv in commands(args.profanalyze, path, work):
+            result = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=60)
+            problem = verdict(result)
+            if problem:
+                failures.append("regression %s, %s: %s\n%s" % (name, " ".join(argv[1:-1]), problem,
+                                                               result.stderr[-2000:]))
+    if regressions:
+        print("%d fuzzer regressions x %d subcommands" % (len(regressions), len(commands("", "", ""))))
+
+    rng = random.Random(args.seed)
     for case in range(args.cases):
         mutant = os.path.join(work, "mutant.pb")
         with open(mutant, "wb") as f:
