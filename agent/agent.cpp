@@ -159,6 +159,7 @@ bool start_recording(const ProcessIdentity& identity, AgentConfig config, bool f
   // recorder and writer below.
   auto* run = new RunClaim();
   run->join(identity.pid);
+  if (forked_child) run->mark_forked_child();
   // The run's one line comes from its first process, at its exit.
   if (!forked_child && run->first_of_run() && config.log_level != LogLevel::quiet) keep_stderr_for_exit();
   config.cuda.on_cuda_ready = [] { atexit(on_exit_handler); };

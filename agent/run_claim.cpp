@@ -104,6 +104,7 @@ void RunClaim::join(uint32_t pid) {
 }
 
 std::string RunClaim::claim(const std::string& wanted) {
+  if (forked_) return disambiguate_for_child(wanted, pid_);
   if (folder_.empty()) return first_ ? wanted : disambiguate_for_child(wanted, pid_);
   const std::string token = folder_ + "/" + claim_name(absolute(wanted));
   const int fd = ::open(token.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

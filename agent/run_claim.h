@@ -28,6 +28,10 @@ class RunClaim {
   // then the run's first). Sets PROF_RUN for the processes this one starts.
   void join(uint32_t pid);
   bool first_of_run() const { return first_; }
+  // A child forked without exec never claims the run's name, even when it
+  // records before its parent: the parent's file is PROF_OUTPUT, each
+  // child's <name>.<pid>.pb beside it (issue 16), whatever the order.
+  void mark_forked_child() { forked_ = true; }
   bool has_folder() const { return !folder_.empty(); }
 
   // The file this process writes instead of `wanted`: `wanted` itself when
@@ -47,6 +51,7 @@ class RunClaim {
  private:
   uint32_t pid_ = 0;
   bool first_ = false;
+  bool forked_ = false;
   std::string folder_;  // empty: none
 };
 

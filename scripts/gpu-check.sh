@@ -33,12 +33,15 @@ done
 # that start-up (CUDA's and the agent's) cancels out of the slope.
 tiny="$PWD/build/simcuda/apps/tiny_kernels"
 null_tool="$PWD/build/bench/libbench_null_cupti_tool.so"  # CUPTI's own cost: subscribes, records nothing
-# hooks*: PROF_BACKEND=hooks (API calls from the agent's own interception; GPU
+# cupti_none: PROF_BACKEND=cupti; hooks*: PROF_BACKEND=hooks (API calls from the agent's own interception; GPU
 # work timed with events, or not at all); null_activity: CUPTI's activity API
 # alone, with no API callbacks.
-for mode in plain null null_activity none native hooks_events hooks_untimed; do
+# GPU_CHECK_ROUNDS rounds (default 3), every configuration once per round, so
+# that the machine's drift spreads over all of them alike.
+for round in $(seq "${GPU_CHECK_ROUNDS:-3}"); do
+for mode in plain null null_activity none cupti_none native hooks_events hooks_untimed; do
   [[ $mode == null* && ! -e $null_tool ]] && continue
-  for launches in 100000 300000 100000 300000 100000 300000; do
+  for launches in 100000 300000; do
     start=$(date +%s%N)
     if [[ $mode == plain ]]; then
       "$tiny" $launches > /dev/null
@@ -46,6 +49,9 @@ for mode in plain null null_activity none native hooks_events hooks_untimed; do
       LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64" \
         NULL_TOOL_ACTIVITY_ONLY=$([[ $mode == null_activity ]] && echo 1 || echo 0) \
         CUDA_INJECTION64_PATH="$null_tool" "$tiny" $launches > /dev/null
+    elif [[ $mode == cupti_none ]]; then  # CUPTI alone: the hooks pass every call straight through
+      LD_PRELOAD="$agent" PROF_BACKEND=cupti PROF_STACKS=none PROF_LOG=quiet \
+        PROF_OUTPUT="$work/launch_bound_$mode.pb" "$tiny" $launches > /dev/null
     elif [[ $mode == hooks_* ]]; then
       LD_PRELOAD="$agent" PROF_BACKEND=hooks PROF_STACKS=none PROF_LOG=quiet \
         PROF_GPU_TIMING=$([[ $mode == hooks_events ]] && echo events || echo none) \
@@ -56,6 +62,7 @@ for mode in plain null null_activity none native hooks_events hooks_untimed; do
     fi
     echo "$mode $launches $(( $(date +%s%N) - start ))" >> "$work/launch_bound_ns.txt"
   done
+done
 done
 # The real stream queue depth (simcuda models 1024: SIMCUDA_QUEUE_DEPTH).
 [[ -x build/simcuda/apps/queue_depth ]] && build/simcuda/apps/queue_depth > "$work/queue_depth.out" 2>&1

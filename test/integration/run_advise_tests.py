@@ -166,23 +166,21 @@ def allocation_churn(tmp):
     doc, err, text = advise(tmp)
     f = first_finding(doc, "allocation_churn", text)
     site_named(f, "cudaFree", "step_with_scratch", text)
-    # The first cudaMalloc starts CUDA and, with it, the agent's capture: it is
-    # not recorded, so the steps (--step api:cudaMalloc) begin with the second
-    # iteration: 9 of the 10.
-    allocs = sorted((a for a in truth if a["type"] == "alloc" and a["memory_kind"] == "device"), key=lambda a: a["time"])[1:]
-    frees = sorted((a for a in truth if a["type"] == "free" and a["memory_kind"] == "device"), key=lambda a: a["time"])[1:]
-    check(doc["steps"] == len(allocs) == 9, "%d steps, %d allocations after the first" % (doc["steps"], len(allocs)))
+    # The first cudaMalloc starts CUDA; the agent's hooks record it, so the
+    # steps (--step api:cudaMalloc) are all 10 iterations.
+    allocs = sorted((a for a in truth if a["type"] == "alloc" and a["memory_kind"] == "device"), key=lambda a: a["time"])
+    frees = sorted((a for a in truth if a["type"] == "free" and a["memory_kind"] == "device"), key=lambda a: a["time"])
+    check(doc["steps"] == len(allocs) == 10, "%d steps, %d allocations" % (doc["steps"], len(allocs)))
     m = f["metrics"]
     check(m["allocations"] == len(allocs) and m["frees"] == len(frees),
           "%d/%d allocations/frees, truth %d/%d" % (m["allocations"], m["frees"], len(allocs), len(frees)))
     check(m["allocated_bytes"] == sum(a["bytes"] for a in allocs), "allocated bytes differ from the truth")
     # cudaFree waits for the device: the GPU idles from the end of each
-    # step's kernel until the next step's kernel starts (the first loop
-    # iteration is before the first recorded step). All of a gap is charged
+    # step's kernel until the next step's kernel starts. All of a gap is charged
     # to the free when the host was already in it as the kernel ended; on a
     # loaded machine the host may get there late, and then only its time in
     # the allocation calls counts.
-    kernels = ops(truth, "kernel")[1:]
+    kernels = ops(truth, "kernel")
     idle = sum(b["start"] - a["end"] for a, b in zip(kernels, kernels[1:]))
     check(idle / 2 <= m["gpu_idle_ns"] <= idle,
           "GPU idle behind allocation calls %d ns, truth gaps between kernels %d" % (m["gpu_idle_ns"], idle))
