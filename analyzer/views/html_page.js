@@ -109,7 +109,8 @@
   }
   function stepChart(steps) {
     const w = Math.max(300, Math.min(1200, steps.length * 40 + 80)), h = 220, left = 70, bottom = 30;
-    const max = Math.max(1, ...steps.map(s => s.duration_ns));
+    // The segments are advise's measures, which may overlap a step's edge: scale to the tallest stack.
+    const max = Math.max(1, ...steps.map(s => Math.max(s.duration_ns, stepSegments(s).reduce((a, v) => a + v[1], 0))));
     const bw = Math.max(2, (w - left - 10) / steps.length);
     const svg = el("svg:svg", { width: w, height: h, id: "step-chart" });
     for (let t = 0; t <= 4; ++t) {
