@@ -10,6 +10,10 @@
 namespace prof::analyzer {
 namespace {
 
+// A flamegraph 1200 px wide shows a stack of 1/20000 of the total at 0.06 px,
+// and at 0.5 px only zoomed in 8 times.
+constexpr uint64_t kSmallestStackShare = 20000;
+
 std::string num(uint64_t v) { return std::to_string(v); }
 std::string num(int64_t v) { return std::to_string(v); }
 
@@ -211,11 +215,25 @@ std::string stacks_json(const Run& run, const RangeTree& tree, const FrameNamer&
     options.namer = &namer;
     out += (m ? ",\"" : "\"") + std::string(metrics[m].first) + "\":[";
     const std::vector<FoldedStack> stacks = folded_stacks(run, tree, options);
-    for (size_t i = 0; i < stacks.size(); ++i) {
-      out += i ? ",[" : "[";
-      append_json_string(out, stacks[i].frames);
-      out += "," + num(stacks[i].ns) + "]";
+    // Stacks too small to see even zoomed in are summed into one, so the
+    // page stays small and the total stays the report's.
+    uint64_t total = 0;
+    for (const FoldedStack& f : stacks) total += f.ns;
+    const uint64_t smallest = total / kSmallestStackShare;
+    uint64_t small = 0;
+    bool first = true;
+    for (const FoldedStack& f : stacks) {
+      if (f.ns < smallest) {
+        small += f.ns;
+        continue;
+      }
+      out += first ? "[" : ",[";
+      first = false;
+      append_json_string(out, f.frames);
+      out += "," + num(f.ns) + "]";
     }
+    if (small) out += std::string(first ? "" : ",") + "[\"[stacks under 1/" + std::to_string(kSmallestStackShare) +
+                      " of the total each]\"," + num(small) + "]";
     out += "]";
   }
   return out + "}";

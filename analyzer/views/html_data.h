@@ -29,7 +29,8 @@ std::string copy_bandwidth_json(const Run& run);
 // peak, and the `largest` biggest allocations with their call stacks.
 std::string memory_json(const Run& run, const FrameNamer& namer, size_t max_points = 600, size_t largest = 10);
 
-// The folded stacks of both metrics (folded_stacks.h): [[frames, ns], ...].
+// The folded stacks of both metrics (folded_stacks.h): [[frames, ns], ...];
+// stacks under 1/20000 of the total each are summed into one.
 std::string stacks_json(const Run& run, const RangeTree& tree, const FrameNamer& namer);
 
 }  // namespace prof::analyzer
