@@ -51,11 +51,13 @@ def clean_env():
     return env
 
 
-def record_training(tmp):
+def record_training(tmp, output="run.pb", rank=None, slower=1):
     env = clean_env()
     env["LD_LIBRARY_PATH"] = ARGS.simcuda_lib
-    env["SIMCUDA_KERNEL_NS"] = ",".join("%s=%d" % kv for kv in KERNEL_NS.items())
-    env["PROF_OUTPUT"] = os.path.join(tmp, "run.pb")
+    env["SIMCUDA_KERNEL_NS"] = ",".join("%s=%d" % (k, v * slower) for k, v in KERNEL_NS.items())
+    env["PROF_OUTPUT"] = os.path.join(tmp, output)
+    if rank is not None:
+        env.update(RANK=str(rank), WORLD_SIZE="2")
     env["LD_PRELOAD"] = ":".join(p for p in (ARGS.preload_first, ARGS.agent) if p)
     result = run([os.path.join(ARGS.simcuda_apps, "nvtx_training"), str(STEPS)], env, tmp)
     check(result.returncode == 0, "nvtx_training exited %d: %s" % (result.returncode, result.stderr))
@@ -79,10 +81,16 @@ def report_windows(tmp, *args):
 class Page:
     """The page of a fresh simcuda training run, loaded in headless Chromium."""
 
-    def __init__(self, tmp):
+    def __init__(self, tmp, ranks=False):
         self.tmp = tmp
-        record_training(tmp)
-        analyze(tmp, "html", "run.pb", "-o", "page.html")
+        if ranks:  # rank 1's kernels take three times as long
+            self.files = ["rank0.pb", "rank1.pb"]
+            record_training(tmp, "rank0.pb", rank=0)
+            record_training(tmp, "rank1.pb", rank=1, slower=3)
+        else:
+            self.files = ["run.pb"]
+            record_training(tmp)
+        analyze(tmp, "html", *self.files, "-o", "page.html")
         self.path = os.path.join(tmp, "page.html")
         self.browser = devtools_pipe.Browser(ARGS.chromium)
         self.browser.open_page()
@@ -133,9 +141,7 @@ def compare_operator_rows(shown, report_rows, what):
 
 def loads_offline_and_every_view_renders(page):
     events = page.browser.events
-    errors = [e for e in events if (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
-              or e["method"] == "Runtime.exceptionThrown"
-              or (e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+    errors = console_errors(page)
     check(not errors, "console errors: %s" % [json.dumps(e["params"])[:300] for e in errors])
     page_url = "file://" + page.path
     requests = [e["params"]["request"]["url"] for e in events if e["method"] == "Network.requestWillBeSent"]
@@ -161,6 +167,34 @@ def loads_offline_and_every_view_renders(page):
     size = os.path.getsize(page.path)
     check(size < 2 << 20, "page of a %d-step run is %d bytes" % (STEPS, size))
     print("page %d bytes, loaded in %.3f s" % (size, page.load_s))
+
+
+def console_errors(page):
+    events = page.browser.events
+    return [e for e in events if (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
+            or e["method"] == "Runtime.exceptionThrown"
+            or (e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+
+
+def ranks_of_two_files(page):
+    check(not console_errors(page), "console errors: %s" % [json.dumps(e["params"])[:300] for e in console_errors(page)])
+    page.eval("document.querySelector('nav button[data-view=ranks]').click()")
+    advise = analyze_json(page.tmp, "advise", *page.files)
+    ranks = advise["windows"][0]["ranks"]
+    check(len(ranks) == 2, "advise has %d ranks" % len(ranks))
+    rows = page.eval("""[...document.querySelectorAll('#ranks tr[data-pid]')].map(tr => ({pid: tr.getAttribute('data-pid'),
+        slowest: tr.classList.contains('slowest'), cells: [...tr.children].map(td => td.getAttribute('data-value'))}))""")
+    check(len(rows) == 2, "%d ranks shown" % len(rows))
+    for row, expected in zip(rows, ranks):
+        check(row["cells"][:5] == [str(expected["rank"]), str(expected["pid"]), str(expected["steps"]),
+                                   str(expected["median_step_ns"]), str(expected["mean_step_ns"])],
+              "rank shown %s, advise %s" % (row["cells"][:5], expected))
+    slowest = [r for r in rows if r["slowest"]]
+    expected = max(ranks, key=lambda r: r["median_step_ns"])
+    check(len(slowest) == 1 and slowest[0]["pid"] == str(expected["pid"]) and expected["rank"] == 1,
+          "slowest highlighted %s, advise's slowest %s" % (slowest, expected))
+    bars = page.eval("document.querySelectorAll('#rank-steps rect').length")
+    check(bars == 2 * STEPS, "%d step bars for two ranks of %d steps" % (bars, STEPS))
 
 
 def numbers_equal_report_and_advise(page):
@@ -268,7 +302,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="prof-html-") as tmp:
         page = None
         try:
-            page = Page(tmp)
+            page = Page(tmp, ranks=ARGS.scenario == "ranks_of_two_files")
             scenario(page)
         except Failure as failure:
             print("FAIL %s: %s" % (ARGS.scenario, failure), file=sys.stderr)
