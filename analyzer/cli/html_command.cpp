@@ -2,9 +2,9 @@
 
 #include <CLI/CLI.hpp>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
+#include "cli/advise_command.h"
 #include "cli/load_files.h"
 #include "cli/prof_analyze.h"
 #include "model/range_tree.h"
@@ -24,21 +24,11 @@ namespace {
 // offers the whole run and all windows merged only, so the page stays small.
 constexpr size_t kMaxWindows = 64;
 
-// torch.profiler's step() ranges when the run has them; otherwise the
-// period of the launch sequence (as advise).
-std::string default_step_rule(const Run& run) {
-  const std::regex profiler_step("^ProfilerStep#[0-9]+$");
-  for (const CpuEvent& e : run.cpu_events)
-    if (e.kind != CpuEventKind::kApiCall && std::regex_search(run.name(e.name), profiler_step))
-      return "nvtx:^ProfilerStep#[0-9]+$";
-  return "auto";
-}
-
 // The windows of the selector: the user's schedule, else one window per
 // step; nullopt when the run has no steps (the whole run only).
 std::optional<RunWindows> step_windows(const Run& run, const WindowOptions& given) {
   WindowOptions options = given;
-  if (options.step.empty()) options.step = default_step_rule(run);
+  if (options.step.empty()) options.step = advise_default_step_rule(run);
   if (!options.schedule_given) {
     options.schedule = Schedule{};  // active 1: each step its own window
     options.schedule_given = true;
@@ -126,7 +116,18 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
   data += ",\"copies\":" + copy_bandwidth_json(run);
   data += ",\"memory\":" + memory_json(run, namer);
   data += ",\"stacks\":" + stacks_json(run, tree, namer);
-  data += ",\"advise\":null}";
+  // The overview's findings, steps, utilisation and ranks: advise's own
+  // report, as `advise --format json` prints it.
+  AdviseOptions advise_options;
+  advise_options.windows = options.windows;
+  AdviseReport advise;
+  std::ostringstream advise_err;
+  if (make_advise_report(run, advise_options, namer, advise, advise_err) == kExitOk) {
+    data += ",\"advise\":" + advise_json(advise) + "}";
+  } else {
+    err << advise_err.str() << "profanalyze: the page has no advise findings\n";
+    data += ",\"advise\":null}";
+  }
 
   const std::string page = html_page(page_title(options), data);
   if (options.output == "-") {
