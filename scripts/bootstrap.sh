@@ -29,6 +29,18 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Headless Chromium for the tests of `profanalyze html` (driven through the
+# DevTools protocol over a pipe, so no Python module is needed). Optional:
+# without it those tests skip, so a failed install only warns.
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "bootstrap: installing chromium (for the html tests)" >&2
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  { "${sudo_cmd[@]}" apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends chromium >/dev/null; } ||
+    echo "bootstrap: warning: chromium could not be installed; the html tests will skip" >&2
+fi
+
 # The CUDA toolkit: headers for CUPTI and NVTX, nvcc for the test apps, and the
 # runtime libraries the apps link against.
 problems=()

@@ -37,23 +37,17 @@ CLI::App* add_advise_command(CLI::App& app, AdviseOptions& options) {
   return advise;
 }
 
-int run_advise_command(const AdviseOptions& options, std::ostream& out, std::ostream& err) {
-  if (!RunWindows::from_options(options.windows, err)) return kExitUsage;
-  Run run;
-  if (!load_files(options.files, run, err)) return kExitBadInput;
+std::string advise_default_step_rule(const Run& run) { return default_step_rule(run); }
+
+int make_advise_report(const Run& run, const AdviseOptions& options, const FrameNamer& namer, AdviseReport& report,
+                       std::ostream& err) {
   WindowOptions window_options = options.windows;
   if (window_options.step.empty()) window_options.step = default_step_rule(run);
   std::optional<RunWindows> windows = RunWindows::from_options(window_options, err);
   if (!windows) return kExitUsage;
   if (!windows->resolve(run, err)) return kExitBadInput;
 
-  SymbolizingFrameNamer symbolizing;
-  const ModuleOffsetFrameNamer plain;
-  if (!options.no_symbols && !symbolizing.prefetch_lines(run))
-    err << "profanalyze: warning: addr2line failed on some modules; their call sites have no file:line\n";
-  const FrameNamer& namer = options.no_symbols ? static_cast<const FrameNamer&>(plain) : symbolizing;
-
-  AdviseReport report;
+  report = AdviseReport{};
   const RunSteps& steps = windows->steps();
   if (windows->resolved_rule() && steps.count() > 0) {
     report.step_rule = "--step " + windows->resolved_rule()->spelling();
@@ -89,6 +83,23 @@ int run_advise_command(const AdviseOptions& options, std::ostream& out, std::ost
     rw.result = advise_window(input);
     report.windows.push_back(std::move(rw));
   }
+  return kExitOk;
+}
+
+int run_advise_command(const AdviseOptions& options, std::ostream& out, std::ostream& err) {
+  if (!RunWindows::from_options(options.windows, err)) return kExitUsage;
+  Run run;
+  if (!load_files(options.files, run, err)) return kExitBadInput;
+
+  SymbolizingFrameNamer symbolizing;
+  const ModuleOffsetFrameNamer plain;
+  if (!options.no_symbols && !symbolizing.prefetch_lines(run))
+    err << "profanalyze: warning: addr2line failed on some modules; their call sites have no file:line\n";
+  const FrameNamer& namer = options.no_symbols ? static_cast<const FrameNamer&>(plain) : symbolizing;
+
+  AdviseReport report;
+  if (const int exit_code = make_advise_report(run, options, namer, report, err); exit_code != kExitOk)
+    return exit_code;
   out << (options.format == "json" ? advise_json(report) : advise_text(report));
   return kExitOk;
 }

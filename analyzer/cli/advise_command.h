@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "advise/advise_format.h"
 #include "cli/window_options.h"
+#include "views/frame_names.h"
 
 namespace prof::analyzer {
 
@@ -20,5 +22,14 @@ struct AdviseOptions {
 
 CLI::App* add_advise_command(CLI::App& app, AdviseOptions& options);
 int run_advise_command(const AdviseOptions& options, std::ostream& out, std::ostream& err);
+
+// advise's findings and measurements of a loaded run, per window of
+// `options.windows` (--step default as above), call sites named by `namer`:
+// what `advise` prints and `html` draws. kExitOk, or the exit code after
+// printing why (the options are wrong; a schedule found no steps).
+int make_advise_report(const Run& run, const AdviseOptions& options, const FrameNamer& namer, AdviseReport& report,
+                       std::ostream& err);
+// ProfilerStep ranges when the run has them, else "auto".
+std::string advise_default_step_rule(const Run& run);
 
 }  // namespace prof::analyzer

@@ -5,6 +5,7 @@
 #include "cli/advise_command.h"
 #include "cli/dump_command.h"
 #include "cli/flame_graph_command.h"
+#include "cli/html_command.h"
 #include "cli/info_command.h"
 #include "cli/report_command.h"
 #include "cli/stacks_command.h"
@@ -29,6 +30,8 @@ int run_prof_analyze(const std::vector<std::string>& args, std::ostream& out, st
   CLI::App* trace_command = add_trace_command(app, trace);
   AdviseOptions advise;
   CLI::App* advise_command = add_advise_command(app, advise);
+  HtmlOptions html;
+  CLI::App* html_command = add_html_command(app, html);
 
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -46,6 +49,7 @@ int run_prof_analyze(const std::vector<std::string>& args, std::ostream& out, st
   if (flamegraph_command->parsed()) return run_flame_graph_command(flamegraph, out, err);
   if (trace_command->parsed()) return run_trace_command(trace, out, err);
   if (advise_command->parsed()) return run_advise_command(advise, out, err);
+  if (html_command->parsed()) return run_html_command(html, out, err);
   return kExitUsage;
 }
 

@@ -1,0 +1,146 @@
+#include "cli/html_command.h"
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "cli/advise_command.h"
+#include "cli/load_files.h"
+#include "cli/prof_analyze.h"
+#include "model/range_tree.h"
+#include "symbols/symbolizing_frame_namer.h"
+#include "views/html_data.h"
+#include "views/html_page.h"
+#include "views/key_average_cells.h"
+#include "views/key_averages.h"
+#include "views/nsys_summary.h"
+#include "views/table_formatter.h"
+#include "views/text_escape.h"
+
+namespace prof::analyzer {
+namespace {
+
+// A page holds one report table per window: past this many the selector
+// offers the whole run and all windows merged only, so the page stays small.
+constexpr size_t kMaxWindows = 64;
+
+// The windows of the selector: the user's schedule, else one window per
+// step; nullopt when the run has no steps (the whole run only).
+std::optional<RunWindows> step_windows(const Run& run, const WindowOptions& given) {
+  WindowOptions options = given;
+  if (options.step.empty()) options.step = advise_default_step_rule(run);
+  if (!options.schedule_given) {
+    options.schedule = Schedule{};  // active 1: each step its own window
+    options.schedule_given = true;
+  }
+  std::ostringstream quiet;  // no steps is not an error for a page
+  std::optional<RunWindows> windows = RunWindows::from_options(options, quiet);
+  if (!windows || !windows->resolve(run, quiet)) return std::nullopt;
+  return windows;
+}
+
+std::string window_rows_json(const Run& events, const GroupOptions& group, const std::string& title, int64_t index,
+                             bool merged, const std::vector<int64_t>& steps) {
+  const RangeTree tree(events);
+  std::vector<KeyAverage> rows = key_averages(events, tree, group);
+  const TableTotals totals = table_totals(rows);
+  TableOptions all;
+  all.row_limit = -1;
+  std::string out = "{\"title\":" + json_string(title) +
+                    ",\"window\":" + (index < 0 ? std::string("null") : std::to_string(index)) +
+                    ",\"merged\":" + (merged ? "true" : "false") + ",\"steps\":[";
+  for (size_t i = 0; i < steps.size(); ++i) out += (i ? "," : "") + std::to_string(steps[i]);
+  out += "],\"self_cpu_time_total_ns\":" + std::to_string(totals.self_cpu_ns) +
+         ",\"self_cuda_time_total_ns\":" + std::to_string(totals.self_cuda_ns) +
+         ",\"rows\":" + json_rows(key_average_cells(select_rows(std::move(rows), all), totals)) + "}";
+  return out;
+}
+
+// The report table of the whole run, of each window and of all windows merged.
+std::string windows_json(const Run& run, const WindowOptions& given, const GroupOptions& group) {
+  std::string out = "[" + window_rows_json(run, group, "Whole run", -1, false, {});
+  std::optional<RunWindows> windows = step_windows(run, given);
+  if (!windows) return out + "]";
+  if (windows->windows().size() <= kMaxWindows) {
+    for (const RunWindow& w : windows->windows()) {
+      Run storage;
+      out += "," + window_rows_json(windows->events_of(run, w, storage), group, w.title(), w.index, false, w.steps);
+    }
+  }
+  if (windows->windows().size() > 1) {
+    windows->merge_windows();
+    const RunWindow& w = windows->windows().front();
+    Run storage;
+    out += "," + window_rows_json(windows->events_of(run, w, storage), group, w.title(), -1, true, w.steps);
+  }
+  return out + "]";
+}
+
+std::string page_title(const HtmlOptions& options) {
+  std::string title = "profanalyze: ";
+  for (size_t i = 0; i < options.files.size() && i < 3; ++i) title += (i ? ", " : "") + options.files[i];
+  if (options.files.size() > 3) title += ", ...";
+  return title;
+}
+
+}  // namespace
+
+CLI::App* add_html_command(CLI::App& app, HtmlOptions& options) {
+  CLI::App* html = app.add_subcommand(
+      "html", "one self-contained page: overview with advise's findings, operators, kernels, memory, stacks, ranks");
+  html->add_option("FILE", options.files, "capture files; several (one per rank) load into one run")->required();
+  html->add_option("-o,--output", options.output, "HTML file to write; - for stdout")->capture_default_str();
+  html->add_flag("--no-symbols", options.no_symbols, "name frames module+0xOFFSET, without reading the modules");
+  add_window_options(html, options.windows);
+  return html;
+}
+
+int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream& err) {
+  if (!RunWindows::from_options(options.windows, err)) return kExitUsage;
+  Run run;
+  if (!load_files(options.files, run, err)) return kExitBadInput;
+
+  SymbolizingFrameNamer symbolizing;
+  const ModuleOffsetFrameNamer plain;
+  if (!options.no_symbols && !symbolizing.prefetch_lines(run))
+    err << "profanalyze: warning: addr2line failed on some modules; their frames have no file:line\n";
+  const FrameNamer& namer = options.no_symbols ? static_cast<const FrameNamer&>(plain) : symbolizing;
+
+  const GroupOptions group{false, 0, &namer};
+  const RangeTree tree(run);
+  std::string data = "{\"title\":" + json_string(page_title(options));
+  data += ",\"facts\":" + run_facts_json(run);
+  data += ",\"windows\":" + windows_json(run, options.windows, group);
+  data += ",\"kernels\":" + json_rows(nsys_cells(nsys_summary(run, NsysView::kKernels), NsysView::kKernels));
+  data += ",\"kernel_histograms\":" + kernel_histograms_json(run);
+  data += ",\"copies\":" + copy_bandwidth_json(run);
+  data += ",\"memory\":" + memory_json(run, namer);
+  data += ",\"stacks\":" + stacks_json(run, tree, namer);
+  // The overview's findings, steps, utilisation and ranks: advise's own
+  // report, as `advise --format json` prints it.
+  AdviseOptions advise_options;
+  advise_options.windows = options.windows;
+  AdviseReport advise;
+  std::ostringstream advise_err;
+  if (make_advise_report(run, advise_options, namer, advise, advise_err) == kExitOk) {
+    data += ",\"advise\":" + advise_json(advise) + "}";
+  } else {
+    err << advise_err.str() << "profanalyze: the page has no advise findings\n";
+    data += ",\"advise\":null}";
+  }
+
+  const std::string page = html_page(page_title(options), data);
+  if (options.output == "-") {
+    out << page;
+    return kExitOk;
+  }
+  std::ofstream file(options.output, std::ios::binary | std::ios::trunc);
+  file << page;
+  if (!file.flush()) {
+    err << "profanalyze: " << options.output << ": cannot write\n";
+    return kExitBadInput;
+  }
+  return kExitOk;
+}
+
+}  // namespace prof::analyzer

@@ -1,0 +1,242 @@
+#include "views/html_data.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "views/folded_stacks.h"
+#include "views/text_escape.h"
+
+namespace prof::analyzer {
+namespace {
+
+// A flamegraph 1200 px wide shows a stack of 1/20000 of the total at 0.06 px,
+// and at 0.5 px only zoomed in 8 times.
+constexpr uint64_t kSmallestStackShare = 20000;
+
+std::string num(uint64_t v) { return std::to_string(v); }
+std::string num(int64_t v) { return std::to_string(v); }
+
+// One place that reads the recorded (protobuf-shaped) process fields, so a
+// change of the model's types touches this function only.
+struct ProcessFacts {
+  uint32_t pid = 0;
+  std::string host;
+  int32_t rank = -1;
+  int32_t world_size = 0;
+  std::vector<std::pair<uint32_t, std::string>> devices;  // id, name
+  uint64_t ring_full = 0;
+  uint64_t cupti_records = 0;
+  uint64_t truncated_payloads = 0;
+};
+
+ProcessFacts facts_of(const ProcessInfo& p) {
+  ProcessFacts f;
+  if (p.process) {
+    f.pid = p.process->pid();
+    f.host = p.process->hostname();
+    f.rank = p.process->rank();
+    f.world_size = p.process->world_size();
+  }
+  for (const auto& d : p.devices) f.devices.emplace_back(d.id(), d.name());
+  if (p.drops) {
+    f.ring_full = p.drops->ring_full();
+    f.cupti_records = p.drops->cupti_records();
+    f.truncated_payloads = p.drops->truncated_payloads();
+  }
+  return f;
+}
+
+}  // namespace
+
+std::string run_facts_json(const Run& run) {
+  std::string out = "[";
+  for (size_t i = 0; i < run.processes.size(); ++i) {
+    const ProcessInfo& p = run.processes[i];
+    const ProcessFacts f = facts_of(p);
+    out += i ? ",{" : "{";
+    out += "\"file\":";
+    append_json_string(out, p.path);
+    out += ",\"pid\":" + num(uint64_t{f.pid}) + ",\"host\":";
+    append_json_string(out, f.host);
+    out += ",\"rank\":" + (f.rank < 0 ? std::string("null") : num(int64_t{f.rank}));
+    out += ",\"world_size\":" + num(int64_t{f.world_size});
+    out += ",\"devices\":[";
+    for (size_t d = 0; d < f.devices.size(); ++d) {
+      out += (d ? ",{\"id\":" : "{\"id\":") + num(uint64_t{f.devices[d].first}) + ",\"name\":";
+      append_json_string(out, f.devices[d].second);
+      out += "}";
+    }
+    const uint64_t start = p.start_ns(), end = p.end_ns();
+    out += "],\"start_ns\":" + num(start) + ",\"duration_ns\":" + num(end > start ? end - start : uint64_t{0});
+    out += ",\"cut_short\":" + std::string(p.cut_short() ? "true" : "false");
+    out += ",\"drops\":{\"ring_full\":" + num(f.ring_full) + ",\"cupti_records\":" + num(f.cupti_records) +
+           ",\"truncated_payloads\":" + num(f.truncated_payloads) +
+           ",\"unterminated_ranges\":" + num(p.unterminated_ranges) + "}}";
+  }
+  return out + "]";
+}
+
+std::string kernel_histograms_json(const Run& run, size_t bins) {
+  std::map<NameId, std::vector<uint64_t>> durations;
+  for (const GpuActivity& g : run.gpu_activities)
+    if (g.kind == GpuKind::kKernel) durations[g.name].push_back(g.duration_ns());
+  std::string out = "{";
+  bool first = true;
+  for (auto& [name, d] : durations) {
+    const auto [lo, hi] = std::minmax_element(d.begin(), d.end());
+    const uint64_t min = *lo, max = *hi;
+    std::vector<uint64_t> counts(bins, 0);
+    const double width = max > min ? static_cast<double>(max - min) / static_cast<double>(bins) : 1.0;
+    for (uint64_t v : d) {
+      size_t b = max > min ? static_cast<size_t>(static_cast<double>(v - min) / width) : 0;
+      ++counts[std::min(b, bins - 1)];
+    }
+    if (!first) out += ",";
+    first = false;
+    append_json_string(out, run.name(name));
+    out += ":{\"min_ns\":" + num(min) + ",\"max_ns\":" + num(max) + ",\"counts\":[";
+    for (size_t b = 0; b < bins; ++b) out += (b ? "," : "") + num(counts[b]);
+    out += "]}";
+  }
+  return out + "}";
+}
+
+std::string copy_bandwidth_json(const Run& run) {
+  struct Totals {
+    bool memset = false;
+    uint64_t count = 0, bytes = 0, ns = 0;
+  };
+  std::map<NameId, Totals> by_name;
+  for (const GpuActivity& g : run.gpu_activities) {
+    if (g.kind == GpuKind::kKernel) continue;
+    Totals& t = by_name[g.name];
+    t.memset = g.kind == GpuKind::kMemset;
+    ++t.count;
+    t.bytes += g.bytes;
+    t.ns += g.duration_ns();
+  }
+  std::vector<std::pair<NameId, Totals>> rows(by_name.begin(), by_name.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
+  std::string out = "[";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Totals& t = rows[i].second;
+    out += i ? ",{\"name\":" : "{\"name\":";
+    append_json_string(out, run.name(rows[i].first));
+    // bytes per ns is GB/s (10^9 bytes per second).
+    const double gbps = t.ns ? static_cast<double>(t.bytes) / static_cast<double>(t.ns) : 0.0;
+    out += ",\"memset\":" + std::string(t.memset ? "true" : "false") + ",\"count\":" + num(t.count) +
+           ",\"bytes\":" + num(t.bytes) + ",\"total_ns\":" + num(t.ns) + ",\"gbps\":" + std::to_string(gbps) + "}";
+  }
+  return out + "]";
+}
+
+std::string memory_json(const Run& run, const FrameNamer& namer, size_t max_points, size_t largest) {
+  // (process, device) -> indices of its device memory events in time order.
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<size_t>> by_device;
+  for (size_t i = 0; i < run.memory_events.size(); ++i) {
+    const MemoryEvent& m = run.memory_events[i];
+    if (m.on_device) by_device[{m.process, m.device_id}].push_back(i);
+  }
+  std::string out = "[";
+  bool first_device = true;
+  for (auto& [key, events] : by_device) {
+    std::stable_sort(events.begin(), events.end(), [&](size_t a, size_t b) {
+      return run.memory_events[a].time_ns < run.memory_events[b].time_ns;
+    });
+    const uint64_t t0 = run.memory_events[events.front()].time_ns;
+    const uint64_t t1 = run.memory_events[events.back()].time_ns;
+    const double bucket_ns = t1 > t0 ? static_cast<double>(t1 - t0) / static_cast<double>(max_points) : 1.0;
+    // Points: (time, in use). Within a bucket only the highest value is kept.
+    std::vector<std::pair<uint64_t, int64_t>> points;
+    int64_t in_use = 0, peak = 0;
+    uint64_t peak_ns = t0;
+    size_t last_bucket = SIZE_MAX;
+    for (size_t i : events) {
+      const MemoryEvent& m = run.memory_events[i];
+      in_use += m.signed_bytes();
+      if (in_use > peak) peak = in_use, peak_ns = m.time_ns;
+      const size_t bucket = static_cast<size_t>(static_cast<double>(m.time_ns - t0) / bucket_ns);
+      if (bucket != last_bucket || points.empty()) {
+        points.emplace_back(m.time_ns, in_use);
+        last_bucket = bucket;
+      } else if (in_use > points.back().second) {
+        points.back().second = in_use;
+      }
+    }
+    if (points.back().first != t1 || points.back().second != in_use) points.emplace_back(t1, in_use);  // the end state
+    std::vector<size_t> allocations;
+    for (size_t i : events)
+      if (run.memory_events[i].allocation) allocations.push_back(i);
+    std::stable_sort(allocations.begin(), allocations.end(),
+                     [&](size_t a, size_t b) { return run.memory_events[a].bytes > run.memory_events[b].bytes; });
+    if (allocations.size() > largest) allocations.resize(largest);
+
+    out += first_device ? "{" : ",{";
+    first_device = false;
+    out += "\"process\":" + num(uint64_t{key.first}) + ",\"device\":" + num(uint64_t{key.second}) +
+           ",\"peak_bytes\":" + num(peak) + ",\"peak_ns\":" + num(peak_ns) + ",\"points\":[";
+    for (size_t p = 0; p < points.size(); ++p)
+      out += (p ? ",[" : "[") + num(points[p].first) + "," + num(points[p].second) + "]";
+    out += "],\"largest\":[";
+    for (size_t a = 0; a < allocations.size(); ++a) {
+      const MemoryEvent& m = run.memory_events[allocations[a]];
+      out += (a ? ",{" : "{") + std::string("\"bytes\":") + num(m.bytes) + ",\"time_ns\":" + num(m.time_ns) +
+             ",\"api\":";
+      const CpuEvent* call = m.called_by >= 0 ? &run.cpu_events[static_cast<size_t>(m.called_by)] : nullptr;
+      append_json_string(out, call ? run.name(call->name) : std::string());
+      out += ",\"frames\":[";
+      if (call && call->stack) {
+        const std::vector<uint32_t>& stack = run.stacks[call->stack - 1];
+        bool first_frame = true;
+        for (uint32_t f : stack) {
+          const Frame& frame = run.frames[f];
+          if (frame.module >= 0 && is_cuda_or_agent_module(run.modules[static_cast<size_t>(frame.module)].path))
+            continue;
+          if (!first_frame) out += ",";
+          first_frame = false;
+          append_json_string(out, namer.name(run, frame));
+        }
+      }
+      out += "]}";
+    }
+    out += "]}";
+  }
+  return out + "]";
+}
+
+std::string stacks_json(const Run& run, const RangeTree& tree, const FrameNamer& namer) {
+  std::string out = "{";
+  const std::pair<const char*, StackMetric> metrics[] = {{"cuda", StackMetric::kSelfCuda},
+                                                         {"cpu", StackMetric::kSelfCpu}};
+  for (size_t m = 0; m < 2; ++m) {
+    FoldedStacksOptions options;
+    options.metric = metrics[m].second;
+    options.namer = &namer;
+    out += (m ? ",\"" : "\"") + std::string(metrics[m].first) + "\":[";
+    const std::vector<FoldedStack> stacks = folded_stacks(run, tree, options);
+    // Stacks too small to see even zoomed in are summed into one, so the
+    // page stays small and the total stays the report's.
+    uint64_t total = 0;
+    for (const FoldedStack& f : stacks) total += f.ns;
+    const uint64_t smallest = total / kSmallestStackShare;
+    uint64_t small = 0;
+    bool first = true;
+    for (const FoldedStack& f : stacks) {
+      if (f.ns < smallest) {
+        small += f.ns;
+        continue;
+      }
+      out += first ? "[" : ",[";
+      first = false;
+      append_json_string(out, f.frames);
+      out += "," + num(f.ns) + "]";
+    }
+    if (small) out += std::string(first ? "" : ",") + "[\"[stacks under 1/" + std::to_string(kSmallestStackShare) +
+                      " of the total each]\"," + num(small) + "]";
+    out += "]";
+  }
+  return out + "}";
+}
+
+}  // namespace prof::analyzer

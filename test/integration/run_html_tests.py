@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""`profanalyze html` in a real browser: a simcuda training run
+(test/apps/nvtx_training) is recorded under libprof.so, its page is loaded in
+headless Chromium (DevTools protocol over a pipe, devtools_pipe.py), and what
+the page shows is compared with `report --format json` and `advise --format
+json` on the same capture. One scenario per invocation; see main().
+Skips (exit 77) only when no Chromium is installed.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import devtools_pipe  # noqa: E402
+
+ARGS = None
+SKIP = 77
+STEPS = 6
+STEP_RULE = "nvtx:^ProfilerStep#[0-9]+$"
+# Distinct kernel durations, so that a mix-up of rows shows.
+KERNEL_NS = {"forward_kernel": 150000, "backward_kernel": 250000, "optimizer_kernel": 50000}
+# Every view of the page, by its section id.
+VIEWS = ("overview", "operators", "kernels", "memory", "stacks", "ranks")
+# The operator table's columns, as `report --format json` names them.
+OPERATOR_KEYS = ("self_cpu_pct", "self_cpu_ns", "cpu_total_pct", "cpu_total_ns", "cpu_avg_ns", "self_cuda_ns",
+                 "self_cuda_pct", "cuda_total_ns", "cuda_avg_ns", "cpu_mem_bytes", "self_cpu_mem_bytes",
+                 "cuda_mem_bytes", "self_cuda_mem_bytes", "calls")
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(cmd, env, cwd, timeout=120):
+    return subprocess.run(cmd, env=env, cwd=cwd, timeout=timeout, capture_output=True, text=True)
+
+
+def clean_env():
+    env = dict(os.environ)
+    for name in ("LD_PRELOAD", "PROF_AGENT_PID", "NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH"):
+        env.pop(name, None)
+    return env
+
+
+def record_training(tmp, output="run.pb", rank=None, slower=1):
+    env = clean_env()
+    env["LD_LIBRARY_PATH"] = ARGS.simcuda_lib
+    env["SIMCUDA_KERNEL_NS"] = ",".join("%s=%d" % (k, v * slower) for k, v in KERNEL_NS.items())
+    env["PROF_OUTPUT"] = os.path.join(tmp, output)
+    if rank is not None:
+        env.update(RANK=str(rank), WORLD_SIZE="2")
+    env["LD_PRELOAD"] = ":".join(p for p in (ARGS.preload_first, ARGS.agent) if p)
+    result = run([os.path.join(ARGS.simcuda_apps, "nvtx_training"), str(STEPS)], env, tmp)
+    check(result.returncode == 0, "nvtx_training exited %d: %s" % (result.returncode, result.stderr))
+
+
+def analyze(tmp, *args):
+    result = run([ARGS.analyzer, *args], clean_env(), tmp)
+    check(result.returncode == 0, "profanalyze %s failed (%d): %s" % (" ".join(args), result.returncode, result.stderr))
+    return result.stdout
+
+
+def analyze_json(tmp, *args):
+    return json.loads(analyze(tmp, *args, "--format", "json"))
+
+
+def report_windows(tmp, *args):
+    """`report --format json`'s windows: [{title, rows, ...}]."""
+    return analyze_json(tmp, "report", *args)["windows"]
+
+
+class Page:
+    """The page of a fresh simcuda training run, loaded in headless Chromium."""
+
+    def __init__(self, tmp, ranks=False):
+        self.tmp = tmp
+        if ranks:  # rank 1's kernels take 50 times as long (22 ms more per step)
+            self.files = ["rank0.pb", "rank1.pb"]
+            record_training(tmp, "rank0.pb", rank=0)
+            record_training(tmp, "rank1.pb", rank=1, slower=50)
+        else:
+            self.files = ["run.pb"]
+            record_training(tmp)
+        analyze(tmp, "html", *self.files, "-o", "page.html")
+        self.path = os.path.join(tmp, "page.html")
+        self.browser = devtools_pipe.Browser(ARGS.chromium)
+        self.browser.open_page()
+        self.load_s = self.browser.navigate("file://" + self.path)
+        check(self.eval("document.body.getAttribute('data-ready')") == "1", "the page's script did not finish")
+
+    def eval(self, expression):
+        return self.browser.evaluate(expression)
+
+    def table(self, selector):
+        """Rows of a table as {key: data-value} (keys from the header's data-key)."""
+        return self.eval("""(() => {
+            const t = document.querySelector(%s);
+            if (!t) return null;
+            const keys = [...t.querySelectorAll('thead th')].map(th => th.getAttribute('data-key'));
+            return [...t.querySelectorAll('tbody tr')].map(tr => {
+                const row = {};
+                [...tr.children].forEach((td, i) => { if (keys[i]) row[keys[i]] = td.getAttribute('data-value'); });
+                return row; });
+        })()""" % json.dumps(selector))
+
+    def close(self):
+        self.browser.close()
+
+
+def same_number(shown, expected):
+    if expected is None:
+        return shown in ("", None)
+    try:
+        a, b = float(shown), float(expected)
+    except (TypeError, ValueError):
+        return False
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def compare_operator_rows(shown, report_rows, what):
+    check(shown is not None, what + ": no operator table")
+    check(len(shown) == len(report_rows), "%s: %d rows shown, report has %d" % (what, len(shown), len(report_rows)))
+    by_name = {r["name"]: r for r in report_rows}
+    check(len(by_name) == len(report_rows), what + ": report rows are not unique by name")
+    for row in shown:
+        expected = by_name.get(row["name"])
+        check(expected is not None, "%s: row %r not in the report" % (what, row["name"]))
+        for key in OPERATOR_KEYS:
+            check(same_number(row[key], expected[key]),
+                  "%s: %s %s shown %r, report %r" % (what, row["name"], key, row[key], expected[key]))
+
+
+def loads_offline_and_every_view_renders(page):
+    events = page.browser.events
+    errors = console_errors(page)
+    check(not errors, "console errors: %s" % [json.dumps(e["params"])[:300] for e in errors])
+    page_url = "file://" + page.path
+    requests = [e["params"]["request"]["url"] for e in events if e["method"] == "Network.requestWillBeSent"]
+    check(requests and requests[0] == page_url, "the page itself was not requested first: %s" % requests[:3])
+    others = [u for u in requests if u != page_url]
+    check(not others, "requests besides the page: %s" % others)
+    # Every view: drawn, and not the "could not draw" fallback.
+    for view in VIEWS:
+        page.eval("document.querySelector('nav button[data-view=%s]').click()" % view)
+        state = page.eval("""(() => { const s = document.getElementById('view-%s');
+            return s && {visible: s.offsetHeight > 0, text: s.textContent.length,
+                         svg: s.querySelectorAll('svg rect, svg path').length,
+                         failed: s.textContent.startsWith('could not draw')}; })()""" % view)
+        check(state and state["visible"], view + ": not shown after clicking its tab")
+        check(not state["failed"], view + ": could not draw")
+        check(state["text"] > 0, view + ": empty")
+        if view in ("overview", "kernels", "memory", "stacks"):
+            check(state["svg"] > 0, view + ": no chart drawn")
+    for metric in ("cuda", "cpu"):
+        frames = page.eval("""(() => { const s = document.getElementById('stack-metric'); s.value = '%s';
+            s.dispatchEvent(new Event('change')); return document.querySelectorAll('#flamegraph g[data-frame]').length; })()""" % metric)
+        check(frames > 3, "flamegraph of %s time has %d frames" % (metric, frames))
+    size = os.path.getsize(page.path)
+    check(size < 2 << 20, "page of a %d-step run is %d bytes" % (STEPS, size))
+    print("page %d bytes, loaded in %.3f s" % (size, page.load_s))
+
+
+def console_errors(page):
+    events = page.browser.events
+    return [e for e in events if (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
+            or e["method"] == "Runtime.exceptionThrown"
+            or (e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+
+
+def ranks_of_two_files(page):
+    check(not console_errors(page), "console errors: %s" % [json.dumps(e["params"])[:300] for e in console_errors(page)])
+    page.eval("document.querySelector('nav button[data-view=ranks]').click()")
+    advise = analyze_json(page.tmp, "advise", *page.files)
+    ranks = advise["windows"][0]["ranks"]
+    check(len(ranks) == 2, "advise has %d ranks" % len(ranks))
+    rows = page.eval("""[...document.querySelectorAll('#ranks tr[data-pid]')].map(tr => ({pid: tr.getAttribute('data-pid'),
+        slowest: tr.classList.contains('slowest'), cells: [...tr.children].map(td => td.getAttribute('data-value'))}))""")
+    check(len(rows) == 2, "%d ranks shown" % len(rows))
+    for row, expected in zip(rows, ranks):
+        check(row["cells"][:5] == [str(expected["rank"]), str(expected["pid"]), str(expected["steps"]),
+                                   str(expected["median_step_ns"]), str(expected["mean_step_ns"])],
+              "rank shown %s, advise %s" % (row["cells"][:5], expected))
+    slowest = [r for r in rows if r["slowest"]]
+    expected = max(ranks, key=lambda r: r["median_step_ns"])
+    check(len(slowest) == 1 and slowest[0]["pid"] == str(expected["pid"]) and expected["rank"] == 1,
+          "slowest highlighted %s, advise's slowest %s" % (slowest, expected))
+    bars = page.eval("document.querySelectorAll('#rank-steps rect').length")
+    check(bars == 2 * STEPS, "%d step bars for two ranks of %d steps" % (bars, STEPS))
+
+
+def numbers_equal_report_and_advise(page):
+    tmp = page.tmp
+    # Operators: the whole run's table is report's.
+    report = report_windows(tmp, "--row-limit", "-1", "run.pb")
+    compare_operator_rows(page.table("#operators"), report[0]["rows"], "whole run")
+    # Kernels: the --view kernels summary.
+    kernels = report_windows(tmp, "--view", "kernels", "run.pb")[0]["rows"]
+    shown = page.table("#kernels")
+    check(len(shown) == len(kernels) == len(KERNEL_NS), "kernels: %d shown, report %d" % (len(shown), len(kernels)))
+    by_name = {k["name"]: k for k in kernels}
+    for row in shown:
+        expected = by_name.get(row["name"])
+        check(expected is not None, "kernel %r not in the report" % row["name"])
+        for key in ("total_ns", "instances", "avg_ns", "med_ns", "min_ns", "max_ns", "time_pct"):
+            check(same_number(row[key], expected[key]), "kernel %s %s: shown %r, report %r" % (row["name"], key, row[key], expected[key]))
+    check(page.eval("document.querySelectorAll('#kernels svg.histogram').length") == len(kernels), "a kernel has no histogram")
+    # Steps, top kernels and peak memory: advise's.
+    advise = analyze_json(tmp, "advise", "run.pb")
+    window = advise["windows"][0]
+    steps = page.eval("""[...document.querySelectorAll('#steps tr[data-step]')].map(tr => {
+        const r = {step: tr.getAttribute('data-step')};
+        tr.querySelectorAll('td[data-key]').forEach(td => r[td.getAttribute('data-key')] = td.getAttribute('data-value'));
+        return r; })""")
+    usage = window["step_usage"]
+    check(len(usage) == STEPS, "advise found %d steps, the app ran %d" % (len(usage), STEPS))
+    check(len(steps) == len(usage), "%d steps shown, advise has %d" % (len(steps), len(usage)))
+    for row, expected in zip(steps, usage):
+        for key in ("step", "duration_ns", "kernel_ns", "copy_ns", "memset_ns"):
+            check(same_number(row[key], expected[key]), "step %s %s: shown %r, advise %r" % (expected["step"], key, row[key], expected[key]))
+        check(same_number(row["sync"], expected["no_kernel"]["sync_wait_ns"]), "step %s sync wait" % expected["step"])
+    bars = page.eval("[...document.querySelectorAll('#step-chart g.step-bar')].map(g => g.getAttribute('data-duration-ns'))")
+    check([int(b) for b in bars] == [s["duration_ns"] for s in usage], "step bars %s, advise %s" % (bars, [s["duration_ns"] for s in usage]))
+    top = page.table("#top-kernels")
+    check([(r["name"], int(r["count"]), int(r["total_ns"])) for r in top] ==
+          [(k["name"], k["count"], k["total_ns"]) for k in window["top_kernels"]], "top kernels differ from advise")
+    # The page shows kernel totals twice (overview, kernels): they must agree.
+    report_totals = {k["name"]: int(k["total_ns"]) for k in kernels}
+    for k in window["top_kernels"]:
+        check(report_totals.get(k["name"]) == k["total_ns"], "kernel %s: advise %d, report %s" % (k["name"], k["total_ns"], report_totals.get(k["name"])))
+    peaks = page.eval("[...document.querySelectorAll('#view-memory .peak')].map(s => [s.getAttribute('data-device'), s.getAttribute('data-value')])")
+    expected_peaks = [[str(m["device"]), str(m["peak_bytes"])] for m in window["memory"]]
+    check(sorted(peaks) == sorted(expected_peaks), "peak memory shown %s, advise %s" % (peaks, expected_peaks))
+    check(int(peaks[0][1]) == 4 * (1 << 18) * 4, "peak %s, the app holds four 1 MiB buffers" % peaks[0][1])
+    findings = page.eval("[...document.querySelectorAll('.finding')].map(f => [f.getAttribute('data-kind'), f.getAttribute('data-cost-ns')])")
+    check(findings == [[f["kind"], str(f["cost_ns"])] for f in window["findings"][:5]], "findings shown %s, advise %s" % (findings, window["findings"][:5]))
+
+
+def sorting_filter_and_window_selector(page):
+    tmp = page.tmp
+    page.eval("document.querySelector('nav button[data-view=operators]').click()")
+    for key in ("self_cuda_ns", "calls", "name"):
+        for direction in ("desc", "asc"):
+            page.eval("document.querySelector('#operators th[data-key=%s]').click()" % key)
+            values = [r[key] for r in page.table("#operators")]
+            ordered = sorted(values, key=(lambda v: v) if key == "name" else float, reverse=direction == "desc")
+            if key == "name":
+                ordered = page.eval("(%s).sort((a, b) => %sa.localeCompare(b))" % (json.dumps(values), "-" if direction == "desc" else ""))
+            check(values == ordered, "sorted by %s %s: %s" % (key, direction, values))
+            cls = page.eval("document.querySelector('#operators th[data-key=%s]').className" % key)
+            check(("sorted-" + direction) in cls, "header of %s shows %r after sorting %s" % (key, cls, direction))
+    # Filter: only the rows whose name contains the text.
+    report = report_windows(tmp, "--row-limit", "-1", "run.pb")[0]["rows"]
+    page.eval("(() => { const f = document.getElementById('operator-filter'); f.value = 'KERNEL'; f.dispatchEvent(new Event('input')); })()")
+    names = [r["name"] for r in page.table("#operators")]
+    expected = sorted(r["name"] for r in report if "kernel" in r["name"].lower())
+    check(sorted(names) == expected and expected, "filter 'KERNEL' shows %s, expected %s" % (names, expected))
+    page.eval("(() => { const f = document.getElementById('operator-filter'); f.value = ''; f.dispatchEvent(new Event('input')); })()")
+    # Window selector: each step, then all merged, equal report's windows.
+    windows = report_windows(tmp, "--row-limit", "-1", "--step", STEP_RULE, "--active", "1", "run.pb")
+    merged = report_windows(tmp, "--row-limit", "-1", "--step", STEP_RULE, "--active", "1", "--merge-windows", "run.pb")
+    options = page.eval("[...document.querySelectorAll('#window-select option')].map(o => o.textContent)")
+    check(options == ["Whole run"] + [w["title"] for w in windows] + [merged[0]["title"]],
+          "window selector offers %s" % options)
+    for index, expected in enumerate(windows + merged, start=1):
+        page.eval("(() => { const s = document.getElementById('window-select'); s.value = '%d'; s.dispatchEvent(new Event('change')); })()" % index)
+        compare_operator_rows(page.table("#operators"), expected["rows"], expected["title"])
+    def forward_calls(rows):
+        return [r["calls"] for r in rows if r["name"].startswith("forward_kernel(")]
+    check(forward_calls(windows[0]["rows"]) == [1] and forward_calls(report) == [STEPS],
+          "a step's window does not narrow the table")
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--agent", required=True)
+    parser.add_argument("--analyzer", required=True)
+    parser.add_argument("--apps", required=True)
+    parser.add_argument("--simcuda-lib", required=True)
+    parser.add_argument("--simcuda-apps", required=True)
+    parser.add_argument("--preload-first", default="")
+    parser.add_argument("--sanitizer", default="")
+    parser.add_argument("scenario")
+    ARGS = parser.parse_args()
+    scenario = globals().get(ARGS.scenario)
+    if scenario is None or not callable(scenario):
+        print("unknown scenario " + ARGS.scenario, file=sys.stderr)
+        return 2
+    ARGS.chromium = devtools_pipe.find_chromium()
+    if not ARGS.chromium:
+        print("SKIP %s: no chromium installed (scripts/bootstrap.sh installs Debian's chromium)" % ARGS.scenario)
+        return SKIP
+    with tempfile.TemporaryDirectory(prefix="prof-html-") as tmp:
+        page = None
+        try:
+            page = Page(tmp, ranks=ARGS.scenario == "ranks_of_two_files")
+            scenario(page)
+        except Failure as failure:
+            print("FAIL %s: %s" % (ARGS.scenario, failure), file=sys.stderr)
+            return 1
+        finally:
+            if page:
+                page.close()
+    print("ok", ARGS.scenario)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
