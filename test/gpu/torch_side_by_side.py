@@ -30,7 +30,10 @@ def step(i):
 
 if mode == "torch":
     from torch.profiler import ProfilerActivity, profile, schedule
+    from torch._C._profiler import _ExperimentalConfig
+    # export_stacks writes nothing unless the profiler keeps stacks verbosely.
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], with_stack=True,
+                 experimental_config=_ExperimentalConfig(verbose=True),
                  schedule=schedule(wait=1, warmup=1, active=10)) as prof:
         for i in range(12):
             step(i)
