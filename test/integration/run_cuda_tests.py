@@ -684,6 +684,87 @@ def two_programs_of_a_run_name_their_files_and_read_together(tmp):
               (argument, rows["ProfilerStep*"]["calls"]))
 
 
+def torch_schedule_windows(skip, wait, warmup, active, repeat, steps):
+    """The steps torch.profiler.schedule records, written independently of the
+    agent (which computes each step's action): walk the phases of each cycle."""
+    windows = []
+    step = skip
+    cycle = 0
+    while repeat == 0 or cycle < repeat:
+        step += wait + warmup
+        if step >= steps:
+            break
+        windows.append(list(range(step, min(step + active, steps))))
+        step += active
+        cycle += 1
+    return windows
+
+
+STEP_RULE = r"nvtx:^ProfilerStep#\d+$"
+
+
+def training_kernels_by_step(truth, steps):
+    """nvtx_training launches forward, backward and optimizer once per step, in
+    order and on one stream: the truth's kernels by start, three per step."""
+    kernels = sorted((t for t in truth if t["type"] == "kernel"), key=lambda t: t["start"])
+    check(len(kernels) == 3 * steps, "%d kernels in the truth for %d steps" % (len(kernels), steps))
+    return {i: kernels[3 * i:3 * i + 3] for i in range(steps)}
+
+
+def window_files(tmp):
+    return sorted(f for f in os.listdir(tmp) if re.fullmatch(r"run\.step\d+\.pb", f))
+
+
+def check_window_file(tmp, name, want_steps, by_step):
+    records = dump(os.path.join(tmp, name), tmp)
+    step_ranges = sorted(int(r["name"].split("#")[1]) for r in records
+                         if r["type"] == "range" and r["name"].startswith("ProfilerStep#"))
+    check(step_ranges == want_steps, "%s holds steps %s, torch.profiler.schedule records %s" % (name, step_ranges, want_steps))
+    kernels = sorted((r for r in records if r["type"] == "kernel"), key=lambda r: r["start"])
+    want = [k for s in want_steps for k in by_step[s]]
+    check([(k["name"], k["start"], k["end"]) for k in kernels] ==
+          [(k["name"], k["start"], k["end"]) for k in want],
+          "%s: %d kernels, the truth has %d for its steps (or their times differ)" % (name, len(kernels), len(want)))
+    windows = [r for r in records if r["type"] == "window"]
+    check(len(windows) == 1 and windows[0]["first_step"] == want_steps[0] and windows[0]["last_step"] == want_steps[-1],
+          "%s: window record %s, want steps %d..%d" % (name, windows, want_steps[0], want_steps[-1]))
+
+
+def schedule_windows_match_torch_and_truth(tmp):
+    steps = 100
+    env = {"PROF_STEP": STEP_RULE, "PROF_SCHEDULE": "wait=5,warmup=1,active=3,repeat=2"}
+    result, truth = record_windows(tmp, steps, env)
+    want = torch_schedule_windows(0, 5, 1, 3, 2, steps)
+    files = window_files(tmp)
+    check(files == sorted("run.step%d.pb" % w[0] for w in want), "window files %s, want %s" % (files, want))
+    check(not os.path.exists(os.path.join(tmp, "run.pb")), "run.pb written beside the window files")
+    by_step = training_kernels_by_step(truth, steps)
+    for w in want:
+        check_window_file(tmp, "run.step%d.pb" % w[0], w, by_step)
+
+
+def keep_leaves_the_newest_windows(tmp):
+    steps = 200
+    env = {"PROF_STEP": STEP_RULE, "PROF_SCHEDULE": "wait=5,warmup=1,active=3,repeat=0", "PROF_KEEP": "2"}
+    _, truth = record_windows(tmp, steps, env)
+    want = torch_schedule_windows(0, 5, 1, 3, 0, steps)[-2:]
+    files = window_files(tmp)
+    check(files == sorted("run.step%d.pb" % w[0] for w in want), "files left %s, want the newest two of %s" % (files, want))
+    by_step = training_kernels_by_step(truth, steps)
+    for w in want:
+        check_window_file(tmp, "run.step%d.pb" % w[0], w, by_step)
+
+
+def record_windows(tmp, steps, extra_env):
+    env = preload(base_env())
+    env["SIMCUDA_TRUTH"] = os.path.join(tmp, "truth.jsonl")
+    env["PROF_OUTPUT"] = os.path.join(tmp, "run.pb")
+    env.update(extra_env)
+    result = run([app_path("nvtx_training"), str(steps)], env=env, cwd=tmp, timeout=110)
+    check(result.returncode == 0, "nvtx_training exited %d: %s" % (result.returncode, result.stderr))
+    return result, read_truth(env["SIMCUDA_TRUTH"])
+
+
 def main():
     global ARGS
     parser = argparse.ArgumentParser()
