@@ -22,6 +22,7 @@
 #include "process_exit.h"
 #include "run_claim.h"
 #include "control/capture_control.h"
+#include "control/on_demand.h"
 #include "record/recorder.h"
 #include "record/writer.h"
 #include "signals.h"
@@ -85,6 +86,9 @@ file::Process describe_process(const ProcessIdentity& identity, const AgentConfi
   return process;
 }
 
+// profanalyze capture's way in; constant-initialised like AgentState.
+OnDemandTrigger g_on_demand;
+
 void finish(file::ProcessEnd::Reason reason) {
   AgentState& agent = agent_state();
   AgentPhase expected = AgentPhase::recording;
@@ -93,6 +97,7 @@ void finish(file::ProcessEnd::Reason reason) {
   writer->wait_until_written(writer->request_flush(true, reason), 10'000);
   agent.recorder.load()->stop_accepting();
   writer->join();
+  g_on_demand.stop();
   RunClaim& run = *agent.run;
   if (agent.control.load() != nullptr && agent.control.load()->options().windowed()) {
     // Window files are named by their windows, not claimed from the run.
@@ -122,9 +127,10 @@ void finish(file::ProcessEnd::Reason reason) {
   }
 }
 
-// The writer thread's pass: time-based windows.
+// The writer thread's pass: time-based windows, the on-demand trigger.
 void on_writer_pass(uint64_t now_ns) {
   if (CaptureControl* control = agent_state().control.load(std::memory_order_acquire)) control->tick(now_ns);
+  g_on_demand.poll(now_ns);
 }
 
 void on_budget_spent(uint64_t now_ns) {
@@ -224,6 +230,7 @@ bool start_recording(const ProcessIdentity& identity, AgentConfig config, bool f
   agent.run = run;
   writer->set_run_claim(run);
   if (!writer->prepare()) return false;  // already said why; the app runs unrecorded
+  g_on_demand.start(identity.pid);  // before the writer thread polls it
   if (control != nullptr) {
     control->start(*writer, monotonic_ns());
     agent.control.store(control);
