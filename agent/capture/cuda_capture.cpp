@@ -166,20 +166,19 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
 // PROF_STEP=kernel:REGEX: whether a kernel's name matches, remembered per
 // name pointer (CUPTI's symbolName is the registered function's, stable for
 // the process), so that the regex runs once per kernel, not per launch.
+// A process-wide table, not thread_local: the agent's initial-exec TLS must
+// stay small enough for the driver to dlopen it (CUDA_INJECTION64_PATH).
+// Each slot packs the pointer and the answer in one word: (name << 1) | match.
+constexpr size_t kSeenNames = 64;
+std::atomic<uint64_t> g_seen_names[kSeenNames];
+
 bool kernel_matches(const StepRule& rule, const char* name) {
-  struct Seen {
-    const char* name;
-    bool matches;
-  };
-  constexpr int kSeen = 32;
-  thread_local Seen t_seen[kSeen] = {};
-  thread_local int t_next = 0;
-  for (const Seen& seen : t_seen) {
-    if (seen.name == name && name != nullptr) return seen.matches;
-  }
+  const auto key = reinterpret_cast<uintptr_t>(name);
+  std::atomic<uint64_t>& slot = g_seen_names[(key >> 4) % kSeenNames];
+  const uint64_t seen = slot.load(std::memory_order_relaxed);
+  if (seen != 0 && (seen >> 1) == key) return (seen & 1) != 0;
   const bool matches = rule.matches(name);
-  t_seen[t_next] = {name, matches};
-  t_next = (t_next + 1) % kSeen;
+  slot.store((uint64_t{key} << 1) | (matches ? 1 : 0), std::memory_order_relaxed);
   return matches;
 }
 
