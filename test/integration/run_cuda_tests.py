@@ -841,9 +841,14 @@ def delay_and_duration_cut_one_window(tmp):
     check(0.29e9 <= length <= 0.4e9, "window lasted %d ns, asked 0.3 s" % length)
     kernels = [r for r in records if r["type"] == "kernel"]
     check(kernels, "no kernel in the window")
-    truth_kernels = [t for t in truth if t["type"] == "kernel" and w["start"] <= t["start"] <= w["end"]]
-    check(sorted(k["corr"] for k in kernels) == sorted(t["corr"] for t in truth_kernels),
-          "%d kernels in the file, %d in the truth inside the window" % (len(kernels), len(truth_kernels)))
+    # Every kernel that ran wholly inside the window is in the file, and no
+    # kernel that started outside it; one still running when the window
+    # ended is not (CUPTI hands it over unfinished, as at exit).
+    started = {t["corr"] for t in truth if t["type"] == "kernel" and w["start"] <= t["start"] <= w["end"]}
+    inside = {t["corr"] for t in truth if t["type"] == "kernel" and w["start"] <= t["start"] and t["end"] <= w["end"]}
+    got = {k["corr"] for k in kernels}
+    check(inside <= got <= started, "%d kernels in the file; the truth has %d inside the window, %d started in it"
+          % (len(got), len(inside), len(started)))
 
 
 def main():
