@@ -21,6 +21,8 @@
 #include "config.h"
 #include "process_exit.h"
 #include "run_claim.h"
+#include "control/capture_control.h"
+#include "control/on_demand.h"
 #include "record/recorder.h"
 #include "record/writer.h"
 #include "signals.h"
@@ -72,8 +74,20 @@ file::Process describe_process(const ProcessIdentity& identity, const AgentConfi
                      : config.cuda.gpu_timing == GpuTiming::events ? "events"
                      : config.cuda.gpu_timing == GpuTiming::none ? "none" : "auto"},
   };
+  const char* window_variables[] = {"PROF_STEP", "PROF_SCHEDULE", "PROF_DELAY", "PROF_DURATION",
+                                    "PROF_START", "PROF_KEEP", "PROF_MAX_MB"};
+  for (const char* name : window_variables) {
+    const char* value = getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    std::string key = name + 5;  // PROF_STEP -> step
+    for (char& c : key) c = static_cast<char>(tolower(c));
+    process.options.emplace_back(key, value);
+  }
   return process;
 }
+
+// profanalyze capture's way in; constant-initialised like AgentState.
+OnDemandTrigger g_on_demand;
 
 void finish(file::ProcessEnd::Reason reason) {
   AgentState& agent = agent_state();
@@ -83,9 +97,22 @@ void finish(file::ProcessEnd::Reason reason) {
   writer->wait_until_written(writer->request_flush(true, reason), 10'000);
   agent.recorder.load()->stop_accepting();
   writer->join();
+  g_on_demand.stop();
+  RunClaim& run = *agent.run;
+  if (agent.control.load() != nullptr && agent.control.load()->options().windowed()) {
+    // Window files are named by their windows, not claimed from the run.
+    run.finish();
+    if (writer->any_file_written()) {
+      log_info("wrote %llu window files (%llu bytes), the last %s",
+               static_cast<unsigned long long>(writer->windows_completed()),
+               static_cast<unsigned long long>(writer->bytes_written()), writer->path().c_str());
+    } else {
+      log_info("no capture window opened; no file written");
+    }
+    return;
+  }
   // One line per run (run_claim.h): the run's first process says what the
   // run wrote; the others only note their file, unless the first is gone.
-  RunClaim& run = *agent.run;
   const bool wrote = writer->wrote_file();
   if (wrote && !run.note_written(writer->path(), writer->bytes_written())) {
     log_info("wrote %s (%llu bytes)", writer->path().c_str(),
@@ -97,6 +124,20 @@ void finish(file::ProcessEnd::Reason reason) {
   } else if (!wrote && run.first_of_run() && !run.has_folder() && !writer->failed()) {
     // (a failure was said when it happened)
     log_info("nothing recorded; no file written");
+  }
+}
+
+// The writer thread's pass: time-based windows, the on-demand trigger.
+void on_writer_pass(uint64_t now_ns) {
+  if (CaptureControl* control = agent_state().control.load(std::memory_order_acquire)) control->tick(now_ns);
+  g_on_demand.poll(now_ns);
+}
+
+void on_budget_spent(uint64_t now_ns) {
+  if (CaptureControl* control = agent_state().control.load(std::memory_order_acquire)) {
+    control->stop_for_good(now_ns);
+  } else {
+    set_capture_gate(CaptureGate::budget, false, now_ns);
   }
 }
 
@@ -168,12 +209,34 @@ bool start_recording(const ProcessIdentity& identity, AgentConfig config, bool f
 
   // Deliberately leaked: app threads may still record while the process
   // exits, after static destructors would have run.
+  CaptureControl* control = nullptr;
+  if (config.windows.windowed() || config.windows.step_rule) {
+    control = new CaptureControl(config.windows, config.output_path, monotonic_ns());
+    if (const StepRule* rule = control->step_rule(); rule != nullptr && rule->kind != StepRule::Kind::nvtx) {
+      agent.cuda.step_rule = rule->ends_steps() ? StepRuleOrigin::api_end : StepRuleOrigin::entry;
+    }
+  }
   auto* recorder = new Recorder(config.thread_buffer_bytes);
-  auto* writer = new Writer(*recorder, {config.output_path, config.drain_interval_ms, config.flush_interval_ms},
-                            describe_process(identity, config));
+  Writer::Options writer_options;
+  writer_options.path = config.output_path;
+  writer_options.drain_interval_ms = config.drain_interval_ms;
+  writer_options.flush_interval_ms = config.flush_interval_ms;
+  writer_options.windowed = config.windows.windowed();
+  writer_options.keep = config.keep;
+  writer_options.max_bytes = config.max_bytes;
+  writer_options.on_pass = on_writer_pass;
+  writer_options.on_budget_spent = on_budget_spent;
+  auto* writer = new Writer(*recorder, writer_options, describe_process(identity, config));
   agent.run = run;
   writer->set_run_claim(run);
   if (!writer->prepare()) return false;  // already said why; the app runs unrecorded
+  g_on_demand.start(identity.pid);  // before the writer thread polls it
+  if (control != nullptr) {
+    control->start(*writer, monotonic_ns());
+    agent.control.store(control);
+    // An end rule's step 0 starts with the process.
+    if (agent.cuda.step_rule == StepRuleOrigin::api_end) control->step_begins(monotonic_ns());
+  }
   writer->start();
   agent.writer.store(writer);
   agent.recording_pid.store(identity.pid);
@@ -203,7 +266,7 @@ void start() {
     log_error("CUDA_INJECTION64_PATH names another tool (%s); CUPTI is used only if that is a copy of this agent%s",
               injection, config.cuda.backend != CaptureBackend::cupti ? ", else the agent's hooks record CUDA calls" : "");
   }
-  if (config.cuda.range == CaptureRange::cuda_profiler_api) set_capture_range_open(false);
+  if (config.cuda.range == CaptureRange::cuda_profiler_api) set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
   if (!start_recording(identity, config, false)) return;
   AgentState& agent = agent_state();
   Recorder* recorder = agent.recorder.load();

@@ -21,6 +21,7 @@ struct nvtxStringRegistration_st;
 
 namespace prof {
 
+class CaptureControl;
 class CuptiActivity;
 class Recorder;
 class Writer;
@@ -30,12 +31,22 @@ struct CudaCapture;
 
 enum class AgentPhase { off, recording, finished };
 
+// Where CUDA callbacks look for step boundaries (PROF_STEP): none (no rule,
+// or an NVTX rule), at a call's entry (kernel:, api:NAME), or at the exit of
+// a synchronization (api:cuda...Synchronize).
+enum class StepRuleOrigin : uint8_t { none, entry, api_end };
+
 struct CudaCaptureState {
   std::once_flag start_once;
   CudaCapture* capture = nullptr;  // set once, before CUPTI can call back
   std::atomic<bool> ready{false};  // the first CUDA call has returned
   // Where CUPTI's buffer callbacks go.
   std::atomic<CuptiActivity*> activity{nullptr};
+  StepRuleOrigin step_rule = StepRuleOrigin::none;  // set before CUDA starts
+  // set_cuda_capture_full(): the mode asked for, and the one CUPTI is in.
+  std::mutex mode_mutex;
+  bool full = true;
+  bool applied_full = true;
 };
 
 struct NvtxCaptureState {
@@ -66,6 +77,9 @@ struct AgentState {
   // The process the recorder and writer belong to: a vfork child, which
   // shares this memory, must not finish them (process_exit.h).
   std::atomic<int> recording_pid{0};
+  // Capture windows (PROF_SCHEDULE, PROF_DELAY, ...): null when the process
+  // records from start to exit. Set before recording starts; leaked.
+  std::atomic<CaptureControl*> control{nullptr};
   CudaCaptureState cuda;
   NvtxCaptureState nvtx;
   SignalState signals;

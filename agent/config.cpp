@@ -48,7 +48,61 @@ LogLevel parse_log_level(const char* value) {
   return LogLevel::info;
 }
 
+// Seconds, possibly fractional, as nanoseconds; 0 when unset or invalid.
+uint64_t seconds_env(const char* name) {
+  const char* value = getenv(name);
+  if (value == nullptr || *value == '\0') return 0;
+  char* end = nullptr;
+  errno = 0;
+  const double seconds = strtod(value, &end);
+  if (errno != 0 || *end != '\0' || !(seconds >= 0) || seconds > 1e7) {
+    log_error("%s=%s is not a number of seconds; ignored", name, value);
+    return 0;
+  }
+  return static_cast<uint64_t>(seconds * 1e9);
+}
+
 }  // namespace
+
+std::optional<analyzer::Schedule> parse_schedule(const std::string& text, std::string& error) {
+  analyzer::Schedule schedule;
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t comma = text.find(',', at);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string item = text.substr(at, comma - at);
+    at = comma + 1;
+    if (item.empty()) continue;
+    const size_t equals = item.find('=');
+    const std::string key = item.substr(0, equals);
+    char* end = nullptr;
+    const char* number = equals == std::string::npos ? "" : item.c_str() + equals + 1;
+    errno = 0;
+    const long long value = strtoll(number, &end, 10);
+    if (equals == std::string::npos || *number == '\0' || *end != '\0' || errno != 0) {
+      error = "'" + item + "' is not NAME=NUMBER";
+      return std::nullopt;
+    }
+    if (key == "skip_first") schedule.skip_first = value;
+    else if (key == "wait") schedule.wait = value;
+    else if (key == "warmup") schedule.warmup = value;
+    else if (key == "active") schedule.active = value;
+    else if (key == "repeat") schedule.repeat = value;
+    else {
+      error = "'" + key + "' is not skip_first, wait, warmup, active or repeat";
+      return std::nullopt;
+    }
+  }
+  if (schedule.active <= 0) {
+    error = "active must be greater than 0";
+    return std::nullopt;
+  }
+  if (schedule.skip_first < 0 || schedule.wait < 0 || schedule.warmup < 0 || schedule.repeat < 0) {
+    error = "skip_first, wait, warmup and repeat must not be negative";
+    return std::nullopt;
+  }
+  return schedule;
+}
 
 ProcessIdentity read_process_identity() {
   ProcessIdentity identity;
@@ -169,6 +223,34 @@ AgentConfig read_config(const ProcessIdentity& identity) {
       log_error("PROF_FOLLOW_FORK=%s is not 0 or 1; using 1", follow_fork);
     }
   }
+
+  std::string error;
+  const char* step = getenv("PROF_STEP");
+  if (step != nullptr && *step != '\0') {
+    config.windows.step_rule = parse_step_rule(step, error);
+    if (!config.windows.step_rule) log_error("PROF_STEP=%s %s; steps are not counted", step, error.c_str());
+  }
+  const char* schedule = getenv("PROF_SCHEDULE");
+  if (schedule != nullptr && *schedule != '\0') {
+    if (!config.windows.step_rule) {
+      log_error("PROF_SCHEDULE needs PROF_STEP (which steps to count); recording everything");
+    } else {
+      config.windows.schedule = parse_schedule(schedule, error);
+      if (!config.windows.schedule) log_error("PROF_SCHEDULE=%s: %s; recording everything", schedule, error.c_str());
+    }
+  }
+  config.windows.delay_ns = seconds_env("PROF_DELAY");
+  config.windows.duration_ns = seconds_env("PROF_DURATION");
+  const char* start = getenv("PROF_START");
+  if (start != nullptr && *start != '\0') {
+    if (strcmp(start, "off") == 0) {
+      config.windows.start_off = true;
+    } else if (strcmp(start, "on") != 0) {
+      log_error("PROF_START=%s is not on or off; using on", start);
+    }
+  }
+  config.keep = static_cast<uint32_t>(bounded_env("PROF_KEEP", 0, 0, 1u << 20));
+  config.max_bytes = bounded_env("PROF_MAX_MB", 0, 0, 1u << 30) << 20;
   return config;
 }
 

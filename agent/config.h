@@ -7,6 +7,7 @@
 
 #include "capture/cuda_capture.h"
 #include "common/log.h"
+#include "control/capture_control.h"
 
 namespace prof {
 
@@ -32,7 +33,16 @@ struct AgentConfig {
   // PROF_FOLLOW_FORK: a forked child (without exec) records into its own
   // file, run.<pid>.pb; 0 leaves children unrecorded.
   bool follow_fork = true;
+  // PROF_STEP, PROF_SCHEDULE, PROF_DELAY, PROF_DURATION, PROF_START
+  CaptureControlOptions windows;
+  uint32_t keep = 0;                    // PROF_KEEP (0: every window file)
+  uint64_t max_bytes = 0;               // PROF_MAX_MB (0: no cap)
 };
+
+// PROF_SCHEDULE=skip_first=N,wait=N,warmup=N,active=N,repeat=N (any subset,
+// any order; torch.profiler.schedule's defaults otherwise). nullopt with
+// `error` set when it is not that or torch would refuse it.
+std::optional<analyzer::Schedule> parse_schedule(const std::string& text, std::string& error);
 
 // Reads the variables through `getenv`. Invalid values fall back to the
 // default with one log line; configuration never stops the app.

@@ -278,6 +278,60 @@ class Bench:
             "CUPTI, so with PROF_GPU_TIMING=none it has no GPU records, and with events it adds two "
             "cuEventRecord per launch and the writer's reading of them.")
 
+    # ------------------------------------------------------------- windows --
+    def windows(self):
+        """Cost per launch outside capture windows, beside the uninstrumented
+        run and full recording, on the launch-bound tiny_kernels."""
+        launches = 100_000 if self.quick else LAUNCHES
+        repeats = 3 if self.quick else REPEATS
+        argv = [os.path.join(self.apps, "tiny_kernels"), str(launches)]
+        # PROF_START=off: no window ever opens, so every launch is outside one;
+        # the step rules are those of a training loop the app does not match.
+        outside = {"PROF_START": "off"}
+        configs = [
+            ("uninstrumented", None, {}),
+            ("full recording, PROF_STACKS=native", "native", {}),
+            ("outside windows, PROF_STEP=nvtx:^ProfilerStep#\\d+$", "native",
+             dict(outside, PROF_STEP=r"nvtx:^ProfilerStep#\d+$")),
+            ("outside windows, PROF_STEP=kernel:^optimizer_kernel$", "native",
+             dict(outside, PROF_STEP="kernel:^optimizer_kernel$")),
+            ("outside windows, PROF_STEP=api:cudaGraphLaunch", "native",
+             dict(outside, PROF_STEP="api:cudaGraphLaunch")),
+        ]
+        samples = {name: [] for name, _, _ in configs}
+        cpu = {name: [] for name, _, _ in configs}
+        for rep in range(repeats):
+            for name, mode, extra in configs:
+                progress(f"windows: {name}, run {rep + 1}/{repeats}")
+                out = os.path.join(self.tmp, "win.pb")
+                if os.path.exists(out):
+                    os.unlink(out)
+                env = self.env() if mode is None else self.env(mode, PROF_OUTPUT=out, **extra)
+                r = run_reaped(argv, env=env)
+                samples[name].append(r.wall)
+                cpu[name].append(r.cpu)
+                if extra and os.path.exists(out):
+                    sys.exit("bench: a run outside windows wrote a file")
+        base = median(samples["uninstrumented"])
+        base_cpu = median(cpu["uninstrumented"])
+        self.add("windows", f"tiny_kernels: uninstrumented, {launches:,} launches",
+                 f"{base * 1e9 / launches:,.0f} ns/launch (CPU {base_cpu * 1e9 / launches:,.0f})", "", "1.00x", "", None)
+        for name, mode, extra in configs[1:]:
+            wall = median(samples[name])
+            added = (wall - base) * 1e9 / launches
+            added_cpu = (median(cpu[name]) - base_cpu) * 1e9 / launches
+            target, ok = "", None
+            if "nvtx:" in name:
+                target, ok = "<= 1.05x", wall <= 1.05 * base
+            self.add("windows", name, f"+{fmt_ns(added)} ns/launch (CPU +{fmt_ns(added_cpu)})",
+                     f"{base * 1e9 / launches:,.0f} ns/launch", f"{wall / base:.2f}x", target, ok)
+        self.notes.append(
+            "windows: tiny_kernels under the agent with no capture window open (PROF_START=off), per step "
+            "rule: nvtx (CUPTI callbacks and activity kinds off: the app's launches reach no agent code), "
+            "kernel and api (CUPTI's runtime and driver callbacks stay on to see boundaries; the agent "
+            "checks the launch's name, cached per kernel, or the call's name, and records nothing). "
+            f"Median of {repeats} runs, configurations interleaved.")
+
     # ---------------------------------------------------------- throughput --
     def throughput(self):
         tool = os.path.join(self.tools, "bench_record_rate")
@@ -455,7 +509,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("build_dir")
     parser.add_argument("--quick", action="store_true", help="smaller runs, for trying the script out")
-    parser.add_argument("--only", default="overhead,backends,throughput,size,analyzer",
+    parser.add_argument("--only", default="overhead,backends,windows,throughput,size,analyzer",
                         help="comma-separated sections to run")
     args = parser.parse_args()
     bench = Bench(args.build_dir, args.quick)
@@ -466,6 +520,8 @@ def main():
             bench.overhead()
         if "backends" in sections:
             bench.backends()
+        if "windows" in sections:
+            bench.windows()
         if "throughput" in sections:
             bench.throughput()
         if "size" in sections:

@@ -1,17 +1,27 @@
 #pragma once
-// PROF_CAPTURE=cudaProfilerApi, like nsys --capture-range=cudaProfilerApi:
-// everything the agent captures (CUDA calls, GPU work, NVTX) is recorded only
-// between cudaProfilerStart and cudaProfilerStop. With PROF_CAPTURE=all the
-// range is always open.
+// Whether the agent records right now: the one flag app threads read. It is
+// the AND of independent gates, each owned by one trigger:
+//  - profiler_api: PROF_CAPTURE=cudaProfilerApi, like nsys
+//    --capture-range=cudaProfilerApi: open between cudaProfilerStart and
+//    cudaProfilerStop (always open otherwise);
+//  - window: a capture window (PROF_SCHEDULE, PROF_DELAY/PROF_DURATION,
+//    PROF_START=off and profanalyze capture; always open without them);
+//  - budget: closed for good once PROF_MAX_MB is reached.
+// When the AND changes, GPU records are cut at that time too (the CUPTI
+// decoder keeps records whose start is inside an open interval).
 #include <atomic>
+#include <cstdint>
 
 namespace prof {
 
 inline std::atomic<bool> g_capture_range_open{true};
 
 inline bool capture_range_open() { return g_capture_range_open.load(std::memory_order_acquire); }
-inline void set_capture_range_open(bool open) {
-  g_capture_range_open.store(open, std::memory_order_release);
-}
+
+enum class CaptureGate : uint32_t { profiler_api = 1, window = 2, budget = 4 };
+
+// Sets one gate (any thread; rare: at most a few times per step) and
+// returns whether recording is open after it.
+bool set_capture_gate(CaptureGate gate, bool open, uint64_t time_ns);
 
 }  // namespace prof

@@ -22,6 +22,7 @@
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "control/capture_control.h"
 #include "record/recorder.h"
 #include "record/writer.h"
 
@@ -162,6 +163,48 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
   buffer->commit();
 }
 
+// PROF_STEP=kernel:REGEX: whether a kernel's name matches, remembered per
+// name pointer (CUPTI's symbolName is the registered function's, stable for
+// the process), so that the regex runs once per kernel, not per launch.
+// A process-wide table, not thread_local: the agent's initial-exec TLS must
+// stay small enough for the driver to dlopen it (CUDA_INJECTION64_PATH).
+// Each slot packs the pointer and the answer in one word: (name << 1) | match.
+constexpr size_t kSeenNames = 64;
+std::atomic<uint64_t> g_seen_names[kSeenNames];
+
+bool kernel_matches(const StepRule& rule, const char* name) {
+  const auto key = reinterpret_cast<uintptr_t>(name);
+  std::atomic<uint64_t>& slot = g_seen_names[(key >> 4) % kSeenNames];
+  const uint64_t seen = slot.load(std::memory_order_relaxed);
+  if (seen != 0 && (seen >> 1) == key) return (seen & 1) != 0;
+  const bool matches = rule.matches(name);
+  slot.store((uint64_t{key} << 1) | (matches ? 1 : 0), std::memory_order_relaxed);
+  return matches;
+}
+
+// PROF_STEP=kernel:... and api:NAME (a start rule): a boundary where the
+// call begins, so that the call itself is in the step it starts.
+void find_step_at_entry(CudaCallKind kind, const CUpti_CallbackData& call) {
+  CaptureControl* control = agent_state().control.load(std::memory_order_acquire);
+  if (control == nullptr || control->step_rule() == nullptr) return;
+  const StepRule& rule = *control->step_rule();
+  if (rule.kind == StepRule::Kind::kernel) {
+    if (kind != CudaCallKind::launch || t_work_calls_in_flight > 1 || call.symbolName == nullptr) return;
+    if (kernel_matches(rule, call.symbolName)) control->step_boundary(*call.correlationData);
+  } else if (rule.kind == StepRule::Kind::api && !rule.ends_steps()) {
+    if (rule.matches(call.functionName)) control->step_boundary(*call.correlationData);
+  }
+}
+
+// PROF_STEP=api:NAME where NAME synchronizes: the step ends where it returns.
+void find_step_at_exit(const CUpti_CallbackData& call) {
+  CaptureControl* control = agent_state().control.load(std::memory_order_acquire);
+  if (control == nullptr || !control->step_rule()->matches(call.functionName)) return;
+  const uint64_t now = monotonic_ns();
+  control->step_ends(now);
+  control->step_begins(now);
+}
+
 [[gnu::noinline]] void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto& call = *static_cast<const CUpti_CallbackData*>(data);
@@ -177,19 +220,18 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
     if (!cupti_sees_entry(api_domain, cbid)) return;
     if (work) ++t_work_calls_in_flight;
     if (kind == CudaCallKind::profiler_stop && agent_state().cuda.capture->options.range == CaptureRange::cuda_profiler_api) {
-      set_capture_range_open(false);
-      agent_state().cuda.capture->activity->close_window(monotonic_ns());
+      set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
     }
     // CUPTI keeps this slot for us from the call's entry to its exit.
     *call.correlationData = monotonic_ns();
+    if (agent_state().cuda.step_rule != StepRuleOrigin::none) find_step_at_entry(kind, call);
     return;
   }
   // Balanced with the entry above; a call whose entry we never saw (it
   // began before the subscription) did not count either.
   if (work && *call.correlationData != 0 && t_work_calls_in_flight > 0) --t_work_calls_in_flight;
   if (kind == CudaCallKind::profiler_start && agent_state().cuda.capture->options.range == CaptureRange::cuda_profiler_api) {
-    agent_state().cuda.capture->activity->open_window(*call.correlationData);
-    set_capture_range_open(true);
+    set_capture_gate(CaptureGate::profiler_api, true, *call.correlationData);
   }
   std::atomic<bool>& ready = agent_state().cuda.ready;
   if (!ready.load(std::memory_order_relaxed) && !ready.exchange(true)) {
@@ -197,18 +239,20 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
     // so after it registered its own exit-time teardown.
     if (agent_state().cuda.capture->options.on_cuda_ready != nullptr) agent_state().cuda.capture->options.on_cuda_ready();
   }
-  if (!capture_range_open()) return;
   // No entry time: the call began before we subscribed (cuInit, which loads
   // the agent through CUDA_INJECTION64_PATH from inside itself), and the
   // hooks record it: with CUPTI's correlation id, which the calls nested in
   // it that CUPTI records carry too.
-  if (*call.correlationData == 0) {
-    note_unseen_cupti_call(api_domain, cbid, call.correlationId);
-    return;
+  if (capture_range_open()) {
+    if (*call.correlationData == 0) {
+      note_unseen_cupti_call(api_domain, cbid, call.correlationId);
+    } else {
+      ReentryGuard guard;
+      if (guard) on_api_exit(domain, cbid, call, kind);
+    }
   }
-  ReentryGuard guard;
-  if (!guard) return;
-  on_api_exit(domain, cbid, call, kind);
+  // After recording it: a synchronization belongs to the step it ends.
+  if (agent_state().cuda.step_rule == StepRuleOrigin::api_end) find_step_at_exit(call);
 }
 
 // CUPTI converts GPU timestamps into this clock (registered before any kind
@@ -245,6 +289,43 @@ void hooks_take_everything(Writer& writer, const CudaCaptureOptions& options) {
   if (options.gpu_timing == GpuTiming::automatic || options.gpu_timing == GpuTiming::events) {
     writer.set_activity_source(&EventTiming::instance());
     use_event_timing();
+  }
+}
+
+// Full: every callback but the skipped queries, every activity kind. Quiet:
+// no activity kind, and only the callbacks that find step boundaries or the
+// profiler range. Under mode_mutex.
+void apply_mode(CudaCapture& capture, bool full, bool first) {
+  CudaCaptureState& state = agent_state().cuda;
+  if (!first && full == state.applied_full) return;
+  state.applied_full = full;
+  if (full) {
+    const std::string refused = capture.activity->enable_kinds();
+    if (first && !refused.empty()) log_error("CUPTI did not enable activity kinds: %s", refused.c_str());
+  } else if (!first) {
+    capture.activity->disable_kinds();
+  }
+  const bool profiler_range = capture.options.range == CaptureRange::cuda_profiler_api;
+  for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
+    // A CUDA step rule needs every call it might match: the domain stays on.
+    const bool on = full || state.step_rule != StepRuleOrigin::none;
+    capture.cupti.EnableDomain(on ? 1 : 0, capture.subscriber, domain);
+    if (capture.cupti.EnableCallback == nullptr) continue;
+    if (on && !capture.options.all_api_calls) {
+      for (CUpti_CallbackId cbid : query_callback_ids(domain)) {
+        capture.cupti.EnableCallback(0, capture.subscriber, domain, cbid);
+      }
+    }
+    if (!on && profiler_range) {
+      const CUpti_CallbackId start = domain == CUPTI_CB_DOMAIN_RUNTIME_API
+                                         ? CUpti_CallbackId{CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000}
+                                         : CUpti_CallbackId{CUPTI_DRIVER_TRACE_CBID_cuProfilerStart};
+      const CUpti_CallbackId stop = domain == CUPTI_CB_DOMAIN_RUNTIME_API
+                                        ? CUpti_CallbackId{CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000}
+                                        : CUpti_CallbackId{CUPTI_DRIVER_TRACE_CBID_cuProfilerStop};
+      capture.cupti.EnableCallback(1, capture.subscriber, domain, start);
+      capture.cupti.EnableCallback(1, capture.subscriber, domain, stop);
+    }
   }
 }
 
@@ -290,17 +371,15 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
     capture->cupti.ActivityRegisterTimestampCallback(cupti_timestamp);
   }
   capture->activity = new CuptiActivity(capture->cupti);
-  if (options.range == CaptureRange::cuda_profiler_api) capture->activity->use_windows();
-  const std::string refused = capture->activity->enable();
+  const bool windowed = agent_state().control.load() != nullptr && agent_state().control.load()->options().windowed();
+  if (options.range == CaptureRange::cuda_profiler_api || windowed) capture->activity->use_windows();
+  // A window that opened before CUDA started (PROF_DELAY) holds its GPU work.
+  if (windowed && capture_range_open()) capture->activity->open_window(0);
+  const std::string refused = capture->activity->register_buffers();
   if (!refused.empty()) log_error("CUPTI did not enable activity kinds: %s", refused.c_str());
   writer.set_activity_source(capture->activity);
-  for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
-    capture->cupti.EnableDomain(1, capture->subscriber, domain);
-    if (options.all_api_calls || capture->cupti.EnableCallback == nullptr) continue;
-    for (CUpti_CallbackId cbid : query_callback_ids(domain)) {
-      capture->cupti.EnableCallback(0, capture->subscriber, domain, cbid);
-    }
-  }
+  std::lock_guard lock(agent_state().cuda.mode_mutex);
+  apply_mode(*capture, agent_state().cuda.full, /*first=*/true);
   // Calls that begin from now on are CUPTI's; the hooks finish the ones in flight.
   hand_over_to_cupti();
 }
@@ -321,6 +400,15 @@ const char* stack_mode_name(StackMode mode) {
       return "default";
   }
   return "?";
+}
+
+void set_cuda_capture_full(bool full) {
+  CudaCaptureState& state = agent_state().cuda;
+  std::lock_guard lock(state.mode_mutex);
+  state.full = full;
+  CudaCapture* capture = state.capture;
+  if (capture == nullptr || capture->activity == nullptr) return;  // start() applies it
+  apply_mode(*capture, full, false);
 }
 
 void start_cuda_capture(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options) {

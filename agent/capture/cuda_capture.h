@@ -45,5 +45,11 @@ void start_cuda_capture(Recorder& recorder, Writer& writer, const CudaCaptureOpt
 // hooks record every call, and time GPU work with events as configured.
 void start_cuda_without_cupti(Writer& writer, const CudaCaptureOptions& options);
 
+// Full capture (every callback but the skipped queries, every activity kind)
+// or quiet: no activity kind, and only the callbacks that find step
+// boundaries (PROF_STEP) or cudaProfilerStart/Stop (PROF_CAPTURE). Any
+// thread; before CUDA starts it sets the mode CUDA capture starts in.
+void set_cuda_capture_full(bool full);
+
 
 }  // namespace prof

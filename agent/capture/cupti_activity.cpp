@@ -55,11 +55,25 @@ uint8_t* new_buffer() {
 
 }  // namespace
 
-std::string CuptiActivity::enable() {
+std::string CuptiActivity::register_buffers() {
   agent_state().cuda.activity.store(this, std::memory_order_release);
-  std::string refused;
   CUptiResult result = cupti_.ActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
-  if (result != CUPTI_SUCCESS) return std::string("all (") + cupti_.describe(result) + ")";
+  if (result != CUPTI_SUCCESS) {
+    registered_ = false;
+    return std::string("all (") + cupti_.describe(result) + ")";
+  }
+  registered_ = true;
+  return {};
+}
+
+void CuptiActivity::disable_kinds() {
+  if (!registered_) return;
+  for (CUpti_ActivityKind kind : kKinds) cupti_.ActivityDisable(kind);
+}
+
+std::string CuptiActivity::enable_kinds() {
+  if (!registered_) return {};
+  std::string refused;
   for (CUpti_ActivityKind kind : kKinds) {
     if (cupti_.ActivityEnable(kind) != CUPTI_SUCCESS) {
       refused += refused.empty() ? "" : ", ";

@@ -17,9 +17,12 @@ class CuptiActivity final : public ActivitySource {
  public:
   explicit CuptiActivity(const CuptiLibrary& cupti) : cupti_(cupti) {}
 
-  // Registers the buffer callbacks and enables the activity kinds. Returns
-  // the kinds CUPTI refused, for one log line.
-  std::string enable();
+  // Registers the buffer callbacks; "" or why CUPTI refused them.
+  std::string register_buffers();
+  // Enables the activity kinds; returns those CUPTI refused, for one log line.
+  std::string enable_kinds();
+  // Outside capture windows: CUPTI records no GPU work at all.
+  void disable_kinds();
 
   void request_delivery(bool forced) override;
   void drain(ChunkSink& sink) override;
@@ -47,6 +50,7 @@ class CuptiActivity final : public ActivitySource {
   void keep_spare(uint8_t* buffer);
 
   const CuptiLibrary& cupti_;
+  bool registered_ = false;  // the buffer callbacks are CUPTI's
   std::atomic<uint64_t> dropped_{0};
   CuptiDecoder decoder_;
 

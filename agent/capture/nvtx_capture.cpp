@@ -12,6 +12,7 @@
 
 #include "agent_state.h"
 #include "capture/capture_range.h"
+#include "control/capture_control.h"
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
 #include "record/recorder.h"
@@ -172,6 +173,50 @@ const NvtxDomain* domain_of(nvtxDomainHandle_t handle) {
   return handle != nullptr ? &handle->domain : nullptr;
 }
 
+// PROF_STEP=nvtx:REGEX. The range that is a step on this thread: its domain
+// and push depth (pushed ranges), or its id (start/end ranges). A match
+// inside it is not a step.
+struct StepRange {
+  bool open = false;
+  const NvtxDomain* domain = nullptr;
+  int depth = 0;
+  uint64_t range_id = 0;
+};
+thread_local StepRange t_step_range;
+
+CaptureControl* nvtx_step_control() {
+  CaptureControl* control = agent_state().control.load(std::memory_order_acquire);
+  if (control == nullptr || control->step_rule() == nullptr ||
+      control->step_rule()->kind != StepRule::Kind::nvtx) {
+    return nullptr;
+  }
+  return control;
+}
+
+// Before the range is recorded: a step's own range is in its window.
+void find_step_start(const NvtxDomain* domain, int depth, uint64_t range_id, const MessageText& message) {
+  if (t_step_range.open) return;
+  CaptureControl* control = nvtx_step_control();
+  if (control == nullptr) return;
+  char text[kMaxPayloadString + 8];
+  const uint32_t bytes = std::min<uint32_t>(message.bytes(), kMaxPayloadString);
+  message.copy_to(text);
+  text[bytes] = '\0';
+  if (!control->step_rule()->matches(text)) return;
+  t_step_range = {true, domain, depth, range_id};
+  control->step_begins(monotonic_ns());
+}
+
+// After the range's end is recorded.
+void find_step_end(const NvtxDomain* domain, int depth, uint64_t range_id) {
+  if (!t_step_range.open || t_step_range.domain != domain || t_step_range.depth != depth ||
+      t_step_range.range_id != range_id) {
+    return;
+  }
+  t_step_range.open = false;
+  if (CaptureControl* control = nvtx_step_control()) control->step_ends(monotonic_ns());
+}
+
 // ---- the functions NVTX calls ----
 
 void mark(const NvtxDomain* domain, const MessageText& message, EventStyle style) {
@@ -180,17 +225,20 @@ void mark(const NvtxDomain* domain, const MessageText& message, EventStyle style
 
 nvtxRangeId_t range_start(const NvtxDomain* domain, const MessageText& message, EventStyle style) {
   const uint64_t id = agent_state().nvtx.next_range_id.fetch_add(1, std::memory_order_relaxed);
+  find_step_start(domain, -1, id, message);
   record_event(RecordType::nvtx_range_start, domain, id, message, style);
   return id;
 }
 
 void range_end(const NvtxDomain* domain, nvtxRangeId_t id) {
   record_event(RecordType::nvtx_range_end, domain, id, MessageText(), {});
+  find_step_end(domain, -1, id);
 }
 
 int range_push(const NvtxDomain* domain, const MessageText& message, EventStyle style) {
-  record_event(RecordType::nvtx_push, domain, 0, message, style);
   int* depth = depth_of(domain);
+  find_step_start(domain, depth != nullptr ? *depth : 0, 0, message);
+  record_event(RecordType::nvtx_push, domain, 0, message, style);
   return depth != nullptr ? (*depth)++ : 0;
 }
 
@@ -199,7 +247,10 @@ int range_pop(const NvtxDomain* domain) {
   int* depth = depth_of(domain);
   if (depth == nullptr) return 0;
   // NVTX: a pop without a push is an error, reported as a negative level.
-  return *depth > 0 ? --(*depth) : -1;
+  if (*depth <= 0) return -1;
+  --(*depth);
+  find_step_end(domain, *depth, 0);
+  return *depth;
 }
 
 void name_os_thread(uint32_t tid, const MessageText& name) {

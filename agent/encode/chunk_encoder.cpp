@@ -148,6 +148,7 @@ void ChunkEncoder::add(const file::Device& device) { append(ChunkField::devices,
 void ChunkEncoder::add(const file::Context& context) { append(ChunkField::contexts, context); }
 void ChunkEncoder::set(const file::DropCounts& drops) { replace(ChunkField::drops, drops); }
 void ChunkEncoder::set(const file::ProcessEnd& end) { replace(ChunkField::process_end, end); }
+void ChunkEncoder::set(const file::Window& window) { replace(ChunkField::window, window); }
 
 bool ChunkEncoder::empty() const {
   for (const List& list : lists_) {

@@ -66,6 +66,7 @@ class ChunkEncoder {
   void add(const file::Context& context);
   void set(const file::DropCounts& drops);
   void set(const file::ProcessEnd& end);
+  void set(const file::Window& window);
 
   bool empty() const;
   size_t pending_bytes() const;
@@ -78,7 +79,7 @@ class ChunkEncoder {
  private:
   using ChunkField = file::Chunk::Fields;
   // One buffer per repeated or singular field, indexed by field number.
-  static constexpr size_t kFields = ChunkField::process_end + 1;
+  static constexpr size_t kFields = ChunkField::window + 1;
   struct List {
     ByteBuffer bytes;
     uint64_t previous_time_ns = 0;

@@ -14,6 +14,13 @@ FileSink::~FileSink() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+void FileSink::close_and_rename(std::string path) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  path_ = std::move(path);
+  bytes_written_.store(0, std::memory_order_relaxed);
+}
+
 bool FileSink::create() {
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) {

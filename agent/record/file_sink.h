@@ -22,6 +22,10 @@ class FileSink {
 
   // Another name, before the file is created (the run's claim decides it).
   void set_path(std::string path) { path_ = std::move(path); }
+  // Closes the file (if any) and names the next one: the first create()
+  // after this makes it. Windowed recording writes one file per window.
+  void close_and_rename(std::string path);
+
   const std::string& path() const { return path_; }
   bool created() const { return fd_ >= 0; }
   uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }

@@ -34,7 +34,7 @@ Writer::Writer(Recorder& recorder, Options options, file::Process process)
     : recorder_(recorder),
       options_(std::move(options)),
       process_(std::move(process)),
-      file_(options_.path),
+      file_(options_.windowed ? std::string() : options_.path),
       translator_(read_thread_name) {}
 
 Writer::~Writer() {
@@ -57,7 +57,7 @@ void Writer::claim_path() {
 }
 
 bool Writer::create_file() {
-  claim_path();
+  if (!options_.windowed) claim_path();  // window files are named by their windows
   if (!file_.create()) return false;
   // The process description is the first chunk, so that even a run killed
   // right after its first write leaves a file that says what it was.
@@ -147,6 +147,8 @@ void Writer::run() {
     // was made is in the buffers by now.
     const uint64_t ticket = requested_.load(std::memory_order_acquire);
     const bool final = final_requested_.load(std::memory_order_acquire);
+    if (options_.on_pass != nullptr && !final) options_.on_pass(monotonic_ns());
+    handle_window_events();
     if (final) {
       // Everything CUPTI still holds, unfinished work included, is part of
       // the last chunk. Done here rather than by whoever asked for the end:
@@ -156,7 +158,7 @@ void Writer::run() {
       }
     }
     drain();
-    if (recorder_.recording_started()) claim_path();
+    if (recorder_.recording_started() && !options_.windowed) claim_path();
     const uint64_t now = monotonic_ns();
     if (final) {
       finish(now);
@@ -199,6 +201,9 @@ void Writer::drain() {
 }
 
 void Writer::write_chunk() {
+  // Between windows nothing is written; what was drained (thread names) waits
+  // for the next window's file.
+  if (options_.windowed && !window_active_) return;
   // A process that records nothing leaves no file: a shell or a launcher
   // started under LD_PRELOAD next to the real program should not litter.
   const bool has_records = !chunk_.empty();
@@ -215,7 +220,8 @@ void Writer::write_chunk() {
     chunk_.set(drops);
     drops_written_ = drops;
   }
-  if (!write_failed_ && !file_.write(chunk_.finish())) fail();
+  const std::string& bytes = chunk_.finish();
+  if (!write_failed_ && !over_budget(bytes.size()) && !file_.write(bytes)) fail();
   last_write_ns_ = monotonic_ns();
   chunk_.begin(last_write_ns_);
 }
@@ -231,6 +237,18 @@ file::DropCounts Writer::drop_counts() const {
 }
 
 void Writer::finish(uint64_t end_ns) {
+  if (options_.windowed) {
+    handle_window_events();
+    if (!window_active_) return;  // the process ended between windows
+    // The process ended inside a window: torch's profiler still saves it.
+    file::ProcessEnd end;
+    end.end_ns = end_ns;
+    end.reason = static_cast<file::ProcessEnd::Reason>(end_reason_.load(std::memory_order_relaxed));
+    end.signal = end_signal_.load(std::memory_order_relaxed);
+    chunk_.set(end);
+    complete_window(-1, end_ns, true);
+    return;
+  }
   translator_.close_open_ranges(end_ns, chunk_);
   if (!file_.created() && chunk_.empty()) return;  // nothing was ever recorded
   // Always state the final drop counts, even when zero: "no drops" is a fact.
@@ -259,6 +277,120 @@ void Writer::finish(uint64_t end_ns) {
 void Writer::fail() {
   write_failed_ = true;
   recorder_.stop_accepting();
+}
+
+}  // namespace prof
+
+namespace prof {
+
+std::string Writer::path() const { return options_.windowed ? last_window_path() : file_.path(); }
+
+std::string Writer::last_window_path() const {
+  std::lock_guard lock(windows_mutex_);
+  return last_window_path_;
+}
+
+void Writer::begin_window(const WindowStart& start) {
+  WindowEvent event;
+  event.begin = true;
+  event.start = start;
+  push_window_event(std::move(event));
+}
+
+void Writer::end_window(int64_t last_step, uint64_t end_ns) {
+  WindowEvent event;
+  event.last_step = last_step;
+  event.end_ns = end_ns;
+  push_window_event(std::move(event));
+}
+
+void Writer::push_window_event(WindowEvent event) {
+  {
+    std::lock_guard lock(windows_mutex_);
+    window_events_.push_back(std::move(event));
+  }
+  wake_writer();
+}
+
+void Writer::handle_window_events() {
+  std::vector<WindowEvent> events;
+  {
+    std::lock_guard lock(windows_mutex_);
+    events.swap(window_events_);
+  }
+  for (const WindowEvent& event : events) {
+    if (event.begin) {
+      if (window_active_) complete_window(-1, event.start.start_ns, true);
+      window_ = event.start;
+      window_active_ = true;
+      file_.close_and_rename(window_.path);
+    } else if (window_active_) {
+      complete_window(event.last_step, event.end_ns, false);
+    }
+  }
+}
+
+void Writer::complete_window(int64_t last_step, uint64_t end_ns, bool partial) {
+  // The window's GPU work, finished by now in a loop that waits for its
+  // steps, goes into its file: CUPTI hands over what it holds.
+  if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
+    source->request_delivery(true);
+  }
+  drain();
+  translator_.close_open_ranges(end_ns, chunk_);
+  file::Window window;
+  window.index = window_.index;
+  window.first_step = window_.first_step;
+  window.last_step = last_step;
+  window.start_ns = window_.start_ns;
+  window.end_ns = end_ns;
+  window.step_rule = window_.step_rule;
+  window.trigger = window_.trigger;
+  window.partial = partial;
+  chunk_.set(window);
+  final_drops_ = true;
+  write_chunk();
+  const bool created = file_.created();
+  const uint64_t bytes = file_.bytes_written();
+  total_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  if (created) {
+    files_written_.fetch_add(1, std::memory_order_relaxed);
+    log_debug("wrote %s (%llu bytes)", window_.path.c_str(), static_cast<unsigned long long>(bytes));
+    kept_files_.push_back(window_.path);
+    // PROF_KEEP: a ring of files on disk, the newest kept.
+    while (options_.keep != 0 && kept_files_.size() > options_.keep) {
+      ::unlink(kept_files_.front().c_str());
+      kept_files_.erase(kept_files_.begin());
+    }
+  }
+  file_.close_and_rename(std::string());
+  {
+    std::lock_guard lock(windows_mutex_);
+    if (created) last_window_path_ = window_.path;
+  }
+  windows_completed_.fetch_add(1, std::memory_order_release);
+  window_active_ = false;
+  // The next file is read on its own: strings, stacks and threads are
+  // defined again in it.
+  translator_ = Translator(read_thread_name);
+  chunk_.begin(monotonic_ns());
+  drops_written_ = {};
+  final_drops_ = false;
+  write_failed_ = false;
+}
+
+bool Writer::over_budget(size_t next_bytes) {
+  if (budget_spent_) return true;
+  if (options_.max_bytes == 0) return false;
+  if (total_bytes_.load(std::memory_order_relaxed) + file_.bytes_written() + next_bytes <= options_.max_bytes) {
+    return false;
+  }
+  budget_spent_ = true;
+  log_error("PROF_MAX_MB=%llu reached (%llu bytes written); recording stops here",
+            static_cast<unsigned long long>(options_.max_bytes >> 20),
+            static_cast<unsigned long long>(total_bytes_.load() + file_.bytes_written()));
+  if (options_.on_budget_spent != nullptr) options_.on_budget_spent(monotonic_ns());
+  return true;
 }
 
 }  // namespace prof

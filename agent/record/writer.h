@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "encode/chunk_encoder.h"
 #include "record/activity_source.h"
@@ -26,6 +27,16 @@ class Writer {
     std::string path;
     uint32_t drain_interval_ms = 0;
     uint32_t flush_interval_ms = 0;
+    // Capture windows: nothing is written outside them, each goes to its
+    // own file (begin_window/end_window).
+    bool windowed = false;
+    uint32_t keep = 0;        // PROF_KEEP: window files kept (0: all)
+    uint64_t max_bytes = 0;   // PROF_MAX_MB: bytes written in all (0: no cap)
+    // Called on the writer thread at every pass (time-based windows, the
+    // on-demand trigger).
+    void (*on_pass)(uint64_t now_ns) = nullptr;
+    // Called once when max_bytes is reached.
+    void (*on_budget_spent)(uint64_t now_ns) = nullptr;
   };
   Writer(Recorder& recorder, Options options, file::Process process);
   ~Writer();
@@ -51,6 +62,25 @@ class Writer {
     activity_source_.store(source, std::memory_order_release);
   }
 
+  // ---- capture windows (any thread; a few times per step at most) ----
+  struct WindowStart {
+    uint32_t index = 0;
+    int64_t first_step = -1;
+    uint64_t start_ns = 0;
+    std::string path;
+    std::string trigger;
+    std::string step_rule;
+  };
+  // Everything recorded from now goes to `start.path`.
+  void begin_window(const WindowStart& start);
+  // The window ends: its file is completed (GPU records delivered, a Window
+  // record last) and closed.
+  void end_window(int64_t last_step, uint64_t end_ns);
+  // The window files completed so far (their paths, newest last), and a
+  // counter of them: the on-demand trigger waits for one.
+  uint64_t windows_completed() const { return windows_completed_.load(std::memory_order_acquire); }
+  std::string last_window_path() const;
+
   // Joins the thread after a final flush.
   void join();
 
@@ -64,13 +94,15 @@ class Writer {
 
   // The run this process belongs to, which names the file (run_claim.h).
   void set_run_claim(RunClaim* claim) { claim_ = claim; }
-  const std::string& path() const { return file_.path(); }
+  // The file, or with capture windows the last window's file.
+  std::string path() const;
   // After the final flush: whether any record was written (and so a file).
   bool wrote_file() const { return file_.created() && !write_failed_; }
   // The file could not be created or written (said once on stderr). Read
   // after join().
   bool failed() const { return write_failed_; }
-  uint64_t bytes_written() const { return file_.bytes_written(); }
+  uint64_t bytes_written() const { return total_bytes_.load(std::memory_order_relaxed) + file_.bytes_written(); }
+  bool any_file_written() const { return files_written_.load(std::memory_order_relaxed) != 0 || file_.created(); }
 
  private:
   void run();
@@ -82,6 +114,16 @@ class Writer {
   void claim_path();
   file::DropCounts drop_counts() const;
   void finish(uint64_t end_ns);
+  struct WindowEvent {
+    bool begin = false;
+    WindowStart start;      // begin
+    int64_t last_step = -1; // end
+    uint64_t end_ns = 0;    // end
+  };
+  void push_window_event(WindowEvent event);
+  void handle_window_events();
+  void complete_window(int64_t last_step, uint64_t end_ns, bool partial);
+  bool over_budget(size_t next_bytes);
 
   Recorder& recorder_;
   const Options options_;
@@ -112,6 +154,19 @@ class Writer {
   uint64_t last_write_ns_ = 0;
   void fail();
   bool write_failed_ = false;
+
+  // Capture windows.
+  mutable std::mutex windows_mutex_;  // guards window_events_ and last_window_path_
+  std::vector<WindowEvent> window_events_;
+  std::string last_window_path_;
+  std::atomic<uint64_t> windows_completed_{0};
+  // Writer thread.
+  bool window_active_ = false;
+  WindowStart window_;
+  std::vector<std::string> kept_files_;  // PROF_KEEP's ring, oldest first
+  std::atomic<uint64_t> total_bytes_{0};  // of files already closed
+  std::atomic<uint32_t> files_written_{0};
+  bool budget_spent_ = false;
 };
 
 }  // namespace prof

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/advise_command.h"
+#include "cli/capture_command.h"
 #include "cli/dump_command.h"
 #include "cli/flame_graph_command.h"
 #include "cli/html_command.h"
@@ -25,6 +26,7 @@ int run_prof_analyze(const std::vector<std::string>& args, std::ostream& out, st
   StacksOptions stacks;
   FlameGraphCommandOptions flamegraph;
   TraceOptions trace;
+  CaptureOptions capture;
   CLI::App* stacks_command = add_stacks_command(app, stacks);
   CLI::App* flamegraph_command = add_flame_graph_command(app, flamegraph);
   CLI::App* trace_command = add_trace_command(app, trace);
@@ -32,6 +34,7 @@ int run_prof_analyze(const std::vector<std::string>& args, std::ostream& out, st
   CLI::App* advise_command = add_advise_command(app, advise);
   HtmlOptions html;
   CLI::App* html_command = add_html_command(app, html);
+  CLI::App* capture_command = add_capture_command(app, capture);
 
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -50,6 +53,7 @@ int run_prof_analyze(const std::vector<std::string>& args, std::ostream& out, st
   if (trace_command->parsed()) return run_trace_command(trace, out, err);
   if (advise_command->parsed()) return run_advise_command(advise, out, err);
   if (html_command->parsed()) return run_html_command(html, out, err);
+  if (capture_command->parsed()) return run_capture_command(capture, out, err);
   return kExitUsage;
 }
 

@@ -196,6 +196,18 @@ class ChunkDumper {
     for (const auto& d : chunk.devices()) {
       JsonLine(out_, "device").number("id", d.id()).text("name", d.name());
     }
+    if (chunk.has_window()) {
+      const auto& w = chunk.window();
+      JsonLine(out_, "window")
+          .number("index", w.index())
+          .signed_number("first_step", w.first_step())
+          .signed_number("last_step", w.last_step())
+          .number("start", w.start_ns())
+          .number("end", w.end_ns())
+          .text("step_rule", w.step_rule())
+          .text("trigger", w.trigger())
+          .number("partial", w.partial() ? 1 : 0);
+    }
     if (chunk.has_drops()) {
       JsonLine(out_, "drops")
           .number("ring_full", chunk.drops().ring_full())

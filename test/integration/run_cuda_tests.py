@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 ARGS = None
 
@@ -682,6 +683,172 @@ def two_programs_of_a_run_name_their_files_and_read_together(tmp):
         rows = {r["name"]: r for r in json.loads(info.stdout)["windows"][0]["rows"]}
         check(rows["ProfilerStep*"]["calls"] == 5, "report %s: %s ProfilerStep rows, want 3 + 2" %
               (argument, rows["ProfilerStep*"]["calls"]))
+
+
+def torch_schedule_windows(skip, wait, warmup, active, repeat, steps):
+    """The steps torch.profiler.schedule records, written independently of the
+    agent (which computes each step's action): walk the phases of each cycle."""
+    windows = []
+    step = skip
+    cycle = 0
+    while repeat == 0 or cycle < repeat:
+        step += wait + warmup
+        if step >= steps:
+            break
+        windows.append(list(range(step, min(step + active, steps))))
+        step += active
+        cycle += 1
+    return windows
+
+
+STEP_RULE = r"nvtx:^ProfilerStep#\d+$"
+
+
+def training_kernels_by_step(truth, steps):
+    """nvtx_training launches forward, backward and optimizer once per step, in
+    order and on one stream: the truth's kernels by start, three per step."""
+    kernels = sorted((t for t in truth if t["type"] == "kernel"), key=lambda t: t["start"])
+    check(len(kernels) == 3 * steps, "%d kernels in the truth for %d steps" % (len(kernels), steps))
+    return {i: kernels[3 * i:3 * i + 3] for i in range(steps)}
+
+
+def window_files(tmp):
+    return sorted(f for f in os.listdir(tmp) if re.fullmatch(r"run\.step\d+\.pb", f))
+
+
+def check_window_file(tmp, name, want_steps, by_step):
+    records = dump(os.path.join(tmp, name), tmp)
+    step_ranges = sorted(int(r["name"].split("#")[1]) for r in records
+                         if r["type"] == "range" and r["name"].startswith("ProfilerStep#"))
+    check(step_ranges == want_steps, "%s holds steps %s, torch.profiler.schedule records %s" % (name, step_ranges, want_steps))
+    kernels = sorted((r for r in records if r["type"] == "kernel"), key=lambda r: r["start"])
+    want = [k for s in want_steps for k in by_step[s]]
+    check([(k["name"], k["start"], k["end"]) for k in kernels] ==
+          [(k["name"], k["start"], k["end"]) for k in want],
+          "%s: %d kernels, the truth has %d for its steps (or their times differ)" % (name, len(kernels), len(want)))
+    windows = [r for r in records if r["type"] == "window"]
+    check(len(windows) == 1 and windows[0]["first_step"] == want_steps[0] and windows[0]["last_step"] == want_steps[-1],
+          "%s: window record %s, want steps %d..%d" % (name, windows, want_steps[0], want_steps[-1]))
+
+
+def schedule_windows_match_torch_and_truth(tmp):
+    steps = 100
+    env = {"PROF_STEP": STEP_RULE, "PROF_SCHEDULE": "wait=5,warmup=1,active=3,repeat=2"}
+    result, truth = record_windows(tmp, steps, env)
+    want = torch_schedule_windows(0, 5, 1, 3, 2, steps)
+    files = window_files(tmp)
+    check(files == sorted("run.step%d.pb" % w[0] for w in want), "window files %s, want %s" % (files, want))
+    check(not os.path.exists(os.path.join(tmp, "run.pb")), "run.pb written beside the window files")
+    by_step = training_kernels_by_step(truth, steps)
+    for w in want:
+        check_window_file(tmp, "run.step%d.pb" % w[0], w, by_step)
+
+
+def keep_leaves_the_newest_windows(tmp):
+    steps = 200
+    env = {"PROF_STEP": STEP_RULE, "PROF_SCHEDULE": "wait=5,warmup=1,active=3,repeat=0", "PROF_KEEP": "2"}
+    _, truth = record_windows(tmp, steps, env)
+    want = torch_schedule_windows(0, 5, 1, 3, 0, steps)[-2:]
+    files = window_files(tmp)
+    check(files == sorted("run.step%d.pb" % w[0] for w in want), "files left %s, want the newest two of %s" % (files, want))
+    by_step = training_kernels_by_step(truth, steps)
+    for w in want:
+        check_window_file(tmp, "run.step%d.pb" % w[0], w, by_step)
+
+
+def record_windows(tmp, steps, extra_env):
+    env = preload(base_env())
+    env["SIMCUDA_TRUTH"] = os.path.join(tmp, "truth.jsonl")
+    env["PROF_OUTPUT"] = os.path.join(tmp, "run.pb")
+    env.update(extra_env)
+    result = run([app_path("nvtx_training"), str(steps)], env=env, cwd=tmp, timeout=110)
+    check(result.returncode == 0, "nvtx_training exited %d: %s" % (result.returncode, result.stderr))
+    return result, read_truth(env["SIMCUDA_TRUTH"])
+
+
+def capture_on_demand(tmp):
+    """profanalyze capture on a running app started with PROF_START=off: the
+    file holds exactly the steps asked for (kernels as in the truth), a second
+    capture gives a second file, and a process without the agent or a
+    finished one is refused with a clear message."""
+    steps = 6000
+    env = preload(base_env())
+    env["SIMCUDA_TRUTH"] = os.path.join(tmp, "truth.jsonl")
+    env["PROF_OUTPUT"] = os.path.join(tmp, "run.pb")
+    env.update({"PROF_START": "off", "PROF_STEP": STEP_RULE})
+    app = subprocess.Popen([app_path("nvtx_training"), str(steps)], env=env, cwd=tmp,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        control = "/tmp/libprof-%d/%d.ctl" % (os.getuid(), app.pid)
+        for _ in range(200):
+            if os.path.exists(control):
+                break
+            time.sleep(0.02)
+        check(os.path.exists(control), "the agent made no " + control)
+        captured = []
+        for name, n in (("first.pb", 3), ("second.pb", 2)):
+            r = run([ARGS.analyzer, "capture", str(app.pid), "--steps", str(n), "-o", name], base_env(False), tmp)
+            check(r.returncode == 0, "capture --steps %d failed: %s" % (n, r.stderr))
+            check(r.stdout.strip() == os.path.join(tmp, name), "capture printed %r" % r.stdout)
+            captured.append((name, n))
+        stranger = subprocess.Popen(["sleep", "30"])
+        try:
+            r = run([ARGS.analyzer, "capture", str(stranger.pid), "--steps", "1"], base_env(False), tmp)
+            check(r.returncode != 0 and "does not run the libprof agent" in r.stderr,
+                  "capture of a process without the agent: rc %d, %r" % (r.returncode, r.stderr))
+        finally:
+            stranger.kill()
+            stranger.wait()
+    finally:
+        out, err = app.communicate(timeout=100)
+    check(app.returncode == 0, "nvtx_training exited %d: %s" % (app.returncode, err))
+    check(not os.path.exists(control), "the agent left " + control + " behind")
+    r = run([ARGS.analyzer, "capture", str(app.pid), "--steps", "1"], base_env(False), tmp)
+    check(r.returncode != 0 and "no process" in r.stderr, "capture of a finished process: rc %d, %r" % (r.returncode, r.stderr))
+    check(not os.path.exists(os.path.join(tmp, "run.pb")), "PROF_START=off wrote run.pb")
+    by_step = training_kernels_by_step(read_truth(env["SIMCUDA_TRUTH"]), steps)
+    previous_last = -1
+    for name, n in captured:
+        records = dump(os.path.join(tmp, name), tmp)
+        got = sorted(int(r["name"].split("#")[1]) for r in records
+                     if r["type"] == "range" and r["name"].startswith("ProfilerStep#"))
+        check(len(got) == n and got == list(range(got[0], got[0] + n)) and got[0] > previous_last,
+              "%s holds steps %s, asked for %d consecutive ones after step %d" % (name, got, n, previous_last))
+        check_window_file(tmp, name, got, by_step)
+        previous_last = got[-1]
+
+
+def max_mb_stops_with_one_message(tmp):
+    env = {"PROF_MAX_MB": "1", "PROF_STACKS": "native"}
+    result, _ = record_windows(tmp, 3000, env)
+    messages = [l for l in result.stderr.splitlines() if "PROF_MAX_MB" in l]
+    check(len(messages) == 1, "messages about PROF_MAX_MB: %s" % messages)
+    size = os.path.getsize(os.path.join(tmp, "run.pb"))
+    check(size <= 1 << 20, "run.pb is %d bytes, over PROF_MAX_MB=1" % size)
+    dump(os.path.join(tmp, "run.pb"), tmp)  # still readable
+
+
+def delay_and_duration_cut_one_window(tmp):
+    """PROF_DELAY=0.3 PROF_DURATION=0.3: one file whose events all lie in
+    [start + 0.3 s, start + 0.6 s] of the agent's clock, give or take a pass."""
+    result, truth = record_windows(tmp, 2000, {"PROF_DELAY": "0.3", "PROF_DURATION": "0.3"})
+    records = dump(os.path.join(tmp, "run.pb"), tmp)
+    window = [r for r in records if r["type"] == "window"]
+    check(len(window) == 1 and window[0]["trigger"] == "duration", "window records: %s" % window)
+    w = window[0]
+    process = [r for r in records if r["type"] == "process"]
+    length = w["end"] - w["start"]
+    check(0.29e9 <= length <= 0.4e9, "window lasted %d ns, asked 0.3 s" % length)
+    kernels = [r for r in records if r["type"] == "kernel"]
+    check(kernels, "no kernel in the window")
+    # Every kernel that ran wholly inside the window is in the file, and no
+    # kernel that started outside it; one still running when the window
+    # ended is not (CUPTI hands it over unfinished, as at exit).
+    started = {t["corr"] for t in truth if t["type"] == "kernel" and w["start"] <= t["start"] <= w["end"]}
+    inside = {t["corr"] for t in truth if t["type"] == "kernel" and w["start"] <= t["start"] and t["end"] <= w["end"]}
+    got = {k["corr"] for k in kernels}
+    check(inside <= got <= started, "%d kernels in the file; the truth has %d inside the window, %d started in it"
+          % (len(got), len(inside), len(started)))
 
 
 def main():

@@ -239,7 +239,7 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
     t.pending_callback_id = function.callback_id;
   }
   if (kind == CudaCallKind::profiler_stop && g_options.range == CaptureRange::cuda_profiler_api) {
-    set_capture_range_open(false);
+    set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
   }
   if (mode == HookMode::only && function.domain == file::ApiDomain::driver &&
       g_event_timing.load(std::memory_order_relaxed)) {
@@ -300,7 +300,7 @@ void HookedCall::end(int32_t result) {
     g_cupti_absent();
   }
   if (kind_ == CudaCallKind::profiler_start && g_options.range == CaptureRange::cuda_profiler_api) {
-    set_capture_range_open(true);
+    set_capture_gate(CaptureGate::profiler_api, true, monotonic_ns());
   }
   if (!g_cuda_ready.load(std::memory_order_relaxed) && !g_cuda_ready.exchange(true) &&
       g_options.on_cuda_ready != nullptr) {

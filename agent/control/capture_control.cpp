@@ -1,0 +1,164 @@
+#include "control/capture_control.h"
+
+#include "capture/capture_range.h"
+#include "capture/cuda_capture.h"
+#include "common/log.h"
+#include "record/writer.h"
+
+namespace prof {
+namespace {
+
+using analyzer::ScheduleAction;
+
+bool records(ScheduleAction action) {
+  return action == ScheduleAction::kRecord || action == ScheduleAction::kRecordAndSave;
+}
+
+}  // namespace
+
+CaptureControl::CaptureControl(CaptureControlOptions options, std::string output_path, uint64_t start_ns)
+    : options_(std::move(options)), output_path_(std::move(output_path)), start_ns_(start_ns) {}
+
+std::string CaptureControl::schedule_path(int64_t first_step) const {
+  // run.pb -> run.step12.pb, like on_trace_ready writing one trace per cycle.
+  const size_t slash = output_path_.rfind('/');
+  size_t dot = output_path_.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = output_path_.size();
+  return output_path_.substr(0, dot) + ".step" + std::to_string(first_step) + output_path_.substr(dot);
+}
+
+void CaptureControl::start(Writer& writer, uint64_t now_ns) {
+  std::lock_guard lock(mutex_);
+  writer_ = &writer;
+  if (!options_.windowed()) return;
+  set_capture_gate(CaptureGate::window, false, now_ns);
+  update_cuda_mode();
+}
+
+void CaptureControl::step_boundary(uint64_t now_ns) {
+  step_ends(now_ns);
+  step_begins(now_ns);
+}
+
+void CaptureControl::step_begins(uint64_t now_ns) {
+  std::lock_guard lock(mutex_);
+  if (in_step_ || writer_ == nullptr) return;
+  in_step_ = true;
+  ++step_;
+  if (stopped_) return;
+  if (!window_open_ && demand_armed_ && demand_.steps > 0) {
+    demand_armed_ = false;
+    demand_steps_left_ = demand_.steps;
+    open_window(Trigger::on_demand, step_, now_ns, demand_.path);
+  }
+  if (options_.schedule && !window_open_) {
+    const ScheduleAction action = schedule_action(*options_.schedule, step_);
+    warmup_ = action == ScheduleAction::kWarmup;
+    if (records(action)) open_window(Trigger::schedule, step_, now_ns, schedule_path(step_));
+  }
+  update_cuda_mode();
+}
+
+void CaptureControl::step_ends(uint64_t now_ns) {
+  std::lock_guard lock(mutex_);
+  if (!in_step_) return;
+  in_step_ = false;
+  if (window_open_ && trigger_ == Trigger::on_demand && demand_.steps > 0 && --demand_steps_left_ == 0) {
+    close_window(now_ns);
+  }
+  if (window_open_ && trigger_ == Trigger::schedule &&
+      schedule_action(*options_.schedule, step_) == ScheduleAction::kRecordAndSave) {
+    close_window(now_ns);
+  }
+  // CUPTI goes quiet now unless the next step needs it (warmup or active).
+  warmup_ = options_.schedule && !stopped_ &&
+            schedule_action(*options_.schedule, step_ + 1) != ScheduleAction::kNone;
+  update_cuda_mode();
+}
+
+void CaptureControl::tick(uint64_t now_ns) {
+  std::lock_guard lock(mutex_);
+  if (writer_ == nullptr || stopped_) return;
+  if (options_.time_window() && !delay_done_ && !window_open_ && now_ns >= start_ns_ + options_.delay_ns) {
+    delay_done_ = true;
+    open_window(Trigger::duration, -1, now_ns, output_path_);
+    update_cuda_mode();
+  }
+  if (window_open_ && trigger_ == Trigger::duration && options_.duration_ns != 0 &&
+      now_ns >= window_start_ns_ + options_.duration_ns) {
+    close_window(now_ns);
+    update_cuda_mode();
+  }
+  if (window_open_ && trigger_ == Trigger::on_demand && demand_.steps == 0 && now_ns >= demand_end_ns_) {
+    close_window(now_ns);
+    update_cuda_mode();
+  }
+}
+
+bool CaptureControl::request(const OnDemandRequest& request, uint64_t now_ns, std::string& error) {
+  std::lock_guard lock(mutex_);
+  if (stopped_) {
+    error = "PROF_MAX_MB was reached; the agent records nothing more";
+    return false;
+  }
+  if (window_open_ || demand_armed_) {
+    error = "a capture window is already open";
+    return false;
+  }
+  if (request.steps > 0 && !options_.step_rule) {
+    error = "the process runs without PROF_STEP, so it cannot count steps; use --duration";
+    return false;
+  }
+  demand_ = request;
+  if (request.steps > 0) {
+    demand_armed_ = true;  // opens where the next step begins
+  } else {
+    demand_end_ns_ = now_ns + request.duration_ns;
+    open_window(Trigger::on_demand, -1, now_ns, request.path);
+  }
+  update_cuda_mode();
+  return true;
+}
+
+void CaptureControl::stop_for_good(uint64_t now_ns) {
+  std::lock_guard lock(mutex_);
+  if (stopped_) return;
+  stopped_ = true;
+  demand_armed_ = false;
+  warmup_ = false;
+  set_capture_gate(CaptureGate::budget, false, now_ns);
+  if (window_open_) close_window(now_ns);
+  update_cuda_mode();
+}
+
+bool CaptureControl::wants_full_capture() const {
+  return !stopped_ && (window_open_ || warmup_ || (demand_armed_ && demand_.steps > 0) || !options_.windowed());
+}
+
+void CaptureControl::open_window(Trigger trigger, int64_t first_step, uint64_t now_ns, const std::string& path) {
+  window_open_ = true;
+  trigger_ = trigger;
+  window_start_ns_ = now_ns;
+  Writer::WindowStart start;
+  start.index = windows_++;
+  start.first_step = first_step;
+  start.start_ns = now_ns;
+  start.path = path;
+  start.trigger = trigger == Trigger::schedule ? "schedule" : trigger == Trigger::duration ? "duration" : "on_demand";
+  start.step_rule = options_.step_rule ? options_.step_rule->spelling() : "";
+  // The writer learns of the window before anything of it is recorded.
+  writer_->begin_window(start);
+  update_cuda_mode();
+  set_capture_gate(CaptureGate::window, true, now_ns);
+}
+
+void CaptureControl::close_window(uint64_t now_ns) {
+  window_open_ = false;
+  set_capture_gate(CaptureGate::window, false, now_ns);
+  writer_->end_window(trigger_ == Trigger::duration || (trigger_ == Trigger::on_demand && demand_.steps == 0)
+                          ? -1 : step_, now_ns);
+}
+
+void CaptureControl::update_cuda_mode() { set_cuda_capture_full(wants_full_capture()); }
+
+}  // namespace prof
