@@ -254,6 +254,9 @@ void emit_devices() {
     r.maxBlocksPerMultiprocessor = static_cast<uint32_t>(info.max_blocks_per_multiprocessor);
     r.maxSharedMemoryPerMultiprocessor = static_cast<uint32_t>(info.shared_memory_per_multiprocessor);
     r.maxRegistersPerBlock = static_cast<uint32_t>(info.registers_per_block);
+    // The same numbers cuDeviceGetAttribute gives (model_context.cpp).
+    r.numThreadsPerWarp = 32;
+    r.maxRegistersPerMultiprocessor = 65536;
     r.maxSharedMemoryPerBlock = static_cast<uint32_t>(info.shared_memory_per_block);
     r.maxThreadsPerBlock = static_cast<uint32_t>(info.max_threads_per_block);
     r.maxBlockDimX = r.maxBlockDimY = 1024;
