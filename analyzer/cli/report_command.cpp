@@ -39,9 +39,9 @@ DropTotals drop_totals(const Run& run) {
   DropTotals d;
   for (const ProcessInfo& p : run.processes) {
     if (p.drops) {
-      d.agent += p.drops->ring_full();
-      d.cupti += p.drops->cupti_records();
-      d.truncated += p.drops->truncated_payloads();
+      d.agent += p.drops->ring_full;
+      d.cupti += p.drops->cupti_records;
+      d.truncated += p.drops->truncated_payloads;
     }
     d.unterminated += p.unterminated_ranges;
   }

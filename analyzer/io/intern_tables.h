@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "proto/prof.pb.h"
+#include "io/records.h"
 
 namespace prof::analyzer {
 
@@ -15,7 +15,7 @@ class InternTables {
   // Adds a chunk's definitions. Returns an empty string, or why the chunk's
   // definitions are corrupt (id 0, or a string redefined with another value,
   // which FORMAT.md rules out).
-  [[nodiscard]] std::string define(const prof::proto::Chunk& chunk);
+  [[nodiscard]] std::string define(const recorded::Chunk& chunk);
 
   const std::string* find_string(uint64_t id) const {
     auto it = strings_.find(id);
@@ -24,9 +24,9 @@ class InternTables {
   bool has_stack(uint64_t id) const { return stacks_.count(id) != 0; }
   bool has_frame(uint64_t id) const { return frames_.count(id) != 0; }
   bool has_module(uint64_t id) const { return modules_.count(id) != 0; }
-  const prof::proto::Stack* find_stack(uint64_t id) const { return find(stacks_, id); }
-  const prof::proto::Frame* find_frame(uint64_t id) const { return find(frames_, id); }
-  const prof::proto::Module* find_module(uint64_t id) const { return find(modules_, id); }
+  const recorded::Stack* find_stack(uint64_t id) const { return find(stacks_, id); }
+  const recorded::Frame* find_frame(uint64_t id) const { return find(frames_, id); }
+  const recorded::Module* find_module(uint64_t id) const { return find(modules_, id); }
 
   uint64_t string_count() const { return strings_.size(); }
   uint64_t frame_count() const { return frames_.size(); }
@@ -41,9 +41,9 @@ class InternTables {
   }
 
   std::unordered_map<uint64_t, std::string> strings_;
-  std::unordered_map<uint64_t, prof::proto::Frame> frames_;
-  std::unordered_map<uint64_t, prof::proto::Stack> stacks_;
-  std::unordered_map<uint64_t, prof::proto::Module> modules_;
+  std::unordered_map<uint64_t, recorded::Frame> frames_;
+  std::unordered_map<uint64_t, recorded::Stack> stacks_;
+  std::unordered_map<uint64_t, recorded::Module> modules_;
 };
 
 }  // namespace prof::analyzer

@@ -8,15 +8,15 @@ namespace prof::analyzer {
 namespace {
 
 // Kineto's memoryKindString wording.
-const char* memory_kind_name(prof::proto::MemoryKind kind) {
+const char* memory_kind_name(MemoryKind kind) {
   switch (kind) {
-    case prof::proto::PAGEABLE: return "Pageable";
-    case prof::proto::PINNED: return "Pinned";
-    case prof::proto::DEVICE: return "Device";
-    case prof::proto::ARRAY: return "Array";
-    case prof::proto::MANAGED: return "Managed";
-    case prof::proto::DEVICE_STATIC: return "Device Static";
-    case prof::proto::MANAGED_STATIC: return "Managed Static";
+    case MemoryKind::kPageable: return "Pageable";
+    case MemoryKind::kPinned: return "Pinned";
+    case MemoryKind::kDevice: return "Device";
+    case MemoryKind::kArray: return "Array";
+    case MemoryKind::kManaged: return "Managed";
+    case MemoryKind::kDeviceStatic: return "Device Static";
+    case MemoryKind::kManagedStatic: return "Managed Static";
     default: return "Unknown";
   }
 }
@@ -24,14 +24,14 @@ const char* memory_kind_name(prof::proto::MemoryKind kind) {
 }  // namespace
 
 // Kineto's memcpyKindString wording.
-const char* copy_kind_name(prof::proto::CopyKind kind) {
+const char* copy_kind_name(CopyKind kind) {
   switch (kind) {
-    case prof::proto::HOST_TO_DEVICE: return "HtoD";
-    case prof::proto::DEVICE_TO_HOST: return "DtoH";
-    case prof::proto::HOST_TO_HOST: return "HtoH";
-    case prof::proto::DEVICE_TO_DEVICE: return "DtoD";
-    case prof::proto::PEER_TO_PEER: return "PtoP";
-    case prof::proto::DEFAULT: return "Default";
+    case CopyKind::kHostToDevice: return "HtoD";
+    case CopyKind::kDeviceToHost: return "DtoH";
+    case CopyKind::kHostToHost: return "HtoH";
+    case CopyKind::kDeviceToDevice: return "DtoD";
+    case CopyKind::kPeerToPeer: return "PtoP";
+    case CopyKind::kDefault: return "Default";
     default: return "Unknown";
   }
 }
@@ -44,13 +44,13 @@ std::string demangle(const std::string& mangled) {
   return status == 0 && out ? std::string(out.get()) : mangled;
 }
 
-std::string memcpy_name(const prof::proto::Memcpy& copy) {
-  return std::string("Memcpy ") + copy_kind_name(copy.kind()) + " (" + memory_kind_name(copy.src_kind()) +
-         " -> " + memory_kind_name(copy.dst_kind()) + ")";
+std::string memcpy_name(const recorded::Memcpy& copy) {
+  return std::string("Memcpy ") + copy_kind_name(copy.kind) + " (" + memory_kind_name(copy.src_kind) +
+         " -> " + memory_kind_name(copy.dst_kind) + ")";
 }
 
-std::string memset_name(const prof::proto::Memset& set) {
-  return std::string("Memset (") + memory_kind_name(set.memory_kind()) + ")";
+std::string memset_name(const recorded::Memset& set) {
+  return std::string("Memset (") + memory_kind_name(set.memory_kind) + ")";
 }
 
 }  // namespace prof::analyzer

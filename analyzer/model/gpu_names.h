@@ -3,15 +3,15 @@
 // the rows they know ("Memcpy HtoD (Pageable -> Device)").
 #include <string>
 
-#include "proto/prof.pb.h"
+#include "io/records.h"
 
 namespace prof::analyzer {
 
 // Demangled C++ name, or the input when it is not a mangled name.
 std::string demangle(const std::string& mangled);
-std::string memcpy_name(const prof::proto::Memcpy& copy);
-std::string memset_name(const prof::proto::Memset& set);
+std::string memcpy_name(const recorded::Memcpy& copy);
+std::string memset_name(const recorded::Memset& set);
 // Kineto's short copy kinds: "HtoD", "DtoH", "PtoP", ...
-const char* copy_kind_name(prof::proto::CopyKind kind);
+const char* copy_kind_name(CopyKind kind);
 
 }  // namespace prof::analyzer

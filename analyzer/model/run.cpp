@@ -27,12 +27,12 @@ NameId Run::intern(std::string_view name) {
 }
 
 uint64_t ProcessInfo::start_ns() const {
-  if (process && process->start_ns() != 0) return process->start_ns();
+  if (process && process->start_ns != 0) return process->start_ns;
   return first_event_ns == std::numeric_limits<uint64_t>::max() ? 0 : first_event_ns;
 }
 
 uint64_t ProcessInfo::end_ns() const {
-  if (end && end->end_ns() != 0) return end->end_ns();
+  if (end && end->end_ns != 0) return end->end_ns;
   return std::max(last_event_ns, start_ns());
 }
 

@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/records.h"
 #include "model/event_table.h"
-#include "proto/prof.pb.h"
 
 namespace prof::analyzer {
 
@@ -44,12 +44,12 @@ struct ProcessInfo {
   uint32_t format_major = 0;
   uint32_t format_minor = 0;
   std::string producer;
-  std::optional<prof::proto::Process> process;  // absent if the file never had one
-  std::optional<prof::proto::ProcessEnd> end;    // absent: the run was cut short
+  std::optional<recorded::Process> process;     // absent if the file never had one
+  std::optional<recorded::ProcessEnd> end;      // absent: the run was cut short
   std::map<uint32_t, std::string> threads;       // tid -> last name given
-  std::vector<prof::proto::Device> devices;      // as recorded, first definition of each id
+  std::vector<recorded::Device> devices;        // as recorded, first definition of each id
   RecordCounts counts;
-  std::optional<prof::proto::DropCounts> drops;  // the last chunk's totals
+  std::optional<recorded::DropCounts> drops;    // the last chunk's totals
   // Added to this file's times to place it on the Run's timeline (the first
   // file's clock), from the clock anchors; 0 for the first file or a file
   // without an anchor.
@@ -67,9 +67,6 @@ struct ProcessInfo {
   // ProcessEnd.end_ns when known, else the last event.
   uint64_t end_ns() const;
 };
-
-// Which CUDA API an API call belongs to, as recorded (ApiCall.domain).
-enum class ApiDomain : uint8_t { kUnspecified, kRuntime, kDriver };
 
 enum class CpuEventKind : uint8_t {
   kPushPopRange,   // nvtxRangePush/Pop: nests on its thread
@@ -134,7 +131,7 @@ struct GpuActivity {
   // Launch configuration ("grid=[..] block=[..] shared=N") or size
   // ("HtoD 4096 B"), for --group-by-input-shape.
   NameId input_shape = 0;
-  prof::proto::CopyKind copy_kind = prof::proto::COPY_KIND_UNKNOWN;  // memcpys only
+  CopyKind copy_kind = CopyKind::kUnknown;  // memcpys only
   uint32_t kernel_config = 0;  // kernels only: index into Run::kernel_configs
   uint32_t context_id = 0;     // CUPTI's context id
   uint32_t graph_id = 0;       // the graph it was replayed from; 0: none
@@ -198,7 +195,7 @@ struct Module {
 };
 
 struct Frame {
-  prof::proto::Frame::Kind kind = prof::proto::Frame::NATIVE;
+  FrameKind kind = FrameKind::kNative;
   uint64_t address = 0;
   int64_t module = -1;  // index into Run::modules; -1: in no known module
   NameId function = 0;  // Python frames

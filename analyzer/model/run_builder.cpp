@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "io/capture_reader.h"
-#include "io/compact_fields.h"
 #include "io/delta_decoder.h"
 #include "io/intern_tables.h"
+#include "io/record_decoder.h"
 #include "model/gpu_names.h"
 #include "model/launching_calls.h"
 
@@ -35,12 +34,12 @@ struct DerivedNameKeyHash {
 uint32_t low(uint64_t value) { return static_cast<uint32_t>(value); }
 uint32_t high(uint64_t value) { return static_cast<uint32_t>(value >> 32); }
 
-SyncKind sync_kind(prof::proto::Synchronization::Type type) {
+SyncKind sync_kind(SyncType type) {
   switch (type) {
-    case prof::proto::Synchronization::EVENT_SYNCHRONIZE: return SyncKind::kEventSynchronize;
-    case prof::proto::Synchronization::STREAM_WAIT_EVENT: return SyncKind::kStreamWaitEvent;
-    case prof::proto::Synchronization::STREAM_SYNCHRONIZE: return SyncKind::kStreamSynchronize;
-    case prof::proto::Synchronization::CONTEXT_SYNCHRONIZE: return SyncKind::kContextSynchronize;
+    case SyncType::kEventSynchronize: return SyncKind::kEventSynchronize;
+    case SyncType::kStreamWaitEvent: return SyncKind::kStreamWaitEvent;
+    case SyncType::kStreamSynchronize: return SyncKind::kStreamSynchronize;
+    case SyncType::kContextSynchronize: return SyncKind::kContextSynchronize;
     default: return SyncKind::kUnknown;
   }
 }
@@ -86,9 +85,7 @@ std::string dims(Dim3 d) {
   return out;
 }
 
-bool on_device(prof::proto::MemoryKind kind) {
-  return kind != prof::proto::PAGEABLE && kind != prof::proto::PINNED;
-}
+bool on_device(MemoryKind kind) { return kind != MemoryKind::kPageable && kind != MemoryKind::kPinned; }
 
 // Turns one decoded chunk into Run records. A reference to an id that no
 // chunk so far defined is a broken promise of the writer (FORMAT.md:
@@ -96,7 +93,7 @@ bool on_device(prof::proto::MemoryKind kind) {
 // file rather than papered over with a placeholder name.
 class ChunkLoader {
  public:
-  ChunkLoader(Run& run, uint32_t process, const InternTables& tables, FileIds& ids, const prof::proto::Chunk& chunk,
+  ChunkLoader(Run& run, uint32_t process, const InternTables& tables, FileIds& ids, const recorded::Chunk& chunk,
               bool keep_events)
       : run_(run), process_(process), tables_(tables), ids_(ids), chunk_(chunk), keep_events_(keep_events) {}
 
@@ -119,9 +116,9 @@ class ChunkLoader {
   // The Run's name for `key`, made by `make_name` the first time.
   template <typename MakeName>
   NameId derived_name(const DerivedNameKey& key, MakeName&& make_name);
-  NameId launch_shape(const prof::proto::LaunchArgs& l);
-  NameId transfer_shape(const prof::proto::TransferArgs& t);
-  uint32_t kernel_config(const prof::proto::Kernel& k);
+  NameId launch_shape(const recorded::LaunchArgs& l);
+  NameId transfer_shape(const recorded::TransferArgs& t);
+  uint32_t kernel_config(const recorded::Kernel& k);
   void check_stack(uint64_t id, const char* what);
   // The Run's stack index + 1 for a file's stack id (0 for none).
   uint32_t stack(uint64_t id);
@@ -129,15 +126,15 @@ class ChunkLoader {
   int64_t module(uint64_t id);
   void seen(uint64_t start_ns, uint64_t end_ns);
   // The fields every GPU record has (place, correlation, time), from a
-  // Kernel, Memcpy or Memset message.
+  // Kernel, Memcpy or Memset record.
   template <typename Record>
-  GpuActivity gpu_activity(GpuKind kind, const Record& r, DeltaDecoder& starts);
+  GpuActivity gpu_activity(GpuKind kind, const Record& r);
 
   Run& run_;
   uint32_t process_;
   const InternTables& tables_;
   FileIds& ids_;
-  const prof::proto::Chunk& chunk_;
+  const recorded::Chunk& chunk_;
   // False for `info`: everything is decoded and checked, but only the
   // counts and times are kept.
   bool keep_events_;
@@ -145,17 +142,17 @@ class ChunkLoader {
 };
 
 template <typename Record>
-GpuActivity ChunkLoader::gpu_activity(GpuKind kind, const Record& r, DeltaDecoder& starts) {
+GpuActivity ChunkLoader::gpu_activity(GpuKind kind, const Record& r) {
   GpuActivity g;
   g.kind = kind;
   g.process = process_;
-  g.device_id = r.device_id();
-  g.stream_id = r.stream_id();
-  g.correlation_id = r.correlation_id();
-  g.context_id = r.context_id();
-  g.graph_id = r.graph_id();
-  g.start_ns = starts.next(r.start_delta_ns());
-  g.end_ns = end_of(g.start_ns, r.duration_ns());
+  g.device_id = r.device_id;
+  g.stream_id = r.stream_id;
+  g.correlation_id = r.correlation_id;
+  g.context_id = r.context_id;
+  g.graph_id = r.graph_id;
+  g.start_ns = r.start_ns;
+  g.end_ns = end_of(g.start_ns, r.duration_ns);
   seen(g.start_ns, g.end_ns);
   return g;
 }
@@ -182,32 +179,32 @@ NameId ChunkLoader::derived_name(const DerivedNameKey& key, MakeName&& make_name
   return it->second;
 }
 
-NameId ChunkLoader::launch_shape(const prof::proto::LaunchArgs& l) {
-  const Dim3 grid = grid_of(l), block = block_of(l);
-  const DerivedNameKey key{{grid.x, grid.y, grid.z, block.x, block.y, block.z, l.dynamic_shared_bytes(),
+NameId ChunkLoader::launch_shape(const recorded::LaunchArgs& l) {
+  const Dim3 grid = l.grid, block = l.block;
+  const DerivedNameKey key{{grid.x, grid.y, grid.z, block.x, block.y, block.z, l.dynamic_shared_bytes,
                             DerivedNameKey::kLaunchShape}};
   return derived_name(key, [&] {
     return "grid=" + dims(grid) + " block=" + dims(block) +
-           " dynamic shared=" + std::to_string(l.dynamic_shared_bytes());
+           " dynamic shared=" + std::to_string(l.dynamic_shared_bytes);
   });
 }
 
-NameId ChunkLoader::transfer_shape(const prof::proto::TransferArgs& t) {
-  const DerivedNameKey key{{t.is_memset() ? 1u : 0u, static_cast<uint32_t>(t.kind()), low(t.bytes()), high(t.bytes()),
+NameId ChunkLoader::transfer_shape(const recorded::TransferArgs& t) {
+  const DerivedNameKey key{{t.is_memset ? 1u : 0u, static_cast<uint32_t>(t.kind), low(t.bytes), high(t.bytes),
                             0, 0, 0, DerivedNameKey::kTransferShape}};
   return derived_name(key, [&] {
-    return std::string(t.is_memset() ? "memset" : copy_kind_name(t.kind())) + " " + std::to_string(t.bytes()) + " B";
+    return std::string(t.is_memset ? "memset" : copy_kind_name(t.kind)) + " " + std::to_string(t.bytes) + " B";
   });
 }
 
-uint32_t ChunkLoader::kernel_config(const prof::proto::Kernel& k) {
-  const Dim3 grid = grid_of(k), block = block_of(k);
+uint32_t ChunkLoader::kernel_config(const recorded::Kernel& k) {
+  const Dim3 grid = k.grid, block = k.block;
   const KernelConfig config{{grid.x, grid.y, grid.z},
                             {block.x, block.y, block.z},
-                            k.registers_per_thread(),
-                            k.static_shared_bytes(),
-                            k.dynamic_shared_bytes(),
-                            k.graph_node_id()};
+                            k.registers_per_thread,
+                            k.static_shared_bytes,
+                            k.dynamic_shared_bytes,
+                            k.graph_node_id};
   auto [it, added] = ids_.kernel_configs.try_emplace(config, 0);
   if (added) {
     // One table per Run, so files share entries only through this lookup:
@@ -229,10 +226,10 @@ void ChunkLoader::check_stack(uint64_t id, const char* what) {
 uint32_t ChunkLoader::stack(uint64_t id) {
   if (id == 0) return 0;
   if (auto it = ids_.stacks.find(id); it != ids_.stacks.end()) return it->second;
-  const prof::proto::Stack* s = tables_.find_stack(id);
+  const recorded::Stack* s = tables_.find_stack(id);
   if (!s) return 0;
   std::vector<uint32_t> frames;
-  for (uint64_t f : s->frame_ids()) frames.push_back(frame(f));
+  for (uint64_t f : s->frame_ids) frames.push_back(frame(f));
   run_.stacks.push_back(std::move(frames));
   const auto index = static_cast<uint32_t>(run_.stacks.size());
   ids_.stacks.emplace(id, index);
@@ -242,13 +239,13 @@ uint32_t ChunkLoader::stack(uint64_t id) {
 uint32_t ChunkLoader::frame(uint64_t id) {
   if (auto it = ids_.frames.find(id); it != ids_.frames.end()) return it->second;
   Frame out;
-  if (const prof::proto::Frame* f = tables_.find_frame(id)) {
-    out.kind = f->kind();
-    out.address = f->address();
-    out.module = module(f->module_id());
-    out.function = resolve(f->function_name_id(), "frame", "");
-    out.file = resolve(f->file_name_id(), "frame", "");
-    out.line = f->line();
+  if (const recorded::Frame* f = tables_.find_frame(id)) {
+    out.kind = f->kind;
+    out.address = f->address;
+    out.module = module(f->module_id);
+    out.function = resolve(f->function_name_id, "frame", "");
+    out.file = resolve(f->file_name_id, "frame", "");
+    out.line = f->line;
   }
   run_.frames.push_back(out);
   const auto index = static_cast<uint32_t>(run_.frames.size() - 1);
@@ -259,9 +256,9 @@ uint32_t ChunkLoader::frame(uint64_t id) {
 int64_t ChunkLoader::module(uint64_t id) {
   if (id == 0) return -1;
   if (auto it = ids_.modules.find(id); it != ids_.modules.end()) return it->second;
-  const prof::proto::Module* m = tables_.find_module(id);
+  const recorded::Module* m = tables_.find_module(id);
   if (!m) return -1;
-  run_.modules.push_back(Module{m->path(), m->load_address(), m->size(), m->bias(), m->build_id()});
+  run_.modules.push_back(Module{m->path, m->load_address, m->size, m->bias, m->build_id});
   const auto index = static_cast<int64_t>(run_.modules.size() - 1);
   ids_.modules.emplace(id, index);
   return index;
@@ -286,195 +283,169 @@ std::string ChunkLoader::load() {
 
 void ChunkLoader::load_nvtx_ranges() {
   ProcessInfo& info = run_.processes[process_];
-  DeltaDecoder starts(chunk_.time_base_ns());
-  for (const auto& r : chunk_.nvtx_ranges()) {
+  for (const recorded::NvtxRange& r : chunk_.nvtx_ranges) {
     CpuEvent e;
-    e.kind = r.style() == prof::proto::NvtxRange::START_END ? CpuEventKind::kStartEndRange
-                                                            : CpuEventKind::kPushPopRange;
+    e.kind = r.style == NvtxStyle::kStartEnd ? CpuEventKind::kStartEndRange : CpuEventKind::kPushPopRange;
     e.process = process_;
-    e.tid = r.tid();
-    e.domain = resolve(r.domain_id(), "NVTX range domain", "");
-    e.name = resolve(r.name_id(), "NVTX range", "<unnamed range>");
-    e.start_ns = starts.next(r.start_delta_ns());
-    e.end_ns = end_of(e.start_ns, r.duration_ns());
-    e.unterminated = r.unterminated();
+    e.tid = r.tid;
+    e.domain = resolve(r.domain_id, "NVTX range domain", "");
+    e.name = resolve(r.name_id, "NVTX range", "<unnamed range>");
+    e.start_ns = r.start_ns;
+    e.end_ns = end_of(e.start_ns, r.duration_ns);
+    e.unterminated = r.unterminated;
     if (e.unterminated) ++info.unterminated_ranges;
     seen(e.start_ns, e.end_ns);
     if (keep_events_) run_.cpu_events.push_back(e);
   }
-  info.counts.nvtx_ranges += chunk_.nvtx_ranges_size();
+  info.counts.nvtx_ranges += chunk_.nvtx_ranges.size();
 }
 
-// All of ApiCall's decoding is here, so a change to its encoding is a
-// change to this function only.
 void ChunkLoader::load_api_calls() {
-  DeltaDecoder starts(chunk_.time_base_ns());
-  ApiCallDecoder calls;
-  for (const auto& a : chunk_.api_calls()) {
-    const ApiCallDecoder::Ids ids = calls.next(a);
+  for (const recorded::ApiCall& a : chunk_.api_calls) {
     CpuEvent e;
     e.kind = CpuEventKind::kApiCall;
-    e.api_domain = a.domain() == prof::proto::DRIVER    ? ApiDomain::kDriver
-                   : a.domain() == prof::proto::RUNTIME ? ApiDomain::kRuntime
-                                                        : ApiDomain::kUnspecified;
+    e.api_domain = a.domain;
     e.process = process_;
-    e.tid = ids.tid;
-    if (a.name_id() == 0) {
-      const char* domain = a.domain() == prof::proto::DRIVER ? "driver" : "runtime";
-      e.name = run_.intern("<cuda " + std::string(domain) + " cbid " + std::to_string(a.callback_id()) + ">");
+    e.tid = a.tid;
+    if (a.name_id == 0) {
+      const char* domain = a.domain == ApiDomain::kDriver ? "driver" : "runtime";
+      e.name = run_.intern("<cuda " + std::string(domain) + " cbid " + std::to_string(a.callback_id) + ">");
     } else {
-      e.name = resolve(a.name_id(), "API call", "");
+      e.name = resolve(a.name_id, "API call", "");
     }
-    if (a.has_launch()) {
-      resolve(a.launch().kernel_name_id(), "API call's launch", "");
-      e.input_shape = launch_shape(a.launch());
-    } else if (a.has_transfer()) {
-      e.input_shape = transfer_shape(a.transfer());
+    if (a.launch) {
+      resolve(a.launch->kernel_name_id, "API call's launch", "");
+      e.input_shape = launch_shape(*a.launch);
+    } else if (a.transfer) {
+      e.input_shape = transfer_shape(*a.transfer);
     }
-    check_stack(a.stack_id(), "API call");
-    e.stack = stack(a.stack_id());
-    e.start_ns = starts.next(a.start_delta_ns());
-    e.end_ns = end_of(e.start_ns, a.duration_ns());
-    e.correlation_id = ids.correlation_id;
-    if (a.backend() == prof::proto::HOOKS) ++run_.processes[process_].counts.api_calls_by_hooks;
+    check_stack(a.stack_id, "API call");
+    e.stack = stack(a.stack_id);
+    e.start_ns = a.start_ns;
+    e.end_ns = end_of(e.start_ns, a.duration_ns);
+    e.correlation_id = a.correlation_id;
+    if (a.backend == CaptureBackend::kHooks) ++run_.processes[process_].counts.api_calls_by_hooks;
     if (run_.callback_ids.size() <= e.name) run_.callback_ids.resize(e.name + 1, 0);
-    run_.callback_ids[e.name] = static_cast<uint16_t>(std::min<uint32_t>(a.callback_id(), UINT16_MAX));
+    run_.callback_ids[e.name] = static_cast<uint16_t>(std::min<uint32_t>(a.callback_id, UINT16_MAX));
     seen(e.start_ns, e.end_ns);
     if (keep_events_) run_.cpu_events.push_back(e);
   }
-  run_.processes[process_].counts.api_calls += chunk_.api_calls_size();
+  run_.processes[process_].counts.api_calls += chunk_.api_calls.size();
 }
 
 void ChunkLoader::load_kernels() {
-  DeltaDecoder starts(chunk_.time_base_ns());
-  for (const auto& k : chunk_.kernels()) {
-    GpuActivity g = gpu_activity(GpuKind::kKernel, k, starts);
-    const std::string* mangled = k.name_id() ? tables_.find_string(k.name_id()) : nullptr;
-    if (k.name_id() != 0 && !mangled) {
-      resolve(k.name_id(), "kernel", "");
+  for (const recorded::Kernel& k : chunk_.kernels) {
+    GpuActivity g = gpu_activity(GpuKind::kKernel, k);
+    const std::string* mangled = k.name_id ? tables_.find_string(k.name_id) : nullptr;
+    if (k.name_id != 0 && !mangled) {
+      resolve(k.name_id, "kernel", "");
     } else if (mangled) {
-      auto [name, added] = ids_.kernel_names.try_emplace(k.name_id(), 0);
+      auto [name, added] = ids_.kernel_names.try_emplace(k.name_id, 0);
       if (added) name->second = run_.intern(demangle(*mangled));
       g.name = name->second;
     } else {
       g.name = run_.intern("<unnamed kernel>");
     }
-    const uint32_t shared = k.static_shared_bytes() + k.dynamic_shared_bytes();
-    const Dim3 grid = grid_of(k), block = block_of(k);
+    const uint32_t shared = k.static_shared_bytes + k.dynamic_shared_bytes;
+    const Dim3 grid = k.grid, block = k.block;
     const DerivedNameKey key{{grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, DerivedNameKey::kKernelShape}};
     g.input_shape = derived_name(key, [&] {
       return "grid=" + dims(grid) + " block=" + dims(block) +
              " shared=" + std::to_string(shared);
     });
-    if (k.event_timed()) ++run_.processes[process_].counts.event_timed;
     g.kernel_config = kernel_config(k);
+    if (k.event_timed) ++run_.processes[process_].counts.event_timed;
     if (keep_events_) run_.gpu_activities.push_back(g);
   }
-  run_.processes[process_].counts.kernels += chunk_.kernels_size();
+  run_.processes[process_].counts.kernels += chunk_.kernels.size();
 }
 
 void ChunkLoader::load_memcpys() {
-  DeltaDecoder starts(chunk_.time_base_ns());
-  for (const auto& c : chunk_.memcpys()) {
-    GpuActivity g = gpu_activity(GpuKind::kMemcpy, c, starts);
-    const auto kind = static_cast<uint32_t>(c.kind());
-    g.name = derived_name({{kind, static_cast<uint32_t>(c.src_kind()), static_cast<uint32_t>(c.dst_kind()), 0, 0, 0, 0,
+  for (const recorded::Memcpy& c : chunk_.memcpys) {
+    GpuActivity g = gpu_activity(GpuKind::kMemcpy, c);
+    const auto kind = static_cast<uint32_t>(c.kind);
+    g.name = derived_name({{kind, static_cast<uint32_t>(c.src_kind), static_cast<uint32_t>(c.dst_kind), 0, 0, 0, 0,
                            DerivedNameKey::kMemcpyName}},
                          [&] { return memcpy_name(c); });
-    g.bytes = c.bytes();
-    g.copy_kind = c.kind();
-    g.input_shape = derived_name({{kind, low(c.bytes()), high(c.bytes()), 0, 0, 0, 0, DerivedNameKey::kMemcpyShape}}, [&] {
-      return std::string(copy_kind_name(c.kind())) + " " + std::to_string(c.bytes()) + " B";
+    g.bytes = c.bytes;
+    g.copy_kind = c.kind;
+    g.input_shape = derived_name({{kind, low(c.bytes), high(c.bytes), 0, 0, 0, 0, DerivedNameKey::kMemcpyShape}}, [&] {
+      return std::string(copy_kind_name(c.kind)) + " " + std::to_string(c.bytes) + " B";
     });
-    if (c.event_timed()) ++run_.processes[process_].counts.event_timed;
+    if (c.event_timed) ++run_.processes[process_].counts.event_timed;
     if (keep_events_) run_.gpu_activities.push_back(g);
   }
-  run_.processes[process_].counts.memcpys += chunk_.memcpys_size();
+  run_.processes[process_].counts.memcpys += chunk_.memcpys.size();
 }
 
 void ChunkLoader::load_memsets() {
-  DeltaDecoder starts(chunk_.time_base_ns());
-  for (const auto& s : chunk_.memsets()) {
-    GpuActivity g = gpu_activity(GpuKind::kMemset, s, starts);
-    g.name = derived_name({{static_cast<uint32_t>(s.memory_kind()), 0, 0, 0, 0, 0, 0, DerivedNameKey::kMemsetName}},
+  for (const recorded::Memset& s : chunk_.memsets) {
+    GpuActivity g = gpu_activity(GpuKind::kMemset, s);
+    g.name = derived_name({{static_cast<uint32_t>(s.memory_kind), 0, 0, 0, 0, 0, 0, DerivedNameKey::kMemsetName}},
                          [&] { return memset_name(s); });
-    g.bytes = s.bytes();
-    g.input_shape = derived_name({{low(s.bytes()), high(s.bytes()), 0, 0, 0, 0, 0, DerivedNameKey::kMemsetShape}},
-                               [&] { return "memset " + std::to_string(s.bytes()) + " B"; });
-    if (s.event_timed()) ++run_.processes[process_].counts.event_timed;
+    g.bytes = s.bytes;
+    g.input_shape = derived_name({{low(s.bytes), high(s.bytes), 0, 0, 0, 0, 0, DerivedNameKey::kMemsetShape}},
+                               [&] { return "memset " + std::to_string(s.bytes) + " B"; });
+    if (s.event_timed) ++run_.processes[process_].counts.event_timed;
     if (keep_events_) run_.gpu_activities.push_back(g);
   }
-  run_.processes[process_].counts.memsets += chunk_.memsets_size();
+  run_.processes[process_].counts.memsets += chunk_.memsets.size();
 }
 
 void ChunkLoader::load_memory_events() {
-  DeltaDecoder times(chunk_.time_base_ns());
-  for (const auto& m : chunk_.memory_events()) {
-    const uint64_t t = times.next(m.time_delta_ns());
-    seen(t, t);
-    if (m.operation() != prof::proto::MemoryEvent::ALLOCATION && m.operation() != prof::proto::MemoryEvent::RELEASE)
+  for (const recorded::MemoryEvent& m : chunk_.memory_events) {
+    seen(m.time_ns, m.time_ns);
+    if (m.operation != MemoryOperation::kAllocation && m.operation != MemoryOperation::kRelease)
       continue;  // nothing to count
     MemoryEvent e;
     e.process = process_;
-    e.allocation = m.operation() == prof::proto::MemoryEvent::ALLOCATION;
-    e.on_device = on_device(m.memory_kind());
-    e.bytes = m.bytes();
-    e.correlation_id = m.correlation_id();
-    e.tid = m.tid();
-    e.device_id = m.device_id();
-    e.time_ns = t;
-    e.address = m.address();
+    e.allocation = m.operation == MemoryOperation::kAllocation;
+    e.on_device = on_device(m.memory_kind);
+    e.bytes = m.bytes;
+    e.correlation_id = m.correlation_id;
+    e.tid = m.tid;
+    e.device_id = m.device_id;
+    e.time_ns = m.time_ns;
+    e.address = m.address;
     if (keep_events_) run_.memory_events.push_back(e);
   }
-  run_.processes[process_].counts.memory_events += chunk_.memory_events_size();
+  run_.processes[process_].counts.memory_events += chunk_.memory_events.size();
 }
 
 void ChunkLoader::check_other_records() {
-  const uint64_t base = chunk_.time_base_ns();
   RecordCounts& counts = run_.processes[process_].counts;
-  {
-    DeltaDecoder starts(base);
-    for (const auto& s : chunk_.synchronizations()) {
-      Synchronization sync;
-      sync.start_ns = starts.next(s.start_delta_ns());
-      sync.end_ns = end_of(sync.start_ns, s.duration_ns());
-      seen(sync.start_ns, sync.end_ns);
-      sync.event = s.event();
-      sync.process = process_;
-      sync.device_id = s.device_id();
-      sync.context_id = s.context_id();
-      sync.stream_id = s.stream_id();
-      sync.correlation_id = s.correlation_id();
-      sync.kind = sync_kind(s.type());
-      if (keep_events_) run_.synchronizations.push_back(sync);
-    }
-    counts.synchronizations += chunk_.synchronizations_size();
+  for (const recorded::Synchronization& s : chunk_.synchronizations) {
+    Synchronization sync;
+    sync.start_ns = s.start_ns;
+    sync.end_ns = end_of(sync.start_ns, s.duration_ns);
+    seen(sync.start_ns, sync.end_ns);
+    sync.event = s.event;
+    sync.process = process_;
+    sync.device_id = s.device_id;
+    sync.context_id = s.context_id;
+    sync.stream_id = s.stream_id;
+    sync.correlation_id = s.correlation_id;
+    sync.kind = sync_kind(s.type);
+    if (keep_events_) run_.synchronizations.push_back(sync);
   }
-  {
-    DeltaDecoder times(base);
-    for (const auto& m : chunk_.nvtx_marks()) {
-      resolve(m.domain_id(), "NVTX mark domain", "");
-      resolve(m.name_id(), "NVTX mark", "");
-      const uint64_t t = times.next(m.time_delta_ns());
-      seen(t, t);
-    }
-    counts.nvtx_marks += chunk_.nvtx_marks_size();
+  counts.synchronizations += chunk_.synchronizations.size();
+  for (const recorded::NvtxMark& m : chunk_.nvtx_marks) {
+    resolve(m.domain_id, "NVTX mark domain", "");
+    resolve(m.name_id, "NVTX mark", "");
+    seen(m.time_ns, m.time_ns);
   }
-  {
-    DeltaDecoder starts(base);
-    for (const auto& o : chunk_.overheads()) {
-      resolve(o.kind_id(), "overhead", "");
-      const uint64_t t = starts.next(o.start_delta_ns());
-      seen(t, end_of(t, o.duration_ns()));
-    }
-    counts.overheads += chunk_.overheads_size();
+  counts.nvtx_marks += chunk_.nvtx_marks.size();
+  for (const recorded::Overhead& o : chunk_.overheads) {
+    resolve(o.kind_id, "overhead", "");
+    seen(o.start_ns, end_of(o.start_ns, o.duration_ns));
   }
+  counts.overheads += chunk_.overheads.size();
 }
 
 }  // namespace
 
 std::optional<ReadError> RunBuilder::add_file(const std::string& path, std::ostream& warnings) {
-  CaptureReader reader;
+  RecordDecoder reader;
   if (!reader.open(path)) return reader.error();
 
   const auto process = static_cast<uint32_t>(run_.processes.size());
@@ -482,31 +453,31 @@ std::optional<ReadError> RunBuilder::add_file(const std::string& path, std::ostr
   {
     ProcessInfo& info = run_.processes.back();
     info.path = path;
-    info.format_major = reader.header().format_major();
-    info.format_minor = reader.header().format_minor();
-    info.producer = reader.header().producer();
+    info.format_major = reader.header().format_major;
+    info.format_minor = reader.header().format_minor;
+    info.producer = reader.header().producer;
   }
 
   InternTables tables;
   FileIds ids;
-  prof::proto::Chunk chunk;
+  recorded::Chunk chunk;
   for (;;) {
-    const CaptureReader::Next next = reader.next(chunk);
-    if (next == CaptureReader::Next::kError) return reader.error();
-    if (next == CaptureReader::Next::kEnd) break;
+    const RecordDecoder::Next next = reader.next(chunk);
+    if (next == RecordDecoder::Next::kError) return reader.error();
+    if (next == RecordDecoder::Next::kEnd) break;
 
     const std::string where = "chunk " + std::to_string(reader.chunk_count() - 1) + ": ";
     // Definitions first: a chunk's records may use ids the same chunk defines.
     if (std::string bad = tables.define(chunk); !bad.empty())
       return ReadError{path, reader.chunk_offset(), where + bad};
     ProcessInfo& info = run_.processes[process];
-    if (chunk.has_process() && !info.process) info.process = chunk.process();
-    for (const auto& t : chunk.threads()) info.threads[t.tid()] = t.name();  // a rename: last wins
-    if (chunk.has_drops()) info.drops = chunk.drops();  // totals: the last one is final
-    for (const auto& d : chunk.devices())
-      if (std::none_of(info.devices.begin(), info.devices.end(), [&](const auto& known) { return known.id() == d.id(); }))
+    if (chunk.process && !info.process) info.process = chunk.process;
+    for (const auto& t : chunk.threads) info.threads[t.tid] = t.name;  // a rename: last wins
+    if (chunk.drops) info.drops = chunk.drops;  // totals: the last one is final
+    for (const auto& d : chunk.devices)
+      if (std::none_of(info.devices.begin(), info.devices.end(), [&](const auto& known) { return known.id == d.id; }))
         info.devices.push_back(d);
-    if (chunk.has_process_end()) info.end = chunk.process_end();
+    if (chunk.process_end) info.end = chunk.process_end;
 
     if (std::string bad = ChunkLoader(run_, process, tables, ids, chunk, depth_ == LoadDepth::kEvents).load(); !bad.empty())
       return ReadError{path, reader.chunk_offset(), where + bad};
@@ -547,19 +518,19 @@ void RunBuilder::align_clocks() {
   // the same way signed would, without overflow UB.
   const ProcessInfo* reference = nullptr;
   for (const ProcessInfo& p : run_.processes)
-    if (p.process && p.process->has_clock_anchor()) {
+    if (p.process && p.process->clock_anchor) {
       reference = &p;
       break;
     }
   if (!reference) return;
   auto offset = [](const ProcessInfo& p) {
-    const auto& a = p.process->clock_anchor();
-    return a.realtime_ns() - a.monotonic_ns();
+    const recorded::ClockAnchor& a = *p.process->clock_anchor;
+    return a.realtime_ns - a.monotonic_ns;
   };
   const uint64_t base = offset(*reference);
   bool shifted = false;
   for (ProcessInfo& p : run_.processes) {
-    if (!p.process || !p.process->has_clock_anchor()) continue;
+    if (!p.process || !p.process->clock_anchor) continue;
     p.timeline_shift_ns = static_cast<int64_t>(offset(p) - base);
     shifted = shifted || p.timeline_shift_ns != 0;
   }

@@ -50,7 +50,7 @@ std::string short_location(const std::string& location) {
 }  // namespace
 
 std::string SymbolizingFrameNamer::name(const Run& run, const Frame& frame) const {
-  const Module* module = frame.kind == prof::proto::Frame::NATIVE ? module_of(run, frame) : nullptr;
+  const Module* module = frame.kind == FrameKind::kNative ? module_of(run, frame) : nullptr;
   if (!module || frame.address <= module->bias) return fallback_.name(run, frame);
   std::pair<std::string, uint64_t> key{module->path, file_address_of_call(frame.address, module->bias)};
   if (auto it = names_.find(key); it != names_.end()) return it->second;
@@ -65,7 +65,7 @@ std::string SymbolizingFrameNamer::name(const Run& run, const Frame& frame) cons
 bool SymbolizingFrameNamer::prefetch_lines(const Run& run) {
   std::map<int64_t, std::set<uint64_t>> per_module;
   for (const Frame& f : run.frames)
-    if (const Module* m = f.kind == prof::proto::Frame::NATIVE ? module_of(run, f) : nullptr; m && f.address > m->bias)
+    if (const Module* m = f.kind == FrameKind::kNative ? module_of(run, f) : nullptr; m && f.address > m->bias)
       per_module[f.module].insert(file_address_of_call(f.address, m->bias));
   bool ran = true;
   for (const auto& [module, address_set] : per_module) {

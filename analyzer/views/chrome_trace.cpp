@@ -177,7 +177,7 @@ class TraceWriter {
     return it->second;
   }
   bool in_cuda_or_agent(const Frame& f) const {
-    return f.kind == prof::proto::Frame::NATIVE && f.module >= 0 && static_cast<size_t>(f.module) < run_.modules.size() &&
+    return f.kind == FrameKind::kNative && f.module >= 0 && static_cast<size_t>(f.module) < run_.modules.size() &&
            is_cuda_or_agent_module(run_.modules[static_cast<size_t>(f.module)].path);
   }
   std::map<uint32_t, std::vector<std::string>> stack_names_;
@@ -248,7 +248,7 @@ void TraceWriter::assign_pids() {
   std::set<uint64_t> used;
   for (size_t p = 0; p < run_.processes.size(); ++p) {
     const auto& info = run_.processes[p].process;
-    uint64_t pid = info ? info->pid() : 0;
+    uint64_t pid = info ? info->pid : 0;
     if (pid == 0 || used.count(pid)) pid = 0x60000000ull + p;
     used.insert(pid);
     cpu_pid_.push_back(pid);
@@ -366,21 +366,21 @@ void TraceWriter::device_properties() {
   bool first_device = true;
   std::set<uint32_t> seen;
   for (const ProcessInfo& p : run_.processes)
-    for (const prof::proto::Device& d : p.devices) {
-      if (!seen.insert(d.id()).second) continue;  // same index on another rank: listed once
+    for (const recorded::Device& d : p.devices) {
+      if (!seen.insert(d.id).second) continue;  // same index on another rank: listed once
       out_.raw(first_device ? "{" : ",{");
       first_device = false;
       // Kineto's keys and order (cudaDeviceProp's fields).
-      out_.raw("\"id\":").num(d.id()).key("name").str(d.name()).key("totalGlobalMem").num(d.global_memory_bytes());
-      out_.key("computeMajor").num(d.compute_major()).key("computeMinor").num(d.compute_minor());
-      out_.key("maxThreadsPerBlock").num(d.max_threads_per_block());
-      out_.key("maxThreadsPerMultiprocessor").num(uint64_t{d.max_warps_per_multiprocessor()} * d.warp_size());
-      out_.key("regsPerBlock").num(d.max_registers_per_block());
-      out_.key("regsPerMultiprocessor").num(d.max_registers_per_multiprocessor());
-      out_.key("warpSize").num(d.warp_size()).key("sharedMemPerBlock").num(d.max_shared_memory_per_block());
-      out_.key("sharedMemPerMultiprocessor").num(d.max_shared_memory_per_multiprocessor());
-      out_.key("numSms").num(d.sm_count());
-      out_.key("sharedMemPerBlockOptin").num(d.max_shared_memory_per_block_optin()).raw("}");
+      out_.raw("\"id\":").num(d.id).key("name").str(d.name).key("totalGlobalMem").num(d.global_memory_bytes);
+      out_.key("computeMajor").num(d.compute_major).key("computeMinor").num(d.compute_minor);
+      out_.key("maxThreadsPerBlock").num(d.max_threads_per_block);
+      out_.key("maxThreadsPerMultiprocessor").num(uint64_t{d.max_warps_per_multiprocessor} * d.warp_size);
+      out_.key("regsPerBlock").num(d.max_registers_per_block);
+      out_.key("regsPerMultiprocessor").num(d.max_registers_per_multiprocessor);
+      out_.key("warpSize").num(d.warp_size).key("sharedMemPerBlock").num(d.max_shared_memory_per_block);
+      out_.key("sharedMemPerMultiprocessor").num(d.max_shared_memory_per_multiprocessor);
+      out_.key("numSms").num(d.sm_count);
+      out_.key("sharedMemPerBlockOptin").num(d.max_shared_memory_per_block_optin).raw("}");
     }
   out_.raw("]");
 }
@@ -393,10 +393,10 @@ void TraceWriter::device_properties() {
 void TraceWriter::distributed_info() {
   for (const ProcessInfo& p : run_.processes) {
     if (!p.process) continue;
-    const bool ranked = p.process->rank() >= 0;
-    out_.key("distributedInfo").raw("{\"rank\": ").snum(ranked ? p.process->rank() : 0);
-    out_.raw(", \"world_size\": ").snum(ranked && p.process->world_size() > 0 ? p.process->world_size() : 1);
-    out_.raw(", \"hostname\": ").str(p.process->hostname()).raw(", \"pid\": ").num(p.process->pid()).raw("}");
+    const bool ranked = p.process->rank >= 0;
+    out_.key("distributedInfo").raw("{\"rank\": ").snum(ranked ? p.process->rank : 0);
+    out_.raw(", \"world_size\": ").snum(ranked && p.process->world_size > 0 ? p.process->world_size : 1);
+    out_.raw(", \"hostname\": ").str(p.process->hostname).raw(", \"pid\": ").num(p.process->pid).raw("}");
     return;
   }
   out_.key("distributedInfo").raw("{\"rank\": 0, \"world_size\": 1}");
@@ -409,9 +409,9 @@ void TraceWriter::header() {
   out_.key("displayTimeUnit").str("ms");
   for (const ProcessInfo& p : run_.processes) {
     // RunBuilder put every file on the clock of the first one with an anchor.
-    if (!p.process || !p.process->has_clock_anchor()) continue;
-    const auto& a = p.process->clock_anchor();
-    out_.key("baseTimeNanoseconds").num(origin_ - a.monotonic_ns() + a.realtime_ns());
+    if (!p.process || !p.process->clock_anchor) continue;
+    const recorded::ClockAnchor& a = *p.process->clock_anchor;
+    out_.key("baseTimeNanoseconds").num(origin_ - a.monotonic_ns + a.realtime_ns);
     break;
   }
   out_.key("traceName").str(options_.trace_name);
@@ -433,12 +433,12 @@ void TraceWriter::metadata() {
   for (size_t p = 0; p < run_.processes.size(); ++p) {
     const ProcessInfo& info = run_.processes[p];
     const uint64_t pid = cpu_pid_[p];
-    std::string name = info.process && !info.process->executable().empty() ? base_name(info.process->executable())
+    std::string name = info.process && !info.process->executable.empty() ? base_name(info.process->executable)
                                                                            : base_name(info.path);
     std::string labels = "CPU";
     if (info.process) {
-      if (info.process->rank() >= 0) labels += ", rank " + std::to_string(info.process->rank());
-      if (!info.process->hostname().empty()) labels += ", host " + info.process->hostname();
+      if (info.process->rank >= 0) labels += ", rank " + std::to_string(info.process->rank);
+      if (!info.process->hostname.empty()) labels += ", host " + info.process->hostname;
     }
     const auto sort_index = static_cast<int64_t>(p);
     meta_event("process_name", pid, nullptr, "name", &name, nullptr);
@@ -459,8 +459,8 @@ void TraceWriter::metadata() {
     std::string name = "GPU " + std::to_string(device);
     if (run_.processes.size() > 1) name += " (pid " + std::to_string(cpu_pid_[process]) + ")";
     std::string labels = "GPU " + std::to_string(device);
-    for (const prof::proto::Device& d : run_.processes[process].devices)
-      if (d.id() == device && !d.name().empty()) labels += ", " + d.name();
+    for (const recorded::Device& d : run_.processes[process].devices)
+      if (d.id == device && !d.name.empty()) labels += ", " + d.name;
     const auto sort_index = static_cast<int64_t>(0x1000000ull + pid);
     meta_event("process_name", pid, nullptr, "name", &name, nullptr);
     meta_event("process_labels", pid, nullptr, "labels", &labels, nullptr);
@@ -547,11 +547,11 @@ void TraceWriter::kernel_args(const GpuActivity& g) {
   out_.key("stream").num(g.stream_id).key("correlation").num(g.correlation_id);
   out_.key("registers per thread").num(k.registers_per_thread);
   out_.key("shared memory").num(uint64_t{k.static_shared_bytes} + k.dynamic_shared_bytes);
-  const prof::proto::Device* device = nullptr;
-  for (const prof::proto::Device& d : run_.processes[g.process].devices)
-    if (d.id() == g.device_id) device = &d;
+  const recorded::Device* device = nullptr;
+  for (const recorded::Device& d : run_.processes[g.process].devices)
+    if (d.id == g.device_id) device = &d;
   const Occupancy occupancy = estimate_occupancy(k, device);
-  if (device && device->sm_count() > 0) {
+  if (device && device->sm_count > 0) {
     out_.key("blocks per SM").real(occupancy.blocks_per_sm);
     out_.key("warps per SM").real(occupancy.warps_per_sm);
   }

@@ -131,7 +131,7 @@ class StackBuilder {
     std::string frame;
     if (run_.processes.size() > 1) {
       const ProcessInfo& p = run_.processes[process];
-      frame = "pid " + std::to_string(p.process ? p.process->pid() : process) + " ";
+      frame = "pid " + std::to_string(p.process ? p.process->pid : process) + " ";
     }
     frame += "thread " + std::to_string(tid);
     const auto& threads = run_.processes[process].threads;
@@ -147,7 +147,7 @@ class StackBuilder {
   }
 
   bool in_cuda_or_agent(const Frame& f) const {
-    if (f.kind != prof::proto::Frame::NATIVE || f.module < 0 || static_cast<size_t>(f.module) >= run_.modules.size())
+    if (f.kind != FrameKind::kNative || f.module < 0 || static_cast<size_t>(f.module) >= run_.modules.size())
       return false;
     return is_cuda_or_agent_module(run_.modules[static_cast<size_t>(f.module)].path);
   }

@@ -12,7 +12,7 @@ std::string hex(uint64_t value) {
 }  // namespace
 
 std::string ModuleOffsetFrameNamer::name(const Run& run, const Frame& frame) const {
-  if (frame.kind == prof::proto::Frame::PYTHON)
+  if (frame.kind == FrameKind::kPython)
     return run.name(frame.file) + "(" + std::to_string(frame.line) + "): " + run.name(frame.function);
   if (frame.module < 0 || static_cast<size_t>(frame.module) >= run.modules.size()) return hex(frame.address);
   const Module& m = run.modules[static_cast<size_t>(frame.module)];

@@ -33,16 +33,16 @@ struct ProcessFacts {
 ProcessFacts facts_of(const ProcessInfo& p) {
   ProcessFacts f;
   if (p.process) {
-    f.pid = p.process->pid();
-    f.host = p.process->hostname();
-    f.rank = p.process->rank();
-    f.world_size = p.process->world_size();
+    f.pid = p.process->pid;
+    f.host = p.process->hostname;
+    f.rank = p.process->rank;
+    f.world_size = p.process->world_size;
   }
-  for (const auto& d : p.devices) f.devices.emplace_back(d.id(), d.name());
+  for (const auto& d : p.devices) f.devices.emplace_back(d.id, d.name);
   if (p.drops) {
-    f.ring_full = p.drops->ring_full();
-    f.cupti_records = p.drops->cupti_records();
-    f.truncated_payloads = p.drops->truncated_payloads();
+    f.ring_full = p.drops->ring_full;
+    f.cupti_records = p.drops->cupti_records;
+    f.truncated_payloads = p.drops->truncated_payloads;
   }
   return f;
 }

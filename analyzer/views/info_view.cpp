@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "views/time_format.h"
 
@@ -22,7 +23,7 @@ void count(std::ostringstream& out, const char* label, uint64_t value) {
   out << buf << '\n';
 }
 
-std::string joined(const google::protobuf::RepeatedPtrField<std::string>& words) {
+std::string joined(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
   return out;
@@ -34,26 +35,26 @@ void format_process(std::ostringstream& out, const ProcessInfo& p) {
                            (p.producer.empty() ? "" : ", written by " + p.producer));
   if (p.process) {
     const auto& proc = *p.process;
-    field(out, "pid", std::to_string(proc.pid()) + " (parent " + std::to_string(proc.parent_pid()) + ")");
-    field(out, "host", proc.hostname());
-    field(out, "executable", proc.executable());
-    field(out, "command line", joined(proc.command_line()));
-    field(out, "rank", proc.rank() < 0 ? std::string("none")
-                                       : std::to_string(proc.rank()) + " of " + std::to_string(proc.world_size()));
+    field(out, "pid", std::to_string(proc.pid) + " (parent " + std::to_string(proc.parent_pid) + ")");
+    field(out, "host", proc.hostname);
+    field(out, "executable", proc.executable);
+    field(out, "command line", joined(proc.command_line));
+    field(out, "rank", proc.rank < 0 ? std::string("none")
+                                       : std::to_string(proc.rank) + " of " + std::to_string(proc.world_size));
   } else {
     field(out, "process", "not recorded (no Process record in the file)");
   }
 
-  const bool any_event = p.last_event_ns != 0 || (p.process && p.process->start_ns() != 0);
+  const bool any_event = p.last_event_ns != 0 || (p.process && p.process->start_ns != 0);
   std::string duration = any_event ? format_time_ns(p.end_ns() - p.start_ns()) + " (" + std::to_string(p.start_ns()) +
                                         " to " + std::to_string(p.end_ns()) + " ns)"
                                   : std::string("no events");
   field(out, "duration", duration);
   std::string ended;
   if (p.end) {
-    switch (p.end->reason()) {
-      case prof::proto::ProcessEnd::EXIT: ended = "exit"; break;
-      case prof::proto::ProcessEnd::SIGNAL: ended = "signal " + std::to_string(p.end->signal()); break;
+    switch (p.end->reason) {
+      case ProcessEndReason::kExit: ended = "exit"; break;
+      case ProcessEndReason::kSignal: ended = "signal " + std::to_string(p.end->signal); break;
       default: ended = "unspecified reason"; break;
     }
   } else {
@@ -95,18 +96,16 @@ void format_process(std::ostringstream& out, const ProcessInfo& p) {
 
   if (p.drops) {
     out << "  drops\n";
-    count(out, "ring_full", p.drops->ring_full());
-    count(out, "cupti_records", p.drops->cupti_records());
-    count(out, "truncated_payloads", p.drops->truncated_payloads());
+    count(out, "ring_full", p.drops->ring_full);
+    count(out, "cupti_records", p.drops->cupti_records);
+    count(out, "truncated_payloads", p.drops->truncated_payloads);
   } else {
     field(out, "drops", "not recorded");
   }
 
-  if (p.process && !p.process->options().empty()) {
+  if (p.process && !p.process->options.empty()) {
     out << "  options\n";
-    // proto maps iterate in no fixed order; sort for stable output.
-    std::map<std::string, std::string> sorted(p.process->options().begin(), p.process->options().end());
-    for (const auto& [key, value] : sorted) out << "    " << key << " = " << value << '\n';
+    for (const auto& [key, value] : p.process->options) out << "    " << key << " = " << value << '\n';
   } else {
     field(out, "options", "none recorded");
   }

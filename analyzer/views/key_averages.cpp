@@ -107,12 +107,12 @@ std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, cons
       // alone, as torch's with_stack records them (mixed stacks also hold the
       // interpreter's and the extensions' native frames).
       const bool python = std::any_of(frames.begin(), frames.end(), [&](uint32_t f) {
-        return run.frames[f].kind == prof::proto::Frame::PYTHON;
+        return run.frames[f].kind == FrameKind::kPython;
       });
       const size_t limit = static_cast<size_t>(options.by_stack_frames);
       for (size_t i = 0; i < frames.size() && it->second.size() < limit; ++i) {
         const Frame& frame = run.frames[frames[i]];
-        if (python && frame.kind != prof::proto::Frame::PYTHON) continue;
+        if (python && frame.kind != FrameKind::kPython) continue;
         it->second.push_back(options.frame_namer->name(run, frame));
       }
     }

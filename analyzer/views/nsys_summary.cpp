@@ -14,11 +14,11 @@ namespace {
 std::string memory_operation(const GpuActivity& g) {
   if (g.kind == GpuKind::kMemset) return "[CUDA memset]";
   switch (g.copy_kind) {
-    case prof::proto::HOST_TO_DEVICE: return "[CUDA memcpy Host-to-Device]";
-    case prof::proto::DEVICE_TO_HOST: return "[CUDA memcpy Device-to-Host]";
-    case prof::proto::HOST_TO_HOST: return "[CUDA memcpy Host-to-Host]";
-    case prof::proto::DEVICE_TO_DEVICE: return "[CUDA memcpy Device-to-Device]";
-    case prof::proto::PEER_TO_PEER: return "[CUDA memcpy Peer-to-Peer]";
+    case CopyKind::kHostToDevice: return "[CUDA memcpy Host-to-Device]";
+    case CopyKind::kDeviceToHost: return "[CUDA memcpy Device-to-Host]";
+    case CopyKind::kHostToHost: return "[CUDA memcpy Host-to-Host]";
+    case CopyKind::kDeviceToDevice: return "[CUDA memcpy Device-to-Device]";
+    case CopyKind::kPeerToPeer: return "[CUDA memcpy Peer-to-Peer]";
     default: return "[CUDA memcpy Unknown]";
   }
 }

@@ -17,6 +17,6 @@ struct Occupancy {
   uint64_t achieved_percent = 0;  // 0 when the device's limits were not recorded
 };
 
-Occupancy estimate_occupancy(const KernelConfig& kernel, const prof::proto::Device* device);
+Occupancy estimate_occupancy(const KernelConfig& kernel, const recorded::Device* device);
 
 }  // namespace prof::analyzer

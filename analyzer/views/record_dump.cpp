@@ -3,10 +3,9 @@
 #include <cstdio>
 #include <string_view>
 
-#include "io/capture_reader.h"
-#include "io/compact_fields.h"
 #include "io/delta_decoder.h"
 #include "io/intern_tables.h"
+#include "io/record_decoder.h"
 #include "views/text_escape.h"
 
 namespace prof::analyzer {
@@ -56,163 +55,150 @@ class ChunkDumper {
  public:
   ChunkDumper(const InternTables& tables, std::ostream& out) : tables_(tables), out_(out) {}
 
-  void dump(const prof::proto::Chunk& chunk) {
-    const uint64_t base = chunk.time_base_ns();
-    DeltaDecoder api(base), kernels(base), copies(base), sets(base), ranges(base), memory(base),
-        syncs(base), marks(base), overheads(base);
-    ApiCallDecoder calls;
-    for (const auto& call : chunk.api_calls()) {
-      const uint64_t start = api.next(call.start_delta_ns());
-      const ApiCallDecoder::Ids ids = calls.next(call);
+  void dump(const recorded::Chunk& chunk) {
+    for (const recorded::ApiCall& call : chunk.api_calls) {
       JsonLine line(out_, "api");
-      line.number("tid", ids.tid)
-          .text("domain", call.domain() == prof::proto::DRIVER ? "driver" : "runtime")
-          .number("cbid", call.callback_id())
-          .text("name", string(call.name_id()))
-          .number("start", start)
-          .number("end", end_of(start, call.duration_ns()))
-          .number("corr", ids.correlation_id)
-          .signed_number("ret", call.return_code())
-          .number("stack", call.stack_id())
-          .text("backend", call.backend() == prof::proto::HOOKS ? "hooks" : "cupti");
-      if (call.has_launch()) {
-        const auto& l = call.launch();
-        line.text("kernel", string(l.kernel_name_id()))
-            .triple("grid", grid_of(l))
-            .triple("block", block_of(l))
-            .number("shared", l.dynamic_shared_bytes())
-            .number("stream", l.stream());
+      line.number("tid", call.tid)
+          .text("domain", call.domain == ApiDomain::kDriver ? "driver" : "runtime")
+          .number("cbid", call.callback_id)
+          .text("name", string(call.name_id))
+          .number("start", call.start_ns)
+          .number("end", end_of(call.start_ns, call.duration_ns))
+          .number("corr", call.correlation_id)
+          .signed_number("ret", call.return_code)
+          .number("stack", call.stack_id)
+          .text("backend", call.backend == CaptureBackend::kHooks ? "hooks" : "cupti");
+      if (call.launch) {
+        const recorded::LaunchArgs& l = *call.launch;
+        line.text("kernel", string(l.kernel_name_id))
+            .triple("grid", l.grid)
+            .triple("block", l.block)
+            .number("shared", l.dynamic_shared_bytes)
+            .number("stream", l.stream);
       }
-      if (call.has_transfer()) {
-        const auto& t = call.transfer();
-        line.number("bytes", t.bytes())
-            .text("copy_kind", prof::proto::CopyKind_Name(t.kind()))
-            .number("stream", t.stream())
-            .number("memset", t.is_memset() ? 1 : 0);
+      if (call.transfer) {
+        const recorded::TransferArgs& t = *call.transfer;
+        line.number("bytes", t.bytes)
+            .text("copy_kind", schema_name(t.kind))
+            .number("stream", t.stream)
+            .number("memset", t.is_memset ? 1 : 0);
       }
     }
-    for (const auto& k : chunk.kernels()) {
-      const uint64_t start = kernels.next(k.start_delta_ns());
+    for (const recorded::Kernel& k : chunk.kernels) {
       JsonLine(out_, "kernel")
-          .text("name", string(k.name_id()))
-          .number("device", k.device_id())
-          .number("context", k.context_id())
-          .number("stream", k.stream_id())
-          .number("corr", k.correlation_id())
-          .number("start", start)
-          .number("end", end_of(start, k.duration_ns()))
-          .triple("grid", grid_of(k))
-          .triple("block", block_of(k))
-          .number("registers", k.registers_per_thread())
-          .number("static_shared", k.static_shared_bytes())
-          .number("dynamic_shared", k.dynamic_shared_bytes())
-          .number("graph", k.graph_id())
-          .number("event_timed", k.event_timed() ? 1 : 0);
+          .text("name", string(k.name_id))
+          .number("device", k.device_id)
+          .number("context", k.context_id)
+          .number("stream", k.stream_id)
+          .number("corr", k.correlation_id)
+          .number("start", k.start_ns)
+          .number("end", end_of(k.start_ns, k.duration_ns))
+          .triple("grid", k.grid)
+          .triple("block", k.block)
+          .number("registers", k.registers_per_thread)
+          .number("static_shared", k.static_shared_bytes)
+          .number("dynamic_shared", k.dynamic_shared_bytes)
+          .number("graph", k.graph_id)
+          .number("event_timed", k.event_timed ? 1 : 0);
     }
-    for (const auto& c : chunk.memcpys()) {
-      const uint64_t start = copies.next(c.start_delta_ns());
+    for (const recorded::Memcpy& c : chunk.memcpys) {
       JsonLine(out_, "memcpy")
-          .number("device", c.device_id())
-          .number("context", c.context_id())
-          .number("stream", c.stream_id())
-          .number("corr", c.correlation_id())
-          .number("start", start)
-          .number("end", end_of(start, c.duration_ns()))
-          .number("bytes", c.bytes())
-          .text("copy_kind", prof::proto::CopyKind_Name(c.kind()))
-          .text("src_kind", prof::proto::MemoryKind_Name(c.src_kind()))
-          .text("dst_kind", prof::proto::MemoryKind_Name(c.dst_kind()))
-          .number("graph", c.graph_id())
-          .number("event_timed", c.event_timed() ? 1 : 0);
+          .number("device", c.device_id)
+          .number("context", c.context_id)
+          .number("stream", c.stream_id)
+          .number("corr", c.correlation_id)
+          .number("start", c.start_ns)
+          .number("end", end_of(c.start_ns, c.duration_ns))
+          .number("bytes", c.bytes)
+          .text("copy_kind", schema_name(c.kind))
+          .text("src_kind", schema_name(c.src_kind))
+          .text("dst_kind", schema_name(c.dst_kind))
+          .number("graph", c.graph_id)
+          .number("event_timed", c.event_timed ? 1 : 0);
     }
-    for (const auto& s : chunk.memsets()) {
-      const uint64_t start = sets.next(s.start_delta_ns());
+    for (const recorded::Memset& s : chunk.memsets) {
       JsonLine(out_, "memset")
-          .number("device", s.device_id())
-          .number("context", s.context_id())
-          .number("stream", s.stream_id())
-          .number("corr", s.correlation_id())
-          .number("start", start)
-          .number("end", end_of(start, s.duration_ns()))
-          .number("bytes", s.bytes())
-          .number("value", s.value())
-          .number("graph", s.graph_id())
-          .number("event_timed", s.event_timed() ? 1 : 0);
+          .number("device", s.device_id)
+          .number("context", s.context_id)
+          .number("stream", s.stream_id)
+          .number("corr", s.correlation_id)
+          .number("start", s.start_ns)
+          .number("end", end_of(s.start_ns, s.duration_ns))
+          .number("bytes", s.bytes)
+          .number("value", s.value)
+          .number("graph", s.graph_id)
+          .number("event_timed", s.event_timed ? 1 : 0);
     }
-    for (const auto& r : chunk.nvtx_ranges()) {
-      const uint64_t start = ranges.next(r.start_delta_ns());
+    for (const recorded::NvtxRange& r : chunk.nvtx_ranges) {
       JsonLine(out_, "range")
-          .number("tid", r.tid())
-          .number("end_tid", r.end_tid())
-          .text("domain", string(r.domain_id()))
-          .text("name", string(r.name_id()))
-          .number("start", start)
-          .number("end", end_of(start, r.duration_ns()))
-          .text("style", r.style() == prof::proto::NvtxRange::START_END ? "start_end" : "push_pop")
-          .number("depth", r.depth())
-          .number("unterminated", r.unterminated() ? 1 : 0);
+          .number("tid", r.tid)
+          .number("end_tid", r.end_tid)
+          .text("domain", string(r.domain_id))
+          .text("name", string(r.name_id))
+          .number("start", r.start_ns)
+          .number("end", end_of(r.start_ns, r.duration_ns))
+          .text("style", r.style == NvtxStyle::kStartEnd ? "start_end" : "push_pop")
+          .number("depth", r.depth)
+          .number("unterminated", r.unterminated ? 1 : 0);
     }
-    for (const auto& e : chunk.memory_events()) {
-      const uint64_t time = memory.next(e.time_delta_ns());
+    for (const recorded::MemoryEvent& e : chunk.memory_events) {
       JsonLine(out_, "memory")
-          .text("operation", e.operation() == prof::proto::MemoryEvent::RELEASE ? "release" : "allocation")
-          .number("device", e.device_id())
-          .number("stream", e.stream_id())
-          .number("corr", e.correlation_id())
-          .number("time", time)
-          .number("address", e.address())
-          .number("bytes", e.bytes())
-          .text("memory_kind", prof::proto::MemoryKind_Name(e.memory_kind()));
+          .text("operation", e.operation == MemoryOperation::kRelease ? "release" : "allocation")
+          .number("device", e.device_id)
+          .number("stream", e.stream_id)
+          .number("corr", e.correlation_id)
+          .number("time", e.time_ns)
+          .number("address", e.address)
+          .number("bytes", e.bytes)
+          .text("memory_kind", schema_name(e.memory_kind));
     }
-    for (const auto& s : chunk.synchronizations()) {
-      const uint64_t start = syncs.next(s.start_delta_ns());
+    for (const recorded::Synchronization& s : chunk.synchronizations) {
       JsonLine(out_, "sync")
-          .text("sync_type", prof::proto::Synchronization::Type_Name(s.type()))
-          .number("context", s.context_id())
-          .number("stream", s.stream_id())
-          .number("event", s.event())
-          .number("corr", s.correlation_id())
-          .number("start", start)
-          .number("end", end_of(start, s.duration_ns()));
+          .text("sync_type", schema_name(s.type))
+          .number("context", s.context_id)
+          .number("stream", s.stream_id)
+          .number("event", s.event)
+          .number("corr", s.correlation_id)
+          .number("start", s.start_ns)
+          .number("end", end_of(s.start_ns, s.duration_ns));
     }
-    for (const auto& m : chunk.nvtx_marks()) {
+    for (const recorded::NvtxMark& m : chunk.nvtx_marks) {
       JsonLine(out_, "mark")
-          .number("tid", m.tid())
-          .text("domain", string(m.domain_id()))
-          .text("name", string(m.name_id()))
-          .number("time", marks.next(m.time_delta_ns()));
+          .number("tid", m.tid)
+          .text("domain", string(m.domain_id))
+          .text("name", string(m.name_id))
+          .number("time", m.time_ns);
     }
-    for (const auto& o : chunk.overheads()) {
-      const uint64_t start = overheads.next(o.start_delta_ns());
+    for (const recorded::Overhead& o : chunk.overheads) {
       JsonLine(out_, "overhead")
-          .text("kind", string(o.kind_id()))
-          .number("tid", o.tid())
-          .number("start", start)
-          .number("end", end_of(start, o.duration_ns()));
+          .text("kind", string(o.kind_id))
+          .number("tid", o.tid)
+          .number("start", o.start_ns)
+          .number("end", end_of(o.start_ns, o.duration_ns));
     }
-    for (const auto& t : chunk.threads()) {
-      JsonLine(out_, "thread").number("tid", t.tid()).text("name", t.name());
+    for (const recorded::Thread& t : chunk.threads) {
+      JsonLine(out_, "thread").number("tid", t.tid).text("name", t.name);
     }
-    for (const auto& d : chunk.devices()) {
-      JsonLine(out_, "device").number("id", d.id()).text("name", d.name());
+    for (const recorded::Device& d : chunk.devices) {
+      JsonLine(out_, "device").number("id", d.id).text("name", d.name);
     }
-    if (chunk.has_window()) {
-      const auto& w = chunk.window();
+    if (chunk.window) {
+      const recorded::Window& w = *chunk.window;
       JsonLine(out_, "window")
-          .number("index", w.index())
-          .signed_number("first_step", w.first_step())
-          .signed_number("last_step", w.last_step())
-          .number("start", w.start_ns())
-          .number("end", w.end_ns())
-          .text("step_rule", w.step_rule())
-          .text("trigger", w.trigger())
-          .number("partial", w.partial() ? 1 : 0);
+          .number("index", w.index)
+          .signed_number("first_step", w.first_step)
+          .signed_number("last_step", w.last_step)
+          .number("start", w.start_ns)
+          .number("end", w.end_ns)
+          .text("step_rule", w.step_rule)
+          .text("trigger", w.trigger)
+          .number("partial", w.partial ? 1 : 0);
     }
-    if (chunk.has_drops()) {
+    if (chunk.drops) {
       JsonLine(out_, "drops")
-          .number("ring_full", chunk.drops().ring_full())
-          .number("cupti_records", chunk.drops().cupti_records())
-          .number("truncated_payloads", chunk.drops().truncated_payloads());
+          .number("ring_full", chunk.drops->ring_full)
+          .number("cupti_records", chunk.drops->cupti_records)
+          .number("truncated_payloads", chunk.drops->truncated_payloads);
     }
   }
 
@@ -230,21 +216,21 @@ class ChunkDumper {
 }  // namespace
 
 bool dump_records(const std::string& path, std::ostream& out, std::ostream& err) {
-  CaptureReader reader;
+  RecordDecoder reader;
   if (!reader.open(path)) {
     err << "profanalyze: " << reader.error().describe() << '\n';
     return false;
   }
   InternTables tables;
   ChunkDumper dumper(tables, out);
-  prof::proto::Chunk chunk;
+  recorded::Chunk chunk;
   for (;;) {
-    const CaptureReader::Next next = reader.next(chunk);
-    if (next == CaptureReader::Next::kError) {
+    const RecordDecoder::Next next = reader.next(chunk);
+    if (next == RecordDecoder::Next::kError) {
       err << "profanalyze: " << reader.error().describe() << '\n';
       return false;
     }
-    if (next == CaptureReader::Next::kEnd) break;
+    if (next == RecordDecoder::Next::kEnd) break;
     if (std::string why = tables.define(chunk); !why.empty()) {
       err << "profanalyze: " << path << ": byte " << reader.chunk_offset() << ": " << why << '\n';
       return false;

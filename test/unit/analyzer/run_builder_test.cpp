@@ -144,9 +144,9 @@ TEST_CASE("Drop counts are the last chunk's totals, never summed", "[model]") {
   Run run;
   REQUIRE(load({f.path()}, run).empty());
   REQUIRE(run.processes[0].drops);
-  CHECK(run.processes[0].drops->ring_full() == 7);
-  CHECK(run.processes[0].drops->cupti_records() == 2);
-  CHECK(run.processes[0].drops->truncated_payloads() == 1);
+  CHECK(run.processes[0].drops->ring_full == 7);
+  CHECK(run.processes[0].drops->cupti_records == 2);
+  CHECK(run.processes[0].drops->truncated_payloads == 1);
 }
 
 TEST_CASE("A renamed thread keeps its last name", "[model]") {

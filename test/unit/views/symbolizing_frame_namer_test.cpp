@@ -45,7 +45,7 @@ TEST_CASE("native frames are named by function from the module's symbol table") 
   Run run;
   run.modules.push_back(Module{executable_path(), 0, 0, executable_bias(), ""});
   Frame inside;
-  inside.kind = prof::proto::Frame::NATIVE;
+  inside.kind = FrameKind::kNative;
   inside.module = 0;
   // A return address 1 byte into the function: the call is at address - 1,
   // its first byte (an optimized build makes it only a few bytes long).
@@ -54,7 +54,7 @@ TEST_CASE("native frames are named by function from the module's symbol table") 
   unknown.module = -1;
   unknown.address = 0x1234;
   Frame python;
-  python.kind = prof::proto::Frame::PYTHON;
+  python.kind = FrameKind::kPython;
   python.function = run.intern("forward");
   python.file = run.intern("model.py");
   python.line = 7;
@@ -93,7 +93,7 @@ TEST_CASE("--lines appends file:line where the module has debug info") {
   Run run;
   run.modules.push_back(Module{executable_path(), 0, 0, executable_bias(), ""});
   Frame inside;
-  inside.kind = prof::proto::Frame::NATIVE;
+  inside.kind = FrameKind::kNative;
   inside.module = 0;
   inside.address = reinterpret_cast<uint64_t>(&prof::testing::symbolizer_target) + 1;
   run.frames.push_back(inside);
