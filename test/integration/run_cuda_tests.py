@@ -851,31 +851,35 @@ def delay_and_duration_cut_one_window(tmp):
           % (len(got), len(inside), len(started)))
 
 
-def main():
-    global ARGS
+def scenario_main(namespace, temp_prefix, extra_required=()):
+    """The command line every scenario script shares: parses the common
+    arguments (and `extra_required` ones) into namespace["ARGS"], then runs
+    the scenario function named on it in a fresh temporary folder."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--agent", required=True)
-    parser.add_argument("--analyzer", required=True)
-    parser.add_argument("--apps", required=True)
-    parser.add_argument("--simcuda-lib", required=True)
-    parser.add_argument("--simcuda-apps", required=True)
+    for name in ("--agent", "--analyzer", "--apps", "--simcuda-lib", "--simcuda-apps") + tuple(extra_required):
+        parser.add_argument(name, required=True)
     parser.add_argument("--preload-first", default="")
     parser.add_argument("--sanitizer", default="")
     parser.add_argument("scenario")
     parser.add_argument("scenario_args", nargs="*")
-    ARGS = parser.parse_args()
-    scenario = globals().get(ARGS.scenario)
+    args = parser.parse_args()
+    namespace["ARGS"] = args
+    scenario = namespace.get(args.scenario)
     if scenario is None or not callable(scenario):
-        print("unknown scenario " + ARGS.scenario, file=sys.stderr)
+        print("unknown scenario " + args.scenario, file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix="prof-cuda-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix) as tmp:
         try:
-            scenario(tmp, *ARGS.scenario_args)
+            scenario(tmp, *args.scenario_args)
         except Failure as failure:
-            print("FAIL %s %s: %s" % (ARGS.scenario, " ".join(ARGS.scenario_args), failure), file=sys.stderr)
+            print("FAIL %s %s: %s" % (args.scenario, " ".join(args.scenario_args), failure), file=sys.stderr)
             return 1
-    print("ok", ARGS.scenario, *ARGS.scenario_args)
+    print("ok", args.scenario, *args.scenario_args)
     return 0
+
+
+def main():
+    return scenario_main(globals(), "prof-cuda-")
 
 
 if __name__ == "__main__":

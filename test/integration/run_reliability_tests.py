@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Reliability of the agent (issue 16): processes that fork, crash, run out of
 disk, churn threads or push the agent's limits, on simcuda. One scenario per
-invocation; see main() for the arguments, and README "Reliability".
+invocation, with run_cuda_tests.py's arguments plus --source-apps; see
+README "Reliability".
 """
-import argparse
 import json
 import os
 import re
@@ -14,16 +14,11 @@ import sys
 import tempfile
 import threading
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_cuda_tests import Failure, check  # noqa: E402
+import run_cuda_tests as cuda  # noqa: E402
+
 ARGS = None
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
 
 
 def base_env():
@@ -310,31 +305,7 @@ def first_interval_of_a_thread(tmp, threads="40"):
 
 
 def main():
-    global ARGS
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--agent", required=True)
-    parser.add_argument("--analyzer", required=True)
-    parser.add_argument("--apps", required=True)
-    parser.add_argument("--simcuda-lib", required=True)
-    parser.add_argument("--simcuda-apps", required=True)
-    parser.add_argument("--source-apps", required=True)
-    parser.add_argument("--preload-first", default="")
-    parser.add_argument("--sanitizer", default="")
-    parser.add_argument("scenario")
-    parser.add_argument("scenario_args", nargs="*")
-    ARGS = parser.parse_args()
-    scenario = globals().get(ARGS.scenario)
-    if scenario is None or not callable(scenario):
-        print("unknown scenario " + ARGS.scenario, file=sys.stderr)
-        return 2
-    with tempfile.TemporaryDirectory(prefix="prof-rel-") as tmp:
-        try:
-            scenario(tmp, *ARGS.scenario_args)
-        except Failure as failure:
-            print("FAIL %s %s: %s" % (ARGS.scenario, " ".join(ARGS.scenario_args), failure), file=sys.stderr)
-            return 1
-    print("ok", ARGS.scenario, *ARGS.scenario_args)
-    return 0
+    return cuda.scenario_main(globals(), "prof-rel-", ["--source-apps"])
 
 
 if __name__ == "__main__":
