@@ -91,11 +91,10 @@ int run_advise_command(const AdviseOptions& options, std::ostream& out, std::ost
   Run run;
   if (!load_files(options.files, run, err)) return kExitBadInput;
 
-  SymbolizingFrameNamer symbolizing;
-  const ModuleOffsetFrameNamer plain;
-  if (!options.no_symbols && !symbolizing.prefetch_lines(run))
-    err << "profanalyze: warning: addr2line failed on some modules; their call sites have no file:line\n";
-  const FrameNamer& namer = options.no_symbols ? static_cast<const FrameNamer&>(plain) : symbolizing;
+  const CommandFrameNamer frame_namer(
+      run, options.no_symbols, true, err,
+      "profanalyze: warning: addr2line failed on some modules; their call sites have no file:line\n");
+  const FrameNamer& namer = frame_namer.namer();
 
   AdviseReport report;
   if (const int exit_code = make_advise_report(run, options, namer, report, err); exit_code != kExitOk)

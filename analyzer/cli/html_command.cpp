@@ -100,11 +100,10 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
   Run run;
   if (!load_files(options.files, run, err)) return kExitBadInput;
 
-  SymbolizingFrameNamer symbolizing;
-  const ModuleOffsetFrameNamer plain;
-  if (!options.no_symbols && !symbolizing.prefetch_lines(run))
-    err << "profanalyze: warning: addr2line failed on some modules; their frames have no file:line\n";
-  const FrameNamer& namer = options.no_symbols ? static_cast<const FrameNamer&>(plain) : symbolizing;
+  const CommandFrameNamer frame_namer(
+      run, options.no_symbols, true, err,
+      "profanalyze: warning: addr2line failed on some modules; their frames have no file:line\n");
+  const FrameNamer& namer = frame_namer.namer();
 
   const GroupOptions group{false, 0, &namer};
   const RangeTree tree(run);

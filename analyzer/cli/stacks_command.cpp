@@ -47,14 +47,13 @@ int collect_folded_stacks(const StacksOptions& options, std::vector<FoldedStack>
     return kExitUsage;
   }
 
-  SymbolizingFrameNamer symbolizing;
-  const ModuleOffsetFrameNamer plain;
-  if (options.lines && !options.no_symbols && !symbolizing.prefetch_lines(run))
-    err << "profanalyze: warning: --lines: addr2line failed on some modules; their frames have no file:line\n";
+  const CommandFrameNamer frame_namer(
+      run, options.no_symbols, options.lines, err,
+      "profanalyze: warning: --lines: addr2line failed on some modules; their frames have no file:line\n");
   FoldedStacksOptions fold;
   fold.metric = *metric;
   fold.per_thread = options.per_thread;
-  fold.namer = options.no_symbols ? static_cast<const FrameNamer*>(&plain) : &symbolizing;
+  fold.namer = &frame_namer.namer();
 
   std::map<std::string, uint64_t> merged;
   bool found = options.window < 0;

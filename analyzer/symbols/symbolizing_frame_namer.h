@@ -12,6 +12,7 @@
 // Not thread-safe (ElfSymbolizer is not): one instance per thread.
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,26 @@ class SymbolizingFrameNamer final : public FrameNamer {
   mutable std::map<std::pair<std::string, uint64_t>, std::string> names_;
   std::map<std::pair<std::string, uint64_t>, std::string> lines_;  // "file.c:42"
   ModuleOffsetFrameNamer fallback_;
+};
+
+// The namer a command hands its views: symbols (and file:line, read once
+// for the whole run, when `lines`) unless `no_symbols` asks for the
+// module+0xOFFSET form. `lines_warning` goes to `err` when addr2line failed
+// on some module.
+class CommandFrameNamer {
+ public:
+  CommandFrameNamer(const Run& run, bool no_symbols, bool lines, std::ostream& err, const char* lines_warning) :
+      no_symbols_(no_symbols) {
+    if (lines && !no_symbols && !symbolizing_.prefetch_lines(run)) err << lines_warning;
+  }
+  const FrameNamer& namer() const {
+    return no_symbols_ ? static_cast<const FrameNamer&>(plain_) : symbolizing_;
+  }
+
+ private:
+  const bool no_symbols_;
+  SymbolizingFrameNamer symbolizing_;
+  const ModuleOffsetFrameNamer plain_;
 };
 
 // The file:line lines of `addr2line -e module ADDR...`, one per address in
