@@ -58,13 +58,6 @@ uint64_t median(std::vector<uint64_t> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-// The step an event of the window belongs to: a GPU activity by its launch.
-int64_t step_of_gpu(const Run& events, const RunSteps* steps, const GpuActivity& g) {
-  if (!steps) return -1;
-  const uint64_t t = g.launched_by >= 0 ? events.cpu_events[static_cast<size_t>(g.launched_by)].start_ns : g.start_ns;
-  return steps->step_at(g.process, t);
-}
-
 void measure_devices(const Run& events, AdviseWindow& w) {
   std::map<std::pair<uint32_t, uint32_t>, OpSets> devices;
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, OpSets> streams;
@@ -112,12 +105,20 @@ void measure_steps(const AdviseInput& in, const std::vector<IdlePiece>& pieces, 
     auto it = index.find({process, step});
     return it == index.end() ? nullptr : &w.steps[it->second];
   };
+  // Each idle piece is split at step boundaries, so a step is charged only
+  // the idle time inside it: its causes never add up to more than the step
+  // lasted, however long the GPU waited (a gap that starts in one step and
+  // ends in the next is shared between them; time between steps is no one's).
   for (const IdlePiece& piece : pieces) {
-    const int64_t step = piece.next_work >= 0
-                             ? step_of_gpu(events, &steps, events.gpu_activities[static_cast<size_t>(piece.next_work)])
-                             : steps.step_at(piece.process, piece.start_ns);
-    if (StepUsage* u = find(piece.process, step))
-      u->idle_by_cause[static_cast<size_t>(piece.cause)] += piece.end_ns - piece.start_ns;
+    const std::vector<Step>& list = steps.of_process(piece.process);
+    auto s = std::upper_bound(list.begin(), list.end(), piece.start_ns,
+                              [](uint64_t t, const Step& step) { return t < step.end_ns; });
+    for (; s != list.end() && s->start_ns < piece.end_ns; ++s) {
+      const uint64_t from = std::max(piece.start_ns, s->start_ns);
+      const uint64_t to = std::min(piece.end_ns, s->end_ns);
+      if (StepUsage* u = find(piece.process, s->index); u && to > from)
+        u->idle_by_cause[static_cast<size_t>(piece.cause)] += to - from;
+    }
   }
   // Allocations and frees per step: the memory records (one per allocation,
   // where API calls would count a runtime call and its nested driver call).

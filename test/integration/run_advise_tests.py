@@ -42,6 +42,7 @@ def advise(tmp, *args, files=("run.pb",)):
     text = cuda.run([cuda.ARGS.analyzer, "advise", *args, *files], env=cuda.base_env(False), cwd=tmp)
     check(text.returncode == 0, "advise (text) failed: " + text.stderr)
     doc = json.loads(result.stdout)
+    steps_fit_their_causes(doc)
     return doc, result.stderr, text.stdout
 
 
@@ -116,6 +117,16 @@ def blocking_read_per_step(tmp):
         if op["type"] == "memcpy" and op["corr"] in copy_corr:
             idle += gpu[i + 1]["start"] - op["end"]
     check(f["metrics"]["gpu_idle_ns"] == idle, "GPU idle after the reads %d ns, truth %d" % (f["metrics"]["gpu_idle_ns"], idle))
+
+
+def steps_fit_their_causes(doc):
+    # A step is charged only the idle time inside it: its kernel-idle causes
+    # (copy waits included) never add up to more than it lasted without kernels.
+    for s in doc["windows"][0]["step_usage"]:
+        charged = sum(s["no_kernel"].values())
+        check(charged <= s["duration_ns"] - s["kernel_ns"],
+              "step %d: %d ns of idle causes in %d ns without kernels: %s" %
+              (s["step"], charged, s["duration_ns"] - s["kernel_ns"], s["no_kernel"]))
 
 
 def pageable_copies(tmp):
