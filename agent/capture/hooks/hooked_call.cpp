@@ -77,20 +77,33 @@ struct NameCache {
 };
 thread_local NameCache t_names{};
 
-using FuncGetName = CUresult (*)(const char**, CUfunction);
-std::atomic<FuncGetName> g_func_get_name{nullptr};
+// The driver's name getters: CUDA 12's runtime launches with CUkernel
+// handles (cuLibraryGetKernel), which cuLaunchKernel takes in place of a
+// CUfunction but cuFuncGetName refuses (an H100 with driver 580 recorded
+// every runtime launch nameless); cuKernelGetName names those.
+using NameGetter = CUresult (*)(const char**, void*);
+struct NameGetters {
+  NameGetter function = nullptr;
+  NameGetter kernel = nullptr;
+};
+
+const NameGetters& name_getters() {
+  static const NameGetters getters{
+      reinterpret_cast<NameGetter>(next_definition("cuFuncGetName", "libcuda.so")),
+      reinterpret_cast<NameGetter>(next_definition("cuKernelGetName", "libcuda.so"))};
+  return getters;
+}
 
 const char* kernel_name_of(CUfunction function) {
   if (function == nullptr) return nullptr;
   const uint32_t slot = static_cast<uint32_t>((reinterpret_cast<uintptr_t>(function) >> 4) % kNameCacheSize);
   if (t_names.function[slot] == function) return t_names.name[slot];
-  FuncGetName get = g_func_get_name.load(std::memory_order_acquire);
-  if (get == nullptr) {
-    get = reinterpret_cast<FuncGetName>(next_definition("cuFuncGetName", "libcuda.so"));
-    g_func_get_name.store(get, std::memory_order_release);
-  }
+  const NameGetters& get = name_getters();
   const char* name = nullptr;
-  if (get == nullptr || get(&name, function) != CUDA_SUCCESS) name = nullptr;
+  for (NameGetter getter : {get.function, get.kernel}) {
+    if (getter != nullptr && getter(&name, function) == CUDA_SUCCESS && name != nullptr) break;
+    name = nullptr;
+  }
   t_names.function[slot] = function;
   t_names.name[slot] = name;
   return name;

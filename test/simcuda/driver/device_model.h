@@ -118,6 +118,9 @@ CUresult module_load(CUmodule* out, const void* image);
 CUresult module_unload(CUmodule module);
 CUresult module_function(CUfunction* out, CUmodule module, const char* name);
 const char* function_name(CUfunction function);  // nullptr for an unknown handle
+CUkernel function_kernel(CUfunction function);   // its CUkernel twin, what the runtime launches with
+const char* kernel_name(CUkernel kernel);        // nullptr for an unknown handle (a CUfunction included)
+const char* launched_name(CUfunction handle);    // a launch's handle: a CUfunction or a CUkernel
 // A module's __device__/__constant__ variable (declared ".global name[size]" in its image).
 CUresult module_global(CUdeviceptr* address, size_t* bytes, CUmodule module, const char* name);
 

@@ -90,6 +90,8 @@ SIM_FN(cuModuleGetFunction, 2000, cuModuleGetFunction, (CUfunction* hfunc, CUmod
        (hfunc, hmod, name))
 SIM_FN(cuFuncGetName, 12030, cuFuncGetName, (const char** name, CUfunction hfunc), (name, hfunc))
 SIM_FN(cuKernelGetName, 12030, cuKernelGetName, (const char** name, CUkernel hfunc), (name, hfunc))
+SIM_FN(cuLibraryGetKernel, 12000, cuLibraryGetKernel, (CUkernel* pKernel, CUlibrary library, const char* name),
+       (pKernel, library, name))
 SIM_FN(cuModuleGetGlobal, 3020, cuModuleGetGlobal_v2, (CUdeviceptr* dptr, size_t* bytes, CUmodule hmod, const char* name),
        (dptr, bytes, hmod, name))
 SIM_FN(cuFuncGetAttribute, 2020, cuFuncGetAttribute, (int* pi, CUfunction_attribute attrib, CUfunction hfunc),

@@ -25,9 +25,20 @@ CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
   return *name ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-// simcuda has no context-less kernels: a CUkernel is the CUfunction it stands for.
+// simcuda loads modules, not libraries: a CUlibrary is the CUmodule it
+// stands for (the runtime passes its per-device module).
+CUresult cuLibraryGetKernel(CUkernel* kernel, CUlibrary library, const char* name) {
+  if (kernel == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUfunction function = nullptr;
+  if (CUresult error = module_function(&function, reinterpret_cast<CUmodule>(library), name)) return error;
+  *kernel = function_kernel(function);
+  return CUDA_SUCCESS;
+}
+
 CUresult cuKernelGetName(const char** name, CUkernel hfunc) {
-  return impl::cuFuncGetName(name, reinterpret_cast<CUfunction>(hfunc));
+  if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *name = kernel_name(hfunc);
+  return *name ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult cuLaunchKernel(bool per_thread, CUfunction f, unsigned int gridDimX, unsigned int gridDimY,

@@ -27,7 +27,7 @@ CUresult traced(uint32_t cbid, const char* name, const void* params, const char*
   extern "C" CUresult CUDAAPI symbol params {                                                      \
     symbol##_params sim_params{SIM_UNPAREN args};                                                  \
     return traced(CUPTI_DRIVER_TRACE_CBID_##symbol, #symbol, &sim_params,                          \
-                  simcuda::function_name(function), [&] { return simcuda::impl::__VA_ARGS__; });   \
+                  simcuda::launched_name(function), [&] { return simcuda::impl::__VA_ARGS__; });   \
   }
 
 #define SIM_FN(base, since, symbol, params, args) SIM_EXPORT(symbol, params, args, symbol args)

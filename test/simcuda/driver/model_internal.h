@@ -51,11 +51,19 @@ struct CUevent_st {
   simcuda::Graph* capture = nullptr;  // recorded in this capture: waiting on it joins it
 };
 
+// The handle CUDA 12's runtime launches with (cuLibraryGetKernel): a
+// CUkernel, which cuLaunchKernel takes in place of a CUfunction and
+// cuKernelGetName names, but cuFuncGetName refuses, as the real driver does.
+struct CUkern_st {
+  CUfunc_st* function;
+};
+
 struct CUfunc_st {
   std::string name;
   uint64_t duration_ns;
   bool faults;  // matches SIMCUDA_FAULT_KERNEL
   CUmod_st* module;
+  CUkern_st kernel{nullptr};  // {this function}, set where it is made
 };
 
 struct CUmod_st {
@@ -91,6 +99,7 @@ struct Graph {
 // An operation ready to be scheduled or added to a graph.
 struct PlannedOperation {
   SimOperation op{};
+  CUfunc_st* function = nullptr;  // a kernel's, whichever handle launched it
   uint64_t duration_ns = 0;
   bool faults = false;
   std::function<void()> move_data;
@@ -143,6 +152,7 @@ struct Model {
   std::unordered_set<CUevent_st*> events;
   std::unordered_set<CUmod_st*> modules;
   std::unordered_set<CUfunc_st*> functions;
+  std::unordered_set<CUkern_st*> kernels;  // each function's CUkernel twin
   std::unordered_set<CUgraph_st*> graphs;
   std::unordered_set<CUgraphExec_st*> graph_execs;
   std::map<uintptr_t, Allocation> allocations;  // by base address

@@ -81,7 +81,9 @@ CUresult module_load(CUmodule* out, const void* image) {
     // launch-bound benchmark.
     auto function = std::make_unique<CUfunc_st>(
         CUfunc_st{name, config().kernel_duration_ns(name), faults(name), module.get()});
+    function->kernel.function = function.get();  // not the temporary's address
     m.functions.insert(function.get());
+    m.kernels.insert(&function->kernel);
     module->functions.push_back(std::move(function));
   }
   for (const auto& [name, size] : globals) {
@@ -104,7 +106,10 @@ CUresult module_unload(CUmodule module) {
   Model& m = model();
   Lock lock(m.mutex);
   if (module == nullptr || !m.modules.count(module)) return CUDA_ERROR_INVALID_HANDLE;
-  for (auto& function : module->functions) m.functions.erase(function.get());
+  for (auto& function : module->functions) {
+    m.functions.erase(function.get());
+    m.kernels.erase(&function->kernel);
+  }
   m.modules.erase(module);
   return CUDA_SUCCESS;
 }
@@ -142,9 +147,26 @@ const char* function_name(CUfunction function) {
   return function != nullptr && m.functions.count(function) ? function->name.c_str() : nullptr;
 }
 
-CUresult plan_kernel_locked(CUfunction function, const unsigned grid[3], const unsigned block[3],
+CUkernel function_kernel(CUfunction function) { return function != nullptr ? &function->kernel : nullptr; }
+
+const char* kernel_name(CUkernel kernel) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  return kernel != nullptr && m.kernels.count(kernel) ? kernel->function->name.c_str() : nullptr;
+}
+
+const char* launched_name(CUfunction handle) {
+  const char* name = function_name(handle);
+  return name != nullptr ? name : kernel_name(reinterpret_cast<CUkernel>(handle));
+}
+
+CUresult plan_kernel_locked(CUfunction handle, const unsigned grid[3], const unsigned block[3],
                             unsigned dynamic_shared_bytes, PlannedOperation* plan) {
-  if (function == nullptr || !model().functions.count(function)) return CUDA_ERROR_INVALID_HANDLE;
+  // A launch takes a CUfunction or a CUkernel passed as one.
+  const Model& m = model();
+  auto* as_kernel = reinterpret_cast<CUkern_st*>(handle);
+  CUfunction function = m.functions.count(handle) ? handle : m.kernels.count(as_kernel) ? as_kernel->function : nullptr;
+  if (function == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   for (int i = 0; i < 3; ++i) {
     if (grid[i] == 0 || block[i] == 0) return CUDA_ERROR_INVALID_VALUE;
   }
@@ -161,6 +183,7 @@ CUresult plan_kernel_locked(CUfunction function, const unsigned grid[3], const u
   }
   op.dynamic_shared_memory = static_cast<int32_t>(dynamic_shared_bytes);
   op.is_async = 1;
+  plan->function = function;
   plan->duration_ns = function->duration_ns;
   plan->faults = function->faults;
   return CUDA_SUCCESS;
@@ -178,7 +201,7 @@ CUresult enqueue_kernel(const LaunchRequest& request) {
   CUresult error;
   CUstream_st* stream = work_stream_locked(request.stream, request.per_thread, &error);
   if (stream == nullptr) return error;
-  if (stream->context != request.function->module->context) return CUDA_ERROR_INVALID_HANDLE;
+  if (stream->context != plan.function->module->context) return CUDA_ERROR_INVALID_HANDLE;
   if (!schedule_locked(lock, stream, plan.op, plan.duration_ns, plan.faults, nullptr)) return CUDA_SUCCESS;
   lock.unlock();
   report_operation(plan.op);

@@ -34,15 +34,17 @@ RegisteredKernel* as_kernel(cudaKernel_t handle) { return reinterpret_cast<Regis
 cudaError_t launch(RegisteredKernel* kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes,
                    cudaStream_t stream, bool per_thread) {
   if (kernel == nullptr) return cudaErrorInvalidDeviceFunction;
-  CUfunction function = nullptr;
-  if (cudaError_t error = kernel_function(kernel, &function)) return error;
-  // The real runtime asks the kernel's name before every launch.
+  // The real runtime launches with the kernel's CUkernel handle (passed as
+  // a CUfunction), and asks its name before every launch.
+  CUkernel handle = nullptr;
+  if (cudaError_t error = kernel_launch_handle(kernel, &handle)) return error;
   const char* name = nullptr;
-  cuKernelGetName(&name, reinterpret_cast<CUkernel>(function));
+  cuKernelGetName(&name, handle);
+  auto* launched = reinterpret_cast<CUfunction>(handle);
   CUresult result =
-      per_thread ? cuLaunchKernel_ptsz(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+      per_thread ? cuLaunchKernel_ptsz(launched, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                        static_cast<unsigned>(shared_bytes), stream, args, nullptr)
-                 : cuLaunchKernel(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                 : cuLaunchKernel(launched, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                   static_cast<unsigned>(shared_bytes), stream, args, nullptr);
   // The runtime reports a bad launch configuration as its own error code.
   if (result == CUDA_ERROR_INVALID_VALUE) return cudaErrorInvalidConfiguration;

@@ -15,6 +15,7 @@ struct RegisteredKernel {
   const void* stub;
   FatBinary* fatbin;
   CUfunction per_device[16] = {};
+  CUkernel launch_handle[16] = {};
 };
 
 // One nvcc translation unit's device code. Its module is built from the names the
@@ -129,6 +130,7 @@ void forget_context(int device) {
   std::lock_guard<std::mutex> lock(r.mutex);
   for (auto& fatbin : r.fatbins) fatbin->per_device[device] = nullptr;
   for (auto& kernel : r.kernels) kernel->per_device[device] = nullptr;
+  for (auto& kernel : r.kernels) kernel->launch_handle[device] = nullptr;
 }
 
 void register_variable(void* fatbin, const void* host_shadow, const char* device_name, size_t bytes) {
@@ -214,6 +216,24 @@ cudaError_t kernel_function(RegisteredKernel* kernel, CUfunction* out) {
   }
   kernel->per_device[device] = function;
   *out = function;
+  return cudaSuccess;
+}
+
+cudaError_t kernel_launch_handle(RegisteredKernel* kernel, CUkernel* out) {
+  CUfunction function = nullptr;
+  if (cudaError_t error = kernel_function(kernel, &function)) return error;
+  const int device = t_device;
+  Registry& r = registry();
+  std::unique_lock<std::mutex> lock(r.mutex);
+  if (kernel->launch_handle[device] == nullptr) {
+    // simcuda's runtime loads modules, not libraries: its module stands for
+    // the library the real runtime would load (cuLibraryLoadData).
+    auto* library = reinterpret_cast<CUlibrary>(kernel->fatbin->per_device[device]);
+    if (CUresult error = cuLibraryGetKernel(&kernel->launch_handle[device], library, kernel->name.c_str())) {
+      return from_driver(error);
+    }
+  }
+  *out = kernel->launch_handle[device];
   return cudaSuccess;
 }
 

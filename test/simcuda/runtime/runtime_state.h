@@ -60,5 +60,8 @@ const void* kernel_stub(const RegisteredKernel* kernel);  // the host stub it wa
 // The driver function of `kernel` on the current device, loading its module on
 // first use (CUDA's lazy loading); nests cuModuleLoadData/cuModuleGetFunction.
 cudaError_t kernel_function(RegisteredKernel* kernel, CUfunction* out);
+// What the real runtime launches with: the kernel's CUkernel handle
+// (cuLibraryGetKernel, once per kernel and device).
+cudaError_t kernel_launch_handle(RegisteredKernel* kernel, CUkernel* out);
 
 }  // namespace simcuda_rt
