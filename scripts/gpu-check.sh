@@ -66,6 +66,17 @@ done
 done
 # The real stream queue depth (simcuda models 1024: SIMCUDA_QUEUE_DEPTH).
 [[ -x build/simcuda/apps/queue_depth ]] && build/simcuda/apps/queue_depth > "$work/queue_depth.out" 2>&1
+# Event-timed kernels against CUPTI's and against their own global timer
+# (scripts/event_timing_table.py prints the table from the two captures).
+if [[ -x build/simcuda/apps/event_timing ]]; then
+  build/simcuda/apps/event_timing > "$work/event_timing.plain.txt"
+  for backend in cupti hooks; do
+    LD_PRELOAD="$agent" PROF_BACKEND=$backend PROF_STACKS=none PROF_LOG=quiet \
+      PROF_OUTPUT="$work/event_timing.$backend.pb" build/simcuda/apps/event_timing > "$work/event_timing.$backend.txt"
+  done
+  [[ -x build/analyzer/profanalyze ]] && python3 scripts/event_timing_table.py build/analyzer/profanalyze \
+    "$work/event_timing.cupti" "$work/event_timing.hooks" > "$work/event_timing_table.txt" 2>&1
+fi
 MODE=torch python3 test/gpu/torch_side_by_side.py "$work" > "$work/torch.out" 2>&1
 (cd "$work" && MODE=plain LD_PRELOAD="$agent" PROF_OUTPUT="$work/torch_libprof.pb" \
    python3 "$OLDPWD/test/gpu/torch_side_by_side.py" "$work" > torch_libprof.out 2> torch_libprof.err)
