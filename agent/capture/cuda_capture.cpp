@@ -17,8 +17,7 @@
 #include "capture/cupti_library.h"
 #include "capture/hooks/event_timing.h"
 #include "capture/hooks/hooked_call.h"
-#include "capture/native_stack.h"
-#include "capture/python_frames.h"
+#include "capture/call_stack.h"
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -34,10 +33,7 @@ struct CudaCapture {
   Recorder* recorder = nullptr;
   CuptiActivity* activity = nullptr;
   CUpti_SubscriberHandle subscriber = nullptr;
-  bool stacks = false;         // either kind of frame below
-  bool native_frames = false;  // libunwind loaded, and the mode wants them
-  bool python_frames = false;  // PROF_STACKS python or mixed, and CPython readable
-  bool mixed = false;          // both kinds on every call (else native only where no Python)
+  const CallStackSettings* stacks = nullptr;
 };
 
 namespace {
@@ -70,36 +66,6 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   return kind;
 }
 
-// Chooses which frames calls carry. Python is looked for now, when CUDA
-// starts: a Python program has long been running by then.
-void start_stacks(CudaCapture& capture, StackMode mode) {
-  if (mode == StackMode::none) return;
-  if (mode != StackMode::native) {
-    const PythonRuntime& python = init_python_frames();
-    if (python.supported) {
-      if (mode == StackMode::automatic) mode = StackMode::mixed;
-      log_debug("reading the frames of CPython %s (PROF_STACKS=%s)", python.version.c_str(),
-                stack_mode_name(mode));
-    } else {
-      if (python.present) {
-        log_info("%s; recording native stacks", python.why.c_str());
-      } else if (mode != StackMode::automatic) {
-        log_info("PROF_STACKS=%s: this process runs no CPython; recording native stacks",
-                 stack_mode_name(mode));
-      }
-      mode = StackMode::native;
-    }
-  }
-  std::string why;
-  capture.native_frames = init_native_stacks(why);
-  if (!capture.native_frames) {
-    log_error("%s; native call stacks are not recorded", why.c_str());
-  }
-  capture.python_frames = mode == StackMode::python || mode == StackMode::mixed;
-  capture.mixed = mode == StackMode::mixed;
-  capture.stacks = capture.native_frames || capture.python_frames;
-}
-
 [[gnu::noinline]] void on_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call,
                  CudaCallKind kind) {
   const uint64_t end_ns = monotonic_ns();
@@ -113,26 +79,14 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
   // call, which shares its correlation id, stands for both. That halves the
   // cost of stacks per launch and the bytes per launch in the file.
   const bool nested = t_work_calls_in_flight > 0;
-  uint64_t frames[kMaxNativeStackDepth];
-  PythonFrame python[kMaxPythonStackDepth];
-  uint32_t depth = 0;
-  uint32_t python_depth = 0;
+  CallStack stack;
   const CudaCapture& capture = *agent_state().cuda.capture;
-  if (capture.stacks && describes_work(kind) && !nested) {
-    if (capture.python_frames) {
-      python_depth = capture_python_frames(python, capture.options.stack_depth);
-    }
-    // PROF_STACKS=python: native frames only for a thread without Python
-    // frames (a C++ worker thread), rather than no stack at all.
-    if (capture.native_frames && (capture.mixed || python_depth == 0)) {
-      depth = capture_native_stack(frames, capture.options.stack_depth, kAgentFrames);
-    }
-  }
+  if (capture.stacks->any() && describes_work(kind) && !nested) capture_call_stack(*capture.stacks, kAgentFrames, stack);
   uint32_t name_bytes = 0;
   if (kind == CudaCallKind::launch && !nested && call.symbolName != nullptr) {
     name_bytes = static_cast<uint32_t>(strnlen(call.symbolName, kMaxKernelName));
   }
-  const uint32_t payload = depth * sizeof(uint64_t) + python_depth * sizeof(PythonFrame) + name_bytes;
+  const uint32_t payload = stack.payload_bytes() + name_bytes;
   auto* record = begin_record<ApiCallRecord>(*buffer, RecordType::api_call, payload);
   if (record == nullptr) return;
   record->start_ns = *call.correlationData;
@@ -146,19 +100,15 @@ void start_stacks(CudaCapture& capture, StackMode mode) {
                                                                               : file::ApiDomain::driver);
   record->backend = static_cast<uint8_t>(file::CaptureBackend::cupti);
   record->callback_id = static_cast<uint16_t>(cbid);
-  record->stack_depth = static_cast<uint16_t>(depth);
-  record->python_depth = static_cast<uint16_t>(python_depth);
+  record->stack_depth = static_cast<uint16_t>(stack.native_depth);
+  record->python_depth = static_cast<uint16_t>(stack.python_depth);
   record->kernel_name_bytes = static_cast<uint16_t>(name_bytes);
   if (nested) {
     record->args = ApiCallArgs::none;
   } else {
     read_call_args(domain, cbid, call.functionParams, *record);
   }
-  auto* out = reinterpret_cast<char*>(record + 1);
-  memcpy(out, frames, depth * sizeof(uint64_t));
-  out += depth * sizeof(uint64_t);
-  memcpy(out, python, python_depth * sizeof(PythonFrame));
-  out += python_depth * sizeof(PythonFrame);
+  char* out = stack.write(reinterpret_cast<char*>(record + 1));
   if (name_bytes != 0) memcpy(out, call.symbolName, name_bytes);  // symbolName may be null
   buffer->commit();
 }
@@ -364,7 +314,7 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
     return;
   }
 
-  start_stacks(*capture, options.stacks);
+  capture->stacks = &call_stack_settings(options.stacks, options.stack_depth);
 
   // Timestamps first: CUPTI takes the callback only before any kind is on.
   if (capture->cupti.ActivityRegisterTimestampCallback != nullptr) {

@@ -91,7 +91,7 @@ def check(condition, message):
         raise Failure(message)
 
 
-def record(python, args, tmp, mode, extension):
+def record(python, args, tmp, mode, extension, extra_env=None):
     env = dict(os.environ)
     for name in ("LD_PRELOAD", "PROF_AGENT_PID", "PROF_RUN", "PROF_RUN_PID", "NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH",
                  "PROF_STACKS", "PYTHONPATH"):
@@ -99,9 +99,10 @@ def record(python, args, tmp, mode, extension):
     env["LD_LIBRARY_PATH"] = args.simcuda_lib
     env["LD_PRELOAD"] = args.agent
     env = sanitized_env(args, env)
-    env["PROF_OUTPUT"] = os.path.join(tmp, "run-%s.pb" % (mode or "default"))
+    env["PROF_OUTPUT"] = os.path.join(tmp, "run-%s%s.pb" % (mode or "default", "-hooks" if extra_env else ""))
     if mode:
         env["PROF_STACKS"] = mode
+    env.update(extra_env or {})
     argv = [python, os.path.join(HERE, "python", "cuda_workload.py")]
     if extension:
         env["PYTHONPATH"] = extension
@@ -228,6 +229,20 @@ def scenario_cuda(python, args, tmp):
     if extension is not None:
         c_thread = api_stack(folded, "cudaMemset", "c_thread_memset")
         check(not python_frames(c_thread), "python mode: a C thread got Python frames")
+
+    # The hooks record the calls (CUPTI refused): the same stacks, mixed and python.
+    folded, _, path = record(python, args, tmp, None, extension, {"SIMCUDA_CUPTI": "off"})
+    info = analyze(args, "info", path)
+    check("hooks" in info, "SIMCUDA_CUPTI=off, yet the hooks recorded nothing: " + info)
+    frames = api_stack(folded, "cudaMemset", "): forward", absent="in_thread")
+    expect_python(frames, main_chain + [("memset_via_ctypes", at["memset"])], "mixed, hooks")
+    check(".py(" not in frames[0] and ".py(" not in frames[-2] and
+          not any("_PyEval_EvalFrameDefault" in f for f in frames),
+          "mixed, hooks: want native frames around the Python ones, eval loops replaced: " + ";".join(frames))
+    folded, _, _ = record(python, args, tmp, "python", extension, {"SIMCUDA_CUPTI": "off"})
+    frames = api_stack(folded, "cudaMemset", "): in_thread")
+    expect_python(frames, thread_chain + [("memset_via_ctypes", at["memset"])], "python mode, hooks, thread")
+    check(all(".py(" in f for f in frames[:-1]), "python mode, hooks: native frames in " + ";".join(frames))
 
     # native: no Python frames.
     folded, _, _ = record(python, args, tmp, "native", extension)

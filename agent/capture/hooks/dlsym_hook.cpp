@@ -1,7 +1,9 @@
 // dlsym, exported: the runtime (static or shared) opens libcuda.so.1 with
 // dlopen and finds cuGetProcAddress (or, in older runtimes and as its
 // fallback, every driver function by its suffixed name) with dlsym on that
-// handle. Those lookups get our wrappers; every other lookup is glibc's.
+// handle. Those lookups get our wrappers, and so do lookups of runtime
+// functions on a libcudart handle (Python's ctypes); every other lookup is
+// glibc's.
 //
 // RTLD_NEXT and RTLD_DEFAULT lookups depend on who calls dlsym (glibc reads
 // the return address): on x86-64 they jump straight to glibc's dlsym, so the
@@ -9,6 +11,7 @@
 #include <dlfcn.h>
 
 #include "capture/hooks/driver_hooks.h"
+#include "capture/hooks/runtime_hooks.h"
 #include "capture/hooks/real_symbols.h"
 
 extern "C" {
@@ -18,12 +21,14 @@ __attribute__((visibility("hidden"))) void* prof_dlsym_lookup(void* handle, cons
   prof::DlsymFn real = prof::real_dlsym();
   if (real == nullptr) return nullptr;
   void* found = real(handle, name);
-  // Only driver names are ours ("cu" then an upper-case letter).
-  if (found == nullptr || name == nullptr || name[0] != 'c' || name[1] != 'u' || name[2] < 'A' ||
-      name[2] > 'Z') {
-    return found;
+  // Only CUDA names are ours: the driver's ("cu" then an upper-case letter)
+  // and the runtime's ("cuda" then an upper-case letter).
+  if (found == nullptr || name == nullptr || name[0] != 'c' || name[1] != 'u') return found;
+  if (name[2] >= 'A' && name[2] <= 'Z') return prof::wrap_driver_function(name, found);
+  if (name[2] == 'd' && name[3] == 'a' && name[4] >= 'A' && name[4] <= 'Z') {
+    return prof::wrap_runtime_function(name, found);
   }
-  return prof::wrap_driver_function(name, found);
+  return found;
 }
 
 // Where the trampoline sends pseudo handles: glibc's dlsym once known.

@@ -9,7 +9,7 @@
 #include "capture/cuda_call_args.h"
 #include "capture/hooks/event_timing.h"
 #include "capture/hooks/real_symbols.h"
-#include "capture/native_stack.h"
+#include "capture/call_stack.h"
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
 #include "record/recorder.h"
@@ -27,7 +27,6 @@ enum class HookMode : uint8_t {
 std::atomic<HookMode> g_mode{HookMode::off};
 Recorder* g_recorder = nullptr;
 CudaCaptureOptions g_options;
-bool g_stacks = false;
 std::atomic<uint32_t> g_next_correlation_id{1};
 std::atomic<bool> g_cuda_ready{false};
 std::atomic<bool> g_event_timing{false};
@@ -132,17 +131,15 @@ CUfunction launched_function(uint16_t callback_id, const void* params) {
                                     int32_t result, const void* params, const char* kernel_name) {
   ThreadBuffer* buffer = g_recorder->thread_buffer();
   if (buffer == nullptr) return;
-  uint64_t frames[kMaxNativeStackDepth];
-  uint32_t depth = 0;
-  if (g_stacks && describes_work(kind) && !nested) {
-    depth = capture_native_stack(frames, g_options.stack_depth, kAgentFrames);
+  CallStack stack;
+  if (g_options.stacks != StackMode::none && describes_work(kind) && !nested) {
+    capture_call_stack(call_stack_settings(g_options.stacks, g_options.stack_depth), kAgentFrames, stack);
   }
   uint32_t name_bytes = 0;
   if (kind == CudaCallKind::launch && !nested && kernel_name != nullptr) {
     name_bytes = static_cast<uint32_t>(strnlen(kernel_name, kMaxKernelName));
   }
-  auto* record = begin_record<ApiCallRecord>(*buffer, RecordType::api_call,
-                                             depth * sizeof(uint64_t) + name_bytes);
+  auto* record = begin_record<ApiCallRecord>(*buffer, RecordType::api_call, stack.payload_bytes() + name_bytes);
   if (record == nullptr) return;
   record->start_ns = start_ns;
   record->end_ns = end_ns;
@@ -152,18 +149,17 @@ CUfunction launched_function(uint16_t callback_id, const void* params) {
   record->domain = static_cast<uint8_t>(function.domain);
   record->backend = static_cast<uint8_t>(file::CaptureBackend::hooks);
   record->callback_id = function.callback_id;
-  record->stack_depth = static_cast<uint16_t>(depth);
+  record->stack_depth = static_cast<uint16_t>(stack.native_depth);
+  record->python_depth = static_cast<uint16_t>(stack.python_depth);
   record->kernel_name_bytes = static_cast<uint16_t>(name_bytes);
-  record->python_depth = 0;  // the hooks take native frames only (for now)
   if (nested) {
     record->args = ApiCallArgs::none;
   } else {
     read_call_args(function.domain == file::ApiDomain::runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
                    function.callback_id, params, *record);
   }
-  auto* out = reinterpret_cast<uint64_t*>(record + 1);
-  memcpy(out, frames, depth * sizeof(uint64_t));
-  if (name_bytes != 0) memcpy(out + depth, kernel_name, name_bytes);
+  char* out = stack.write(reinterpret_cast<char*>(record + 1));
+  if (name_bytes != 0) memcpy(out, kernel_name, name_bytes);
   buffer->commit();
 }
 
@@ -172,11 +168,8 @@ CUfunction launched_function(uint16_t callback_id, const void* params) {
 void start_cuda_hooks(Recorder& recorder, const CudaCaptureOptions& options) {
   g_recorder = &recorder;
   g_options = options;
-  g_options.stack_depth = options.stack_depth < kMaxNativeStackDepth ? options.stack_depth : kMaxNativeStackDepth;
-  if (options.stacks != StackMode::none) {  // native frames; Python frames are the CUPTI path's only
-    std::string why;
-    g_stacks = init_native_stacks(why);  // says nothing: the CUPTI path reports the same failure
-  }
+  // Stacks are set up with the first one recorded (call_stack_settings):
+  // in a Python program, Python is running by then, not yet now.
   g_mode.store(options.backend == CaptureBackend::hooks ? HookMode::only : HookMode::before_cupti,
                std::memory_order_release);
 }

@@ -7,7 +7,9 @@
 #include <cupti.h>
 
 #include <atomic>
+#include <cstring>
 
+#include "capture/hooks/runtime_hooks.h"
 #include "capture/hooks/cuda_hook_params.h"
 #include "capture/hooks/hooked_call.h"
 #include "capture/hooks/real_symbols.h"
@@ -78,3 +80,32 @@ void* real_of(RuntimeHook hook) {
 #include "capture/hooks/hooked_functions.inc"
 #undef PROF_DRIVER_HOOK
 #undef PROF_RUNTIME_HOOK
+
+namespace prof {
+namespace {
+
+void* const kWrappers[kRuntimeHooks] = {
+#define PROF_DRIVER_HOOK(name, params, decl, args)
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) reinterpret_cast<void*>(&prof_hook_##name),
+#include "capture/hooks/hooked_functions.inc"
+#undef PROF_DRIVER_HOOK
+#undef PROF_RUNTIME_HOOK
+};
+
+}  // namespace
+
+void* wrap_runtime_function(const char* name, void* real) {
+  if (real == nullptr || name == nullptr) return real;
+  for (uint32_t i = 0; i < kRuntimeHooks; ++i) {
+    if (kWrappers[i] == real) return real;  // ours already
+  }
+  for (uint32_t i = 0; i < kRuntimeHooks; ++i) {
+    if (strcmp(kExportedNames[i], name) != 0) continue;
+    void* expected = nullptr;
+    g_real[i].compare_exchange_strong(expected, real);
+    return expected == nullptr || expected == real ? kWrappers[i] : real;
+  }
+  return real;
+}
+
+}  // namespace prof
