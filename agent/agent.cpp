@@ -167,6 +167,20 @@ void release_writer_after_fork() {
 
 void on_fork_parent() { release_writer_after_fork(); }
 
+// From here the hooks record CUDA calls until CUPTI (if it subscribes in
+// cuInit) takes over.
+void start_hooks(Recorder& recorder, const AgentConfig& config) {
+  if (config.cuda.backend == CaptureBackend::cupti) return;
+  start_cuda_hooks(recorder, config.cuda);
+  enable_driver_wrappers();
+  // No CUPTI by the end of the first cuInit (the driver called another
+  // tool, or nothing): the hooks record everything.
+  set_cupti_absent_handler([] {
+    AgentState& state = agent_state();
+    start_cuda_without_cupti(*state.writer.load(), state.config->cuda);
+  });
+}
+
 bool start_recording(const ProcessIdentity& identity, AgentConfig config, bool forked_child);
 
 // A forked child has only the thread that called fork: no writer thread, and
@@ -187,8 +201,9 @@ void on_fork_child() {
   agent.recorder.load()->stop_accepting();
   if (!agent.config->follow_fork) return;
   Recorder::forget_this_thread();  // its buffer is the parent's, which nobody drains here
+  reset_cuda_hooks_after_fork();
   const ProcessIdentity identity = read_process_identity();
-  start_recording(identity, read_config(identity), true);
+  if (start_recording(identity, read_config(identity), true)) start_hooks(*agent.recorder.load(), *agent.config);
 }
 
 // This process's recorder and writer, and recording on. False when recording
@@ -270,19 +285,7 @@ void start() {
   if (!start_recording(identity, config, false)) return;
   AgentState& agent = agent_state();
   Recorder* recorder = agent.recorder.load();
-  if (config.cuda.backend != CaptureBackend::cupti) {
-    // From here the hooks record CUDA calls until CUPTI (if it subscribes
-    // in cuInit) takes over.
-    start_cuda_hooks(*recorder, agent.config->cuda);
-    enable_driver_wrappers();
-    // No CUPTI by the end of the first cuInit (the driver called another
-    // tool, or nothing): the hooks record everything.
-    set_cupti_absent_handler([] {
-      AgentState& state = agent_state();
-      start_cuda_without_cupti(*state.writer.load(), state.config->cuda);
-    });
-  }
-
+  start_hooks(*recorder, *agent.config);
   atexit(on_exit_handler);
   pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
 }

@@ -115,9 +115,12 @@ def capture_files(tmp):
 
 # --- processes ---------------------------------------------------------------
 
-def forked_children_write_their_own_files(tmp, children="16", ending="exit"):
+def forked_children_write_their_own_files(tmp, children="16", ending="exit", backend="cupti"):
+    """backend hooks: CUPTI refused (SIMCUDA_CUPTI=off), so each child's hooks
+    record its calls and events time its kernels."""
     children = int(children)
-    result = run(app("fork", children, ending), agent_env(), tmp)
+    hooks = backend == "hooks"
+    result = run(app("fork", children, ending), agent_env({"SIMCUDA_CUPTI": "off"} if hooks else None), tmp)
     check(result.returncode == 0, "exit %d: %s" % (result.returncode, result.stderr))
     files = capture_files(tmp)
     check(len(files) == children + 1, "%d files, expected %d: %s" % (len(files), children + 1, files))
@@ -132,7 +135,13 @@ def forked_children_write_their_own_files(tmp, children="16", ending="exit"):
         # Its own process's records only: the pid in the file is the one in its name.
         check(pid_of(name, tmp) == int(match.group(1)), name + " holds another process")
         check(pid_of(name, tmp) != parent_pid, name)
-        check_complete(name, tmp, kernels=5)
+        records = check_complete(name, tmp, kernels=5)
+        if hooks:
+            launches = [r for r in records if r["type"] == "api" and r["name"] == "cudaLaunchKernel"]
+            check(len(launches) == 5 and all(r["backend"] == "hooks" for r in launches),
+                  "%s: %d launches recorded by the hooks, expected 5" % (name, len(launches)))
+            check(all(r["event_timed"] == 1 for r in records if r["type"] == "kernel"),
+                  name + ": kernels not timed by events")
 
 
 def follow_fork_off(tmp):

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -274,6 +275,18 @@ void EventTiming::after(TimedOperation* op, bool succeeded, uint32_t correlation
 
 void EventTiming::capture_began() { g_captures.fetch_add(1, std::memory_order_relaxed); }
 void EventTiming::capture_ended() { g_captures.fetch_sub(1, std::memory_order_relaxed); }
+
+void EventTiming::forget_after_fork() {
+  // Only the forking thread exists; the rings stay allocated (leaked), as
+  // rings of exited threads do.
+  new (&g_rings_mutex) std::mutex;  // another thread may have held it at fork
+  g_rings.clear();
+  t_ring = nullptr;
+  g_captures.store(0, std::memory_order_relaxed);
+  g_anchors.clear();
+  g_stream_ids.clear();
+  instance().unfinished_ = 0;
+}
 
 EventTiming& EventTiming::instance() {
   static EventTiming* timing = new EventTiming;  // leaked: the writer may drain during exit

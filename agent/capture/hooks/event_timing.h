@@ -35,6 +35,9 @@ class EventTiming final : public ActivitySource {
   // the graph); the hooks of the capture calls keep count.
   static void capture_began();
   static void capture_ended();
+  // In a forked child: the parent's operations, events and contexts are
+  // not the child's (CUDA does not survive fork); they are dropped unread.
+  static void forget_after_fork();
 
   static EventTiming& instance();
 

@@ -174,6 +174,15 @@ void start_cuda_hooks(Recorder& recorder, const CudaCaptureOptions& options) {
                std::memory_order_release);
 }
 
+void reset_cuda_hooks_after_fork() {
+  g_mode.store(HookMode::off, std::memory_order_release);
+  t_hook = ThreadHookState{};  // the forking thread's, possibly inside a call
+  g_cuda_ready.store(false, std::memory_order_relaxed);
+  g_cupti_absent_called.store(false, std::memory_order_relaxed);
+  g_event_timing.store(false, std::memory_order_relaxed);
+  EventTiming::forget_after_fork();
+}
+
 void hand_over_to_cupti() {
   HookMode expected = HookMode::before_cupti;
   g_mode.compare_exchange_strong(expected, HookMode::cupti);

@@ -31,6 +31,10 @@ void start_cuda_hooks(Recorder& recorder, const CudaCaptureOptions& options);
 // CUPTI subscribed and enabled its callbacks: calls that begin from now on
 // are CUPTI's to record.
 void hand_over_to_cupti();
+// In a forked child, before start_cuda_hooks with the child's recorder:
+// forgets the parent's CUDA (its first call, CUPTI's hand-over, event
+// timing), which the child cannot use; the child starts CUDA afresh.
+void reset_cuda_hooks_after_fork();
 // CUPTI was refused or not wanted: the hooks keep recording everything, with
 // their own correlation ids.
 void hooks_keep_recording();
