@@ -61,6 +61,7 @@ for mode in plain null null_activity none cupti_none native hooks_events hooks_u
         "$tiny" $launches > /dev/null
     fi
     echo "$mode $launches $(( $(date +%s%N) - start ))" >> "$work/launch_bound_ns.txt"
+    rm -f "$work"/launch_bound_*.pb  # tens of MB each, and only the times matter
   done
 done
 done

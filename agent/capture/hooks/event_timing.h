@@ -10,8 +10,8 @@
 // not timed, and the start event completes when the stream reaches it, so on
 // an idle stream a duration includes the launch latency (the time from the
 // start event to the work starting). On an H100 the pair also holds the GPU's
-// handling of the launch: +3.2 us a kernel when queued, +6.7 us on an idle
-// stream, against CUPTI's +0.93 us (README, "How CUDA is captured").
+// handling of the launch: +3.2 us a kernel when queued, +6.7 to 9 us on an
+// idle stream, against CUPTI's +0.93 us (README, "How CUDA is captured").
 #include <cstdint>
 
 #include "record/activity_source.h"
