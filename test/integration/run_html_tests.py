@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """`profanalyze html` in a real browser: a simcuda training run
 (test/apps/nvtx_training) is recorded under libprof.so, its page is loaded in
-headless Chromium (DevTools protocol over a pipe, devtools_pipe.py), and what
-the page shows is compared with `report --format json` and `advise --format
-json` on the same capture. One scenario per invocation; see main().
-Skips (exit 77) only when no Chromium is installed.
+headless Chromium (DevTools protocol over a pipe, devtools_pipe.py) or, with
+--browser firefox, headless Firefox (WebDriver BiDi, webdriver_bidi.py), and
+what the page shows is compared with `report --format json` and `advise
+--format json` on the same capture. One scenario per invocation; see main().
+Skips (exit 77) only when the browser is not installed.
 """
 import argparse
 import json
@@ -16,6 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import devtools_pipe  # noqa: E402
+import webdriver_bidi  # noqa: E402
 
 ARGS = None
 SKIP = 77
@@ -79,7 +81,7 @@ def report_windows(tmp, *args):
 
 
 class Page:
-    """The page of a fresh simcuda training run, loaded in headless Chromium."""
+    """The page of a fresh simcuda training run, loaded in the headless browser."""
 
     def __init__(self, tmp, ranks=False):
         self.tmp = tmp
@@ -92,7 +94,7 @@ class Page:
             record_training(tmp)
         analyze(tmp, "html", *self.files, "-o", "page.html")
         self.path = os.path.join(tmp, "page.html")
-        self.browser = devtools_pipe.Browser(ARGS.chromium)
+        self.browser = ARGS.driver.Browser(ARGS.browser_path)
         self.browser.open_page()
         self.load_s = self.browser.navigate("file://" + self.path)
         check(self.eval("document.body.getAttribute('data-ready')") == "1", "the page's script did not finish")
@@ -140,13 +142,14 @@ def compare_operator_rows(shown, report_rows, what):
 
 
 def loads_offline_and_every_view_renders(page):
-    events = page.browser.events
-    errors = console_errors(page)
-    check(not errors, "console errors: %s" % [json.dumps(e["params"])[:300] for e in errors])
+    errors = page.browser.console_errors()
+    check(not errors, "console errors: %s" % [json.dumps(e)[:300] for e in errors])
     page_url = "file://" + page.path
-    requests = [e["params"]["request"]["url"] for e in events if e["method"] == "Network.requestWillBeSent"]
-    check(requests and requests[0] == page_url, "the page itself was not requested first: %s" % requests[:3])
-    others = [u for u in requests if u != page_url]
+    requests = page.browser.requested_urls()
+    if ARGS.browser == "chromium":  # Firefox reports http(s) requests only, not the file itself
+        check(requests and requests[0] == page_url, "the page itself was not requested first: %s" % requests[:3])
+    # The favicon is the page's own data: URL (Firefox reports it), not a request off the page.
+    others = [u for u in requests if u != page_url and not u.startswith("data:")]
     check(not others, "requests besides the page: %s" % others)
     # Every view: drawn, and not the "could not draw" fallback.
     for view in VIEWS:
@@ -164,20 +167,32 @@ def loads_offline_and_every_view_renders(page):
         frames = page.eval("""(() => { const s = document.getElementById('stack-metric'); s.value = '%s';
             s.dispatchEvent(new Event('change')); return document.querySelectorAll('#flamegraph g[data-frame]').length; })()""" % metric)
         check(frames > 3, "flamegraph of %s time has %d frames" % (metric, frames))
+    errors = page.browser.console_errors()
+    check(not errors, "console errors after switching views: %s" % [json.dumps(e)[:300] for e in errors])
     size = os.path.getsize(page.path)
     check(size < 2 << 20, "page of a %d-step run is %d bytes" % (STEPS, size))
-    print("page %d bytes, loaded in %.3f s" % (size, page.load_s))
+    print("page %d bytes, loaded in %.3f s (%s)" % (size, page.load_s, ARGS.browser))
+    # The watch itself: a page that does make a request is seen to make it
+    # (a closed port on this machine; no CSP on this page).
+    control = os.path.join(page.tmp, "control.html")
+    with open(control, "w") as f:
+        f.write('<!DOCTYPE html><title>control</title><img src="http://127.0.0.1:%d/control.png">' % closed_port())
+    page.browser.navigate("file://" + control)
+    seen = page.eval("new Promise(r => setTimeout(() => r(true), 200))") and page.browser.requested_urls()
+    check(any(u.endswith("/control.png") for u in seen), "a request the control page makes was not seen: %s" % seen)
 
 
-def console_errors(page):
-    events = page.browser.events
-    return [e for e in events if (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
-            or e["method"] == "Runtime.exceptionThrown"
-            or (e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+def closed_port():
+    """A TCP port on 127.0.0.1 that nothing listens on (bound, then released)."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def ranks_of_two_files(page):
-    check(not console_errors(page), "console errors: %s" % [json.dumps(e["params"])[:300] for e in console_errors(page)])
+    errors = page.browser.console_errors()
+    check(not errors, "console errors: %s" % [json.dumps(e)[:300] for e in errors])
     page.eval("document.querySelector('nav button[data-view=ranks]').click()")
     advise = analyze_json(page.tmp, "advise", *page.files)
     ranks = advise["windows"][0]["ranks"]
@@ -289,15 +304,18 @@ def main():
     parser.add_argument("--simcuda-apps", required=True)
     parser.add_argument("--preload-first", default="")
     parser.add_argument("--sanitizer", default="")
+    parser.add_argument("--browser", choices=("chromium", "firefox"), default="chromium")
     parser.add_argument("scenario")
     ARGS = parser.parse_args()
     scenario = globals().get(ARGS.scenario)
     if scenario is None or not callable(scenario):
         print("unknown scenario " + ARGS.scenario, file=sys.stderr)
         return 2
-    ARGS.chromium = devtools_pipe.find_chromium()
-    if not ARGS.chromium:
-        print("SKIP %s: no chromium installed (scripts/bootstrap.sh installs Debian's chromium)" % ARGS.scenario)
+    ARGS.driver = webdriver_bidi if ARGS.browser == "firefox" else devtools_pipe
+    ARGS.browser_path = webdriver_bidi.find_firefox() if ARGS.browser == "firefox" else devtools_pipe.find_chromium()
+    if not ARGS.browser_path:
+        print("SKIP %s: no %s installed (scripts/bootstrap.sh installs Debian's %s)" %
+              (ARGS.scenario, ARGS.browser, "firefox-esr" if ARGS.browser == "firefox" else "chromium"))
         return SKIP
     with tempfile.TemporaryDirectory(prefix="prof-html-") as tmp:
         page = None
@@ -305,12 +323,12 @@ def main():
             page = Page(tmp, ranks=ARGS.scenario == "ranks_of_two_files")
             scenario(page)
         except Failure as failure:
-            print("FAIL %s: %s" % (ARGS.scenario, failure), file=sys.stderr)
+            print("FAIL %s (%s): %s" % (ARGS.scenario, ARGS.browser, failure), file=sys.stderr)
             return 1
         finally:
             if page:
                 page.close()
-    print("ok", ARGS.scenario)
+    print("ok", ARGS.scenario, ARGS.browser)
     return 0
 
 
