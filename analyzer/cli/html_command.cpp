@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/advise_command.h"
+#include "cli/html_steps.h"
 #include "cli/load_files.h"
 #include "cli/prof_analyze.h"
 #include "model/range_tree.h"
@@ -122,6 +123,10 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
   AdviseReport advise;
   std::ostringstream advise_err;
   if (make_advise_report(run, advise_options, namer, advise, advise_err) == kExitOk) {
+    // The steps go as bars (bounded in number); advise's per-step list would
+    // grow the page with every step.
+    if (!advise.windows.empty()) data += ",\"step_bars\":" + step_bars_json(advise, advise.windows.front().result);
+    for (AdviseReportWindow& w : advise.windows) w.result.steps.clear();
     data += ",\"advise\":" + advise_json(advise) + "}";
   } else {
     err << advise_err.str() << "profanalyze: the page has no advise findings\n";

@@ -29,8 +29,10 @@ std::string copy_bandwidth_json(const Run& run);
 // peak, and the `largest` biggest allocations with their call stacks.
 std::string memory_json(const Run& run, const FrameNamer& namer, size_t max_points = 600, size_t largest = 10);
 
-// The folded stacks of both metrics (folded_stacks.h): [[frames, ns], ...];
-// stacks under 1/20000 of the total each are summed into one.
+// The folded stacks of both metrics (folded_stacks.h) as one tree each:
+// {"cuda": {"min_share", "names", "nodes": [parent, name, ns, ...]}, "cpu": ...};
+// frames under 1/min_share of the total (20000, fewer past 20000 nodes) are
+// summed into one node per parent.
 std::string stacks_json(const Run& run, const RangeTree& tree, const FrameNamer& namer);
 
 }  // namespace prof::analyzer
