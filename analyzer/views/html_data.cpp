@@ -12,12 +12,6 @@
 namespace prof::analyzer {
 namespace {
 
-// A flamegraph 1200 px wide shows a frame of 1/20000 of the total at 0.06 px,
-// and at 0.5 px only zoomed in 8 times.
-constexpr uint64_t kSmallestStackShare = 20000;
-// Past this many nodes the share above is halved until they fit: the page
-// stays small (a node is about 12 bytes, its name once per distinct frame).
-constexpr size_t kMaxStackNodes = 20000;
 
 std::string num(uint64_t v) { return std::to_string(v); }
 std::string num(int64_t v) { return std::to_string(v); }
@@ -239,19 +233,16 @@ class StackTree {
 
   uint64_t total() const { return total_; }
 
-  // {"min_share":N,"names":[...],"nodes":[parent,name,value,...]}: nodes in
-  // preorder (a parent before its children, -1 for the root), each node's
-  // children under 1/N of the total summed into one node per parent, N
-  // halved from kSmallestStackShare until at most kMaxStackNodes are left.
-  std::string json() const {
-    uint64_t share = kSmallestStackShare;
+  // stack_tree_json's text (html_data.h).
+  std::string json(uint64_t smallest_share, size_t max_nodes) const {
+    uint64_t share = std::max<uint64_t>(1, smallest_share);
     std::vector<int64_t> out;
     std::vector<std::string> merged_names;
     while (true) {
       out.clear();
       merged_names.clear();
       emit(roots_, -1, total_ / share, out, merged_names);
-      if (out.size() / 3 <= kMaxStackNodes || share < 2) break;
+      if (out.size() / 3 <= max_nodes || share < 2) break;
       share /= 2;
     }
     // Only the names of the nodes sent, numbered in order of first use.
@@ -322,6 +313,10 @@ class StackTree {
 
 }  // namespace
 
+std::string stack_tree_json(const std::vector<FoldedStack>& stacks, uint64_t smallest_share, size_t max_nodes) {
+  return StackTree(stacks).json(smallest_share, max_nodes);
+}
+
 std::string stacks_json(const Run& run, const RangeTree& tree, const FrameNamer& namer) {
   std::string out = "{";
   const std::pair<const char*, StackMetric> metrics[] = {{"cuda", StackMetric::kSelfCuda},
@@ -331,7 +326,7 @@ std::string stacks_json(const Run& run, const RangeTree& tree, const FrameNamer&
     options.metric = metrics[m].second;
     options.namer = &namer;
     out += (m ? ",\"" : "\"") + std::string(metrics[m].first) + "\":";
-    out += StackTree(folded_stacks(run, tree, options)).json();
+    out += stack_tree_json(folded_stacks(run, tree, options));
   }
   return out + "}";
 }
