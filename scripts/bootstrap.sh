@@ -41,6 +41,17 @@ if ! command -v chromium >/dev/null 2>&1; then
     echo "bootstrap: warning: chromium could not be installed; the html tests will skip" >&2
 fi
 
+# Headless Firefox for the same tests (WebDriver BiDi, which Firefox serves
+# itself: no geckodriver, no Python module). Optional in the same way.
+if ! command -v firefox-esr >/dev/null 2>&1 && ! command -v firefox >/dev/null 2>&1; then
+  echo "bootstrap: installing firefox-esr (for the html tests)" >&2
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  { "${sudo_cmd[@]}" apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends firefox-esr >/dev/null; } ||
+    echo "bootstrap: warning: firefox-esr could not be installed; the html tests in Firefox will skip" >&2
+fi
+
 # The CUDA toolkit: headers for CUPTI and NVTX, nvcc for the test apps, and the
 # runtime libraries the apps link against.
 problems=()

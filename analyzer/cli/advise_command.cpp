@@ -40,7 +40,7 @@ CLI::App* add_advise_command(CLI::App& app, AdviseOptions& options) {
 std::string advise_default_step_rule(const Run& run) { return default_step_rule(run); }
 
 int make_advise_report(const Run& run, const AdviseOptions& options, const FrameNamer& namer, AdviseReport& report,
-                       std::ostream& err) {
+                       std::ostream& err, const Run* all_steps) {
   WindowOptions window_options = options.windows;
   if (window_options.step.empty()) window_options.step = default_step_rule(run);
   std::optional<RunWindows> windows = RunWindows::from_options(window_options, err);
@@ -67,10 +67,12 @@ int make_advise_report(const Run& run, const AdviseOptions& options, const Frame
     Run storage;
     if (w.whole_run() && report.step_count > 0) {
       // Every step, without the set-up and teardown around them.
-      std::vector<int64_t> all(static_cast<size_t>(steps.count()));
-      for (int64_t i = 0; i < steps.count(); ++i) all[static_cast<size_t>(i)] = i;
-      storage = select_steps(run, step_membership(run, steps), all);
-      input.events = &storage;
+      if (!all_steps) {
+        std::vector<int64_t> all(static_cast<size_t>(steps.count()));
+        for (int64_t i = 0; i < steps.count(); ++i) all[static_cast<size_t>(i)] = i;
+        storage = select_steps(run, step_membership(run, steps), all);
+      }
+      input.events = all_steps ? all_steps : &storage;
       rw.title = "All steps";
     } else {
       input.events = &windows->events_of(run, w, storage);

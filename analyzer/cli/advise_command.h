@@ -27,8 +27,11 @@ int run_advise_command(const AdviseOptions& options, std::ostream& out, std::ost
 // `options.windows` (--step default as above), call sites named by `namer`:
 // what `advise` prints and `html` draws. kExitOk, or the exit code after
 // printing why (the options are wrong; a schedule found no steps).
+// `all_steps`, when given, is select_steps of every step of `run` under the
+// same step rule, made by the caller for itself (html's merged window): the
+// "All steps" window reads it instead of selecting them again.
 int make_advise_report(const Run& run, const AdviseOptions& options, const FrameNamer& namer, AdviseReport& report,
-                       std::ostream& err);
+                       std::ostream& err, const Run* all_steps = nullptr);
 // ProfilerStep ranges when the run has them, else "auto".
 std::string advise_default_step_rule(const Run& run);
 

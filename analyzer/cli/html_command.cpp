@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/advise_command.h"
+#include "cli/html_steps.h"
 #include "cli/load_files.h"
 #include "cli/prof_analyze.h"
 #include "model/range_tree.h"
@@ -39,41 +40,55 @@ std::optional<RunWindows> step_windows(const Run& run, const WindowOptions& give
   return windows;
 }
 
-std::string window_rows_json(const Run& events, const GroupOptions& group, const std::string& title, int64_t index,
-                             bool merged, const std::vector<int64_t>& steps) {
-  const RangeTree tree(events);
+std::string window_rows_json(const Run& events, const RangeTree& tree, const GroupOptions& group,
+                             const std::string& title, int64_t index, bool merged, const std::vector<int64_t>& steps) {
   std::vector<KeyAverage> rows = key_averages(events, tree, group);
   const TableTotals totals = table_totals(rows);
   TableOptions all;
   all.row_limit = -1;
   std::string out = "{\"title\":" + json_string(title) +
                     ",\"window\":" + (index < 0 ? std::string("null") : std::to_string(index)) +
-                    ",\"merged\":" + (merged ? "true" : "false") + ",\"steps\":[";
-  for (size_t i = 0; i < steps.size(); ++i) out += (i ? "," : "") + std::to_string(steps[i]);
-  out += "],\"self_cpu_time_total_ns\":" + std::to_string(totals.self_cpu_ns) +
+                    ",\"merged\":" + (merged ? "true" : "false") +
+                    // The count, not the list: all windows merged can be every one of 10^5 steps.
+                    ",\"step_count\":" + std::to_string(steps.size());
+  out += ",\"self_cpu_time_total_ns\":" + std::to_string(totals.self_cpu_ns) +
          ",\"self_cuda_time_total_ns\":" + std::to_string(totals.self_cuda_ns) +
          ",\"rows\":" + json_rows(key_average_cells(select_rows(std::move(rows), all), totals)) + "}";
   return out;
 }
 
-// The report table of the whole run, of each window and of all windows merged.
-std::string windows_json(const Run& run, const WindowOptions& given, const GroupOptions& group) {
-  std::string out = "[" + window_rows_json(run, group, "Whole run", -1, false, {});
+// The report tables of the step windows and of all of them merged (the
+// whole run's is made by the caller, with the run's RangeTree).
+struct StepTables {
+  std::string json;  // ",{...},{...}": to follow the whole run's table
+  // Every step's events, when the merged window is every step of the run
+  // (no schedule given): advise's "All steps" window, so made only once.
+  std::optional<Run> all_steps;
+};
+
+StepTables step_tables_json(const Run& run, const WindowOptions& given, const GroupOptions& group) {
+  StepTables out;
   std::optional<RunWindows> windows = step_windows(run, given);
-  if (!windows) return out + "]";
+  if (!windows) return out;
   if (windows->windows().size() <= kMaxWindows) {
     for (const RunWindow& w : windows->windows()) {
       Run storage;
-      out += "," + window_rows_json(windows->events_of(run, w, storage), group, w.title(), w.index, false, w.steps);
+      const Run& events = windows->events_of(run, w, storage);
+      out.json += "," + window_rows_json(events, RangeTree(events), group, w.title(), w.index, false, w.steps);
     }
   }
   if (windows->windows().size() > 1) {
     windows->merge_windows();
     const RunWindow& w = windows->windows().front();
     Run storage;
-    out += "," + window_rows_json(windows->events_of(run, w, storage), group, w.title(), -1, true, w.steps);
+    const Run& events = windows->events_of(run, w, storage);
+    out.json += "," + window_rows_json(events, RangeTree(events), group, w.title(), -1, true, w.steps);
+    bool every_step = !given.schedule_given && &events == &storage &&
+                      w.steps.size() == static_cast<size_t>(windows->steps().count());
+    for (size_t i = 0; every_step && i < w.steps.size(); ++i) every_step = w.steps[i] == static_cast<int64_t>(i);
+    if (every_step) out.all_steps = std::move(storage);
   }
-  return out + "]";
+  return out;
 }
 
 std::string page_title(const HtmlOptions& options) {
@@ -106,22 +121,34 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
   const FrameNamer& namer = frame_namer.namer();
 
   const GroupOptions group{false, 0, &namer};
-  const RangeTree tree(run);
   std::string data = "{\"title\":" + json_string(page_title(options));
   data += ",\"facts\":" + run_facts_json(run);
-  data += ",\"windows\":" + windows_json(run, options.windows, group);
+  // The whole run's table and flamegraphs share its RangeTree, freed before
+  // the windows make theirs and advise runs, so that they never coexist.
+  std::string windows = "[";
+  {
+    const RangeTree tree(run);
+    windows += window_rows_json(run, tree, group, "Whole run", -1, false, {});
+    data += ",\"stacks\":" + stacks_json(run, tree, namer);
+  }
+  StepTables step_tables = step_tables_json(run, options.windows, group);
+  data += ",\"windows\":" + windows + step_tables.json + "]";
   data += ",\"kernels\":" + json_rows(nsys_cells(nsys_summary(run, NsysView::kKernels), NsysView::kKernels));
   data += ",\"kernel_histograms\":" + kernel_histograms_json(run);
   data += ",\"copies\":" + copy_bandwidth_json(run);
   data += ",\"memory\":" + memory_json(run, namer);
-  data += ",\"stacks\":" + stacks_json(run, tree, namer);
   // The overview's findings, steps, utilisation and ranks: advise's own
   // report, as `advise --format json` prints it.
   AdviseOptions advise_options;
   advise_options.windows = options.windows;
   AdviseReport advise;
   std::ostringstream advise_err;
-  if (make_advise_report(run, advise_options, namer, advise, advise_err) == kExitOk) {
+  const Run* all_steps = step_tables.all_steps ? &*step_tables.all_steps : nullptr;
+  if (make_advise_report(run, advise_options, namer, advise, advise_err, all_steps) == kExitOk) {
+    // The steps go as bars (bounded in number); advise's per-step list would
+    // grow the page with every step.
+    if (!advise.windows.empty()) data += ",\"step_bars\":" + step_bars_json(advise, advise.windows.front().result);
+    for (AdviseReportWindow& w : advise.windows) w.result.steps.clear();
     data += ",\"advise\":" + advise_json(advise) + "}";
   } else {
     err << advise_err.str() << "profanalyze: the page has no advise findings\n";

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 #include "views/folded_stacks.h"
 #include "views/text_escape.h"
@@ -10,9 +12,6 @@
 namespace prof::analyzer {
 namespace {
 
-// A flamegraph 1200 px wide shows a stack of 1/20000 of the total at 0.06 px,
-// and at 0.5 px only zoomed in 8 times.
-constexpr uint64_t kSmallestStackShare = 20000;
 
 std::string num(uint64_t v) { return std::to_string(v); }
 std::string num(int64_t v) { return std::to_string(v); }
@@ -205,6 +204,119 @@ std::string memory_json(const Run& run, const FrameNamer& namer, size_t max_poin
   return out + "]";
 }
 
+namespace {
+
+// The folded stacks of one metric as a tree: one node per distinct path,
+// so a frame shared by many stacks is sent once.
+class StackTree {
+ public:
+  explicit StackTree(const std::vector<FoldedStack>& stacks) {
+    for (const FoldedStack& f : stacks) {
+      total_ += f.ns;
+      uint32_t parent = kRoot;
+      std::string_view rest = f.frames;
+      while (!rest.empty()) {
+        const size_t cut = rest.find(';');
+        const std::string_view frame = rest.substr(0, cut);
+        rest = cut == std::string_view::npos ? std::string_view() : rest.substr(cut + 1);
+        const uint32_t name = intern(frame);
+        auto [it, added] = child_of_.try_emplace((uint64_t{parent} << 32) | name, static_cast<uint32_t>(nodes_.size()));
+        if (added) {
+          nodes_.push_back(Node{name, 0, {}});
+          (parent == kRoot ? roots_ : nodes_[parent].children).push_back(it->second);
+        }
+        parent = it->second;
+        nodes_[parent].value += f.ns;
+      }
+    }
+  }
+
+  uint64_t total() const { return total_; }
+
+  // stack_tree_json's text (html_data.h).
+  std::string json(uint64_t smallest_share, size_t max_nodes) const {
+    uint64_t share = std::max<uint64_t>(1, smallest_share);
+    std::vector<int64_t> out;
+    std::vector<std::string> merged_names;
+    while (true) {
+      out.clear();
+      merged_names.clear();
+      emit(roots_, -1, total_ / share, out, merged_names);
+      if (out.size() / 3 <= max_nodes || share < 2) break;
+      share /= 2;
+    }
+    // Only the names of the nodes sent, numbered in order of first use.
+    std::vector<int64_t> renumbered(names_.size() + merged_names.size(), -1);
+    std::string names;
+    int64_t used = 0;
+    for (size_t i = 1; i < out.size(); i += 3) {
+      int64_t& id = renumbered[static_cast<size_t>(out[i])];
+      if (id < 0) {
+        id = used++;
+        const size_t old = static_cast<size_t>(out[i]);
+        if (id) names += ",";
+        append_json_string(names, old < names_.size() ? names_[old] : merged_names[old - names_.size()]);
+      }
+      out[i] = id;
+    }
+    std::string s = "{\"min_share\":" + std::to_string(share) + ",\"names\":[" + names + "],\"nodes\":[";
+    for (size_t i = 0; i < out.size(); ++i) s += (i ? "," : "") + std::to_string(out[i]);
+    return s + "]}";
+  }
+
+ private:
+  static constexpr uint32_t kRoot = UINT32_MAX;
+  struct Node {
+    uint32_t name;
+    uint64_t value;
+    std::vector<uint32_t> children;
+  };
+
+  uint32_t intern(std::string_view name) {
+    auto [it, added] = name_ids_.try_emplace(std::string(name), static_cast<uint32_t>(names_.size()));
+    if (added) names_.emplace_back(name);
+    return it->second;
+  }
+
+  // Appends the nodes of `children` (and their subtrees) under `parent`.
+  // Merged nodes get names after names_ (ids names_.size() + i).
+  void emit(const std::vector<uint32_t>& children, int64_t parent, uint64_t smallest, std::vector<int64_t>& out,
+            std::vector<std::string>& merged_names) const {
+    uint64_t small = 0;
+    size_t small_count = 0;
+    for (uint32_t c : children) {
+      const Node& n = nodes_[c];
+      if (n.value < smallest || n.value == 0) {
+        small += n.value;
+        ++small_count;
+        continue;
+      }
+      const int64_t index = static_cast<int64_t>(out.size() / 3);
+      out.insert(out.end(), {parent, int64_t{n.name}, static_cast<int64_t>(n.value)});
+      emit(n.children, index, smallest, out, merged_names);
+    }
+    if (small) {
+      const int64_t name = static_cast<int64_t>(names_.size() + merged_names.size());
+      merged_names.push_back("[" + std::to_string(small_count) + (small_count == 1 ? " frame" : " frames") +
+                             " too small to draw]");
+      out.insert(out.end(), {parent, name, static_cast<int64_t>(small)});
+    }
+  }
+
+  std::vector<Node> nodes_;
+  std::vector<uint32_t> roots_;
+  std::unordered_map<uint64_t, uint32_t> child_of_;  // parent << 32 | name -> node
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, uint32_t> name_ids_;
+  uint64_t total_ = 0;
+};
+
+}  // namespace
+
+std::string stack_tree_json(const std::vector<FoldedStack>& stacks, uint64_t smallest_share, size_t max_nodes) {
+  return StackTree(stacks).json(smallest_share, max_nodes);
+}
+
 std::string stacks_json(const Run& run, const RangeTree& tree, const FrameNamer& namer) {
   std::string out = "{";
   const std::pair<const char*, StackMetric> metrics[] = {{"cuda", StackMetric::kSelfCuda},
@@ -213,28 +325,8 @@ std::string stacks_json(const Run& run, const RangeTree& tree, const FrameNamer&
     FoldedStacksOptions options;
     options.metric = metrics[m].second;
     options.namer = &namer;
-    out += (m ? ",\"" : "\"") + std::string(metrics[m].first) + "\":[";
-    const std::vector<FoldedStack> stacks = folded_stacks(run, tree, options);
-    // Stacks too small to see even zoomed in are summed into one, so the
-    // page stays small and the total stays the report's.
-    uint64_t total = 0;
-    for (const FoldedStack& f : stacks) total += f.ns;
-    const uint64_t smallest = total / kSmallestStackShare;
-    uint64_t small = 0;
-    bool first = true;
-    for (const FoldedStack& f : stacks) {
-      if (f.ns < smallest) {
-        small += f.ns;
-        continue;
-      }
-      out += first ? "[" : ",[";
-      first = false;
-      append_json_string(out, f.frames);
-      out += "," + num(f.ns) + "]";
-    }
-    if (small) out += std::string(first ? "" : ",") + "[\"[stacks under 1/" + std::to_string(kSmallestStackShare) +
-                      " of the total each]\"," + num(small) + "]";
-    out += "]";
+    out += (m ? ",\"" : "\"") + std::string(metrics[m].first) + "\":";
+    out += stack_tree_json(folded_stacks(run, tree, options));
   }
   return out + "}";
 }

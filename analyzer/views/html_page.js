@@ -93,14 +93,18 @@
   }
 
   // ---- Overview ----
-  function stepSegments(s) {
-    const nk = s.no_kernel || {};
-    const sync = nk.sync_wait_ns || 0;
-    const busy = (nk.launch_overhead_ns || 0) + (nk.other_calls_ns || 0) + (nk.host_work_ns || 0);
-    const other = Math.max(0, s.duration_ns - s.kernel_ns - s.copy_ns - s.memset_ns - sync - busy);
-    return [["kernel", s.kernel_ns], ["memcpy", s.copy_ns], ["memset", s.memset_ns], ["sync", sync],
-            ["busy", busy], ["idle", other]];
+  // Step bars (cli/html_steps.h): one per step, or per run of `count`
+  // consecutive steps past 200 steps, with times summed over its steps.
+  const STEP_BARS = DATA.step_bars || { step_count: 0, steps_per_bar: 1, bars: [] };
+  function barLabel(b) { return b.count === 1 ? String(b.first) : b.first + "-" + b.last; }
+  // A bar's segments per step (its sums over its count of steps): exact for one step.
+  function stepSegments(b) {
+    const n = b.count || 1;
+    const other = Math.max(0, b.duration_ns - b.kernel_ns - b.copy_ns - b.memset_ns - b.sync_ns - b.busy_ns);
+    return [["kernel", b.kernel_ns / n], ["memcpy", b.copy_ns / n], ["memset", b.memset_ns / n], ["sync", b.sync_ns / n],
+            ["busy", b.busy_ns / n], ["idle", other / n]];
   }
+  function perStep(b) { return b.duration_ns / (b.count || 1); }
   const SEGMENT_NAMES = { kernel: "kernel", memcpy: "memcpy", memset: "memset", sync: "synchronisation wait",
                           busy: "GPU idle, CPU busy", idle: "GPU idle, other" };
   function legend(keys) {
@@ -109,8 +113,8 @@
   }
   function stepChart(steps) {
     const w = Math.max(300, Math.min(1200, steps.length * 40 + 80)), h = 220, left = 70, bottom = 30;
-    // The segments are advise's measures, which may overlap a step's edge: scale to the tallest stack.
-    const max = Math.max(1, ...steps.map(s => Math.max(s.duration_ns, stepSegments(s).reduce((a, v) => a + v[1], 0))));
+    // advise keeps each step's segments within its duration; the larger of the two still sets the scale.
+    const max = Math.max(1, ...steps.map(s => Math.max(perStep(s), stepSegments(s).reduce((a, v) => a + v[1], 0))));
     const bw = Math.max(2, (w - left - 10) / steps.length);
     const svg = el("svg:svg", { width: w, height: h, id: "step-chart" });
     for (let t = 0; t <= 4; ++t) {
@@ -121,16 +125,16 @@
     steps.forEach((s, i) => {
       const x = left + i * bw;
       let y = h - bottom;
-      const g = el("svg:g", { class: "step-bar", "data-step": s.step, "data-pid": s.pid, "data-duration-ns": s.duration_ns });
+      const g = el("svg:g", { class: "step-bar", "data-step": barLabel(s), "data-pid": s.pid, "data-duration-ns": perStep(s) });
       for (const [k, v] of stepSegments(s)) {
         const hh = (h - bottom - 10) * v / max;
         y -= hh;
         g.append(el("svg:rect", { x: x + 1, y: y, width: Math.max(1, bw - 2), height: hh, fill: COLORS[k], "data-segment": k },
-                    el("svg:title", { text: "step " + s.step + " " + processLabel(s.pid) + ": " + SEGMENT_NAMES[k] + " " + fmtNs(v) })));
+                    el("svg:title", { text: (s.count === 1 ? "step " : "steps ") + barLabel(s) + " " + processLabel(s.pid) + ": " + SEGMENT_NAMES[k] + " " + fmtNs(Math.round(v)) + (s.count === 1 ? "" : " per step") })));
       }
       svg.append(g);
       if (steps.length <= 40 || i % Math.ceil(steps.length / 40) === 0)
-        svg.append(el("svg:text", { x: x + bw / 2, y: h - bottom + 14, "text-anchor": "middle", text: String(s.step) }));
+        svg.append(el("svg:text", { x: x + bw / 2, y: h - bottom + 14, "text-anchor": "middle", text: String(s.first) }));
     });
     return svg;
   }
@@ -157,19 +161,26 @@
       sec.append(el("p", { class: "note", text: "No advise data." }));
       return sec;
     }
-    const steps = adviseWindow.step_usage || [];
+    const steps = STEP_BARS.bars;
+    const grouped = STEP_BARS.steps_per_bar > 1;
     sec.append(el("h2", { text: "Step time (" + adviseWindow.title + ")" }));
     if (steps.length) {
+      if (grouped)
+        sec.append(el("p", { class: "note", id: "steps-grouped", text: fmtNum(STEP_BARS.step_count) + " steps: each bar and row is a run of " +
+                             fmtNum(STEP_BARS.steps_per_bar) + " consecutive steps, its times per step (the mean); 'slowest' is its longest step" }));
       sec.append(legend(["kernel", "memcpy", "memset", "sync", "busy", "idle"]), stepChart(steps));
-      const cols = [["step", "step", fmtNum], ["duration_ns", "duration", fmtNs], ["kernel_ns", "kernel", fmtNs],
-                    ["copy_ns", "memcpy", fmtNs], ["memset_ns", "memset", fmtNs], ["sync", "sync wait", fmtNs],
-                    ["busy", "GPU idle, CPU busy", fmtNs], ["idle", "GPU idle, other", fmtNs]];
+      const roundNs = v => fmtNs(Math.round(v));
+      const cols = [["step", grouped ? "steps" : "step", String], ["duration_ns", "duration", roundNs], ["kernel_ns", "kernel", roundNs],
+                    ["copy_ns", "memcpy", roundNs], ["memset_ns", "memset", roundNs], ["sync", "sync wait", roundNs],
+                    ["busy", "GPU idle, CPU busy", roundNs], ["idle", "GPU idle, other", roundNs]];
+      if (grouped) cols.push(["max_duration_ns", "slowest", fmtNs], ["max_step", "slowest step", String]);
       const t = el("table", { id: "steps" }, el("tr", {}, ...(DATA.facts.length > 1 ? [el("th", { text: "process" })] : []),
                                                  ...cols.map(c => el("th", { text: c[1] }))));
       for (const s of steps) {
         const seg = Object.fromEntries(stepSegments(s));
-        const row = Object.assign({}, s, { sync: seg.sync, busy: seg.busy, idle: seg.idle });
-        t.append(el("tr", { "data-step": s.step, "data-pid": s.pid }, ...(DATA.facts.length > 1 ? [nameCell(processLabel(s.pid))] : []),
+        const row = { step: barLabel(s), duration_ns: perStep(s), kernel_ns: seg.kernel, copy_ns: seg.memcpy, memset_ns: seg.memset,
+                      sync: seg.sync, busy: seg.busy, idle: seg.idle, max_duration_ns: s.max_duration_ns, max_step: s.max_step };
+        t.append(el("tr", { "data-step": barLabel(s), "data-pid": s.pid }, ...(DATA.facts.length > 1 ? [nameCell(processLabel(s.pid))] : []),
                     ...cols.map(c => el("td", { "data-key": c[0], "data-value": row[c[0]], text: c[2](row[c[0]]) }))));
       }
       sec.append(t);
@@ -305,16 +316,16 @@
   }
 
   // ---- Stacks: an icicle flamegraph, click to zoom ----
-  function buildTree(folded) {
-    const root = { name: "all", value: 0, children: new Map() };
-    for (const [frames, ns] of folded) {
-      root.value += ns;
-      let node = root;
-      for (const f of frames.split(";")) {
-        if (!node.children.has(f)) node.children.set(f, { name: f, value: 0, children: new Map(), parent: node });
-        node = node.children.get(f);
-        node.value += ns;
-      }
+  // The tree as sent (html_data.h): nodes in preorder, [parent, name, ns] each.
+  function buildTree(t) {
+    const root = { name: "all", value: 0, children: new Map(), minShare: t.min_share };
+    const nodes = [];
+    for (let i = 0; i < t.nodes.length; i += 3) {
+      const parent = t.nodes[i] < 0 ? root : nodes[t.nodes[i]];
+      const node = { name: t.names[t.nodes[i + 1]], value: t.nodes[i + 2], children: new Map(), parent: parent };
+      parent.children.set(node.name, node);
+      nodes.push(node);
+      if (parent === root) root.value += node.value;
     }
     return root;
   }
@@ -347,7 +358,8 @@
         svg.append(g);
       }
       holder.replaceChildren(el("p", { class: "note", text: (metric === "cuda" ? "CUDA time" : "CPU time") + " total " + fmtNs(root.value) +
-                                      (zoom ? "; zoomed into " + focus.name + " (click it to zoom out)" : "; click a frame to zoom") }), svg);
+                                      (zoom ? "; zoomed into " + focus.name + " (click it to zoom out)" : "; click a frame to zoom") +
+                                      "; frames under 1/" + fmtNum(root.minShare) + " of the total are summed into one per parent" }), svg);
     }
     const choose = el("select", { id: "stack-metric", onchange: e => { metric = e.target.value; draw(null); } },
                       el("option", { value: "cuda", text: "self CUDA time (GPU work under its launching call)" }),
@@ -375,19 +387,22 @@
     sec.append(el("h2", { text: "Step time per rank (slowest highlighted)" }), t);
     // Each step's duration per rank, side by side.
     const byStep = new Map();
-    for (const s of adviseWindow.step_usage || []) { if (!byStep.has(s.step)) byStep.set(s.step, []); byStep.get(s.step).push(s); }
-    const pids = ranks.map(r => r.pid), smax = Math.max(1, ...(adviseWindow.step_usage || []).map(s => s.duration_ns));
-    const w = Math.min(1200, 80 + byStep.size * (pids.length * 8 + 6)), h = 180;
+    for (const s of STEP_BARS.bars) { const k = barLabel(s); if (!byStep.has(k)) byStep.set(k, []); byStep.get(k).push(s); }
+    const pids = ranks.map(r => r.pid), smax = Math.max(1, ...STEP_BARS.bars.map(perStep));
+    // Each step (or run of steps) a group of one bar per rank, narrowed to fit 1200 px.
+    const group = Math.min(pids.length * 8 + 6, (1200 - 80) / Math.max(1, byStep.size));
+    const bw = Math.max(1, (group - 1) / pids.length);
+    const w = Math.min(1200, 80 + byStep.size * group), h = 180;
     const svg = el("svg:svg", { width: w, height: h, id: "rank-steps" });
     let x = 70;
     for (const [step, list] of byStep) {
-      for (const pid of pids) {
+      pids.forEach((pid, i) => {
         const s = list.find(v => v.pid === pid);
-        if (s) svg.append(el("svg:rect", { x: x, y: h - 20 - (h - 30) * s.duration_ns / smax, width: 7, height: (h - 30) * s.duration_ns / smax,
-                                           fill: pid === slowest.pid ? COLORS.sync : COLORS.memcpy }, el("svg:title", { text: "step " + step + " " + processLabel(pid) + ": " + fmtNs(s.duration_ns) })));
-        x += 8;
-      }
-      x += 6;
+        if (s) svg.append(el("svg:rect", { x: x + i * bw, y: h - 20 - (h - 30) * perStep(s) / smax, width: Math.max(1, bw - 1), height: (h - 30) * perStep(s) / smax,
+                                           fill: pid === slowest.pid ? COLORS.sync : COLORS.memcpy },
+                             el("svg:title", { text: (s.count === 1 ? "step " : "steps ") + step + " " + processLabel(pid) + ": " + fmtNs(Math.round(perStep(s))) + (s.count === 1 ? "" : " per step") })));
+      });
+      x += group;
     }
     sec.append(svg);
     return sec;

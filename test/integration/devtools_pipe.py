@@ -123,6 +123,17 @@ class Browser:
             raise RuntimeError("evaluate failed: %s" % result["exceptionDetails"])
         return result["result"].get("value")
 
+    def console_errors(self):
+        """Console errors and assertions, uncaught exceptions, and errors the browser logged (CSP, loads)."""
+        return [e["params"] for e in self.events
+                if (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
+                or e["method"] == "Runtime.exceptionThrown"
+                or (e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+
+    def requested_urls(self):
+        """Every request the tab made, in order (the page itself first)."""
+        return [e["params"]["request"]["url"] for e in self.events if e["method"] == "Network.requestWillBeSent"]
+
     def screenshot(self, path):
         import base64
         data = self.send("Page.captureScreenshot", {"format": "png"})["data"]

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """`profanalyze html` in a real browser: a simcuda training run
 (test/apps/nvtx_training) is recorded under libprof.so, its page is loaded in
-headless Chromium (DevTools protocol over a pipe, devtools_pipe.py), and what
-the page shows is compared with `report --format json` and `advise --format
-json` on the same capture. One scenario per invocation; see main().
-Skips (exit 77) only when no Chromium is installed.
+headless Chromium (DevTools protocol over a pipe, devtools_pipe.py) or, with
+--browser firefox, headless Firefox (WebDriver BiDi, webdriver_bidi.py), and
+what the page shows is compared with `report --format json` and `advise
+--format json` on the same capture. One scenario per invocation; see main().
+Skips (exit 77) only when the browser is not installed.
 """
 import argparse
 import json
@@ -16,10 +17,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import devtools_pipe  # noqa: E402
+import webdriver_bidi  # noqa: E402
 
 ARGS = None
 SKIP = 77
 STEPS = 6
+# More steps than the page draws bars (200): 450 steps are 150 bars of 3.
+MANY_STEPS = 450
 STEP_RULE = "nvtx:^ProfilerStep#[0-9]+$"
 # Distinct kernel durations, so that a mix-up of rows shows.
 KERNEL_NS = {"forward_kernel": 150000, "backward_kernel": 250000, "optimizer_kernel": 50000}
@@ -51,7 +55,7 @@ def clean_env():
     return env
 
 
-def record_training(tmp, output="run.pb", rank=None, slower=1):
+def record_training(tmp, output="run.pb", rank=None, slower=1, steps=STEPS):
     env = clean_env()
     env["LD_LIBRARY_PATH"] = ARGS.simcuda_lib
     env["SIMCUDA_KERNEL_NS"] = ",".join("%s=%d" % (k, v * slower) for k, v in KERNEL_NS.items())
@@ -59,7 +63,7 @@ def record_training(tmp, output="run.pb", rank=None, slower=1):
     if rank is not None:
         env.update(RANK=str(rank), WORLD_SIZE="2")
     env["LD_PRELOAD"] = ":".join(p for p in (ARGS.preload_first, ARGS.agent) if p)
-    result = run([os.path.join(ARGS.simcuda_apps, "nvtx_training"), str(STEPS)], env, tmp)
+    result = run([os.path.join(ARGS.simcuda_apps, "nvtx_training"), str(steps)], env, tmp)
     check(result.returncode == 0, "nvtx_training exited %d: %s" % (result.returncode, result.stderr))
 
 
@@ -79,9 +83,9 @@ def report_windows(tmp, *args):
 
 
 class Page:
-    """The page of a fresh simcuda training run, loaded in headless Chromium."""
+    """The page of a fresh simcuda training run, loaded in the headless browser."""
 
-    def __init__(self, tmp, ranks=False):
+    def __init__(self, tmp, ranks=False, steps=STEPS):
         self.tmp = tmp
         if ranks:  # rank 1's kernels take 50 times as long (22 ms more per step)
             self.files = ["rank0.pb", "rank1.pb"]
@@ -89,10 +93,10 @@ class Page:
             record_training(tmp, "rank1.pb", rank=1, slower=50)
         else:
             self.files = ["run.pb"]
-            record_training(tmp)
+            record_training(tmp, steps=steps)
         analyze(tmp, "html", *self.files, "-o", "page.html")
         self.path = os.path.join(tmp, "page.html")
-        self.browser = devtools_pipe.Browser(ARGS.chromium)
+        self.browser = ARGS.driver.Browser(ARGS.browser_path)
         self.browser.open_page()
         self.load_s = self.browser.navigate("file://" + self.path)
         check(self.eval("document.body.getAttribute('data-ready')") == "1", "the page's script did not finish")
@@ -140,13 +144,14 @@ def compare_operator_rows(shown, report_rows, what):
 
 
 def loads_offline_and_every_view_renders(page):
-    events = page.browser.events
-    errors = console_errors(page)
-    check(not errors, "console errors: %s" % [json.dumps(e["params"])[:300] for e in errors])
+    errors = page.browser.console_errors()
+    check(not errors, "console errors: %s" % [json.dumps(e)[:300] for e in errors])
     page_url = "file://" + page.path
-    requests = [e["params"]["request"]["url"] for e in events if e["method"] == "Network.requestWillBeSent"]
-    check(requests and requests[0] == page_url, "the page itself was not requested first: %s" % requests[:3])
-    others = [u for u in requests if u != page_url]
+    requests = page.browser.requested_urls()
+    if ARGS.browser == "chromium":  # Firefox reports http(s) requests only, not the file itself
+        check(requests and requests[0] == page_url, "the page itself was not requested first: %s" % requests[:3])
+    # The favicon is the page's own data: URL (Firefox reports it), not a request off the page.
+    others = [u for u in requests if u != page_url and not u.startswith("data:")]
     check(not others, "requests besides the page: %s" % others)
     # Every view: drawn, and not the "could not draw" fallback.
     for view in VIEWS:
@@ -164,20 +169,32 @@ def loads_offline_and_every_view_renders(page):
         frames = page.eval("""(() => { const s = document.getElementById('stack-metric'); s.value = '%s';
             s.dispatchEvent(new Event('change')); return document.querySelectorAll('#flamegraph g[data-frame]').length; })()""" % metric)
         check(frames > 3, "flamegraph of %s time has %d frames" % (metric, frames))
+    errors = page.browser.console_errors()
+    check(not errors, "console errors after switching views: %s" % [json.dumps(e)[:300] for e in errors])
     size = os.path.getsize(page.path)
     check(size < 2 << 20, "page of a %d-step run is %d bytes" % (STEPS, size))
-    print("page %d bytes, loaded in %.3f s" % (size, page.load_s))
+    print("page %d bytes, loaded in %.3f s (%s)" % (size, page.load_s, ARGS.browser))
+    # The watch itself: a page that does make a request is seen to make it
+    # (a closed port on this machine; no CSP on this page).
+    control = os.path.join(page.tmp, "control.html")
+    with open(control, "w") as f:
+        f.write('<!DOCTYPE html><title>control</title><img src="http://127.0.0.1:%d/control.png">' % closed_port())
+    page.browser.navigate("file://" + control)
+    seen = page.eval("new Promise(r => setTimeout(() => r(true), 200))") and page.browser.requested_urls()
+    check(any(u.endswith("/control.png") for u in seen), "a request the control page makes was not seen: %s" % seen)
 
 
-def console_errors(page):
-    events = page.browser.events
-    return [e for e in events if (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
-            or e["method"] == "Runtime.exceptionThrown"
-            or (e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+def closed_port():
+    """A TCP port on 127.0.0.1 that nothing listens on (bound, then released)."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def ranks_of_two_files(page):
-    check(not console_errors(page), "console errors: %s" % [json.dumps(e["params"])[:300] for e in console_errors(page)])
+    errors = page.browser.console_errors()
+    check(not errors, "console errors: %s" % [json.dumps(e)[:300] for e in errors])
     page.eval("document.querySelector('nav button[data-view=ranks]').click()")
     advise = analyze_json(page.tmp, "advise", *page.files)
     ranks = advise["windows"][0]["ranks"]
@@ -240,6 +257,13 @@ def numbers_equal_report_and_advise(page):
     expected_peaks = [[str(m["device"]), str(m["peak_bytes"])] for m in window["memory"]]
     check(sorted(peaks) == sorted(expected_peaks), "peak memory shown %s, advise %s" % (peaks, expected_peaks))
     check(int(peaks[0][1]) == 4 * (1 << 18) * 4, "peak %s, the app holds four 1 MiB buffers" % peaks[0][1])
+    # Flamegraphs: each total is the report's (small frames are summed, never dropped).
+    page.eval("document.querySelector('nav button[data-view=stacks]').click()")
+    for metric, key in (("cuda", "self_cuda_time_total_ns"), ("cpu", "self_cpu_time_total_ns")):
+        total = page.eval("""(() => { const s = document.getElementById('stack-metric'); s.value = '%s';
+            s.dispatchEvent(new Event('change'));
+            return document.querySelector('#flamegraph g[data-frame=all]').getAttribute('data-value'); })()""" % metric)
+        check(int(total) == report[0][key], "flamegraph of %s time totals %s, report %d" % (metric, total, report[0][key]))
     findings = page.eval("[...document.querySelectorAll('.finding')].map(f => [f.getAttribute('data-kind'), f.getAttribute('data-cost-ns')])")
     check(findings == [[f["kind"], str(f["cost_ns"])] for f in window["findings"][:5]], "findings shown %s, advise %s" % (findings, window["findings"][:5]))
 
@@ -279,6 +303,34 @@ def sorting_filter_and_window_selector(page):
           "a step's window does not narrow the table")
 
 
+def many_steps_in_bounded_bars(page):
+    """Past 200 steps a bar is a run of consecutive steps: its sums are advise's."""
+    errors = page.browser.console_errors()
+    check(not errors, "console errors: %s" % [json.dumps(e)[:300] for e in errors])
+    usage = analyze_json(page.tmp, "advise", "run.pb")["windows"][0]["step_usage"]
+    check(len(usage) == MANY_STEPS, "advise found %d steps, the app ran %d" % (len(usage), MANY_STEPS))
+    per_bar = -(-MANY_STEPS // 200)
+    rows = page.eval("""[...document.querySelectorAll('#steps tr[data-step]')].map(tr => {
+        const r = {steps: tr.getAttribute('data-step')};
+        tr.querySelectorAll('td[data-key]').forEach(td => r[td.getAttribute('data-key')] = td.getAttribute('data-value'));
+        return r; })""")
+    groups = [usage[i:i + per_bar] for i in range(0, len(usage), per_bar)]
+    check(len(rows) == len(groups), "%d step rows, expected %d runs of %d steps" % (len(rows), len(groups), per_bar))
+    for row, group in zip(rows, groups):
+        label = "%d-%d" % (group[0]["step"], group[-1]["step"])
+        check(row["steps"] == label, "row %s, expected steps %s" % (row["steps"], label))
+        for key in ("duration_ns", "kernel_ns", "copy_ns"):
+            mean = sum(s[key] for s in group) / len(group)
+            check(abs(float(row[key]) - mean) <= 1e-6 * max(1, mean), "steps %s %s: shown %s, advise's mean %s" % (label, key, row[key], mean))
+        slowest = max(group, key=lambda s: s["duration_ns"])
+        check(int(row["max_duration_ns"]) == slowest["duration_ns"], "steps %s: slowest %s, advise %d" % (label, row["max_duration_ns"], slowest["duration_ns"]))
+    bars = page.eval("document.querySelectorAll('#step-chart g.step-bar').length")
+    check(bars == len(groups), "%d bars drawn for %d runs of steps" % (bars, len(groups)))
+    check(page.eval("document.getElementById('steps-grouped') !== null"), "the page does not say that steps are grouped")
+    size = os.path.getsize(page.path)
+    check(size < 512 << 10, "page of a %d-step run is %d bytes" % (MANY_STEPS, size))
+
+
 def main():
     global ARGS
     parser = argparse.ArgumentParser()
@@ -289,28 +341,32 @@ def main():
     parser.add_argument("--simcuda-apps", required=True)
     parser.add_argument("--preload-first", default="")
     parser.add_argument("--sanitizer", default="")
+    parser.add_argument("--browser", choices=("chromium", "firefox"), default="chromium")
     parser.add_argument("scenario")
     ARGS = parser.parse_args()
     scenario = globals().get(ARGS.scenario)
     if scenario is None or not callable(scenario):
         print("unknown scenario " + ARGS.scenario, file=sys.stderr)
         return 2
-    ARGS.chromium = devtools_pipe.find_chromium()
-    if not ARGS.chromium:
-        print("SKIP %s: no chromium installed (scripts/bootstrap.sh installs Debian's chromium)" % ARGS.scenario)
+    ARGS.driver = webdriver_bidi if ARGS.browser == "firefox" else devtools_pipe
+    ARGS.browser_path = webdriver_bidi.find_firefox() if ARGS.browser == "firefox" else devtools_pipe.find_chromium()
+    if not ARGS.browser_path:
+        print("SKIP %s: no %s installed (scripts/bootstrap.sh installs Debian's %s)" %
+              (ARGS.scenario, ARGS.browser, "firefox-esr" if ARGS.browser == "firefox" else "chromium"))
         return SKIP
     with tempfile.TemporaryDirectory(prefix="prof-html-") as tmp:
         page = None
         try:
-            page = Page(tmp, ranks=ARGS.scenario == "ranks_of_two_files")
+            page = Page(tmp, ranks=ARGS.scenario == "ranks_of_two_files",
+                        steps=MANY_STEPS if ARGS.scenario == "many_steps_in_bounded_bars" else STEPS)
             scenario(page)
         except Failure as failure:
-            print("FAIL %s: %s" % (ARGS.scenario, failure), file=sys.stderr)
+            print("FAIL %s (%s): %s" % (ARGS.scenario, ARGS.browser, failure), file=sys.stderr)
             return 1
         finally:
             if page:
                 page.close()
-    print("ok", ARGS.scenario)
+    print("ok", ARGS.scenario, ARGS.browser)
     return 0
 
 
