@@ -249,107 +249,63 @@ def generate_header(schema, ordered):
 
 # ----------------------------------------------------------------- decoder --
 
+def on(wire, body):
+    """The statements for one wire type of a field: read it, then next field."""
+    return [f"if (type == WireType::{wire}) {{"] + ["  " + line for line in body] + ["  continue;", "}"]
+
+
+def read_bytes(utf8=False):
+    check = " || !valid_utf8(bytes)" if utf8 else ""
+    return ["std::string_view bytes;", f"if (!in.bytes(bytes){check}) return false;"]
+
+
+def read_message(target):
+    return read_bytes() + ["WireReader sub(bytes, in.depth() + 1);",
+                           f"if (!sub.nested_ok() || !decode_fields(sub, {target})) return false;"]
+
+
+def read_varint(target, value):
+    return ["uint64_t v = 0;", "if (!in.varint(v)) return false;", f"{target} = {value};"]
+
+
 def emit_case(f):
     """The statements of one `case` of a message's field switch (`m`: the record)."""
-    n, name, cat = f["number"], f["name"], f["category"]
+    name, cat = f["name"], f["category"]
     if f["kind"] == "map":
-        return [
-            "if (type == WireType::kLength) {",
-            "  std::string_view entry;",
-            "  if (!in.bytes(entry)) return false;",
-            "  std::string key, value;",
-            "  if (!read_map_entry(entry, in.depth() + 1, key, value)) return false;",
-            "  // A key twice: the last entry wins, as in protobuf's maps.",
-            f"  m.{name}[std::move(key)] = std::move(value);",
-            "  continue;",
-            "}",
-        ]
+        return on("kLength", read_bytes() + [
+            "std::string key, value;",
+            "if (!read_map_entry(bytes, in.depth() + 1, key, value)) return false;",
+            "// A key twice: the last entry wins, as in protobuf's maps.",
+            f"m.{name}[std::move(key)] = std::move(value);"])
     if f["kind"] == "repeated":
         if cat == "message":
-            return [
-                "if (type == WireType::kLength) {",
-                "  std::string_view bytes;",
-                "  if (!in.bytes(bytes)) return false;",
-                "  WireReader sub(bytes, in.depth() + 1);",
-                f"  if (!sub.nested_ok() || !decode_fields(sub, m.{name}.emplace_back())) return false;",
-                "  continue;",
-                "}",
-            ]
+            return on("kLength", read_message(f"m.{name}.emplace_back()"))
         if cat == "bytes":
-            check = " || !valid_utf8(bytes)" if f.get("utf8") else ""
-            return [
-                "if (type == WireType::kLength) {",
-                "  std::string_view bytes;",
-                f"  if (!in.bytes(bytes){check}) return false;",
-                f"  m.{name}.emplace_back(bytes);",
-                "  continue;",
-                "}",
-            ]
+            return on("kLength", read_bytes(f.get("utf8")) + [f"m.{name}.emplace_back(bytes);"])
         conv = SCALARS[f["proto"]][2]
-        return [
-            "if (type == WireType::kVarint) {",
-            "  uint64_t v = 0;",
-            "  if (!in.varint(v)) return false;",
-            f"  m.{name}.push_back({conv});",
-            "  continue;",
-            "}",
-            "if (type == WireType::kLength) {  // packed",
-            "  std::string_view bytes;",
-            "  if (!in.bytes(bytes)) return false;",
-            "  WireReader packed(bytes, in.depth());",
-            "  while (!packed.done()) {",
-            "    uint64_t v = 0;",
-            "    if (!packed.varint(v)) return false;",
-            f"    m.{name}.push_back({conv});",
-            "  }",
-            "  continue;",
-            "}",
-        ]
+        # Packed (what the agent writes) or one element per tag: protobuf takes both.
+        return on("kVarint", ["uint64_t v = 0;", "if (!in.varint(v)) return false;",
+                              f"m.{name}.push_back({conv});"]) + \
+            on("kLength", read_bytes() + ["WireReader packed(bytes, in.depth());",
+                                          "while (!packed.done()) {",
+                                          "  uint64_t v = 0;",
+                                          "  if (!packed.varint(v)) return false;",
+                                          f"  m.{name}.push_back({conv});",
+                                          "}"])
     if cat == "message":
-        return [
-            "if (type == WireType::kLength) {",
-            "  std::string_view bytes;",
-            "  if (!in.bytes(bytes)) return false;",
-            "  WireReader sub(bytes, in.depth() + 1);",
-            "  // Twice on the wire: the second merges into the first, as protobuf does.",
-            f"  if (!sub.nested_ok() || !decode_fields(sub, m.{name} ? *m.{name} : m.{name}.emplace())) return false;",
-            "  continue;",
-            "}",
-        ]
+        # Twice on the wire: the second merges into the first, as protobuf does.
+        return on("kLength", read_message(f"m.{name} ? *m.{name} : m.{name}.emplace()"))
     if cat == "bytes":
-        check = " || !valid_utf8(bytes)" if f.get("utf8") else ""
-        return [
-            "if (type == WireType::kLength) {",
-            "  std::string_view bytes;",
-            f"  if (!in.bytes(bytes){check}) return false;",
-            f"  m.{name}.assign(bytes);",
-            "  continue;",
-            "}",
-        ]
-    if cat == "enum":
-        value = f"static_cast<{f['cpp']}>(static_cast<int32_t>(v))"
-    elif f["compact"] == "dim":
-        value = None
-    elif f["compact"] in ("time", "running"):
-        # Kept as the raw delta here; decode() sums the list afterwards.
-        value = f"static_cast<{f['cpp']}>(static_cast<uint64_t>(unzigzag64(v)))"
-    else:
-        value = SCALARS[f["proto"]][2]
+        return on("kLength", read_bytes(f.get("utf8")) + [f"m.{name}.assign(bytes);"])
     if f["compact"] == "dim":
-        target = f"m.{f['member']}.{f['axis']}"
-        value = "static_cast<uint32_t>(v) + 1u"
-    elif f["compact"] in ("time", "running"):
-        target = f"m.{f['member']}"
-    else:
-        target = f"m.{name}"
-    return [
-        "if (type == WireType::kVarint) {",
-        "  uint64_t v = 0;",
-        "  if (!in.varint(v)) return false;",
-        f"  {target} = {value};",
-        "  continue;",
-        "}",
-    ]
+        return on("kVarint", read_varint(f"m.{f['member']}.{f['axis']}", "static_cast<uint32_t>(v) + 1u"))
+    if f["compact"] in ("time", "running"):
+        # Kept as the raw delta here; decode() sums the list afterwards.
+        return on("kVarint", read_varint(f"m.{f['member']}",
+                                         f"static_cast<{f['cpp']}>(static_cast<uint64_t>(unzigzag64(v)))"))
+    if cat == "enum":
+        return on("kVarint", read_varint(f"m.{name}", f"static_cast<{f['cpp']}>(static_cast<int32_t>(v))"))
+    return on("kVarint", read_varint(f"m.{name}", SCALARS[f["proto"]][2]))
 
 
 def emit_decoder(schema, message):

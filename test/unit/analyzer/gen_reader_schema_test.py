@@ -11,6 +11,7 @@ import re
 import sys
 
 sys.path.insert(0, sys.argv[1])
+import gen_agent_schema as agent  # noqa: E402
 import gen_reader_schema as gen  # noqa: E402
 
 failures = []
@@ -30,19 +31,12 @@ with open(os.path.join(sys.argv[1], "prof.proto"), encoding="utf-8") as f:
     proto = f.read()
 header, source = gen.generate(proto)
 
-# Every field declaration of the schema, from a scan independent of the
-# generator's parser.
+# Every field of the schema, as the agent's header numbers them (its own
+# test checks those against the .proto text).
 fields = []
-message = None
-for line in proto.splitlines():
-    line = line.split("//")[0].strip()
-    m = re.match(r"message (\w+)", line)
-    if m:
-        message = m.group(1)
-        continue
-    m = re.match(r"(?:repeated )?(?:map<[^>]+>|[\w.]+) (\w+) = (\d+);", line)
-    if m and message and not re.match(r"[A-Z_0-9]+ =", line):
-        fields.append((message, m.group(1), int(m.group(2))))
+for message, body in re.findall(r"^struct (\w+) \{\n(.*?)^\};", agent.generate(proto, ["Chunk"]), re.S | re.M):
+    for name, number in re.findall(r"static constexpr uint32_t (\w+) = (\d+);", body):
+        fields.append((message, name, int(number)))
 check(len(fields) > 150, f"found only {len(fields)} fields in prof.proto")
 for message, name, number in fields:
     check(f"      case {number}:  // {name}\n" in decoder_body(source, message),
