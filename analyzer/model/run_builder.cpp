@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "io/delta_decoder.h"
+#include "io/end_of.h"
 #include "io/intern_tables.h"
 #include "io/record_decoder.h"
 #include "model/gpu_names.h"

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "io/delta_decoder.h"
+#include "io/end_of.h"
 #include "io/intern_tables.h"
 #include "io/record_decoder.h"
 #include "views/text_escape.h"
