@@ -16,6 +16,7 @@
 #include <string>
 
 #include "io/capture_reader.h"
+#include "proto/prof.pb.h"
 
 namespace {
 
@@ -70,9 +71,11 @@ int main(int argc, char** argv) {
     if (stat(argv[i], &info) == 0) file_bytes += static_cast<uint64_t>(info.st_size);
     Chunk chunk;
     for (;;) {
-      const auto next = reader.next(chunk);
+      std::string_view payload;
+      const auto next = reader.next(payload);
       if (next == prof::analyzer::CaptureReader::Next::kEnd) break;
-      if (next == prof::analyzer::CaptureReader::Next::kError) {
+      if (next == prof::analyzer::CaptureReader::Next::kError ||
+          !chunk.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
         fprintf(stderr, "bench_record_sizes: %s: corrupt chunk\n", argv[i]);
         return 1;
       }

@@ -50,15 +50,15 @@ bool CaptureReader::open(const std::string& path) {
   if (got < length)
     return fail(header_offset, "header truncated (" + std::to_string(got) + " of " +
                                   std::to_string(length) + " bytes)");
-  if (!header_.ParseFromString(header_bytes)) return fail(header_offset, "header does not parse (corrupt)");
-  if (header_.format_major() != kFormatMajor)
-    return fail(header_offset, "unknown format version " + std::to_string(header_.format_major()) + "." +
-                                  std::to_string(header_.format_minor()) + " (this profanalyze reads " +
+  if (!decode(header_bytes, header_)) return fail(header_offset, "header does not parse (corrupt)");
+  if (header_.format_major != kFormatMajor)
+    return fail(header_offset, "unknown format version " + std::to_string(header_.format_major) + "." +
+                                  std::to_string(header_.format_minor) + " (this profanalyze reads " +
                                   std::to_string(kFormatMajor) + ".x)");
   return true;
 }
 
-CaptureReader::Next CaptureReader::next(prof::proto::Chunk& chunk) {
+CaptureReader::Next CaptureReader::next(std::string_view& payload) {
   chunk_offset_ = bytes_.offset();
   const std::string using_before = "; using the " + std::to_string(chunk_count_) + " chunks before it";
   uint64_t length = 0;
@@ -94,14 +94,15 @@ CaptureReader::Next CaptureReader::next(prof::proto::Chunk& chunk) {
                                    std::to_string(length) + " bytes)" + using_before};
     return Next::kEnd;
   }
-  chunk.Clear();
-  if (!chunk.ParseFromString(payload_)) {
-    fail(chunk_offset_, "chunk " + std::to_string(chunk_count_) + " (" + std::to_string(length) +
-                           " bytes) does not parse (corrupt)");
-    return Next::kError;
-  }
+  payload = payload_;
   ++chunk_count_;
   return Next::kChunk;
+}
+
+void CaptureReader::fail_chunk() {
+  --chunk_count_;  // it was not read after all
+  fail(chunk_offset_, "chunk " + std::to_string(chunk_count_) + " (" + std::to_string(payload_.size()) +
+                          " bytes) does not parse (corrupt)");
 }
 
 }  // namespace prof::analyzer

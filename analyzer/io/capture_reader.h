@@ -2,14 +2,15 @@
 // Reads a capture file chunk by chunk (framing in proto/FORMAT.md): magic,
 // varint-length Header, then varint-length Chunks to end of file. Only one
 // chunk is in memory at a time, so files far larger than memory stream
-// through.
+// through. It hands out each chunk's bytes; RecordDecoder decodes them.
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "io/file_bytes.h"
 #include "io/read_error.h"
-#include "proto/prof.pb.h"
+#include "io/records.h"
 
 namespace prof::analyzer {
 
@@ -29,12 +30,15 @@ class CaptureReader {
   // says why.
   [[nodiscard]] bool open(const std::string& path);
 
-  // Reads the next chunk into `chunk`. kEnd at the end of the file, also when
-  // the last chunk was cut short: then truncated_tail() says so.
-  [[nodiscard]] Next next(prof::proto::Chunk& chunk);
+  // Reads the next chunk's bytes; `payload` stays valid until the next call.
+  // kEnd at the end of the file, also when the last chunk was cut short: then
+  // truncated_tail() says so.
+  [[nodiscard]] Next next(std::string_view& payload);
+  // Reports that the chunk next() returned last does not parse.
+  void fail_chunk();
 
   const std::string& path() const { return path_; }
-  const prof::proto::Header& header() const { return header_; }
+  const recorded::Header& header() const { return header_; }
   const ReadError& error() const { return error_; }
   // Byte offset of the length prefix of the chunk next() returned last.
   uint64_t chunk_offset() const { return chunk_offset_; }
@@ -52,7 +56,7 @@ class CaptureReader {
 
   std::string path_;
   FileBytes bytes_;
-  prof::proto::Header header_;
+  recorded::Header header_;
   ReadError error_;
   std::optional<ReadError> truncated_tail_;
   std::string payload_;  // reused between chunks

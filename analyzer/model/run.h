@@ -91,9 +91,16 @@ struct CpuEvent {
   uint32_t stack = 0;  // API calls only: index + 1 into Run::stacks; 0: none
   CpuEventKind kind = CpuEventKind::kPushPopRange;
   bool unterminated = false;  // NVTX range still open when recording ended
-  ApiDomain api_domain = ApiDomain::kUnspecified;  // API calls only
+  // API calls only: the call's ApiDomain in one byte (the schema's enum is
+  // an int32); a domain this reader does not know reads as unspecified.
+  uint8_t api_domain_byte = 0;
 
   uint64_t duration_ns() const { return end_ns - start_ns; }
+  ApiDomain api_domain() const { return static_cast<ApiDomain>(api_domain_byte); }
+  void set_api_domain(ApiDomain domain) {
+    const bool known = domain == ApiDomain::kRuntime || domain == ApiDomain::kDriver;
+    api_domain_byte = known ? static_cast<uint8_t>(domain) : 0;
+  }
 };
 static_assert(sizeof(CpuEvent) == 48, "CpuEvent is one of millions: keep it packed");
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "io/delta_decoder.h"
+#include "io/end_of.h"
 #include "io/intern_tables.h"
 #include "io/record_decoder.h"
 #include "model/gpu_names.h"
@@ -34,12 +34,12 @@ struct DerivedNameKeyHash {
 uint32_t low(uint64_t value) { return static_cast<uint32_t>(value); }
 uint32_t high(uint64_t value) { return static_cast<uint32_t>(value >> 32); }
 
-SyncKind sync_kind(SyncType type) {
+SyncKind sync_kind(SynchronizationType type) {
   switch (type) {
-    case SyncType::kEventSynchronize: return SyncKind::kEventSynchronize;
-    case SyncType::kStreamWaitEvent: return SyncKind::kStreamWaitEvent;
-    case SyncType::kStreamSynchronize: return SyncKind::kStreamSynchronize;
-    case SyncType::kContextSynchronize: return SyncKind::kContextSynchronize;
+    case SynchronizationType::kEventSynchronize: return SyncKind::kEventSynchronize;
+    case SynchronizationType::kStreamWaitEvent: return SyncKind::kStreamWaitEvent;
+    case SynchronizationType::kStreamSynchronize: return SyncKind::kStreamSynchronize;
+    case SynchronizationType::kContextSynchronize: return SyncKind::kContextSynchronize;
     default: return SyncKind::kUnknown;
   }
 }
@@ -285,7 +285,7 @@ void ChunkLoader::load_nvtx_ranges() {
   ProcessInfo& info = run_.processes[process_];
   for (const recorded::NvtxRange& r : chunk_.nvtx_ranges) {
     CpuEvent e;
-    e.kind = r.style == NvtxStyle::kStartEnd ? CpuEventKind::kStartEndRange : CpuEventKind::kPushPopRange;
+    e.kind = r.style == NvtxRangeStyle::kStartEnd ? CpuEventKind::kStartEndRange : CpuEventKind::kPushPopRange;
     e.process = process_;
     e.tid = r.tid;
     e.domain = resolve(r.domain_id, "NVTX range domain", "");
@@ -304,7 +304,7 @@ void ChunkLoader::load_api_calls() {
   for (const recorded::ApiCall& a : chunk_.api_calls) {
     CpuEvent e;
     e.kind = CpuEventKind::kApiCall;
-    e.api_domain = a.domain;
+    e.set_api_domain(a.domain);
     e.process = process_;
     e.tid = a.tid;
     if (a.name_id == 0) {
@@ -395,11 +395,11 @@ void ChunkLoader::load_memsets() {
 void ChunkLoader::load_memory_events() {
   for (const recorded::MemoryEvent& m : chunk_.memory_events) {
     seen(m.time_ns, m.time_ns);
-    if (m.operation != MemoryOperation::kAllocation && m.operation != MemoryOperation::kRelease)
+    if (m.operation != MemoryEventOperation::kAllocation && m.operation != MemoryEventOperation::kRelease)
       continue;  // nothing to count
     MemoryEvent e;
     e.process = process_;
-    e.allocation = m.operation == MemoryOperation::kAllocation;
+    e.allocation = m.operation == MemoryEventOperation::kAllocation;
     e.on_device = on_device(m.memory_kind);
     e.bytes = m.bytes;
     e.correlation_id = m.correlation_id;

@@ -86,7 +86,7 @@ class JsonOut {
 
 // The recorded domain; a call without one counts as runtime, as the model
 // names an unnamed call of no domain "<cuda runtime cbid N>".
-bool is_runtime_call(const CpuEvent& e) { return e.api_domain != ApiDomain::kDriver; }
+bool is_runtime_call(const CpuEvent& e) { return e.api_domain() != ApiDomain::kDriver; }
 
 // "domain:name" outside the default domain, as the report names rows, but
 // "ProfilerStep#3" stays itself: on a timeline every step is its own.

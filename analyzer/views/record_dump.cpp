@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "io/delta_decoder.h"
+#include "io/end_of.h"
 #include "io/intern_tables.h"
 #include "io/record_decoder.h"
 #include "views/text_escape.h"
@@ -137,13 +137,13 @@ class ChunkDumper {
           .text("name", string(r.name_id))
           .number("start", r.start_ns)
           .number("end", end_of(r.start_ns, r.duration_ns))
-          .text("style", r.style == NvtxStyle::kStartEnd ? "start_end" : "push_pop")
+          .text("style", r.style == NvtxRangeStyle::kStartEnd ? "start_end" : "push_pop")
           .number("depth", r.depth)
           .number("unterminated", r.unterminated ? 1 : 0);
     }
     for (const recorded::MemoryEvent& e : chunk.memory_events) {
       JsonLine(out_, "memory")
-          .text("operation", e.operation == MemoryOperation::kRelease ? "release" : "allocation")
+          .text("operation", e.operation == MemoryEventOperation::kRelease ? "release" : "allocation")
           .number("device", e.device_id)
           .number("stream", e.stream_id)
           .number("corr", e.correlation_id)

@@ -14,8 +14,6 @@
 #include <string>
 #include <vector>
 
-#include <google/protobuf/stubs/logging.h>
-
 #include "cli/prof_analyze.h"
 
 #ifndef FUZZ_VIEW
@@ -61,7 +59,6 @@ bool one_line_naming_offset(const std::string& err) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  google::protobuf::SetLogHandler(nullptr);
   // In memory, under a path the analyzer opens like any file.
   g_fd = memfd_create("capture.pb", 0);
   if (g_fd < 0) {

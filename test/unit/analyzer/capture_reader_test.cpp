@@ -39,15 +39,18 @@ TEST_CASE("A file with a header and chunks reads chunk by chunk", "[reader]") {
   f.write(CaptureFileWriter().raw(one_range_chunk(1)).raw(one_range_chunk(2)).bytes());
   prof::analyzer::CaptureReader reader;
   REQUIRE(reader.open(f.path()));
-  CHECK(reader.header().format_major() == 2);
-  CHECK(reader.header().producer() == "libprof test-writer");
-  prof::proto::Chunk chunk;
-  REQUIRE(reader.next(chunk) == prof::analyzer::CaptureReader::Next::kChunk);
+  CHECK(reader.header().format_major == 2);
+  CHECK(reader.header().producer == "libprof test-writer");
+  std::string_view payload;
+  REQUIRE(reader.next(payload) == prof::analyzer::CaptureReader::Next::kChunk);
   CHECK(reader.chunk_offset() == kHeaderEnd);
+  prof::proto::Chunk chunk;
+  REQUIRE(chunk.ParseFromArray(payload.data(), static_cast<int>(payload.size())));
   CHECK(chunk.strings(0).value() == "range1");
-  REQUIRE(reader.next(chunk) == prof::analyzer::CaptureReader::Next::kChunk);
+  REQUIRE(reader.next(payload) == prof::analyzer::CaptureReader::Next::kChunk);
+  REQUIRE(chunk.ParseFromArray(payload.data(), static_cast<int>(payload.size())));
   CHECK(chunk.strings(0).value() == "range2");
-  CHECK(reader.next(chunk) == prof::analyzer::CaptureReader::Next::kEnd);
+  CHECK(reader.next(payload) == prof::analyzer::CaptureReader::Next::kEnd);
   CHECK(reader.chunk_count() == 2);
   CHECK_FALSE(reader.truncated_tail());
 }

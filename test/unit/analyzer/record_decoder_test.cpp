@@ -3,6 +3,8 @@
 // deltas and all, so the expected values do not come from the test writer's
 // own encoding.
 #include <catch2/catch.hpp>
+#include <google/protobuf/stubs/logging.h>
+#include <random>
 
 #include "analyzer_test_support.h"
 #include "io/record_decoder.h"
@@ -94,7 +96,7 @@ TEST_CASE("The decoder undoes an ApiCall's compact fields and keeps its argument
   CHECK(chunk.api_calls[2].tid == 9);
   CHECK(chunk.api_calls[2].start_ns == 1012);
   CHECK(chunk.api_calls[2].correlation_id == 4);
-  CHECK(chunk.api_calls[2].domain == analyzer::ApiDomain::kUnspecified);
+  CHECK(chunk.api_calls[2].domain == static_cast<analyzer::ApiDomain>(7));  // kept as written
 }
 
 TEST_CASE("The decoder keeps the GPU fields no view shows, and enum values it does not know", "[decoder]") {
@@ -162,13 +164,13 @@ TEST_CASE("The decoder keeps the GPU fields no view shows, and enum values it do
   CHECK(analyzer::schema_name(chunk.memcpys[0].src_kind) == "PINNED");
   CHECK((chunk.memcpys[0].src_device_id == 1 && chunk.memcpys[0].dst_device_id == 3 && chunk.memcpys[0].is_async));
   REQUIRE(chunk.nvtx_ranges.size() == 1);
-  CHECK(chunk.nvtx_ranges[0].style == analyzer::NvtxStyle::kStartEnd);
+  CHECK(chunk.nvtx_ranges[0].style == analyzer::NvtxRangeStyle::kStartEnd);
   CHECK(chunk.nvtx_ranges[0].color_argb == 0xff00ff00);
   CHECK(chunk.nvtx_ranges[0].category == 6);
   CHECK(chunk.nvtx_ranges[0].end_tid == 12);
   REQUIRE(chunk.memory_events.size() == 1);
   CHECK(chunk.memory_events[0].time_ns == 507);
-  CHECK(chunk.memory_events[0].operation == analyzer::MemoryOperation::kRelease);
+  CHECK(chunk.memory_events[0].operation == analyzer::MemoryEventOperation::kRelease);
   CHECK(chunk.memory_events[0].context_id == 4);
   CHECK(chunk.memory_events[0].address == 0x7000);
   REQUIRE(chunk.synchronizations.size() == 1);
@@ -215,4 +217,124 @@ TEST_CASE("A reused chunk holds only the next chunk's records", "[decoder]") {
   CHECK(chunk.threads.size() == 1);
   CHECK(decoder.next(chunk) == RecordDecoder::Next::kEnd);
   CHECK(decoder.chunk_count() == 2);
+}
+
+namespace {
+
+// A chunk with every kind of field the schema has: nested and repeated
+// messages, packed and repeated bytes, a map, `string` fields, negative
+// int32s, enums.
+prof::proto::Chunk every_kind_of_field() {
+  prof::proto::Chunk c;
+  c.set_time_base_ns(1'000'000);
+  auto* a = api_call(c, 7, 10, 5);
+  a->set_return_code(-2);
+  a->mutable_launch()->set_grid_x_minus_one(0xffffffffu);
+  api_call(c, 0, -4, 1)->mutable_transfer()->set_kind(prof::proto::DEVICE_TO_HOST);
+  c.add_kernels()->set_name_id(3);
+  c.add_strings()->set_value("name");
+  auto* s = c.add_stacks();
+  s->set_id(2);
+  for (uint64_t frame : {1ull, 300ull, 1ull << 40}) s->add_frame_ids(frame);
+  auto* p = c.mutable_process();
+  p->set_rank(-1);
+  p->add_command_line("a.out");
+  p->mutable_clock_anchor()->set_monotonic_ns(5);
+  (*p->mutable_options())["PROF_STACKS"] = "native";
+  auto* w = c.mutable_window();
+  w->set_first_step(-1);
+  w->set_step_rule("nvtx:^step$");
+  w->set_trigger("schedule");
+  c.mutable_process_end()->set_signal(15);
+  return c;
+}
+
+// What both readers agree a chunk holds: its list sizes and a few fields
+// that go through each kind of decoding.
+std::string summary(const prof::proto::Chunk& c) {
+  std::string s = std::to_string(c.time_base_ns()) + "/" + std::to_string(c.api_calls_size()) + "/" +
+                  std::to_string(c.kernels_size()) + "/" + std::to_string(c.strings_size()) + "/" +
+                  std::to_string(c.stacks_size()) + "/" + std::to_string(c.has_process()) + "/" +
+                  std::to_string(c.has_window());
+  for (const auto& a : c.api_calls()) s += "/" + std::to_string(a.return_code()) + "," + std::to_string(a.has_launch());
+  for (const auto& st : c.stacks()) s += "/" + std::to_string(st.frame_ids_size());
+  if (c.has_process()) s += "/" + std::to_string(c.process().rank()) + "," + std::to_string(c.process().options_size());
+  if (c.has_window()) s += "/" + c.window().step_rule() + "," + c.window().trigger();
+  return s;
+}
+std::string summary(const recorded::Chunk& c) {
+  std::string s = std::to_string(c.time_base_ns) + "/" + std::to_string(c.api_calls.size()) + "/" +
+                  std::to_string(c.kernels.size()) + "/" + std::to_string(c.strings.size()) + "/" +
+                  std::to_string(c.stacks.size()) + "/" + std::to_string(c.process.has_value()) + "/" +
+                  std::to_string(c.window.has_value());
+  for (const auto& a : c.api_calls) s += "/" + std::to_string(a.return_code) + "," + std::to_string(a.launch.has_value());
+  for (const auto& st : c.stacks) s += "/" + std::to_string(st.frame_ids.size());
+  if (c.process) s += "/" + std::to_string(c.process->rank) + "," + std::to_string(c.process->options.size());
+  if (c.window) s += "/" + c.window->step_rule + "," + c.window->trigger;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("The decoder accepts and refuses the chunks libprotobuf does", "[decoder]") {
+  // Mutated encodings of one chunk: bytes changed, inserted, removed, the
+  // end cut off. Where libprotobuf parses one, so must the decoder, to the
+  // same records; where it refuses one, the decoder refuses it too.
+  google::protobuf::SetLogHandler(nullptr);  // its line about bad UTF-8
+  const std::string original = every_kind_of_field().SerializeAsString();
+  std::mt19937 random(20261122);
+  int accepted = 0, refused = 0;
+  recorded::Chunk ours;
+  for (int round = 0; round < 20000; ++round) {
+    std::string bytes = original;
+    const int edits = 1 + static_cast<int>(random() % 3);
+    for (int e = 0; e < edits && !bytes.empty(); ++e) {
+      const size_t at = random() % bytes.size();
+      const auto value = static_cast<char>(random() % 4 == 0 ? 0x80 | (random() % 128) : random() % 256);
+      switch (random() % 4) {
+        case 0: bytes[at] = value; break;
+        case 1: bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(at), value); break;
+        case 2: bytes.erase(at, 1); break;
+        default: bytes.resize(at); break;
+      }
+    }
+    prof::proto::Chunk theirs;
+    const bool they_parse = theirs.ParseFromString(bytes);
+    const bool we_parse = prof::analyzer::decode(bytes, ours);
+    INFO("round " << round << ", " << bytes.size() << " bytes");
+    REQUIRE(we_parse == they_parse);
+    if (they_parse) {
+      REQUIRE(summary(ours) == summary(theirs));
+      ++accepted;
+    } else {
+      ++refused;
+    }
+  }
+  // Both outcomes were tried many times over.
+  CHECK(accepted > 1000);
+  CHECK(refused > 1000);
+}
+
+TEST_CASE("The decoder refuses what libprotobuf refuses in `string` fields and groups", "[decoder]") {
+  google::protobuf::SetLogHandler(nullptr);
+  recorded::Chunk ours;
+  auto agree = [&](const std::string& bytes) {
+    prof::proto::Chunk theirs;
+    const bool they_parse = theirs.ParseFromString(bytes);
+    CHECK(prof::analyzer::decode(bytes, ours) == they_parse);
+    return they_parse;
+  };
+  const std::string window_tag = "\xd2\x01";  // field 26, length-delimited
+  auto window_with_rule = [&](const std::string& rule) {
+    const std::string body = "\x32" + varint(rule.size()) + rule;  // Window.step_rule, field 6
+    return window_tag + varint(body.size()) + body;
+  };
+  CHECK(agree(window_with_rule("nvtx:^step\xc3\xa9$")));
+  CHECK_FALSE(agree(window_with_rule("\xc3")));          // cut short
+  CHECK_FALSE(agree(window_with_rule("\xed\xa0\x80")));  // a surrogate
+  CHECK_FALSE(agree(window_with_rule("\xc0\xaf")));      // overlong
+  CHECK(agree(std::string("\x9b\x06\x08\x01\x9c\x06", 6)));  // an unknown group (field 99), closed
+  CHECK_FALSE(agree(std::string("\x9b\x06\x08\x01", 4)));    // not closed
+  CHECK_FALSE(agree(std::string("\x9c\x06", 2)));            // an end without a start
+  CHECK(agree(std::string("\x08\x05\x0a\x00", 4)));  // time_base_ns also as bytes: skipped
 }

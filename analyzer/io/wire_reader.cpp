@@ -1,0 +1,98 @@
+#include "io/wire_reader.h"
+
+namespace prof::analyzer {
+
+bool WireReader::varint_slow(uint64_t& value) {
+  value = 0;
+  for (int i = 0; i < 10; ++i) {
+    if (at_ == end_) return false;
+    const uint8_t byte = *at_++;
+    value |= static_cast<uint64_t>(byte & 0x7f) << (7 * i);
+    if (byte < 0x80) return true;
+  }
+  return false;  // an 11th byte: not a varint
+}
+
+bool WireReader::skip(uint32_t field, WireType type) {
+  uint64_t ignored = 0;
+  std::string_view bytes;
+  switch (type) {
+    case WireType::kVarint: return varint(ignored);
+    case WireType::kFixed64: return fixed(8);
+    case WireType::kFixed32: return fixed(4);
+    case WireType::kLength: return this->bytes(bytes);
+    case WireType::kEndGroup: return false;
+    case WireType::kStartGroup: {
+      // A group nests like a message, up to its own end-group tag.
+      if (depth_ + 1 > kMaxDepth) return false;
+      ++depth_;
+      for (;;) {
+        uint32_t inner = 0;
+        WireType inner_type{};
+        if (!tag(inner, inner_type)) return false;
+        if (inner_type == WireType::kEndGroup) {
+          --depth_;
+          return inner == field;
+        }
+        if (!skip(inner, inner_type)) return false;
+      }
+    }
+  }
+  return false;
+}
+
+bool read_map_entry(std::string_view entry, int depth, std::string& key, std::string& value) {
+  WireReader in(entry, depth);
+  if (!in.nested_ok()) return false;
+  while (!in.done()) {
+    uint32_t field = 0;
+    WireType type{};
+    if (!in.tag(field, type)) return false;
+    std::string_view bytes;
+    if (field == 1 && type == WireType::kLength) {
+      if (!in.bytes(bytes) || !valid_utf8(bytes)) return false;  // a string key
+      key.assign(bytes);
+    } else if (field == 2 && type == WireType::kLength) {
+      if (!in.bytes(bytes)) return false;
+      value.assign(bytes);
+    } else if (!in.skip(field, type)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool valid_utf8(std::string_view text) {
+  const auto* at = reinterpret_cast<const uint8_t*>(text.data());
+  const uint8_t* end = at + text.size();
+  while (at < end) {
+    const uint8_t lead = *at;
+    if (lead < 0x80) {
+      ++at;
+      continue;
+    }
+    int length = 0;
+    uint8_t low = 0x80, high = 0xbf;  // the second byte's range
+    if (lead >= 0xc2 && lead <= 0xdf) {
+      length = 2;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+      length = 3;
+      if (lead == 0xe0) low = 0xa0;   // overlong
+      if (lead == 0xed) high = 0x9f;  // surrogates
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      length = 4;
+      if (lead == 0xf0) low = 0x90;   // overlong
+      if (lead == 0xf4) high = 0x8f;  // past U+10FFFF
+    } else {
+      return false;
+    }
+    if (end - at < length) return false;
+    if (at[1] < low || at[1] > high) return false;
+    for (int i = 2; i < length; ++i)
+      if (at[i] < 0x80 || at[i] > 0xbf) return false;
+    at += length;
+  }
+  return true;
+}
+
+}  // namespace prof::analyzer
