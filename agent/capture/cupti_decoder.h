@@ -37,7 +37,10 @@ class CuptiDecoder {
 
   bool in_window(uint64_t start_ns);
   // Whether a GPU record with these times goes into the file.
-  bool keep(uint64_t start_ns, uint64_t end_ns);
+  // `origin`: where the call that launched it was made. Work launched inside
+  // the open window is kept even when it started after the window's end;
+  // work launched before it, never.
+  bool keep(uint64_t start_ns, uint64_t end_ns, WindowLaunches::Origin origin = WindowLaunches::Origin::unknown);
 
   uint64_t incomplete_ = 0;  // writer thread
   std::atomic<bool> windowed_{false};

@@ -1,7 +1,10 @@
 #include "control/capture_control.h"
 
+#include <algorithm>
+
 #include "capture/capture_range.h"
 #include "capture/cuda_capture.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "record/writer.h"
 
@@ -138,6 +141,12 @@ bool CaptureControl::wants_full_capture() const {
 void CaptureControl::open_window(Trigger trigger, int64_t first_step, uint64_t now_ns, const std::string& path) {
   window_open_ = true;
   trigger_ = trigger;
+  // CUPTI's activity kinds go on first. A window cut by time starts once
+  // they are on: work launched before has no GPU record, so the window
+  // holds the work launched inside it (a step window's kinds are on from
+  // the step before, warmup or not: see step_ends).
+  update_cuda_mode();
+  if (first_step < 0) now_ns = std::max(now_ns, monotonic_ns());
   window_start_ns_ = now_ns;
   Writer::WindowStart start;
   start.index = windows_++;
@@ -148,7 +157,6 @@ void CaptureControl::open_window(Trigger trigger, int64_t first_step, uint64_t n
   start.step_rule = options_.step_rule ? options_.step_rule->spelling() : "";
   // The writer learns of the window before anything of it is recorded.
   writer_->begin_window(start);
-  update_cuda_mode();
   set_capture_gate(CaptureGate::window, true, now_ns);
 }
 

@@ -5,12 +5,16 @@
 #include <cstdint>
 
 #include "record/string_table.h"
+#include "record/window_launches.h"
 
 namespace prof {
 
 struct ChunkSink {
   ChunkEncoder& chunk;
   StringTable& strings;
+  // The open window's launches, for a source whose records carry the
+  // launch's correlation id (reports_launches()).
+  WindowLaunches* launches = nullptr;
 };
 
 class ActivitySource {
@@ -25,6 +29,9 @@ class ActivitySource {
   virtual uint64_t dropped() const = 0;
   // Work still running when recording ended, so without an end: not written.
   virtual uint64_t unfinished() const = 0;
+  // Whether each record of GPU work names the call that launched it (its
+  // correlation id), so that a window can wait for the records of its launches.
+  virtual bool reports_launches() const { return false; }
 };
 
 }  // namespace prof

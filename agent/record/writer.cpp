@@ -190,14 +190,56 @@ void Writer::drain() {
   recorder_.drain_all(
       [this](const ThreadBuffer& buffer, const RecordHeader& header) {
         translator_.translate(buffer, header, chunk_);
+        if (launches_.active() && header.type == static_cast<uint16_t>(RecordType::api_call)) {
+          note_launch(reinterpret_cast<const ApiCallRecord&>(header));
+        }
       },
       [this] {
         if (chunk_.pending_bytes() >= kChunkBytesLimit) write_chunk();
       });
+  drain_activity();
+}
+
+void Writer::drain_activity() {
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
-    ChunkSink sink{chunk_, translator_.strings()};
+    ChunkSink sink{chunk_, translator_.strings(), launches_.active() ? &launches_ : nullptr};
     source->drain(sink);
   }
+}
+
+void Writer::note_launch(const ApiCallRecord& call) {
+  // CUPTI's records of a call that succeeded in putting work on the GPU; a
+  // call that began before the window opened may have launched while
+  // CUPTI's activity kinds were still off, so it has no record to wait for.
+  if (call.args == ApiCallArgs::none || call.return_code != 0 || call.start_ns < window_.start_ns ||
+      call.backend != static_cast<uint8_t>(file::CaptureBackend::cupti)) {
+    return;
+  }
+  launches_.launched(call.correlation_id);
+}
+
+uint32_t Writer::wait_for_window_launches() {
+  ActivitySource* source = activity_source_.load(std::memory_order_acquire);
+  if (source == nullptr || !launches_.active()) return 0;
+  const uint64_t start = monotonic_ns();
+  const uint64_t deadline = start + uint64_t{options_.window_wait_ms} * 1'000'000;
+  while (launches_.outstanding() != 0 && monotonic_ns() < deadline) {
+    // Not forced: a forced flush would hand over work launched after the
+    // window (by a warmup step, or the next window) unfinished, and lose it.
+    sleep_ms(1);
+    source->request_delivery(false);
+    drain_activity();
+  }
+  const auto missing = static_cast<uint32_t>(launches_.outstanding());
+  if (missing != 0) {
+    log_info("window %u: the GPU records of %u operations launched inside it had not arrived %u ms after "
+             "it ended; the file has their calls without them",
+             window_.index, missing, options_.window_wait_ms);
+  } else if (monotonic_ns() - start > 100'000'000) {
+    log_debug("window %u: waited %llu ms for the GPU records of its launches", window_.index,
+              static_cast<unsigned long long>((monotonic_ns() - start) / 1'000'000));
+  }
+  return missing;
 }
 
 void Writer::write_chunk() {
@@ -323,6 +365,10 @@ void Writer::handle_window_events() {
       if (window_active_) complete_window(-1, event.start.start_ns, true);
       window_ = event.start;
       window_active_ = true;
+      if (ActivitySource* source = activity_source_.load(std::memory_order_acquire);
+          source != nullptr && source->reports_launches()) {
+        launches_.begin();
+      }
       file_.close_and_rename(window_.path);
     } else if (window_active_) {
       complete_window(event.last_step, event.end_ns, false);
@@ -331,12 +377,16 @@ void Writer::handle_window_events() {
 }
 
 void Writer::complete_window(int64_t last_step, uint64_t end_ns, bool partial) {
-  // The window's GPU work, finished by now in a loop that waits for its
-  // steps, goes into its file: CUPTI hands over what it holds.
+  // The window's GPU work goes into its file: what CUPTI holds of it now,
+  // then the records of launches still running, as they finish (bounded by
+  // PROF_WINDOW_WAIT_MS). At the process's end run() has already forced
+  // everything out.
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
-    source->request_delivery(true);
+    source->request_delivery(false);
   }
   drain();
+  const uint32_t missing = wait_for_window_launches();
+  launches_.end();
   translator_.close_open_ranges(end_ns, chunk_);
   file::Window window;
   window.index = window_.index;
@@ -347,6 +397,7 @@ void Writer::complete_window(int64_t last_step, uint64_t end_ns, bool partial) {
   window.step_rule = window_.step_rule;
   window.trigger = window_.trigger;
   window.partial = partial;
+  window.gpu_records_missing = missing;
   chunk_.set(window);
   final_drops_ = true;
   write_chunk();

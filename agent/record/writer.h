@@ -17,6 +17,7 @@
 #include "record/file_sink.h"
 #include "record/recorder.h"
 #include "record/translator.h"
+#include "record/window_launches.h"
 #include "run_claim.h"
 
 namespace prof {
@@ -32,6 +33,9 @@ class Writer {
     bool windowed = false;
     uint32_t keep = 0;        // PROF_KEEP: window files kept (0: all)
     uint64_t max_bytes = 0;   // PROF_MAX_MB: bytes written in all (0: no cap)
+    // PROF_WINDOW_WAIT_MS: how long a window's end waits for the GPU records
+    // of work launched inside it.
+    uint32_t window_wait_ms = 2000;
     // Called on the writer thread at every pass (time-based windows, the
     // on-demand trigger).
     void (*on_pass)(uint64_t now_ns) = nullptr;
@@ -107,6 +111,11 @@ class Writer {
  private:
   void run();
   void drain();
+  void drain_activity();
+  void note_launch(const ApiCallRecord& call);
+  // Waits until CUPTI handed over the GPU record of every launch of the
+  // window, or window_wait_ms passed; returns how many did not arrive.
+  uint32_t wait_for_window_launches();
   void write_chunk();
   [[nodiscard]] bool create_file();
   // Takes the file name the run gives this process, once: when it first
@@ -163,6 +172,7 @@ class Writer {
   // Writer thread.
   bool window_active_ = false;
   WindowStart window_;
+  WindowLaunches launches_;
   std::vector<std::string> kept_files_;  // PROF_KEEP's ring, oldest first
   std::atomic<uint64_t> total_bytes_{0};  // of files already closed
   std::atomic<uint32_t> files_written_{0};

@@ -845,26 +845,44 @@ def max_mb_stops_with_one_message(tmp):
 
 
 def delay_and_duration_cut_one_window(tmp):
-    """PROF_DELAY=0.3 PROF_DURATION=0.3: one file whose events all lie in
-    [start + 0.3 s, start + 0.6 s] of the agent's clock, give or take a pass."""
+    """PROF_DELAY=0.3 PROF_DURATION=0.3: one file, a window of 0.3 s, holding
+    the GPU work launched inside it, as torch's profiler holds a step's
+    kernels: every launch made in the window is in the file with its kernel
+    (times as in the truth), even one still running when the window ended
+    (the agent waits for its record), and no kernel launched outside it."""
     result, truth = record_windows(tmp, 2000, {"PROF_DELAY": "0.3", "PROF_DURATION": "0.3"})
     records = dump(os.path.join(tmp, "run.pb"), tmp)
     window = [r for r in records if r["type"] == "window"]
     check(len(window) == 1 and window[0]["trigger"] == "duration", "window records: %s" % window)
     w = window[0]
-    process = [r for r in records if r["type"] == "process"]
     length = w["end"] - w["start"]
     check(0.29e9 <= length <= 0.4e9, "window lasted %d ns, asked 0.3 s" % length)
-    kernels = [r for r in records if r["type"] == "kernel"]
+    check(w.get("gpu_records_missing", 0) == 0, "window record says GPU records are missing: %s" % w)
+    kernels = {k["corr"]: k for k in records if k["type"] == "kernel"}
     check(kernels, "no kernel in the window")
-    # Every kernel that ran wholly inside the window is in the file, and no
-    # kernel that started outside it; one still running when the window
-    # ended is not (CUPTI hands it over unfinished, as at exit).
-    started = {t["corr"] for t in truth if t["type"] == "kernel" and w["start"] <= t["start"] <= w["end"]}
-    inside = {t["corr"] for t in truth if t["type"] == "kernel" and w["start"] <= t["start"] and t["end"] <= w["end"]}
-    got = {k["corr"] for k in kernels}
-    check(inside <= got <= started, "%d kernels in the file; the truth has %d inside the window, %d started in it"
-          % (len(got), len(inside), len(started)))
+    launches = {r["corr"]: r for r in records if r["type"] == "api" and r["name"] == "cudaLaunchKernel"}
+    truth_kernels = {t["corr"]: t for t in truth if t["type"] == "kernel"}
+    by_end = lambda corrs: ", ".join("corr %d: launch %+d ns, kernel %+d..%+d ns of the window's end" % (
+        c, launches[c]["start"] - w["end"] if c in launches else 0,
+        truth_kernels[c]["start"] - w["end"], truth_kernels[c]["end"] - w["end"]) for c in sorted(corrs)[:5])
+    # Every launch the truth made wholly inside the window is recorded...
+    made_inside = {t["corr"] for t in truth if t["type"] == "api" and t["name"] == "cudaLaunchKernel"
+                   and w["start"] <= t["start"] and t["end"] <= w["end"]}
+    check(made_inside <= set(launches), "launches made inside the window and not recorded: %s" % by_end(made_inside - set(launches)))
+    # ... and every recorded launch that began inside it has its kernel.
+    began_inside = {c for c, r in launches.items() if r["start"] >= w["start"]}
+    check(began_inside <= set(kernels), "%d launches of the window lost their kernel: %s"
+          % (len(began_inside - set(kernels)), by_end(began_inside - set(kernels))))
+    # A launch still in its call when the window ended is not in the file (it
+    # returned with recording off); its kernel may be, when it started inside.
+    straddling = {t["corr"] for t in truth if t["type"] == "api" and t["name"] == "cudaLaunchKernel"
+                  and t["start"] <= w["end"] < t["end"]}
+    check(set(kernels) <= set(launches) | straddling, "kernels launched outside the window: %s"
+          % by_end(set(kernels) - set(launches) - straddling))
+    for c, k in kernels.items():
+        t = truth_kernels[c]
+        check((k["start"], k["end"]) == (t["start"], t["end"]), "kernel corr %d at %d..%d, the truth %d..%d"
+              % (c, k["start"], k["end"], t["start"], t["end"]))
 
 
 def scenario_main(namespace, temp_prefix, extra_required=()):
