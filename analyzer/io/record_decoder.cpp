@@ -339,7 +339,7 @@ void decode_definitions(const pb::Chunk& chunk, recorded::Chunk& out) {
   if (chunk.has_window()) {
     const pb::Window& w = chunk.window();
     out.window = recorded::Window{w.index(), w.first_step(), w.last_step(), w.start_ns(), w.end_ns(),
-                                  w.step_rule(), w.trigger(), w.partial()};
+                                  w.step_rule(), w.trigger(), w.partial(), w.gpu_records_missing()};
   } else {
     out.window.reset();
   }

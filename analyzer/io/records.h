@@ -68,6 +68,9 @@ struct FileHeader {
   uint32_t format_minor = 0;
   std::string producer;
 };
+// The newest minor version of format 2 this reader knows (FORMAT.md,
+// Versions): a newer one is read, with a warning that what it adds is skipped.
+inline constexpr uint32_t kKnownFormatMinor = 2;
 
 // ---------------------------------------------------------------- process --
 
@@ -111,6 +114,7 @@ struct Window {
   std::string step_rule;
   std::string trigger;
   bool partial = false;
+  uint32_t gpu_records_missing = 0;  // launches whose GPU record never came (2.2)
 };
 
 struct DropCounts {

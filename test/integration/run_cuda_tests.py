@@ -747,6 +747,48 @@ def check_window_file(tmp, name, want_steps, by_step):
           "%s: window record %s, want steps %d..%d" % (name, windows, want_steps[0], want_steps[-1]))
 
 
+def check_info_window(tmp, name, index, cut_by, steps):
+    """profanalyze info on a window file: its window, how it was cut, its steps."""
+    r = run([ARGS.analyzer, "info", name], env=base_env(False), cwd=tmp)
+    check(r.returncode == 0, "info %s: %s" % (name, r.stderr))
+    lines = {l.split(None, 1)[0]: l.split(None, 1)[1] for l in r.stdout.splitlines()[1:] if l.startswith("  ") and
+             not l.startswith("    ") and len(l.split(None, 1)) == 2}
+    check(lines.get("format", "").startswith("2.2,"), "info %s: format %r, want 2.2" % (name, lines.get("format")))
+    check(lines.get("window", "").startswith("%d, cut by %s" % (index, cut_by)),
+          "info %s: window %r, want %d cut by %s" % (name, lines.get("window"), index, cut_by))
+    want = "%d: %s" % (len(steps), ", ".join(str(s) for s in steps))
+    check(lines.get("steps") == want, "info %s: steps %r, want %r" % (name, lines.get("steps"), want))
+
+
+def check_windows_read_together(tmp, want, by_step):
+    """The window files read together (named, as a folder, as a glob): one
+    window per file with the agent's step numbers, each holding exactly the
+    truth's kernels of its steps; merged, their union, steps distinct."""
+    files = [os.path.join(tmp, f) for f in window_files(tmp)]
+    truth_of = lambda steps: sorted((k["name"], k["end"] - k["start"]) for s in steps for k in by_step[s])
+    got_of = lambda rows: sorted((n, t) for n, t in ((r["name"].split("(")[0], r["total_ns"] // r["instances"])
+                                                      for r in rows for _ in range(r["instances"])))
+    short = lambda kernels: sorted((re.sub(r"^_Z\d+|PK?f.*$", "", n), t) for n, t in kernels)
+    for arguments in (files, [tmp], [os.path.join(tmp, "run.step*.pb")]):
+        for merge in ([], ["--merge-windows"]):
+            r = run([ARGS.analyzer, "report", "--view", "kernels", "--format", "json"] + merge + arguments,
+                    env=base_env(False), cwd=tmp)
+            check(r.returncode == 0, "report %s %s: %s" % (merge, arguments, r.stderr))
+            windows = json.loads(r.stdout)["windows"]
+            expected = [sum(want, [])] if merge else want
+            check([w["steps"] for w in windows] == expected, "report %s %s: windows %s, want steps %s"
+                  % (merge, arguments, [w["steps"] for w in windows], expected))
+            if not merge:
+                check([w["window"] for w in windows] == list(range(len(want))), "window indices %s" % windows)
+            for w, steps in zip(windows, expected):
+                check(len(set(steps)) == len(steps), "steps %s repeat" % steps)
+                check(got_of(w["rows"]) == short(truth_of(steps)), "report %s %s, steps %s: kernels %s, the truth %s"
+                      % (merge, arguments, steps, got_of(w["rows"]), short(truth_of(steps))))
+    r = run([ARGS.analyzer, "report", "--wait", "5", "--active", "3"] + files, env=base_env(False), cwd=tmp)
+    check(r.returncode != 0 and "capture window the agent cut" in r.stderr,
+          "a schedule over window files: rc %d, %r" % (r.returncode, r.stderr))
+
+
 def schedule_windows_match_torch_and_truth(tmp):
     steps = 100
     env = {"PROF_STEP": STEP_RULE, "PROF_SCHEDULE": "wait=5,warmup=1,active=3,repeat=2"}
@@ -756,8 +798,10 @@ def schedule_windows_match_torch_and_truth(tmp):
     check(files == sorted("run.step%d.pb" % w[0] for w in want), "window files %s, want %s" % (files, want))
     check(not os.path.exists(os.path.join(tmp, "run.pb")), "run.pb written beside the window files")
     by_step = training_kernels_by_step(truth, steps)
-    for w in want:
+    for i, w in enumerate(want):
         check_window_file(tmp, "run.step%d.pb" % w[0], w, by_step)
+        check_info_window(tmp, "run.step%d.pb" % w[0], i, "schedule", w)
+    check_windows_read_together(tmp, want, by_step)
 
 
 def keep_leaves_the_newest_windows(tmp):
@@ -831,6 +875,7 @@ def capture_on_demand(tmp):
         check(len(got) == n and got == list(range(got[0], got[0] + n)) and got[0] > previous_last,
               "%s holds steps %s, asked for %d consecutive ones after step %d" % (name, got, n, previous_last))
         check_window_file(tmp, name, got, by_step)
+        check_info_window(tmp, name, captured.index((name, n)), "capture", got)
         previous_last = got[-1]
 
 
