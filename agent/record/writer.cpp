@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <optional>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -148,6 +149,11 @@ void Writer::run() {
     const uint64_t ticket = requested_.load(std::memory_order_acquire);
     const bool final = final_requested_.load(std::memory_order_acquire);
     if (options_.on_pass != nullptr && !final) options_.on_pass(monotonic_ns());
+    // With windows, this pass drains what was recorded before it handled the
+    // window events: a record committed later may belong to a window whose
+    // end or start the next pass handles first.
+    std::optional<Recorder::Positions> until;
+    if (options_.windowed && !final) until = recorder_.positions();
     handle_window_events();
     if (final) {
       // Everything CUPTI still holds, unfinished work included, is part of
@@ -157,7 +163,7 @@ void Writer::run() {
         source->request_delivery(true);
       }
     }
-    drain();
+    drain(until ? &*until : nullptr);
     if (recorder_.recording_started() && !options_.windowed) claim_path();
     const uint64_t now = monotonic_ns();
     if (final) {
@@ -177,7 +183,7 @@ void Writer::run() {
       // 8-thread launch loop, on the writer thread).
       if (source != nullptr && (requested || due)) {
         source->request_delivery(false);
-        drain();
+        drain(until ? &*until : nullptr);
       }
       write_chunk();
       written_.store(ticket, std::memory_order_release);
@@ -186,17 +192,21 @@ void Writer::run() {
   running_.store(false, std::memory_order_release);
 }
 
-void Writer::drain() {
-  recorder_.drain_all(
-      [this](const ThreadBuffer& buffer, const RecordHeader& header) {
-        translator_.translate(buffer, header, chunk_);
-        if (launches_.active() && header.type == static_cast<uint16_t>(RecordType::api_call)) {
-          note_launch(reinterpret_cast<const ApiCallRecord&>(header));
-        }
-      },
-      [this] {
-        if (chunk_.pending_bytes() >= kChunkBytesLimit) write_chunk();
-      });
+void Writer::drain(const Recorder::Positions* until) {
+  auto visit = [this](const ThreadBuffer& buffer, const RecordHeader& header) {
+    translator_.translate(buffer, header, chunk_);
+    if (launches_.active() && header.type == static_cast<uint16_t>(RecordType::api_call)) {
+      note_launch(reinterpret_cast<const ApiCallRecord&>(header));
+    }
+  };
+  auto after_slice = [this] {
+    if (chunk_.pending_bytes() >= kChunkBytesLimit) write_chunk();
+  };
+  if (until != nullptr) {
+    recorder_.drain_until(*until, visit, after_slice);
+  } else {
+    recorder_.drain_all(visit, after_slice);
+  }
   drain_activity();
 }
 
@@ -343,6 +353,9 @@ void Writer::end_window(int64_t last_step, uint64_t end_ns) {
   WindowEvent event;
   event.last_step = last_step;
   event.end_ns = end_ns;
+  // The writer may handle this long after (a loaded machine): by then the
+  // threads may have recorded the next window too.
+  event.until = recorder_.positions();
   push_window_event(std::move(event));
 }
 
@@ -371,12 +384,13 @@ void Writer::handle_window_events() {
       }
       file_.close_and_rename(window_.path);
     } else if (window_active_) {
-      complete_window(event.last_step, event.end_ns, false);
+      complete_window(event.last_step, event.end_ns, false, &event.until);
     }
   }
 }
 
-void Writer::complete_window(int64_t last_step, uint64_t end_ns, bool partial) {
+void Writer::complete_window(int64_t last_step, uint64_t end_ns, bool partial,
+                             const Recorder::Positions* until) {
   // The window's GPU work goes into its file: what CUPTI holds of it now,
   // then the records of launches still running, as they finish (bounded by
   // PROF_WINDOW_WAIT_MS). At the process's end run() has already forced
@@ -384,7 +398,7 @@ void Writer::complete_window(int64_t last_step, uint64_t end_ns, bool partial) {
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
     source->request_delivery(false);
   }
-  drain();
+  drain(until);
   const uint32_t missing = wait_for_window_launches();
   launches_.end();
   translator_.close_open_ranges(end_ns, chunk_);

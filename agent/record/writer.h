@@ -110,7 +110,7 @@ class Writer {
 
  private:
   void run();
-  void drain();
+  void drain(const Recorder::Positions* until = nullptr);
   void drain_activity();
   void note_launch(const ApiCallRecord& call);
   // Waits until CUPTI handed over the GPU record of every launch of the
@@ -128,10 +128,14 @@ class Writer {
     WindowStart start;      // begin
     int64_t last_step = -1; // end
     uint64_t end_ns = 0;    // end
+    Recorder::Positions until;  // end: where each thread's records of the window end
   };
   void push_window_event(WindowEvent event);
   void handle_window_events();
-  void complete_window(int64_t last_step, uint64_t end_ns, bool partial);
+  // `until`: the window's records end there in each thread's buffer (null:
+  // everything recorded so far is the window's).
+  void complete_window(int64_t last_step, uint64_t end_ns, bool partial,
+                       const Recorder::Positions* until = nullptr);
   bool over_budget(size_t next_bytes);
 
   Recorder& recorder_;
