@@ -146,7 +146,14 @@ void CaptureControl::open_window(Trigger trigger, int64_t first_step, uint64_t n
   // holds the work launched inside it (a step window's kinds are on from
   // the step before, warmup or not: see step_ends).
   update_cuda_mode();
-  if (first_step < 0) now_ns = std::max(now_ns, monotonic_ns());
+  // A window cut by time starts once recording is on: a call that began
+  // before is not in it (cuda_capture.cpp), so the window's start must not
+  // come before the gate opens.
+  const bool by_time = first_step < 0;
+  if (by_time) {
+    set_capture_gate(CaptureGate::window, true, monotonic_ns());
+    now_ns = std::max(now_ns, monotonic_ns());
+  }
   window_start_ns_ = now_ns;
   Writer::WindowStart start;
   start.index = windows_++;
@@ -155,9 +162,11 @@ void CaptureControl::open_window(Trigger trigger, int64_t first_step, uint64_t n
   start.path = path;
   start.trigger = trigger == Trigger::schedule ? "schedule" : trigger == Trigger::duration ? "duration" : "on_demand";
   start.step_rule = options_.step_rule ? options_.step_rule->spelling() : "";
-  // The writer learns of the window before anything of it is recorded.
+  // A step window: the writer learns of it before anything of it is
+  // recorded. (A time window's first records, drained before the writer
+  // handles its start, wait in the chunk being built for its file.)
   writer_->begin_window(start);
-  set_capture_gate(CaptureGate::window, true, now_ns);
+  if (!by_time) set_capture_gate(CaptureGate::window, true, now_ns);
 }
 
 void CaptureControl::close_window(uint64_t now_ns) {
