@@ -91,6 +91,23 @@ bool CuptiDecoder::keep(uint64_t start_ns, uint64_t end_ns, WindowLaunches::Orig
   return in_window(start_ns);
 }
 
+template <typename Record>
+bool CuptiDecoder::held_for_later(const Record& record, WindowLaunches::Origin origin, const ChunkSink& sink) {
+  if (origin == WindowLaunches::Origin::inside || record.start <= sink.later_after_ns || record.end == 0) return false;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&record);
+  held_.emplace_back(bytes, bytes + sizeof(Record));
+  return true;
+}
+
+void CuptiDecoder::decode_held(ChunkSink& sink) {
+  if (held_.empty()) return;
+  std::vector<std::vector<uint8_t>> held;
+  held.swap(held_);
+  for (const std::vector<uint8_t>& record : held) {
+    decode(reinterpret_cast<const CUpti_Activity*>(record.data()), sink);
+  }
+}
+
 bool CuptiDecoder::in_window(uint64_t start_ns) {
   if (!windowed_.load(std::memory_order_acquire)) return true;
   std::lock_guard lock(windows_mutex_);
@@ -105,7 +122,8 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(activity);
-      if (!keep(k->start, k->end, launched(sink, k->correlationId))) return;
+      const WindowLaunches::Origin origin = launched(sink, k->correlationId);
+      if (held_for_later(*k, origin, sink) || !keep(k->start, k->end, origin)) return;
       file::Kernel kernel;
       kernel.device_id = k->deviceId;
       kernel.context_id = k->contextId;
@@ -128,7 +146,8 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(activity);
-      if (!keep(m->start, m->end, launched(sink, m->correlationId))) return;
+      const WindowLaunches::Origin origin = launched(sink, m->correlationId);
+      if (held_for_later(*m, origin, sink) || !keep(m->start, m->end, origin)) return;
       file::Memcpy copy = copy_of(*m);
       copy.kind = copy_kind_of(m->copyKind);
       sink.chunk.add(copy, {m->start, m->end});
@@ -136,7 +155,8 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(activity);
-      if (!keep(m->start, m->end, launched(sink, m->correlationId))) return;
+      const WindowLaunches::Origin origin = launched(sink, m->correlationId);
+      if (held_for_later(*m, origin, sink) || !keep(m->start, m->end, origin)) return;
       file::Memcpy copy = copy_of(*m);
       copy.kind = file::CopyKind::peer_to_peer;
       copy.src_device_id = m->srcDeviceId;
@@ -146,7 +166,8 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(activity);
-      if (!keep(m->start, m->end, launched(sink, m->correlationId))) return;
+      const WindowLaunches::Origin origin = launched(sink, m->correlationId);
+      if (held_for_later(*m, origin, sink) || !keep(m->start, m->end, origin)) return;
       file::Memset set;
       set.device_id = m->deviceId;
       set.context_id = m->contextId;

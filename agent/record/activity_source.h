@@ -15,6 +15,10 @@ struct ChunkSink {
   // The open window's launches, for a source whose records carry the
   // launch's correlation id (reports_launches()).
   WindowLaunches* launches = nullptr;
+  // While a window's file is completed: GPU work that started after this
+  // time and was not launched in it belongs to a later window (a writer
+  // that fell behind); the source keeps it for the next drain.
+  uint64_t later_after_ns = UINT64_MAX;
 };
 
 class ActivitySource {

@@ -152,8 +152,13 @@ void Writer::run() {
     // With windows, this pass drains what was recorded before it handled the
     // window events: a record committed later may belong to a window whose
     // end or start the next pass handles first.
+    // GPU work that started after that waits for the next pass likewise.
     std::optional<Recorder::Positions> until;
-    if (options_.windowed && !final) until = recorder_.positions();
+    uint64_t later_after_ns = UINT64_MAX;
+    if (options_.windowed && !final) {
+      until = recorder_.positions();
+      later_after_ns = monotonic_ns();
+    }
     handle_window_events();
     if (final) {
       // Everything CUPTI still holds, unfinished work included, is part of
@@ -163,7 +168,7 @@ void Writer::run() {
         source->request_delivery(true);
       }
     }
-    drain(until ? &*until : nullptr);
+    drain(until ? &*until : nullptr, later_after_ns);
     if (recorder_.recording_started() && !options_.windowed) claim_path();
     const uint64_t now = monotonic_ns();
     if (final) {
@@ -183,7 +188,7 @@ void Writer::run() {
       // 8-thread launch loop, on the writer thread).
       if (source != nullptr && (requested || due)) {
         source->request_delivery(false);
-        drain(until ? &*until : nullptr);
+        drain(until ? &*until : nullptr, later_after_ns);
       }
       write_chunk();
       written_.store(ticket, std::memory_order_release);
@@ -192,7 +197,7 @@ void Writer::run() {
   running_.store(false, std::memory_order_release);
 }
 
-void Writer::drain(const Recorder::Positions* until) {
+void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
   auto visit = [this](const ThreadBuffer& buffer, const RecordHeader& header) {
     translator_.translate(buffer, header, chunk_);
     if (launches_.active() && header.type == static_cast<uint16_t>(RecordType::api_call)) {
@@ -207,12 +212,12 @@ void Writer::drain(const Recorder::Positions* until) {
   } else {
     recorder_.drain_all(visit, after_slice);
   }
-  drain_activity();
+  drain_activity(later_after_ns);
 }
 
-void Writer::drain_activity() {
+void Writer::drain_activity(uint64_t later_after_ns) {
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
-    ChunkSink sink{chunk_, translator_.strings(), launches_.active() ? &launches_ : nullptr};
+    ChunkSink sink{chunk_, translator_.strings(), launches_.active() ? &launches_ : nullptr, later_after_ns};
     source->drain(sink);
   }
 }
@@ -228,7 +233,7 @@ void Writer::note_launch(const ApiCallRecord& call) {
   launches_.launched(call.correlation_id);
 }
 
-uint32_t Writer::wait_for_window_launches() {
+uint32_t Writer::wait_for_window_launches(uint64_t end_ns) {
   ActivitySource* source = activity_source_.load(std::memory_order_acquire);
   if (source == nullptr || !launches_.active()) return 0;
   const uint64_t start = monotonic_ns();
@@ -238,7 +243,7 @@ uint32_t Writer::wait_for_window_launches() {
     // window (by a warmup step, or the next window) unfinished, and lose it.
     sleep_ms(1);
     source->request_delivery(false);
-    drain_activity();
+    drain_activity(end_ns);
   }
   const auto missing = static_cast<uint32_t>(launches_.outstanding());
   if (missing != 0) {
@@ -398,8 +403,10 @@ void Writer::complete_window(int64_t last_step, uint64_t end_ns, bool partial,
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
     source->request_delivery(false);
   }
-  drain(until);
-  const uint32_t missing = wait_for_window_launches();
+  // GPU work of a later window the writer has not opened yet (it fell
+  // behind) waits for it.
+  drain(until, end_ns);
+  const uint32_t missing = wait_for_window_launches(end_ns);
   launches_.end();
   translator_.close_open_ranges(end_ns, chunk_);
   file::Window window;

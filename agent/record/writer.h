@@ -110,12 +110,13 @@ class Writer {
 
  private:
   void run();
-  void drain(const Recorder::Positions* until = nullptr);
-  void drain_activity();
+  void drain(const Recorder::Positions* until = nullptr, uint64_t later_after_ns = UINT64_MAX);
+  // `later_after_ns`: see ChunkSink.
+  void drain_activity(uint64_t later_after_ns = UINT64_MAX);
   void note_launch(const ApiCallRecord& call);
   // Waits until CUPTI handed over the GPU record of every launch of the
   // window, or window_wait_ms passed; returns how many did not arrive.
-  uint32_t wait_for_window_launches();
+  uint32_t wait_for_window_launches(uint64_t end_ns);
   void write_chunk();
   [[nodiscard]] bool create_file();
   // Takes the file name the run gives this process, once: when it first
