@@ -48,6 +48,7 @@ void CaptureControl::step_begins(uint64_t now_ns) {
   if (in_step_ || writer_ == nullptr) return;
   in_step_ = true;
   ++step_;
+  writer_->note_step(step_);
   if (stopped_) return;
   if (!window_open_ && demand_armed_ && demand_.steps > 0) {
     demand_armed_ = false;

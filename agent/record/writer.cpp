@@ -303,7 +303,9 @@ void Writer::finish(uint64_t end_ns) {
     end.reason = static_cast<file::ProcessEnd::Reason>(end_reason_.load(std::memory_order_relaxed));
     end.signal = end_signal_.load(std::memory_order_relaxed);
     chunk_.set(end);
-    complete_window(-1, end_ns, true);
+    // Its steps run from the first to the one in progress.
+    const int64_t step = step_begun_.load(std::memory_order_relaxed);
+    complete_window(window_.first_step >= 0 && step >= window_.first_step ? step : -1, end_ns, true);
     return;
   }
   translator_.close_open_ranges(end_ns, chunk_);

@@ -85,6 +85,10 @@ class Writer {
   uint64_t windows_completed() const { return windows_completed_.load(std::memory_order_acquire); }
   std::string last_window_path() const;
 
+  // The step in progress (CaptureControl, as each step begins): the last
+  // step of a window the process ends inside.
+  void note_step(int64_t step) { step_begun_.store(step, std::memory_order_relaxed); }
+
   // Joins the thread after a final flush.
   void join();
 
@@ -174,6 +178,7 @@ class Writer {
   std::vector<WindowEvent> window_events_;
   std::string last_window_path_;
   std::atomic<uint64_t> windows_completed_{0};
+  std::atomic<int64_t> step_begun_{-1};
   // Writer thread.
   bool window_active_ = false;
   WindowStart window_;
