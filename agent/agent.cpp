@@ -75,7 +75,7 @@ file::Process describe_process(const ProcessIdentity& identity, const AgentConfi
                      : config.cuda.gpu_timing == GpuTiming::none ? "none" : "auto"},
   };
   const char* window_variables[] = {"PROF_STEP", "PROF_SCHEDULE", "PROF_DELAY", "PROF_DURATION",
-                                    "PROF_START", "PROF_KEEP", "PROF_MAX_MB"};
+                                    "PROF_START", "PROF_KEEP", "PROF_MAX_MB", "PROF_WINDOW_WAIT_MS"};
   for (const char* name : window_variables) {
     const char* value = getenv(name);
     if (value == nullptr || *value == '\0') continue;
@@ -239,6 +239,7 @@ bool start_recording(const ProcessIdentity& identity, AgentConfig config, bool f
   writer_options.windowed = config.windows.windowed();
   writer_options.keep = config.keep;
   writer_options.max_bytes = config.max_bytes;
+  writer_options.window_wait_ms = config.window_wait_ms;
   writer_options.on_pass = on_writer_pass;
   writer_options.on_budget_spent = on_budget_spent;
   auto* writer = new Writer(*recorder, writer_options, describe_process(identity, config));

@@ -251,6 +251,7 @@ AgentConfig read_config(const ProcessIdentity& identity) {
   }
   config.keep = static_cast<uint32_t>(bounded_env("PROF_KEEP", 0, 0, 1u << 20));
   config.max_bytes = bounded_env("PROF_MAX_MB", 0, 0, 1u << 30) << 20;
+  config.window_wait_ms = static_cast<uint32_t>(bounded_env("PROF_WINDOW_WAIT_MS", 2000, 0, 600000));
   return config;
 }
 

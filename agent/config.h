@@ -37,6 +37,9 @@ struct AgentConfig {
   CaptureControlOptions windows;
   uint32_t keep = 0;                    // PROF_KEEP (0: every window file)
   uint64_t max_bytes = 0;               // PROF_MAX_MB (0: no cap)
+  // PROF_WINDOW_WAIT_MS: the longest a window's end waits for the GPU
+  // records of the work launched inside it.
+  uint32_t window_wait_ms = 2000;
 };
 
 // PROF_SCHEDULE=skip_first=N,wait=N,warmup=N,active=N,repeat=N (any subset,

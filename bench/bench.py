@@ -325,12 +325,32 @@ class Bench:
                 target, ok = "<= 1.05x", wall <= 1.05 * base
             self.add("windows", name, f"+{fmt_ns(added)} ns/launch (CPU +{fmt_ns(added_cpu)})",
                      f"{base * 1e9 / launches:,.0f} ns/launch", f"{wall / base:.2f}x", target, ok)
+        # NVTX outside windows: bench_record_rate pushes and pops flat out, its
+        # names (layer0, forward, ...) never a step, so every push asks the rule.
+        tool = os.path.join(self.tools, "bench_record_rate")
+        seconds = 0.5 if self.quick else 1.0
+        nvtx = {"uninstrumented": [], "outside": []}
+        for rep in range(repeats):
+            progress(f"windows: NVTX push/pop outside windows, run {rep + 1}/{repeats}")
+            nvtx["uninstrumented"].append(float(run_reaped([tool, "1", "1e12", str(seconds)], env=self.env()).stdout.split()[1]))
+            out = os.path.join(self.tmp, "win.pb")
+            env = self.env("native", PROF_OUTPUT=out, PROF_START="off", PROF_STEP=r"nvtx:^ProfilerStep#\d+$")
+            nvtx["outside"].append(float(run_reaped([tool, "1", "1e12", str(seconds)], env=env).stdout.split()[1]))
+        base_event = 1e9 / median(nvtx["uninstrumented"])
+        event = 1e9 / median(nvtx["outside"])
+        self.add("windows", "NVTX push or pop outside windows, PROF_STEP=nvtx:^ProfilerStep#\\d+$ (flat out, 1 thread)",
+                 f"+{fmt_ns(event - base_event)} ns/event", f"{base_event:,.1f} ns/event uninstrumented",
+                 f"{event / base_event:.0f}x", "", None)
         self.notes.append(
             "windows: tiny_kernels under the agent with no capture window open (PROF_START=off), per step "
-            "rule: nvtx (CUPTI callbacks and activity kinds off: the app's launches reach no agent code), "
+            "rule: nvtx (CUPTI callbacks and activity kinds off: a launch reaches only the agent's "
+            "pass-through hooks, and CUPTI, still subscribed, delivers nothing), "
             "kernel and api (CUPTI's runtime and driver callbacks stay on to see boundaries; the agent "
-            "checks the launch's name, cached per kernel, or the call's name, and records nothing). "
-            f"Median of {repeats} runs, configurations interleaved.")
+            "checks the launch's name, cached per kernel, or the call, cached per callback id, reads no "
+            "clock and records nothing). NVTX: a push asks the rule once per distinct name (cached), a pop "
+            "only whether it closes the step's range. "
+            f"Median of {repeats} runs, configurations interleaved; wall times on a loaded machine are "
+            "loose, CPU times and callgrind's instructions per launch (README) the figures to read.")
 
     # ---------------------------------------------------------- throughput --
     def throughput(self):

@@ -132,24 +132,53 @@ bool kernel_matches(const StepRule& rule, const char* name) {
   return matches;
 }
 
+// What on_callback keeps in CUPTI's correlationData slot for a call that
+// began while nothing was recorded (outside capture windows): its entry was
+// seen, its time not read (a step rule keeps the callbacks on there, and a
+// clock read per call was most of their cost).
+constexpr uint64_t kEntryNotTimed = 1;
+
+// A call's entry time, read now if it was not at its entry: a step boundary
+// found there opens a window that records the call itself.
+uint64_t entry_time(const CUpti_CallbackData& call) {
+  if (*call.correlationData == kEntryNotTimed) *call.correlationData = monotonic_ns();
+  return *call.correlationData;
+}
+
+// PROF_STEP=api:NAME: whether a call is NAME, remembered per callback id
+// (0: not yet known, 1: no, 2: yes), so that a call costs a table load, not
+// a string compare.
+std::atomic<uint8_t> g_api_matches[2][kMaxCallbackId];
+
+bool api_matches(const StepRule& rule, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name) {
+  if (cbid >= kMaxCallbackId) return rule.matches(name);
+  std::atomic<uint8_t>& slot = g_api_matches[domain == CUPTI_CB_DOMAIN_RUNTIME_API ? 0 : 1][cbid];
+  const uint8_t seen = slot.load(std::memory_order_relaxed);
+  if (seen != 0) return seen == 2;
+  const bool matches = rule.matches(name);
+  slot.store(matches ? 2 : 1, std::memory_order_relaxed);
+  return matches;
+}
+
 // PROF_STEP=kernel:... and api:NAME (a start rule): a boundary where the
 // call begins, so that the call itself is in the step it starts.
-void find_step_at_entry(CudaCallKind kind, const CUpti_CallbackData& call) {
+void find_step_at_entry(CudaCallKind kind, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                        const CUpti_CallbackData& call) {
   CaptureControl* control = agent_state().control.load(std::memory_order_acquire);
   if (control == nullptr || control->step_rule() == nullptr) return;
   const StepRule& rule = *control->step_rule();
   if (rule.kind == StepRule::Kind::kernel) {
     if (kind != CudaCallKind::launch || t_work_calls_in_flight > 1 || call.symbolName == nullptr) return;
-    if (kernel_matches(rule, call.symbolName)) control->step_boundary(*call.correlationData);
+    if (kernel_matches(rule, call.symbolName)) control->step_boundary(entry_time(call));
   } else if (rule.kind == StepRule::Kind::api && !rule.ends_steps()) {
-    if (rule.matches(call.functionName)) control->step_boundary(*call.correlationData);
+    if (api_matches(rule, domain, cbid, call.functionName)) control->step_boundary(entry_time(call));
   }
 }
 
 // PROF_STEP=api:NAME where NAME synchronizes: the step ends where it returns.
-void find_step_at_exit(const CUpti_CallbackData& call) {
+void find_step_at_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call) {
   CaptureControl* control = agent_state().control.load(std::memory_order_acquire);
-  if (control == nullptr || !control->step_rule()->matches(call.functionName)) return;
+  if (control == nullptr || !api_matches(*control->step_rule(), domain, cbid, call.functionName)) return;
   const uint64_t now = monotonic_ns();
   control->step_ends(now);
   control->step_begins(now);
@@ -173,8 +202,9 @@ void find_step_at_exit(const CUpti_CallbackData& call) {
       set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
     }
     // CUPTI keeps this slot for us from the call's entry to its exit.
-    *call.correlationData = monotonic_ns();
-    if (agent_state().cuda.step_rule != StepRuleOrigin::none) find_step_at_entry(kind, call);
+    *call.correlationData =
+        capture_range_open() || kind == CudaCallKind::profiler_start ? monotonic_ns() : kEntryNotTimed;
+    if (agent_state().cuda.step_rule != StepRuleOrigin::none) find_step_at_entry(kind, domain, cbid, call);
     return;
   }
   // Balanced with the entry above; a call whose entry we never saw (it
@@ -196,13 +226,13 @@ void find_step_at_exit(const CUpti_CallbackData& call) {
   if (capture_range_open()) {
     if (*call.correlationData == 0) {
       note_unseen_cupti_call(api_domain, cbid, call.correlationId);
-    } else {
+    } else if (*call.correlationData != kEntryNotTimed) {  // else it began before recording did
       ReentryGuard guard;
       if (guard) on_api_exit(domain, cbid, call, kind);
     }
   }
   // After recording it: a synchronization belongs to the step it ends.
-  if (agent_state().cuda.step_rule == StepRuleOrigin::api_end) find_step_at_exit(call);
+  if (agent_state().cuda.step_rule == StepRuleOrigin::api_end) find_step_at_exit(domain, cbid, call);
 }
 
 // CUPTI converts GPU timestamps into this clock (registered before any kind

@@ -118,6 +118,7 @@ void CuptiActivity::request_delivery(bool forced) {
 }
 
 void CuptiActivity::drain(ChunkSink& sink) {
+  decoder_.decode_held(sink);
   {
     std::lock_guard lock(mutex_);
     draining_.swap(completed_);

@@ -35,6 +35,7 @@ class CuptiActivity final : public ActivitySource {
   void use_windows() { decoder_.use_windows(); }
 
   uint64_t unfinished() const override { return decoder_.unfinished(); }
+  bool reports_launches() const override { return true; }
 
   // CUPTI's C callbacks, routed to the one instance.
   static void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records);

@@ -60,6 +60,12 @@ file::Memcpy copy_of(const CuptiCopy& m) {
   return copy;
 }
 
+// Where the call that launched this GPU work was made, relative to the open
+// window (which no longer awaits it).
+WindowLaunches::Origin launched(ChunkSink& sink, uint32_t correlation_id) {
+  return sink.launches != nullptr ? sink.launches->arrived(correlation_id) : WindowLaunches::Origin::unknown;
+}
+
 }  // namespace
 
 void CuptiDecoder::open_window(uint64_t start_ns) {
@@ -74,14 +80,32 @@ void CuptiDecoder::close_window(uint64_t end_ns) {
   if (!windows_.empty() && windows_.back().end_ns == UINT64_MAX) windows_.back().end_ns = end_ns;
 }
 
-bool CuptiDecoder::keep(uint64_t start_ns, uint64_t end_ns) {
+bool CuptiDecoder::keep(uint64_t start_ns, uint64_t end_ns, WindowLaunches::Origin origin) {
   // A forced flush (the end of recording) returns work still running, with
   // end = 0: no duration to report, so it is counted, not written.
   if (end_ns == 0) {
     ++incomplete_;
     return false;
   }
+  if (origin != WindowLaunches::Origin::unknown) return origin == WindowLaunches::Origin::inside;
   return in_window(start_ns);
+}
+
+template <typename Record>
+bool CuptiDecoder::held_for_later(const Record& record, WindowLaunches::Origin origin, const ChunkSink& sink) {
+  if (origin == WindowLaunches::Origin::inside || record.start <= sink.later_after_ns || record.end == 0) return false;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&record);
+  held_.emplace_back(bytes, bytes + sizeof(Record));
+  return true;
+}
+
+void CuptiDecoder::decode_held(ChunkSink& sink) {
+  if (held_.empty()) return;
+  std::vector<std::vector<uint8_t>> held;
+  held.swap(held_);
+  for (const std::vector<uint8_t>& record : held) {
+    decode(reinterpret_cast<const CUpti_Activity*>(record.data()), sink);
+  }
 }
 
 bool CuptiDecoder::in_window(uint64_t start_ns) {
@@ -98,7 +122,8 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(activity);
-      if (!keep(k->start, k->end)) return;
+      const WindowLaunches::Origin origin = launched(sink, k->correlationId);
+      if (held_for_later(*k, origin, sink) || !keep(k->start, k->end, origin)) return;
       file::Kernel kernel;
       kernel.device_id = k->deviceId;
       kernel.context_id = k->contextId;
@@ -121,7 +146,8 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(activity);
-      if (!keep(m->start, m->end)) return;
+      const WindowLaunches::Origin origin = launched(sink, m->correlationId);
+      if (held_for_later(*m, origin, sink) || !keep(m->start, m->end, origin)) return;
       file::Memcpy copy = copy_of(*m);
       copy.kind = copy_kind_of(m->copyKind);
       sink.chunk.add(copy, {m->start, m->end});
@@ -129,7 +155,8 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(activity);
-      if (!keep(m->start, m->end)) return;
+      const WindowLaunches::Origin origin = launched(sink, m->correlationId);
+      if (held_for_later(*m, origin, sink) || !keep(m->start, m->end, origin)) return;
       file::Memcpy copy = copy_of(*m);
       copy.kind = file::CopyKind::peer_to_peer;
       copy.src_device_id = m->srcDeviceId;
@@ -139,7 +166,8 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(activity);
-      if (!keep(m->start, m->end)) return;
+      const WindowLaunches::Origin origin = launched(sink, m->correlationId);
+      if (held_for_later(*m, origin, sink) || !keep(m->start, m->end, origin)) return;
       file::Memset set;
       set.device_id = m->deviceId;
       set.context_id = m->contextId;

@@ -29,6 +29,10 @@ class CuptiDecoder {
   // Records CUPTI handed over unfinished (end = 0): counted, not written.
   uint64_t unfinished() const { return incomplete_; }
 
+  // Records held back for a later window (ChunkSink::later_after_ns),
+  // decoded again by decode_held() at the next drain.
+  void decode_held(ChunkSink& sink);
+
  private:
   struct Window {
     uint64_t start_ns;
@@ -37,7 +41,14 @@ class CuptiDecoder {
 
   bool in_window(uint64_t start_ns);
   // Whether a GPU record with these times goes into the file.
-  bool keep(uint64_t start_ns, uint64_t end_ns);
+  // `origin`: where the call that launched it was made. Work launched inside
+  // the open window is kept even when it started after the window's end;
+  // work launched before it, never.
+  bool keep(uint64_t start_ns, uint64_t end_ns, WindowLaunches::Origin origin = WindowLaunches::Origin::unknown);
+  // Holds a copy of the record when it belongs to a later window.
+  template <typename Record>
+  bool held_for_later(const Record& record, WindowLaunches::Origin origin, const ChunkSink& sink);
+  std::vector<std::vector<uint8_t>> held_;  // writer thread
 
   uint64_t incomplete_ = 0;  // writer thread
   std::atomic<bool> windowed_{false};

@@ -193,6 +193,28 @@ CaptureControl* nvtx_step_control() {
   return control;
 }
 
+// Whether a range name is a step, remembered per distinct name: the regex
+// runs once per name, not once per push (a loop pushes the same few names
+// outside its steps again and again; std::regex costs microseconds). Keyed
+// by a 64-bit hash of the name's bytes, so a buffer reused for another name
+// is looked up afresh; two names colliding (about 1 in 2^63 per lookup)
+// would share an answer. A process-wide table of words, not thread_local:
+// the agent's static TLS must stay small (see kernel_matches).
+constexpr size_t kSeenNames = 256;
+std::atomic<uint64_t> g_seen_names[kSeenNames];
+
+bool name_is_step(const StepRule& rule, const char* text, uint32_t bytes) {
+  uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a
+  for (uint32_t i = 0; i < bytes; ++i) hash = (hash ^ static_cast<uint8_t>(text[i])) * 0x100000001b3ull;
+  hash |= 1ull << 63;  // never 0, the empty slot
+  std::atomic<uint64_t>& slot = g_seen_names[hash % kSeenNames];
+  const uint64_t seen = slot.load(std::memory_order_relaxed);
+  if ((seen | 1) == (hash | 1)) return (seen & 1) != 0;
+  const bool matches = rule.matches(text);
+  slot.store((hash & ~uint64_t{1}) | (matches ? 1 : 0), std::memory_order_relaxed);
+  return matches;
+}
+
 // Before the range is recorded: a step's own range is in its window.
 void find_step_start(const NvtxDomain* domain, int depth, uint64_t range_id, const MessageText& message) {
   if (t_step_range.open) return;
@@ -202,7 +224,7 @@ void find_step_start(const NvtxDomain* domain, int depth, uint64_t range_id, con
   const uint32_t bytes = std::min<uint32_t>(message.bytes(), kMaxPayloadString);
   message.copy_to(text);
   text[bytes] = '\0';
-  if (!control->step_rule()->matches(text)) return;
+  if (!name_is_step(*control->step_rule(), text, bytes)) return;
   t_step_range = {true, domain, depth, range_id};
   control->step_begins(monotonic_ns());
 }

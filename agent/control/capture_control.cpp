@@ -1,7 +1,10 @@
 #include "control/capture_control.h"
 
+#include <algorithm>
+
 #include "capture/capture_range.h"
 #include "capture/cuda_capture.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "record/writer.h"
 
@@ -45,6 +48,7 @@ void CaptureControl::step_begins(uint64_t now_ns) {
   if (in_step_ || writer_ == nullptr) return;
   in_step_ = true;
   ++step_;
+  writer_->note_step(step_);
   if (stopped_) return;
   if (!window_open_ && demand_armed_ && demand_.steps > 0) {
     demand_armed_ = false;
@@ -138,6 +142,19 @@ bool CaptureControl::wants_full_capture() const {
 void CaptureControl::open_window(Trigger trigger, int64_t first_step, uint64_t now_ns, const std::string& path) {
   window_open_ = true;
   trigger_ = trigger;
+  // CUPTI's activity kinds go on first. A window cut by time starts once
+  // they are on: work launched before has no GPU record, so the window
+  // holds the work launched inside it (a step window's kinds are on from
+  // the step before, warmup or not: see step_ends).
+  update_cuda_mode();
+  // A window cut by time starts once recording is on: a call that began
+  // before is not in it (cuda_capture.cpp), so the window's start must not
+  // come before the gate opens.
+  const bool by_time = first_step < 0;
+  if (by_time) {
+    set_capture_gate(CaptureGate::window, true, monotonic_ns());
+    now_ns = std::max(now_ns, monotonic_ns());
+  }
   window_start_ns_ = now_ns;
   Writer::WindowStart start;
   start.index = windows_++;
@@ -146,10 +163,11 @@ void CaptureControl::open_window(Trigger trigger, int64_t first_step, uint64_t n
   start.path = path;
   start.trigger = trigger == Trigger::schedule ? "schedule" : trigger == Trigger::duration ? "duration" : "on_demand";
   start.step_rule = options_.step_rule ? options_.step_rule->spelling() : "";
-  // The writer learns of the window before anything of it is recorded.
+  // A step window: the writer learns of it before anything of it is
+  // recorded. (A time window's first records, drained before the writer
+  // handles its start, wait in the chunk being built for its file.)
   writer_->begin_window(start);
-  update_cuda_mode();
-  set_capture_gate(CaptureGate::window, true, now_ns);
+  if (!by_time) set_capture_gate(CaptureGate::window, true, now_ns);
 }
 
 void CaptureControl::close_window(uint64_t now_ns) {

@@ -75,6 +75,10 @@ void OnDemandTrigger::poll(uint64_t now_ns) {
     const std::string path = writer->last_window_path();
     answer(path.empty() ? "error the capture window recorded nothing" : "ok " + path);
   }
+  // The writer's first passes can come before the agent published it (and
+  // the control): a request already waiting is read once they are there,
+  // not answered as if this process recorded without windows.
+  if (writer == nullptr) return;
   const std::string request_path = control_path(pid_, ".req");
   if (::access(request_path.c_str(), F_OK) != 0) return;
   const std::string text = read_small_file(request_path);
@@ -93,7 +97,7 @@ void OnDemandTrigger::poll(uint64_t now_ns) {
   }
   request.path = output;
   CaptureControl* control = agent.control.load(std::memory_order_acquire);
-  if (control == nullptr || !control->options().windowed() || writer == nullptr) {
+  if (control == nullptr || !control->options().windowed()) {
     answer("error this process records everything from start to exit already (it runs without "
            "PROF_START=off, PROF_SCHEDULE or PROF_DELAY/PROF_DURATION)");
     return;

@@ -5,12 +5,20 @@
 #include <cstdint>
 
 #include "record/string_table.h"
+#include "record/window_launches.h"
 
 namespace prof {
 
 struct ChunkSink {
   ChunkEncoder& chunk;
   StringTable& strings;
+  // The open window's launches, for a source whose records carry the
+  // launch's correlation id (reports_launches()).
+  WindowLaunches* launches = nullptr;
+  // While a window's file is completed: GPU work that started after this
+  // time and was not launched in it belongs to a later window (a writer
+  // that fell behind); the source keeps it for the next drain.
+  uint64_t later_after_ns = UINT64_MAX;
 };
 
 class ActivitySource {
@@ -25,6 +33,9 @@ class ActivitySource {
   virtual uint64_t dropped() const = 0;
   // Work still running when recording ended, so without an end: not written.
   virtual uint64_t unfinished() const = 0;
+  // Whether each record of GPU work names the call that launched it (its
+  // correlation id), so that a window can wait for the records of its launches.
+  virtual bool reports_launches() const { return false; }
 };
 
 }  // namespace prof

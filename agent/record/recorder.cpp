@@ -61,6 +61,14 @@ ThreadBuffer* Recorder::register_thread() {
   return buffer;
 }
 
+Recorder::Positions Recorder::positions() const {
+  std::lock_guard lock(mutex_);
+  Positions out;
+  out.reserve(buffers_.size());
+  for (const ThreadBuffer* buffer : buffers_) out.emplace_back(buffer, buffer->write_position());
+  return out;
+}
+
 uint64_t Recorder::dropped() const {
   std::lock_guard lock(mutex_);
   uint64_t total = retired_dropped_;

@@ -2,9 +2,11 @@
 // The registry of per-thread buffers: app threads reach their own buffer
 // through a thread-local pointer (no lock after the first record of a
 // thread); the writer thread visits all of them.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "record/records.h"
@@ -47,6 +49,16 @@ class Recorder {
   void drain_all(Visit&& visit) {
     drain_all(visit, [] {});
   }
+
+  // Where each thread's next record will go (any thread): a capture window
+  // ends there, so that the records its threads commit after it ended go to
+  // the next window's file however late the writer drains them.
+  using Positions = std::vector<std::pair<const ThreadBuffer*, uint64_t>>;
+  Positions positions() const;
+  // drain_all up to `until` only; buffers registered since are left alone
+  // (the next drain takes them).
+  template <typename Visit, typename AfterSlice>
+  void drain_until(const Positions& until, Visit&& visit, AfterSlice&& after_slice);
 
   // Records dropped because a buffer was full, over all threads ever seen.
   uint64_t dropped() const;
@@ -99,6 +111,34 @@ void Recorder::drain_all(Visit&& visit, AfterSlice&& after_slice) {
       after_slice();
     }
     if (exited) {
+      std::lock_guard lock(mutex_);
+      std::erase(buffers_, buffer);
+      retired_dropped_ += buffer->dropped();
+      delete buffer;
+    }
+  }
+}
+
+template <typename Visit, typename AfterSlice>
+void Recorder::drain_until(const Positions& until, Visit&& visit, AfterSlice&& after_slice) {
+  {
+    std::lock_guard lock(mutex_);
+    snapshot_ = buffers_;
+  }
+  for (ThreadBuffer* buffer : snapshot_) {
+    // Only buffers still registered are touched: one freed since the
+    // positions were taken was drained to its end before.
+    auto limit = std::find_if(until.begin(), until.end(), [&](const auto& p) { return p.first == buffer; });
+    if (limit == until.end()) continue;
+    const bool exited = buffer->owner_exited();
+    for (size_t slice = 0; slice <= buffer->capacity() / kSliceBytes + 1; ++slice) {
+      if (buffer->drain([&](const RecordHeader& header) { visit(*buffer, header); }, kSliceBytes,
+                        limit->second) == 0) {
+        break;
+      }
+      after_slice();
+    }
+    if (exited && buffer->write_position() <= limit->second) {  // drained to its end
       std::lock_guard lock(mutex_);
       std::erase(buffers_, buffer);
       retired_dropped_ += buffer->dropped();

@@ -6,6 +6,7 @@
 // of the write position, so the consumer sees either all of it or none of it.
 // When the ring has no room the record is dropped and counted: the app thread
 // never waits for the writer.
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -64,8 +65,13 @@ class ThreadBuffer {
   // their space. Returns the number of records visited. With `max_bytes`,
   // stops after the record that reaches that much of the ring, so that the
   // caller can write out what it made of them before it goes on.
+  // With `until`, only the records committed before write_position() was
+  // `until`.
   template <typename Visit>
-  size_t drain(Visit&& visit, size_t max_bytes = SIZE_MAX);
+  size_t drain(Visit&& visit, size_t max_bytes = SIZE_MAX, uint64_t until = UINT64_MAX);
+  // Where the next record will be committed (any thread): drain(..., until)
+  // stops there.
+  uint64_t write_position() const { return write_pos_.load(std::memory_order_acquire); }
 
   uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
 
@@ -102,9 +108,9 @@ class ThreadBuffer {
 };
 
 template <typename Visit>
-size_t ThreadBuffer::drain(Visit&& visit, size_t max_bytes) {
+size_t ThreadBuffer::drain(Visit&& visit, size_t max_bytes, uint64_t until) {
   // Acquire pairs with commit()'s release: the record bytes are visible.
-  const uint64_t end = write_pos_.load(std::memory_order_acquire);
+  const uint64_t end = std::min(write_pos_.load(std::memory_order_acquire), until);
   const uint64_t start = read_pos_.load(std::memory_order_relaxed);
   uint64_t pos = start;
   size_t visited = 0;

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <optional>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -148,6 +149,16 @@ void Writer::run() {
     const uint64_t ticket = requested_.load(std::memory_order_acquire);
     const bool final = final_requested_.load(std::memory_order_acquire);
     if (options_.on_pass != nullptr && !final) options_.on_pass(monotonic_ns());
+    // With windows, this pass drains what was recorded before it handled the
+    // window events: a record committed later may belong to a window whose
+    // end or start the next pass handles first.
+    // GPU work that started after that waits for the next pass likewise.
+    std::optional<Recorder::Positions> until;
+    uint64_t later_after_ns = UINT64_MAX;
+    if (options_.windowed && !final) {
+      until = recorder_.positions();
+      later_after_ns = monotonic_ns();
+    }
     handle_window_events();
     if (final) {
       // Everything CUPTI still holds, unfinished work included, is part of
@@ -157,7 +168,7 @@ void Writer::run() {
         source->request_delivery(true);
       }
     }
-    drain();
+    drain(until ? &*until : nullptr, later_after_ns);
     if (recorder_.recording_started() && !options_.windowed) claim_path();
     const uint64_t now = monotonic_ns();
     if (final) {
@@ -177,7 +188,7 @@ void Writer::run() {
       // 8-thread launch loop, on the writer thread).
       if (source != nullptr && (requested || due)) {
         source->request_delivery(false);
-        drain();
+        drain(until ? &*until : nullptr, later_after_ns);
       }
       write_chunk();
       written_.store(ticket, std::memory_order_release);
@@ -186,18 +197,64 @@ void Writer::run() {
   running_.store(false, std::memory_order_release);
 }
 
-void Writer::drain() {
-  recorder_.drain_all(
-      [this](const ThreadBuffer& buffer, const RecordHeader& header) {
-        translator_.translate(buffer, header, chunk_);
-      },
-      [this] {
-        if (chunk_.pending_bytes() >= kChunkBytesLimit) write_chunk();
-      });
+void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
+  auto visit = [this](const ThreadBuffer& buffer, const RecordHeader& header) {
+    translator_.translate(buffer, header, chunk_);
+    if (launches_.active() && header.type == static_cast<uint16_t>(RecordType::api_call)) {
+      note_launch(reinterpret_cast<const ApiCallRecord&>(header));
+    }
+  };
+  auto after_slice = [this] {
+    if (chunk_.pending_bytes() >= kChunkBytesLimit) write_chunk();
+  };
+  if (until != nullptr) {
+    recorder_.drain_until(*until, visit, after_slice);
+  } else {
+    recorder_.drain_all(visit, after_slice);
+  }
+  drain_activity(later_after_ns);
+}
+
+void Writer::drain_activity(uint64_t later_after_ns) {
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
-    ChunkSink sink{chunk_, translator_.strings()};
+    ChunkSink sink{chunk_, translator_.strings(), launches_.active() ? &launches_ : nullptr, later_after_ns};
     source->drain(sink);
   }
+}
+
+void Writer::note_launch(const ApiCallRecord& call) {
+  // CUPTI's records of a call that succeeded in putting work on the GPU; a
+  // call that began before the window opened may have launched while
+  // CUPTI's activity kinds were still off, so it has no record to wait for.
+  if (call.args == ApiCallArgs::none || call.return_code != 0 || call.start_ns < window_.start_ns ||
+      call.backend != static_cast<uint8_t>(file::CaptureBackend::cupti)) {
+    return;
+  }
+  launches_.launched(call.correlation_id);
+}
+
+uint32_t Writer::wait_for_window_launches(uint64_t end_ns) {
+  ActivitySource* source = activity_source_.load(std::memory_order_acquire);
+  if (source == nullptr || !launches_.active()) return 0;
+  const uint64_t start = monotonic_ns();
+  const uint64_t deadline = start + uint64_t{options_.window_wait_ms} * 1'000'000;
+  while (launches_.outstanding() != 0 && monotonic_ns() < deadline) {
+    // Not forced: a forced flush would hand over work launched after the
+    // window (by a warmup step, or the next window) unfinished, and lose it.
+    sleep_ms(1);
+    source->request_delivery(false);
+    drain_activity(end_ns);
+  }
+  const auto missing = static_cast<uint32_t>(launches_.outstanding());
+  if (missing != 0) {
+    log_info("window %u: the GPU records of %u operations launched inside it had not arrived %u ms after "
+             "it ended; the file has their calls without them",
+             window_.index, missing, options_.window_wait_ms);
+  } else if (monotonic_ns() - start > 100'000'000) {
+    log_debug("window %u: waited %llu ms for the GPU records of its launches", window_.index,
+              static_cast<unsigned long long>((monotonic_ns() - start) / 1'000'000));
+  }
+  return missing;
 }
 
 void Writer::write_chunk() {
@@ -246,7 +303,9 @@ void Writer::finish(uint64_t end_ns) {
     end.reason = static_cast<file::ProcessEnd::Reason>(end_reason_.load(std::memory_order_relaxed));
     end.signal = end_signal_.load(std::memory_order_relaxed);
     chunk_.set(end);
-    complete_window(-1, end_ns, true);
+    // Its steps run from the first to the one in progress.
+    const int64_t step = step_begun_.load(std::memory_order_relaxed);
+    complete_window(window_.first_step >= 0 && step >= window_.first_step ? step : -1, end_ns, true);
     return;
   }
   translator_.close_open_ranges(end_ns, chunk_);
@@ -301,6 +360,9 @@ void Writer::end_window(int64_t last_step, uint64_t end_ns) {
   WindowEvent event;
   event.last_step = last_step;
   event.end_ns = end_ns;
+  // The writer may handle this long after (a loaded machine): by then the
+  // threads may have recorded the next window too.
+  event.until = recorder_.positions();
   push_window_event(std::move(event));
 }
 
@@ -323,20 +385,31 @@ void Writer::handle_window_events() {
       if (window_active_) complete_window(-1, event.start.start_ns, true);
       window_ = event.start;
       window_active_ = true;
+      if (ActivitySource* source = activity_source_.load(std::memory_order_acquire);
+          source != nullptr && source->reports_launches()) {
+        launches_.begin();
+      }
       file_.close_and_rename(window_.path);
     } else if (window_active_) {
-      complete_window(event.last_step, event.end_ns, false);
+      complete_window(event.last_step, event.end_ns, false, &event.until);
     }
   }
 }
 
-void Writer::complete_window(int64_t last_step, uint64_t end_ns, bool partial) {
-  // The window's GPU work, finished by now in a loop that waits for its
-  // steps, goes into its file: CUPTI hands over what it holds.
+void Writer::complete_window(int64_t last_step, uint64_t end_ns, bool partial,
+                             const Recorder::Positions* until) {
+  // The window's GPU work goes into its file: what CUPTI holds of it now,
+  // then the records of launches still running, as they finish (bounded by
+  // PROF_WINDOW_WAIT_MS). At the process's end run() has already forced
+  // everything out.
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
-    source->request_delivery(true);
+    source->request_delivery(false);
   }
-  drain();
+  // GPU work of a later window the writer has not opened yet (it fell
+  // behind) waits for it.
+  drain(until, end_ns);
+  const uint32_t missing = wait_for_window_launches(end_ns);
+  launches_.end();
   translator_.close_open_ranges(end_ns, chunk_);
   file::Window window;
   window.index = window_.index;
@@ -347,6 +420,7 @@ void Writer::complete_window(int64_t last_step, uint64_t end_ns, bool partial) {
   window.step_rule = window_.step_rule;
   window.trigger = window_.trigger;
   window.partial = partial;
+  window.gpu_records_missing = missing;
   chunk_.set(window);
   final_drops_ = true;
   write_chunk();

@@ -17,6 +17,7 @@
 #include "record/file_sink.h"
 #include "record/recorder.h"
 #include "record/translator.h"
+#include "record/window_launches.h"
 #include "run_claim.h"
 
 namespace prof {
@@ -32,6 +33,9 @@ class Writer {
     bool windowed = false;
     uint32_t keep = 0;        // PROF_KEEP: window files kept (0: all)
     uint64_t max_bytes = 0;   // PROF_MAX_MB: bytes written in all (0: no cap)
+    // PROF_WINDOW_WAIT_MS: how long a window's end waits for the GPU records
+    // of work launched inside it.
+    uint32_t window_wait_ms = 2000;
     // Called on the writer thread at every pass (time-based windows, the
     // on-demand trigger).
     void (*on_pass)(uint64_t now_ns) = nullptr;
@@ -81,6 +85,10 @@ class Writer {
   uint64_t windows_completed() const { return windows_completed_.load(std::memory_order_acquire); }
   std::string last_window_path() const;
 
+  // The step in progress (CaptureControl, as each step begins): the last
+  // step of a window the process ends inside.
+  void note_step(int64_t step) { step_begun_.store(step, std::memory_order_relaxed); }
+
   // Joins the thread after a final flush.
   void join();
 
@@ -106,7 +114,13 @@ class Writer {
 
  private:
   void run();
-  void drain();
+  void drain(const Recorder::Positions* until = nullptr, uint64_t later_after_ns = UINT64_MAX);
+  // `later_after_ns`: see ChunkSink.
+  void drain_activity(uint64_t later_after_ns = UINT64_MAX);
+  void note_launch(const ApiCallRecord& call);
+  // Waits until CUPTI handed over the GPU record of every launch of the
+  // window, or window_wait_ms passed; returns how many did not arrive.
+  uint32_t wait_for_window_launches(uint64_t end_ns);
   void write_chunk();
   [[nodiscard]] bool create_file();
   // Takes the file name the run gives this process, once: when it first
@@ -119,10 +133,14 @@ class Writer {
     WindowStart start;      // begin
     int64_t last_step = -1; // end
     uint64_t end_ns = 0;    // end
+    Recorder::Positions until;  // end: where each thread's records of the window end
   };
   void push_window_event(WindowEvent event);
   void handle_window_events();
-  void complete_window(int64_t last_step, uint64_t end_ns, bool partial);
+  // `until`: the window's records end there in each thread's buffer (null:
+  // everything recorded so far is the window's).
+  void complete_window(int64_t last_step, uint64_t end_ns, bool partial,
+                       const Recorder::Positions* until = nullptr);
   bool over_budget(size_t next_bytes);
 
   Recorder& recorder_;
@@ -160,9 +178,11 @@ class Writer {
   std::vector<WindowEvent> window_events_;
   std::string last_window_path_;
   std::atomic<uint64_t> windows_completed_{0};
+  std::atomic<int64_t> step_begun_{-1};
   // Writer thread.
   bool window_active_ = false;
   WindowStart window_;
+  WindowLaunches launches_;
   std::vector<std::string> kept_files_;  // PROF_KEEP's ring, oldest first
   std::atomic<uint64_t> total_bytes_{0};  // of files already closed
   std::atomic<uint32_t> files_written_{0};

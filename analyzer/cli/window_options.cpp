@@ -1,5 +1,8 @@
 #include "cli/window_options.h"
 
+#include <algorithm>
+#include <map>
+
 #include "window/auto_steps.h"
 
 namespace prof::analyzer {
@@ -40,6 +43,9 @@ void add_window_options(CLI::App* command, WindowOptions& options) {
 
 std::string RunWindow::title() const {
   if (whole_run()) return "Whole run";
+  if (steps.empty()) {
+    return merged ? std::string("All windows merged") : "Window " + std::to_string(index) + " (cut by time)";
+  }
   const std::string list = (steps.size() == 1 ? "step " : "steps ") + step_list(steps);
   if (merged) return "All windows merged: " + list;
   return "Window " + std::to_string(index) + ": " + list + (partial ? " (partial: the run ended inside it)" : "");
@@ -66,11 +72,51 @@ std::optional<RunWindows> RunWindows::from_options(const WindowOptions& options,
   return out;
 }
 
+// The windows of window files: one per window index, over the files of
+// every process that has it.
+bool RunWindows::resolve_window_files(const Run& run, std::ostream& err) {
+  const ProcessInfo* without = nullptr;
+  for (const ProcessInfo& p : run.processes)
+    if (!p.window) without = &p;
+  if (without != nullptr) {
+    err << "profanalyze: " << without->path << " holds a whole run and the other files capture windows; "
+        << "read them apart\n";
+    return false;
+  }
+  if (options_.schedule_given) {
+    err << "profanalyze: " << run.processes.front().path << " holds a capture window the agent cut (window "
+        << run.processes.front().window->index << ", " << run.processes.front().window->trigger
+        << "): --skip-first/--wait/--warmup/--active/--repeat apply to whole-run files; without them each "
+        << "window file is one window, --merge-windows makes them one\n";
+    return false;
+  }
+  std::map<uint32_t, RunWindow> by_index;
+  for (uint32_t p = 0; p < run.processes.size(); ++p) {
+    const recorded::Window& w = *run.processes[p].window;
+    RunWindow& window = by_index[w.index];
+    window.index = w.index;
+    window.partial = window.partial || w.partial;
+    window.processes.push_back(p);
+    const int64_t last = w.last_step >= 0 ? w.last_step : w.first_step;
+    for (int64_t s = w.first_step; w.first_step >= 0 && s <= last; ++s) window.steps.push_back(s);
+  }
+  windows_.clear();
+  for (auto& [index, window] : by_index) {
+    std::sort(window.steps.begin(), window.steps.end());
+    window.steps.erase(std::unique(window.steps.begin(), window.steps.end()), window.steps.end());
+    windows_.push_back(std::move(window));
+  }
+  return true;
+}
+
 bool RunWindows::resolve(const Run& run, std::ostream& err) {
   windows_ = {RunWindow{}};
   membership_.reset();
   resolved_rule_.reset();
   steps_ = RunSteps();
+  const bool window_files = std::any_of(run.processes.begin(), run.processes.end(),
+                                        [](const ProcessInfo& p) { return p.window.has_value(); });
+  if (window_files && !resolve_window_files(run, err)) return false;
   if (!rule_) return true;
   StepRule rule = *rule_;
   if (rule.kind == StepRule::Kind::kAuto) {
@@ -80,6 +126,7 @@ bool RunWindows::resolve(const Run& run, std::ostream& err) {
     rule = *detected.rule;
   }
   steps_ = find_steps(run, rule);
+  if (window_files) steps_ = number_from_windows(run, steps_);
   resolved_rule_ = rule;
   const RunSteps& steps = steps_;
   err << "profanalyze: --step " << rule.spelling() << ": " << steps.count() << " steps\n";
@@ -88,24 +135,31 @@ bool RunWindows::resolve(const Run& run, std::ostream& err) {
     // Steps only matter for a schedule; without one the run is still one window.
     return !options_.schedule_given;
   }
-  if (!options_.schedule_given) return true;
+  if (!options_.schedule_given || window_files) return true;
   membership_ = step_membership(run, steps);
   windows_.clear();
   for (StepWindow& w : schedule_windows(options_.schedule, steps.count()))
-    windows_.push_back(RunWindow{w.index, std::move(w.steps), w.partial});
+    windows_.push_back(RunWindow{w.index, std::move(w.steps), w.partial, false, {}});
   if (windows_.empty()) err << "profanalyze: the schedule records none of the " << steps.count() << " steps\n";
   return true;
 }
 
 void RunWindows::merge_windows() {
-  if (!membership_ || windows_.empty()) return;
+  const bool window_files = !windows_.empty() && !windows_.front().processes.empty();
+  if ((!membership_ && !window_files) || windows_.empty()) return;
   RunWindow all;
   all.merged = true;
   for (const RunWindow& w : windows_) all.steps.insert(all.steps.end(), w.steps.begin(), w.steps.end());
-  windows_ = {std::move(all)};
+  std::sort(all.steps.begin(), all.steps.end());
+  windows_ = {std::move(all)};  // window files: every file, so the whole run
 }
 
 const Run& RunWindows::events_of(const Run& run, const RunWindow& w, Run& storage) const {
+  if (!w.processes.empty()) {
+    if (w.processes.size() == run.processes.size()) return run;
+    storage = select_processes(run, w.processes);
+    return storage;
+  }
   if (w.whole_run() || !membership_) return run;
   storage = select_steps(run, *membership_, w.steps);
   return storage;

@@ -30,6 +30,9 @@ struct RunWindow {
   std::vector<int64_t> steps;  // empty for the whole run
   bool partial = false;
   bool merged = false;  // report --merge-windows: the steps of every window
+  // A window the agent cut (window files): the files (processes) that hold
+  // it, one per process of the run; empty for a window a schedule cut.
+  std::vector<uint32_t> processes;
   bool whole_run() const { return index < 0 && !merged; }
   // "Window 0: steps 3-4", "All windows merged: steps 1-2, 5-6" or "Whole run".
   std::string title() const;
@@ -44,6 +47,13 @@ class RunWindows {
   // Finds the steps and windows in `run`. False, after printing why, when a
   // schedule was given and the run has no steps (exit 1). Without a
   // schedule the whole run is the one window.
+  //
+  // Window files (the agent's PROF_SCHEDULE, PROF_DELAY/PROF_DURATION and
+  // profanalyze capture windows) read together: each window the agent cut
+  // is one window here (the files of one window index together, one per
+  // process), its steps numbered as the agent counted them. A schedule is
+  // refused with them (the agent applied one already); --step still finds
+  // steps inside them.
   bool resolve(const Run& run, std::ostream& err);
 
   // After resolve(): the schedule's windows become one window of all their
@@ -59,6 +69,8 @@ class RunWindows {
   const Run& events_of(const Run& run, const RunWindow& w, Run& storage) const;
 
  private:
+  bool resolve_window_files(const Run& run, std::ostream& err);
+
   WindowOptions options_;
   std::optional<StepRule> rule_;
   std::optional<StepMembership> membership_;

@@ -50,6 +50,9 @@ struct ProcessInfo {
   std::vector<recorded::Device> devices;        // as recorded, first definition of each id
   RecordCounts counts;
   std::optional<recorded::DropCounts> drops;    // the last chunk's totals
+  // The capture window the file holds (PROF_SCHEDULE, PROF_DURATION, on
+  // demand), from its last chunk; absent in a file of a whole run.
+  std::optional<recorded::Window> window;
   // Added to this file's times to place it on the Run's timeline (the first
   // file's clock), from the clock anchors; 0 for the first file or a file
   // without an anchor.

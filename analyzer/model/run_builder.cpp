@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "io/capture_reader.h"
 #include "io/end_of.h"
 #include "io/intern_tables.h"
 #include "io/record_decoder.h"
@@ -456,6 +457,11 @@ std::optional<ReadError> RunBuilder::add_file(const std::string& path, std::ostr
     info.format_major = reader.header().format_major;
     info.format_minor = reader.header().format_minor;
     info.producer = reader.header().producer;
+    if (info.format_minor > CaptureReader::kKnownFormatMinor) {
+      warnings << "profanalyze: warning: " << path << " is format " << info.format_major << '.' << info.format_minor
+               << ", newer than this profanalyze (" << info.format_major << '.'
+               << CaptureReader::kKnownFormatMinor << "): what that version added is skipped\n";
+    }
   }
 
   InternTables tables;
@@ -478,6 +484,7 @@ std::optional<ReadError> RunBuilder::add_file(const std::string& path, std::ostr
       if (std::none_of(info.devices.begin(), info.devices.end(), [&](const auto& known) { return known.id == d.id; }))
         info.devices.push_back(d);
     if (chunk.process_end) info.end = chunk.process_end;
+    if (chunk.window) info.window = chunk.window;
 
     if (std::string bad = ChunkLoader(run_, process, tables, ids, chunk, depth_ == LoadDepth::kEvents).load(); !bad.empty())
       return ReadError{path, reader.chunk_offset(), where + bad};

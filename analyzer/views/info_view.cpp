@@ -5,6 +5,7 @@
 #include <sstream>
 #include <vector>
 
+#include "io/capture_reader.h"
 #include "views/time_format.h"
 
 namespace prof::analyzer {
@@ -29,10 +30,51 @@ std::string joined(const std::vector<std::string>& words) {
   return out;
 }
 
+const char* cut_by(const std::string& trigger) {
+  if (trigger == "schedule") return "schedule (PROF_STEP + PROF_SCHEDULE)";
+  if (trigger == "duration") return "duration (PROF_DELAY / PROF_DURATION)";
+  if (trigger == "on_demand") return "capture (profanalyze capture)";
+  return nullptr;
+}
+
+// The capture window a window file holds: which one, how it was cut, its
+// steps (numbered as the agent counted them from the process's start).
+void format_window(std::ostringstream& out, const recorded::Window& w) {
+  const char* how = cut_by(w.trigger);
+  field(out, "window", std::to_string(w.index) + ", cut by " + (how ? how : w.trigger.c_str()) +
+                           (w.partial ? "; partial: the process ended inside it" : ""));
+  if (w.first_step < 0) {
+    field(out, "steps", "none counted (cut by time)");
+  } else if (w.last_step < 0) {
+    field(out, "steps", "from " + std::to_string(w.first_step) + " (the process ended inside the window)");
+  } else {
+    const int64_t last = w.last_step;
+    std::string numbers;
+    if (last - w.first_step < 16) {
+      for (int64_t s = w.first_step; s <= last; ++s) numbers += (s == w.first_step ? "" : ", ") + std::to_string(s);
+    } else {
+      numbers = std::to_string(w.first_step) + " to " + std::to_string(last);
+    }
+    field(out, "steps", std::to_string(last - w.first_step + 1) + ": " + numbers);
+  }
+  if (!w.step_rule.empty()) field(out, "step rule", w.step_rule);
+  field(out, "span", format_time_ns(w.end_ns - w.start_ns) + " (" + std::to_string(w.start_ns) + " to " +
+                                std::to_string(w.end_ns) + " ns)");
+  if (w.gpu_records_missing != 0) {
+    field(out, "GPU missing", std::to_string(w.gpu_records_missing) +
+                                  " launches of the window have no GPU record (CUPTI had not handed them over)");
+  }
+}
+
 void format_process(std::ostringstream& out, const ProcessInfo& p) {
   out << p.path << '\n';
   field(out, "format", std::to_string(p.format_major) + "." + std::to_string(p.format_minor) +
-                           (p.producer.empty() ? "" : ", written by " + p.producer));
+                           (p.producer.empty() ? "" : ", written by " + p.producer) +
+                           (p.format_minor > CaptureReader::kKnownFormatMinor
+                                ? " (newer than this profanalyze, which reads " + std::to_string(p.format_major) +
+                                      "." + std::to_string(CaptureReader::kKnownFormatMinor) + ")"
+                                : ""));
+  if (p.window) format_window(out, *p.window);
   if (p.process) {
     const auto& proc = *p.process;
     field(out, "pid", std::to_string(proc.pid) + " (parent " + std::to_string(proc.parent_pid) + ")");
@@ -57,6 +99,8 @@ void format_process(std::ostringstream& out, const ProcessInfo& p) {
       case ProcessEndReason::kSignal: ended = "signal " + std::to_string(p.end->signal); break;
       default: ended = "unspecified reason"; break;
     }
+  } else if (p.window) {
+    ended = "still running when its window ended";
   } else {
     ended = "cut short: no ProcessEnd, duration runs to the last recorded event";
   }

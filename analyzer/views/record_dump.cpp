@@ -192,7 +192,8 @@ class ChunkDumper {
           .number("end", w.end_ns)
           .text("step_rule", w.step_rule)
           .text("trigger", w.trigger)
-          .number("partial", w.partial ? 1 : 0);
+          .number("partial", w.partial ? 1 : 0)
+          .number("gpu_records_missing", w.gpu_records_missing);
     }
     if (chunk.drops) {
       JsonLine(out_, "drops")

@@ -196,4 +196,29 @@ Run select_steps(const Run& run, const StepMembership& membership, const std::ve
   return out;
 }
 
+Run select_processes(const Run& run, const std::vector<uint32_t>& processes) {
+  auto in = [&](uint32_t process) {
+    return std::find(processes.begin(), processes.end(), process) != processes.end() ? int64_t{0} : int64_t{-1};
+  };
+  StepMembership m;
+  m.cpu.reserve(run.cpu_events.size());
+  for (const CpuEvent& e : run.cpu_events) m.cpu.push_back(in(e.process));
+  m.gpu.reserve(run.gpu_activities.size());
+  for (const GpuActivity& g : run.gpu_activities) m.gpu.push_back(in(g.process));
+  m.memory.reserve(run.memory_events.size());
+  for (const MemoryEvent& e : run.memory_events) m.memory.push_back(in(e.process));
+  return select_steps(run, m, {0});
+}
+
+RunSteps number_from_windows(const Run& run, const RunSteps& steps) {
+  std::vector<std::vector<Step>> per_process;
+  for (uint32_t p = 0; p < run.processes.size(); ++p) {
+    per_process.push_back(steps.of_process(p));
+    const auto& window = run.processes[p].window;
+    if (!window || window->first_step < 0) continue;
+    for (Step& s : per_process.back()) s.index += window->first_step;
+  }
+  return RunSteps(std::move(per_process));
+}
+
 }  // namespace prof::analyzer

@@ -82,4 +82,11 @@ StepMembership step_membership(const Run& run, const RunSteps& steps);
 // the same names, processes and stacks.
 Run select_steps(const Run& run, const StepMembership& membership, const std::vector<int64_t>& steps);
 
+// The events of the processes (files) `processes`, as a Run of their own.
+Run select_processes(const Run& run, const std::vector<uint32_t>& processes);
+
+// Steps numbered as the agent counted them: a window file's steps start at
+// its window's first step (ProcessInfo::window) instead of 0.
+RunSteps number_from_windows(const Run& run, const RunSteps& steps);
+
 }  // namespace prof::analyzer

@@ -747,6 +747,48 @@ def check_window_file(tmp, name, want_steps, by_step):
           "%s: window record %s, want steps %d..%d" % (name, windows, want_steps[0], want_steps[-1]))
 
 
+def check_info_window(tmp, name, index, cut_by, steps):
+    """profanalyze info on a window file: its window, how it was cut, its steps."""
+    r = run([ARGS.analyzer, "info", name], env=base_env(False), cwd=tmp)
+    check(r.returncode == 0, "info %s: %s" % (name, r.stderr))
+    lines = {l.split(None, 1)[0]: l.split(None, 1)[1] for l in r.stdout.splitlines()[1:] if l.startswith("  ") and
+             not l.startswith("    ") and len(l.split(None, 1)) == 2}
+    check(lines.get("format", "").startswith("2.2,"), "info %s: format %r, want 2.2" % (name, lines.get("format")))
+    check(lines.get("window", "").startswith("%d, cut by %s" % (index, cut_by)),
+          "info %s: window %r, want %d cut by %s" % (name, lines.get("window"), index, cut_by))
+    want = "%d: %s" % (len(steps), ", ".join(str(s) for s in steps))
+    check(lines.get("steps") == want, "info %s: steps %r, want %r" % (name, lines.get("steps"), want))
+
+
+def check_windows_read_together(tmp, want, by_step):
+    """The window files read together (named, as a folder, as a glob): one
+    window per file with the agent's step numbers, each holding exactly the
+    truth's kernels of its steps; merged, their union, steps distinct."""
+    files = [os.path.join(tmp, f) for f in window_files(tmp)]
+    truth_of = lambda steps: sorted((k["name"], k["end"] - k["start"]) for s in steps for k in by_step[s])
+    got_of = lambda rows: sorted((n, t) for n, t in ((r["name"].split("(")[0], r["total_ns"] // r["instances"])
+                                                      for r in rows for _ in range(r["instances"])))
+    short = lambda kernels: sorted((re.sub(r"^_Z\d+|PK?f.*$", "", n), t) for n, t in kernels)
+    for arguments in (files, [tmp], [os.path.join(tmp, "run.step*.pb")]):
+        for merge in ([], ["--merge-windows"]):
+            r = run([ARGS.analyzer, "report", "--view", "kernels", "--format", "json"] + merge + arguments,
+                    env=base_env(False), cwd=tmp)
+            check(r.returncode == 0, "report %s %s: %s" % (merge, arguments, r.stderr))
+            windows = json.loads(r.stdout)["windows"]
+            expected = [sum(want, [])] if merge else want
+            check([w["steps"] for w in windows] == expected, "report %s %s: windows %s, want steps %s"
+                  % (merge, arguments, [w["steps"] for w in windows], expected))
+            if not merge:
+                check([w["window"] for w in windows] == list(range(len(want))), "window indices %s" % windows)
+            for w, steps in zip(windows, expected):
+                check(len(set(steps)) == len(steps), "steps %s repeat" % steps)
+                check(got_of(w["rows"]) == short(truth_of(steps)), "report %s %s, steps %s: kernels %s, the truth %s"
+                      % (merge, arguments, steps, got_of(w["rows"]), short(truth_of(steps))))
+    r = run([ARGS.analyzer, "report", "--wait", "5", "--active", "3"] + files, env=base_env(False), cwd=tmp)
+    check(r.returncode != 0 and "capture window the agent cut" in r.stderr,
+          "a schedule over window files: rc %d, %r" % (r.returncode, r.stderr))
+
+
 def schedule_windows_match_torch_and_truth(tmp):
     steps = 100
     env = {"PROF_STEP": STEP_RULE, "PROF_SCHEDULE": "wait=5,warmup=1,active=3,repeat=2"}
@@ -756,8 +798,10 @@ def schedule_windows_match_torch_and_truth(tmp):
     check(files == sorted("run.step%d.pb" % w[0] for w in want), "window files %s, want %s" % (files, want))
     check(not os.path.exists(os.path.join(tmp, "run.pb")), "run.pb written beside the window files")
     by_step = training_kernels_by_step(truth, steps)
-    for w in want:
+    for i, w in enumerate(want):
         check_window_file(tmp, "run.step%d.pb" % w[0], w, by_step)
+        check_info_window(tmp, "run.step%d.pb" % w[0], i, "schedule", w)
+    check_windows_read_together(tmp, want, by_step)
 
 
 def keep_leaves_the_newest_windows(tmp):
@@ -831,6 +875,7 @@ def capture_on_demand(tmp):
         check(len(got) == n and got == list(range(got[0], got[0] + n)) and got[0] > previous_last,
               "%s holds steps %s, asked for %d consecutive ones after step %d" % (name, got, n, previous_last))
         check_window_file(tmp, name, got, by_step)
+        check_info_window(tmp, name, captured.index((name, n)), "capture", got)
         previous_last = got[-1]
 
 
@@ -845,26 +890,44 @@ def max_mb_stops_with_one_message(tmp):
 
 
 def delay_and_duration_cut_one_window(tmp):
-    """PROF_DELAY=0.3 PROF_DURATION=0.3: one file whose events all lie in
-    [start + 0.3 s, start + 0.6 s] of the agent's clock, give or take a pass."""
+    """PROF_DELAY=0.3 PROF_DURATION=0.3: one file, a window of 0.3 s, holding
+    the GPU work launched inside it, as torch's profiler holds a step's
+    kernels: every launch made in the window is in the file with its kernel
+    (times as in the truth), even one still running when the window ended
+    (the agent waits for its record), and no kernel launched outside it."""
     result, truth = record_windows(tmp, 2000, {"PROF_DELAY": "0.3", "PROF_DURATION": "0.3"})
     records = dump(os.path.join(tmp, "run.pb"), tmp)
     window = [r for r in records if r["type"] == "window"]
     check(len(window) == 1 and window[0]["trigger"] == "duration", "window records: %s" % window)
     w = window[0]
-    process = [r for r in records if r["type"] == "process"]
     length = w["end"] - w["start"]
     check(0.29e9 <= length <= 0.4e9, "window lasted %d ns, asked 0.3 s" % length)
-    kernels = [r for r in records if r["type"] == "kernel"]
+    check(w.get("gpu_records_missing", 0) == 0, "window record says GPU records are missing: %s" % w)
+    kernels = {k["corr"]: k for k in records if k["type"] == "kernel"}
     check(kernels, "no kernel in the window")
-    # Every kernel that ran wholly inside the window is in the file, and no
-    # kernel that started outside it; one still running when the window
-    # ended is not (CUPTI hands it over unfinished, as at exit).
-    started = {t["corr"] for t in truth if t["type"] == "kernel" and w["start"] <= t["start"] <= w["end"]}
-    inside = {t["corr"] for t in truth if t["type"] == "kernel" and w["start"] <= t["start"] and t["end"] <= w["end"]}
-    got = {k["corr"] for k in kernels}
-    check(inside <= got <= started, "%d kernels in the file; the truth has %d inside the window, %d started in it"
-          % (len(got), len(inside), len(started)))
+    launches = {r["corr"]: r for r in records if r["type"] == "api" and r["name"] == "cudaLaunchKernel"}
+    truth_kernels = {t["corr"]: t for t in truth if t["type"] == "kernel"}
+    by_end = lambda corrs: ", ".join("corr %d: launch %+d ns, kernel %+d..%+d ns of the window's end" % (
+        c, launches[c]["start"] - w["end"] if c in launches else 0,
+        truth_kernels[c]["start"] - w["end"], truth_kernels[c]["end"] - w["end"]) for c in sorted(corrs)[:5])
+    # Every launch the truth made wholly inside the window is recorded...
+    made_inside = {t["corr"] for t in truth if t["type"] == "api" and t["name"] == "cudaLaunchKernel"
+                   and w["start"] <= t["start"] and t["end"] <= w["end"]}
+    check(made_inside <= set(launches), "launches made inside the window and not recorded: %s" % by_end(made_inside - set(launches)))
+    # ... and every recorded launch that began inside it has its kernel.
+    began_inside = {c for c, r in launches.items() if r["start"] >= w["start"]}
+    check(began_inside <= set(kernels), "%d launches of the window lost their kernel: %s"
+          % (len(began_inside - set(kernels)), by_end(began_inside - set(kernels))))
+    # A launch still in its call when the window ended is not in the file (it
+    # returned with recording off); its kernel may be, when it started inside.
+    straddling = {t["corr"] for t in truth if t["type"] == "api" and t["name"] == "cudaLaunchKernel"
+                  and t["start"] <= w["end"] < t["end"]}
+    check(set(kernels) <= set(launches) | straddling, "kernels launched outside the window: %s"
+          % by_end(set(kernels) - set(launches) - straddling))
+    for c, k in kernels.items():
+        t = truth_kernels[c]
+        check((k["start"], k["end"]) == (t["start"], t["end"]), "kernel corr %d at %d..%d, the truth %d..%d"
+              % (c, k["start"], k["end"], t["start"], t["end"]))
 
 
 def scenario_main(namespace, temp_prefix, extra_required=()):

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "analyzer_test_support.h"
+#include "io/capture_reader.h"
 #include "io/end_of.h"
 
 using namespace prof::testing;
@@ -233,4 +234,22 @@ TEST_CASE("Copies and memsets get torch's row names", "[model]") {
   REQUIRE(load({f.path()}, run).empty());
   CHECK(run.name(run.gpu_activities[0].name) == "Memcpy HtoD (Pageable -> Device)");
   CHECK(run.name(run.gpu_activities[1].name) == "Memset (Device)");
+}
+
+TEST_CASE("A file of a newer minor version is read, with one warning; info names both versions", "[model][version]") {
+  ChunkBuilder c0(10'000);
+  c0.string(1, "a").range(1, 1, 10'500, 11'000);
+  TempFile f;
+  f.write(CaptureFileWriter(make_header(2, prof::analyzer::CaptureReader::kKnownFormatMinor + 1)).chunk(c0.finish()).bytes());
+  Run run;
+  std::string warnings;
+  REQUIRE(load({f.path()}, run, &warnings).empty());
+  CHECK(run.cpu_events.size() == 1);
+  const std::string newer = "2." + std::to_string(prof::analyzer::CaptureReader::kKnownFormatMinor + 1);
+  CHECK(warnings.find("is format " + newer + ", newer than this profanalyze") != std::string::npos);
+  const auto info = run_cli({"info", f.path()});
+  CHECK(info.exit_code == 0);
+  CHECK(info.out.find("format        " + newer) != std::string::npos);
+  CHECK(info.out.find("newer than this profanalyze, which reads 2." +
+                      std::to_string(prof::analyzer::CaptureReader::kKnownFormatMinor)) != std::string::npos);
 }
