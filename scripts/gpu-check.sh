@@ -35,11 +35,12 @@ tiny="$PWD/build/simcuda/apps/tiny_kernels"
 null_tool="$PWD/build/bench/libbench_null_cupti_tool.so"  # CUPTI's own cost: subscribes, records nothing
 # cupti_none: PROF_BACKEND=cupti; hooks*: PROF_BACKEND=hooks (API calls from the agent's own interception; GPU
 # work timed with events, or not at all); null_activity: CUPTI's activity API
-# alone, with no API callbacks.
+# alone, with no API callbacks; outside_window: PROF_STEP and PROF_SCHEDULE
+# with no window ever open, what step detection costs between windows.
 # GPU_CHECK_ROUNDS rounds (default 3), every configuration once per round, so
 # that the machine's drift spreads over all of them alike.
 for round in $(seq "${GPU_CHECK_ROUNDS:-3}"); do
-for mode in plain null null_activity none cupti_none native hooks_events hooks_untimed; do
+for mode in plain null null_activity none cupti_none native hooks_events hooks_untimed outside_window; do
   [[ $mode == null* && ! -e $null_tool ]] && continue
   for launches in 100000 300000; do
     start=$(date +%s%N)
@@ -52,6 +53,9 @@ for mode in plain null null_activity none cupti_none native hooks_events hooks_u
     elif [[ $mode == cupti_none ]]; then  # CUPTI alone: the hooks pass every call straight through
       LD_PRELOAD="$agent" PROF_BACKEND=cupti PROF_STACKS=none PROF_LOG=quiet \
         PROF_OUTPUT="$work/launch_bound_$mode.pb" "$tiny" $launches > /dev/null
+    elif [[ $mode == outside_window ]]; then  # PROF_STEP finds no step, so no window ever opens
+      LD_PRELOAD="$agent" PROF_STEP='nvtx:^never$' PROF_SCHEDULE=wait=1000000000,active=1 PROF_STACKS=native \
+        PROF_LOG=quiet PROF_OUTPUT="$work/launch_bound_$mode.pb" "$tiny" $launches > /dev/null
     elif [[ $mode == hooks_* ]]; then
       LD_PRELOAD="$agent" PROF_BACKEND=hooks PROF_STACKS=none PROF_LOG=quiet \
         PROF_GPU_TIMING=$([[ $mode == hooks_events ]] && echo events || echo none) \
@@ -67,6 +71,15 @@ done
 done
 # The real stream queue depth (simcuda models 1024: SIMCUDA_QUEUE_DEPTH).
 [[ -x build/simcuda/apps/queue_depth ]] && build/simcuda/apps/queue_depth > "$work/queue_depth.out" 2>&1
+# Capture windows on the real driver: a schedule over 40 steps gives two
+# window files whose every launch has its GPU record (info: gpu records missing).
+mkdir -p "$work/windows"
+(cd "$work/windows" && LD_PRELOAD="$agent" PROF_STEP='nvtx:^ProfilerStep#\d+$' \
+   PROF_SCHEDULE=wait=5,warmup=1,active=3,repeat=2 PROF_OUTPUT="$work/windows/run.pb" \
+   "$OLDPWD/build/simcuda/apps/nvtx_training" 40 > windows.out 2> windows.err)
+[[ -x build/analyzer/profanalyze ]] && for pb in "$work"/windows/*.pb; do
+  build/analyzer/profanalyze info "$pb" > "$pb.info.txt" 2>&1
+done
 # Event-timed kernels against CUPTI's and against their own global timer
 # (scripts/event_timing_table.py prints the table from the two captures).
 if [[ -x build/simcuda/apps/event_timing ]]; then
