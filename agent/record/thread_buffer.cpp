@@ -50,7 +50,9 @@ void ThreadBuffer::set_name_at_start(const char* name) {
   strncpy(name_at_start_, name, sizeof(name_at_start_) - 1);
 }
 
-void* ThreadBuffer::reserve(size_t bytes) {
+void* ThreadBuffer::reserve(size_t bytes, ptrdiff_t hold) {
+  if (hold < 0) release_held(static_cast<size_t>(-hold));
+  const size_t kept = held_bytes_ + (hold > 0 ? static_cast<size_t>(hold) : 0);
   bytes = (bytes + 7) & ~size_t{7};
   const uint64_t pos = write_pos_.load(std::memory_order_relaxed);
   const size_t offset = pos & (capacity_ - 1);
@@ -59,15 +61,16 @@ void* ThreadBuffer::reserve(size_t bytes) {
   const size_t tail = capacity_ - offset;
   const size_t padding = tail < bytes ? tail : 0;
   const uint64_t needed = padding + bytes;
-  if (pos + needed - cached_read_pos_ > capacity_) {
+  if (pos + needed + kept - cached_read_pos_ > capacity_) {
     // Acquire pairs with drain()'s release: the consumer is done with that space.
     cached_read_pos_ = read_pos_.load(std::memory_order_acquire);
     half_full_signalled_ = false;
-    if (pos + needed - cached_read_pos_ > capacity_) {
+    if (pos + needed + kept - cached_read_pos_ > capacity_) {
       dropped_.fetch_add(1, std::memory_order_relaxed);
       return nullptr;
     }
   }
+  held_bytes_ = kept;
   if (padding != 0) {
     auto* pad = reinterpret_cast<RecordHeader*>(storage_.get() + offset);
     pad->type = kPaddingRecord;

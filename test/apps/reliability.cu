@@ -9,7 +9,8 @@
 //                                     peak resident memory on stderr
 //   reliability threads_alive N       N threads alive at once, each launching kernels
 //   reliability long_name             one launch of a kernel whose name has > 10,000 characters
-//   reliability nvtx_strings N        N distinct NVTX range names
+//   reliability nvtx_strings N        N distinct NVTX range names, every other one
+//                                     with a range "inner" inside
 //   reliability first_interval N      N new threads, each timing two empty NVTX ranges
 //   reliability plain                 a few launches and copies (output-unchanged checks)
 // Prints what it did, so that runs with and without the agent compare.
@@ -161,6 +162,10 @@ int nvtx_strings(long count) {
   for (long i = 0; i < count; ++i) {
     std::snprintf(name, sizeof(name), "range %ld", i);
     nvtxRangePushA(name);
+    if (i % 2 == 0) {  // nested, so that a lost push or pop would show as a wrong pairing
+      nvtxRangePushA("inner");
+      nvtxRangePop();
+    }
     nvtxRangePop();
   }
   std::printf("nvtx_strings: %ld\n", count);
