@@ -332,10 +332,13 @@ void EventTiming::capture_began() { g_captures.fetch_add(1, std::memory_order_re
 void EventTiming::capture_ended() { g_captures.fetch_sub(1, std::memory_order_relaxed); }
 
 void EventTiming::forget_after_fork() {
-  // Only the forking thread exists; the rings stay allocated (leaked), as
-  // rings of exited threads do.
+  // Only the forking thread exists; the rings stay allocated (leaked). The
+  // free ones too: their slots hold events of the parent's contexts, which
+  // the child must not record or destroy (a child's context may even get
+  // the address a parent's had).
   new (&g_rings_mutex) std::mutex;  // another thread may have held it at fork
   g_rings.clear();
+  g_free_rings.clear();
   t_ring = nullptr;
   g_captures.store(0, std::memory_order_relaxed);
   g_anchors.clear();
