@@ -16,8 +16,11 @@ function(prof_add_test)
   endif()
   add_test(NAME ${T_NAME} COMMAND ${T_COMMAND} WORKING_DIRECTORY ${T_WORKING_DIRECTORY})
   set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT})
-  if(T_ENVIRONMENT)
-    set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${T_ENVIRONMENT}")
+  # PROF_TEST_ENVIRONMENT: for every test of a directory (a CMake variable,
+  # so it holds in the directory that sets it and below).
+  set(environment ${PROF_TEST_ENVIRONMENT} ${T_ENVIRONMENT})
+  if(environment)
+    set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${environment}")
   endif()
   if(T_LABELS)
     set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}")

@@ -312,13 +312,16 @@ def event_timed_gpu_work(tmp, app, *args):
             # the start event completes at once and the kernel one launch
             # latency (simcuda's 2 us) plus the launch call's own time later.
             queued = t["start"] > t["queued"] + LAUNCH_LATENCY_NS
+            # The launch call's own time: five times as long in a sanitizer
+            # build (agent and simcuda instrumented; measured 33 us over).
+            call_ns = 20_000 * (5 if ARGS.sanitizer else 1)
             if truth_ns >= 10_000 and queued:
                 check(abs(ns - truth_ns) <= truth_ns / 100,
                       "%s (queued): %d ns by events, truth %d" % (t["name"], ns, truth_ns))
             else:
-                check(truth_ns <= ns <= truth_ns + LAUNCH_LATENCY_NS + 20_000,
+                check(truth_ns <= ns <= truth_ns + LAUNCH_LATENCY_NS + call_ns,
                       "%s (idle stream): %d ns by events, truth %d" % (t["name"], ns, truth_ns))
-            check(abs(r["end"] - t["end"]) < 20_000, "%s ends at %d, truth %d" % (t["name"], r["end"], t["end"]))
+            check(abs(r["end"] - t["end"]) < call_ns, "%s ends at %d, truth %d" % (t["name"], r["end"], t["end"]))
     launch_corrs = {r["corr"] for r in records if r["type"] == "api" and "kernel" in r}
     check(all(r["corr"] in launch_corrs for r in records if r["type"] == "kernel"),
           "event-timed kernels without their launch call")
