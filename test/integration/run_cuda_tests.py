@@ -394,9 +394,9 @@ def injection_path_alone_and_with_preload(tmp):
     for mode, injected in (("injection", ARGS.agent), ("both", ARGS.agent), ("copy", copy)):
         sub = os.path.join(tmp, mode)
         os.mkdir(sub)
+        # base_env() preloads a sanitizer's runtime alone, preload() with the
+        # agent after it (setting LD_PRELOAD here left the agent out).
         extra = {"PROF_API": "all", "CUDA_INJECTION64_PATH": injected}
-        if ARGS.preload_first:
-            extra["LD_PRELOAD"] = ARGS.preload_first
         _, truth, records = record_app(sub, "two_streams", [], extra, use_preload=(mode != "injection"))
         compare_with_truth(truth, records, hooks=(mode != "injection"))
 
