@@ -166,10 +166,13 @@ def data_loading_gap(tmp):
             host += work
             gaps += 1
     # The launch's start is the agent's own clock read, within 1 us of
-    # simcuda's: a gap with about 10 us of host work may fall on either side.
+    # simcuda's (5 us in a sanitizer build, measured 3.5 us): a gap with
+    # about 10 us of host work may fall on either side.
+    per_gap_ns = 5000 if cuda.ARGS.sanitizer else 1000
     check(abs(f["metrics"]["gaps"] - gaps) <= 1 and f["metrics"]["gaps"] >= 9,
           "%d gaps, truth %d" % (f["metrics"]["gaps"], gaps))
-    check(abs(f["cost_ns"] - host) <= 1000 * gaps + 20000, "host-bound idle %d ns, truth %d" % (f["cost_ns"], host))
+    check(abs(f["cost_ns"] - host) <= per_gap_ns * gaps + 20000,
+          "host-bound idle %d ns, truth %d" % (f["cost_ns"], host))
 
 
 def allocation_churn(tmp):
