@@ -5,13 +5,22 @@ function(prof_add_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 60)
   endif()
+  # Sanitizer builds run slower, most of all in tests that start many
+  # processes (an AddressSanitizer profanalyze takes 90 ms to start, 11 ms
+  # without): their timeouts are four times as long.
+  if(PROF_SANITIZE)
+    math(EXPR T_TIMEOUT "${T_TIMEOUT} * 4")
+  endif()
   if(NOT T_WORKING_DIRECTORY)
     set(T_WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   endif()
   add_test(NAME ${T_NAME} COMMAND ${T_COMMAND} WORKING_DIRECTORY ${T_WORKING_DIRECTORY})
   set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT})
-  if(T_ENVIRONMENT)
-    set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${T_ENVIRONMENT}")
+  # PROF_TEST_ENVIRONMENT: for every test of a directory (a CMake variable,
+  # so it holds in the directory that sets it and below).
+  set(environment ${PROF_TEST_ENVIRONMENT} ${T_ENVIRONMENT})
+  if(environment)
+    set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${environment}")
   endif()
   if(T_LABELS)
     set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}")

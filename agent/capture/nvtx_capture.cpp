@@ -122,21 +122,31 @@ struct EventStyle {
 // NVTX's push/pop return value is the nesting level, which NVTX leaves to the
 // tool. Each thread counts per domain; a thread using more domains than this
 // gets level 0 for the extra ones (the recording itself is unaffected).
+//
+// The same count keeps push and pop paired when the thread's ring is full:
+// for each of the first 64 levels, whether its push was recorded holding
+// room for its pop (which then always fits) or was dropped (its pop is
+// dropped too). Otherwise a lost pop would leave the writer's stack one
+// range deeper for the rest of the run, and a lost push would let its pop
+// close the range around it.
 struct DomainDepth {
   const NvtxDomain* domain;
   int depth;
+  uint64_t held;  // bit n: the push at level n holds room for its pop
+  uint64_t lost;  // bit n: the push at level n was dropped
 };
 constexpr int kTrackedDomains = 8;
+constexpr int kPairedLevels = 64;
 thread_local DomainDepth t_depths[kTrackedDomains] = {};
 thread_local int t_tracked = 0;
 
-int* depth_of(const NvtxDomain* domain) {
+DomainDepth* depth_of(const NvtxDomain* domain) {
   for (int i = 0; i < t_tracked; ++i) {
-    if (t_depths[i].domain == domain) return &t_depths[i].depth;
+    if (t_depths[i].domain == domain) return &t_depths[i];
   }
   if (t_tracked == kTrackedDomains) return nullptr;
-  t_depths[t_tracked] = {domain, 0};
-  return &t_depths[t_tracked++].depth;
+  t_depths[t_tracked] = {domain, 0, 0, 0};
+  return &t_depths[t_tracked++];
 }
 
 // Thread names are kept whatever the capture range: they name threads, not events.
@@ -149,17 +159,25 @@ ThreadBuffer* current_buffer(InRangeOnly in_range_only = InRangeOnly::yes) {
   return recorder->thread_buffer();
 }
 
-void record_event(RecordType type, const NvtxDomain* domain, uint64_t range_id,
-                  const MessageText& message, EventStyle style) {
+// holding: recorded, and the room asked for is held.
+enum class Recorded { yes, holding, dropped, off };
+
+// A pop record's room, held by its push: twice its size (ThreadBuffer::reserve).
+constexpr size_t kPopHold = 2 * sizeof(NvtxEventRecord);
+
+// `hold`: ThreadBuffer::reserve's; kept (or given back) only when recorded.
+Recorded record_event(RecordType type, const NvtxDomain* domain, uint64_t range_id,
+                      const MessageText& message, EventStyle style, ptrdiff_t hold = 0) {
   ReentryGuard guard;
-  if (!guard) return;
+  if (!guard) return Recorded::off;
   // The buffer first, then the clock: a thread's first event allocates its
   // ring (over 100 us), which must not land inside the range it starts.
   ThreadBuffer* buffer = current_buffer();
-  if (buffer == nullptr) return;
+  if (buffer == nullptr) return Recorded::off;
+  if (hold > 0 && !buffer->can_hold(static_cast<size_t>(hold))) hold = 0;
   const uint64_t now = monotonic_ns();
-  auto* record = begin_record<NvtxEventRecord>(*buffer, type, message.bytes());
-  if (record == nullptr) return;
+  auto* record = begin_record<NvtxEventRecord>(*buffer, type, message.bytes(), hold);
+  if (record == nullptr) return Recorded::dropped;
   record->time_ns = now;
   record->domain = domain;
   record->range_id = range_id;
@@ -167,6 +185,7 @@ void record_event(RecordType type, const NvtxDomain* domain, uint64_t range_id,
   record->category = style.category;
   message.copy_to(reinterpret_cast<char*>(record + 1));
   buffer->commit();
+  return hold > 0 ? Recorded::holding : Recorded::yes;
 }
 
 const NvtxDomain* domain_of(nvtxDomainHandle_t handle) {
@@ -258,21 +277,51 @@ void range_end(const NvtxDomain* domain, nvtxRangeId_t id) {
 }
 
 int range_push(const NvtxDomain* domain, const MessageText& message, EventStyle style) {
-  int* depth = depth_of(domain);
-  find_step_start(domain, depth != nullptr ? *depth : 0, 0, message);
-  record_event(RecordType::nvtx_push, domain, 0, message, style);
-  return depth != nullptr ? (*depth)++ : 0;
+  DomainDepth* level = depth_of(domain);
+  find_step_start(domain, level != nullptr ? level->depth : 0, 0, message);
+  const bool paired = level != nullptr && level->depth >= 0 && level->depth < kPairedLevels;
+  const Recorded recorded =
+      record_event(RecordType::nvtx_push, domain, 0, message, style, paired ? static_cast<ptrdiff_t>(kPopHold) : 0);
+  if (level == nullptr) return 0;
+  if (paired) {
+    const uint64_t bit = uint64_t{1} << level->depth;
+    level->held &= ~bit;
+    level->lost &= ~bit;
+    if (recorded == Recorded::holding) level->held |= bit;
+    if (recorded == Recorded::dropped) level->lost |= bit;
+  }
+  return level->depth++;
 }
 
 int range_pop(const NvtxDomain* domain) {
-  record_event(RecordType::nvtx_pop, domain, 0, MessageText(), {});
-  int* depth = depth_of(domain);
-  if (depth == nullptr) return 0;
+  DomainDepth* level = depth_of(domain);
+  const int popped = level != nullptr ? level->depth - 1 : -1;
+  const bool paired = popped >= 0 && popped < kPairedLevels;
+  const uint64_t bit = paired ? uint64_t{1} << popped : 0;
+  if (paired && (level->lost & bit) != 0) {
+    // Its push was dropped: so is the pop, counted, so that it cannot close
+    // the range around the lost one.
+    if (ThreadBuffer* buffer = current_buffer()) buffer->count_dropped();
+  } else {
+    const bool held = paired && (level->held & bit) != 0;
+    const Recorded recorded = record_event(RecordType::nvtx_pop, domain, 0, MessageText(), {},
+                                           held ? -static_cast<ptrdiff_t>(kPopHold) : 0);
+    // Not recorded (outside the capture range): the room held for it is
+    // given back all the same.
+    if (held && recorded == Recorded::off) {
+      if (ThreadBuffer* buffer = Recorder::registered_buffer()) buffer->release_held(kPopHold);
+    }
+  }
+  if (level == nullptr) return 0;
+  if (paired) {
+    level->held &= ~bit;
+    level->lost &= ~bit;
+  }
   // NVTX: a pop without a push is an error, reported as a negative level.
-  if (*depth <= 0) return -1;
-  --(*depth);
-  find_step_end(domain, *depth, 0);
-  return *depth;
+  if (level->depth <= 0) return -1;
+  --level->depth;
+  find_step_end(domain, level->depth, 0);
+  return level->depth;
 }
 
 void name_os_thread(uint32_t tid, const MessageText& name) {

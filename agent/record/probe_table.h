@@ -10,8 +10,8 @@
 namespace prof {
 
 // The empty slot where a new entry of `hash` goes.
-template <typename Slot>
-size_t free_slot(const std::vector<Slot>& slots, uint64_t hash) {
+template <typename Slot, typename Allocator>
+size_t free_slot(const std::vector<Slot, Allocator>& slots, uint64_t hash) {
   const size_t mask = slots.size() - 1;
   size_t i = hash & mask;
   while (slots[i].id != 0) i = (i + 1) & mask;
@@ -20,10 +20,10 @@ size_t free_slot(const std::vector<Slot>& slots, uint64_t hash) {
 
 // Makes room for one more entry in a table that holds `entries`: doubles
 // the slots when it would be more than half full.
-template <typename Slot, typename HashOf>
-void reserve_one_more(std::vector<Slot>& slots, size_t entries, HashOf&& hash_of) {
+template <typename Slot, typename Allocator, typename HashOf>
+void reserve_one_more(std::vector<Slot, Allocator>& slots, size_t entries, HashOf&& hash_of) {
   if (2 * (entries + 1) <= slots.size()) return;
-  std::vector<Slot> old(slots.size() * 2);
+  std::vector<Slot, Allocator> old(slots.size() * 2);
   old.swap(slots);
   for (const Slot& slot : old) {
     if (slot.id != 0) slots[free_slot(slots, hash_of(slot))] = slot;

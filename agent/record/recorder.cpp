@@ -34,6 +34,8 @@ ThreadBuffer* Recorder::thread_buffer() {
   return register_thread();
 }
 
+ThreadBuffer* Recorder::registered_buffer() { return t_buffer; }
+
 void Recorder::forget_this_thread() {
   t_buffer = nullptr;
   // The parent's key, if it was created: no exit hook on a buffer we dropped.

@@ -28,6 +28,8 @@ class Recorder {
   // In a forked child: the calling thread's buffer belongs to the parent's
   // recorder (a copy nobody drains); its next record registers anew.
   static void forget_this_thread();
+  // The calling thread's buffer if it has one; never makes one.
+  static ThreadBuffer* registered_buffer();
 
   bool accepting() const { return accepting_.load(std::memory_order_acquire); }
   // Whether any thread has started recording (registered a buffer).
@@ -80,9 +82,10 @@ class Recorder {
 
 // Reserves a record of type `Record` followed by `payload_bytes` bytes in the
 // calling thread's buffer. Returns nullptr when the record is dropped.
+// `hold`: ThreadBuffer::reserve's.
 template <typename Record>
-Record* begin_record(ThreadBuffer& buffer, RecordType type, uint32_t payload_bytes) {
-  void* space = buffer.reserve(sizeof(Record) + payload_bytes);
+Record* begin_record(ThreadBuffer& buffer, RecordType type, uint32_t payload_bytes, ptrdiff_t hold = 0) {
+  void* space = buffer.reserve(sizeof(Record) + payload_bytes, hold);
   if (space == nullptr) return nullptr;
   auto* record = static_cast<Record*>(space);
   record->header.type = static_cast<uint16_t>(type);

@@ -57,21 +57,45 @@ uint64_t hash_address(const char* address) {
 
 uint64_t StringTable::intern(std::string_view value, ChunkEncoder& chunk) {
   const uint64_t hash = hash_text(value);
+  const auto tag = static_cast<uint32_t>(hash >> 32);
   const size_t mask = text_slots_.size() - 1;
   for (size_t i = hash & mask;; i = (i + 1) & mask) {
-    const TextSlot& slot = text_slots_[i];
+    const TextSlot slot = text_slots_[i];
     if (slot.id == 0) return insert(value, hash, chunk);
-    if (slot.hash == hash && slot.text == value) return slot.id;
+    if (slot.tag == tag) {
+      const TextEntry& entry = entries_[slot.id - 1];
+      if (entry.hash == hash && entry.text == value) return slot.id;
+    }
   }
 }
 
 uint64_t StringTable::insert(std::string_view value, uint64_t hash, ChunkEncoder& chunk) {
-  reserve_one_more(text_slots_, texts_.size(), [](const TextSlot& slot) { return slot.hash; });
-  const std::string_view text = texts_.emplace_back(value);
-  const uint64_t id = next_id_++;
-  text_slots_[free_slot(text_slots_, hash)] = {hash, text, id};
+  reserve_one_more(text_slots_, entries_.size(), [this](const TextSlot& slot) { return entries_[slot.id - 1].hash; });
+  entries_.push_back({hash, store(value)});
+  const auto id = static_cast<uint32_t>(entries_.size());
+  text_slots_[free_slot(text_slots_, hash)] = {static_cast<uint32_t>(hash >> 32), id};
   chunk.add_string(id, value);
   return id;
+}
+
+std::string_view StringTable::store(std::string_view value) {
+  constexpr size_t kBlockBytes = 64u << 10;
+  if (value.empty()) return {};
+  char* at;
+  if (value.size() > kBlockBytes / 4) {  // a long one in a block of its own
+    blocks_.push_back(std::make_unique<char[]>(value.size()));
+    at = blocks_.back().get();
+  } else {
+    if (value.size() > block_left_) {
+      blocks_.push_back(std::make_unique<char[]>(kBlockBytes));
+      block_ = blocks_.back().get();
+      block_left_ = kBlockBytes;
+    }
+    at = block_ + (kBlockBytes - block_left_);
+    block_left_ -= value.size();
+  }
+  memcpy(at, value.data(), value.size());
+  return {at, value.size()};
 }
 
 uint64_t StringTable::intern_static(const char* value, ChunkEncoder& chunk) {

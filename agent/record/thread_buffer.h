@@ -45,8 +45,22 @@ class ThreadBuffer {
 
   // Returns space for `bytes` (header included) or nullptr when full, in which
   // case the drop is already counted. At most one reservation is open at once.
-  void* reserve(size_t bytes);
+  //
+  // `hold` > 0 also keeps that much room for a later record (an NVTX push
+  // keeps room for its pop): later reservations leave it free, so the pop
+  // is never dropped once its push was recorded, and the writer's ranges
+  // stay paired when the ring fills. `hold` < 0 gives that much back first
+  // (the pop, which then fits). Hold twice the later record's size: a wrap
+  // may put up to a record's size of padding before it.
+  void* reserve(size_t bytes, ptrdiff_t hold = 0);
   void commit();
+  // Whether `bytes` more may be held: at most an eighth of the ring, so that
+  // pushes the app never pops cannot starve the ring.
+  bool can_hold(size_t bytes) const { return held_bytes_ + bytes <= capacity_ / 8; }
+  void release_held(size_t bytes) { held_bytes_ -= bytes < held_bytes_ ? bytes : held_bytes_; }
+  // A record the producer gives up because an earlier one was dropped (the
+  // pop of a dropped push): counted as dropped.
+  void count_dropped() { dropped_.fetch_add(1, std::memory_order_relaxed); }
 
   // Called (on the producer's thread) when a buffer passes half full, so the
   // consumer drains it before it overflows rather than at its next period.
@@ -98,6 +112,7 @@ class ThreadBuffer {
   uint64_t reserved_end_ = 0;     // end of the open reservation
   uint64_t cached_read_pos_ = 0;  // producer's stale view of read_pos_
   bool half_full_signalled_ = false;  // reset when the producer sees the consumer's progress
+  size_t held_bytes_ = 0;             // room kept for records to come (reserve's `hold`)
   std::atomic<uint64_t> dropped_{0};
 
   // Consumer-owned line.

@@ -5,10 +5,12 @@
 //                                     fork: a child must not inherit a started CUDA)
 //   reliability segfault              launches, waits for a flush, then dereferences null
 //   reliability thread_churn N        N short-lived threads, one after another in
-//                                     batches of 16, each launching one kernel
+//                                     batches of 16, each launching one kernel; its
+//                                     peak resident memory on stderr
 //   reliability threads_alive N       N threads alive at once, each launching kernels
 //   reliability long_name             one launch of a kernel whose name has > 10,000 characters
-//   reliability nvtx_strings N        N distinct NVTX range names
+//   reliability nvtx_strings N        N distinct NVTX range names, every other one
+//                                     with a range "inner" inside
 //   reliability first_interval N      N new threads, each timing two empty NVTX ranges
 //   reliability plain                 a few launches and copies (output-unchanged checks)
 // Prints what it did, so that runs with and without the agent compare.
@@ -18,6 +20,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -93,6 +96,21 @@ int segfault() {
   return *null_pointer;
 }
 
+// The process's own peak resident memory (VmHWM), for the memory checks: a
+// parent's rusage ru_maxrss of its child also counts the memory the child
+// had before exec, i.e. the size of the Python test that started it.
+long peak_rss_kb() {
+  FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) return -1;
+  char line[256];
+  long kb = -1;
+  while (std::fgets(line, sizeof(line), status) != nullptr) {
+    if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+  }
+  std::fclose(status);
+  return kb;
+}
+
 int thread_churn(long count) {
   long launched = 0;
   for (long done = 0; done < count;) {
@@ -105,6 +123,7 @@ int thread_churn(long count) {
   }
   CHECK_CUDA(cudaDeviceSynchronize());
   std::printf("thread_churn: %ld threads, one launch each\n", launched);
+  std::fprintf(stderr, "thread_churn: peak RSS %ld KiB\n", peak_rss_kb());
   return 0;
 }
 
@@ -143,6 +162,10 @@ int nvtx_strings(long count) {
   for (long i = 0; i < count; ++i) {
     std::snprintf(name, sizeof(name), "range %ld", i);
     nvtxRangePushA(name);
+    if (i % 2 == 0) {  // nested, so that a lost push or pop would show as a wrong pairing
+      nvtxRangePushA("inner");
+      nvtxRangePop();
+    }
     nvtxRangePop();
   }
   std::printf("nvtx_strings: %ld\n", count);

@@ -87,7 +87,11 @@ def launch_bound_loop(tmp):
     check(m["mean_kernel_ns"] == 1000, "mean kernel %d ns, truth 1000" % m["mean_kernel_ns"])
     launches = apis(truth, "__cudaLaunchKernel")
     cpu = sum(a["end"] - a["start"] for a in launches) // len(launches)
-    check(abs(m["cpu_per_launch_ns"] - cpu) <= 1000, "CPU per launch %d ns, truth %d" % (m["cpu_per_launch_ns"], cpu))
+    # The agent's clock reads are within 1 us of simcuda's; in a sanitizer
+    # build the instrumented hooks between them take longer (measured 10 us
+    # of 212 on a loaded machine): 10% there.
+    slack = cpu // 10 if cuda.ARGS.sanitizer else 1000
+    check(abs(m["cpu_per_launch_ns"] - cpu) <= slack, "CPU per launch %d ns, truth %d" % (m["cpu_per_launch_ns"], cpu))
     check(m["median_kernel_ns"] < m["median_launch_interval_ns"], "kernels not shorter than launch intervals")
 
 
@@ -166,10 +170,13 @@ def data_loading_gap(tmp):
             host += work
             gaps += 1
     # The launch's start is the agent's own clock read, within 1 us of
-    # simcuda's: a gap with about 10 us of host work may fall on either side.
+    # simcuda's (15 us in a sanitizer build, measured up to 7 us on a loaded
+    # machine): a gap with about 10 us of host work may fall on either side.
+    per_gap_ns = 15000 if cuda.ARGS.sanitizer else 1000
     check(abs(f["metrics"]["gaps"] - gaps) <= 1 and f["metrics"]["gaps"] >= 9,
           "%d gaps, truth %d" % (f["metrics"]["gaps"], gaps))
-    check(abs(f["cost_ns"] - host) <= 1000 * gaps + 20000, "host-bound idle %d ns, truth %d" % (f["cost_ns"], host))
+    check(abs(f["cost_ns"] - host) <= per_gap_ns * gaps + 20000,
+          "host-bound idle %d ns, truth %d" % (f["cost_ns"], host))
 
 
 def allocation_churn(tmp):

@@ -312,13 +312,16 @@ def event_timed_gpu_work(tmp, app, *args):
             # the start event completes at once and the kernel one launch
             # latency (simcuda's 2 us) plus the launch call's own time later.
             queued = t["start"] > t["queued"] + LAUNCH_LATENCY_NS
+            # The launch call's own time: five times as long in a sanitizer
+            # build (agent and simcuda instrumented; measured 33 us over).
+            call_ns = 20_000 * (5 if ARGS.sanitizer else 1)
             if truth_ns >= 10_000 and queued:
                 check(abs(ns - truth_ns) <= truth_ns / 100,
                       "%s (queued): %d ns by events, truth %d" % (t["name"], ns, truth_ns))
             else:
-                check(truth_ns <= ns <= truth_ns + LAUNCH_LATENCY_NS + 20_000,
+                check(truth_ns <= ns <= truth_ns + LAUNCH_LATENCY_NS + call_ns,
                       "%s (idle stream): %d ns by events, truth %d" % (t["name"], ns, truth_ns))
-            check(abs(r["end"] - t["end"]) < 20_000, "%s ends at %d, truth %d" % (t["name"], r["end"], t["end"]))
+            check(abs(r["end"] - t["end"]) < call_ns, "%s ends at %d, truth %d" % (t["name"], r["end"], t["end"]))
     launch_corrs = {r["corr"] for r in records if r["type"] == "api" and "kernel" in r}
     check(all(r["corr"] in launch_corrs for r in records if r["type"] == "kernel"),
           "event-timed kernels without their launch call")
@@ -391,9 +394,9 @@ def injection_path_alone_and_with_preload(tmp):
     for mode, injected in (("injection", ARGS.agent), ("both", ARGS.agent), ("copy", copy)):
         sub = os.path.join(tmp, mode)
         os.mkdir(sub)
+        # base_env() preloads a sanitizer's runtime alone, preload() with the
+        # agent after it (setting LD_PRELOAD here left the agent out).
         extra = {"PROF_API": "all", "CUDA_INJECTION64_PATH": injected}
-        if ARGS.preload_first:
-            extra["LD_PRELOAD"] = ARGS.preload_first
         _, truth, records = record_app(sub, "two_streams", [], extra, use_preload=(mode != "injection"))
         compare_with_truth(truth, records, hooks=(mode != "injection"))
 

@@ -1,6 +1,7 @@
 #include "capture/hooks/event_timing.h"
 
 #include <cuda.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -43,13 +44,41 @@ struct TimedOperation {
 namespace {
 
 // One app thread's operations in launch order: the thread fills slots at
-// head_, the writer empties them at tail_.
+// head_, the writer empties them at tail_. When its thread has exited and
+// the writer has emptied it, a ring (with the events in its slots) goes to
+// the next new thread: 10,000 short-lived threads use as many rings as were
+// alive at once, not 10,000 rings of 90 KiB and 2 events each.
+//
+// Its slots come in blocks of 32, made as the thread first reaches them: a
+// thread that launches once holds 3 KiB, not 90 KiB, while its ring waits
+// for the writer to empty it (peak memory with 10,000 short-lived threads).
 struct OperationRing {
   static constexpr uint32_t kSize = 1024;
-  TimedOperation slots[kSize];
+  static constexpr uint32_t kBlock = 32;
+  std::atomic<TimedOperation*> blocks[kSize / kBlock] = {};  // never freed: rings are reused
   uint32_t head = 0;  // app thread
   uint32_t tail = 0;  // writer
   uint32_t tid = 0;
+  std::atomic<bool> owner_exited{false};
+
+  // App thread: the slot at `index`, its block made on first use; nullptr
+  // without memory.
+  TimedOperation* slot_to_fill(uint32_t index) {
+    std::atomic<TimedOperation*>& block = blocks[index % kSize / kBlock];
+    TimedOperation* slots = block.load(std::memory_order_relaxed);
+    if (slots == nullptr) {
+      slots = new (std::nothrow) TimedOperation[kBlock];
+      if (slots == nullptr) return nullptr;
+      block.store(slots, std::memory_order_release);
+    }
+    return &slots[index % kBlock];
+  }
+  // Writer: the slot at `index`, or nullptr when its block was never made
+  // (so nothing is in it).
+  TimedOperation* slot_to_read(uint32_t index) const {
+    TimedOperation* slots = blocks[index % kSize / kBlock].load(std::memory_order_acquire);
+    return slots == nullptr ? nullptr : &slots[index % kBlock];
+  }
 };
 
 struct Driver {
@@ -97,17 +126,41 @@ const Driver& driver() {
 }
 
 std::mutex g_rings_mutex;
-std::vector<OperationRing*> g_rings;  // never freed: the writer may read a ring after its thread exits
+std::vector<OperationRing*> g_rings;       // the writer drains these
+std::vector<OperationRing*> g_free_rings;  // emptied rings of exited threads, for new threads
 thread_local OperationRing* t_ring = nullptr;
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<int> g_captures{0};
 
+pthread_key_t g_exit_key;
+pthread_once_t g_exit_key_once = PTHREAD_ONCE_INIT;
+
+// Runs as the thread exits (a pthread key destructor, after its
+// thread_local destructors): the writer recycles the ring once it is empty.
+void on_thread_exit(void* ring) {
+  t_ring = nullptr;
+  static_cast<OperationRing*>(ring)->owner_exited.store(true, std::memory_order_release);
+}
+
 OperationRing* this_thread_ring() {
   if (t_ring != nullptr) return t_ring;
-  auto* ring = new OperationRing;  // once per thread that launches
+  pthread_once(&g_exit_key_once, [] { pthread_key_create(&g_exit_key, on_thread_exit); });
+  OperationRing* ring = nullptr;
+  {
+    std::lock_guard lock(g_rings_mutex);
+    if (!g_free_rings.empty()) {
+      ring = g_free_rings.back();
+      g_free_rings.pop_back();
+    }
+  }
+  if (ring == nullptr) ring = new OperationRing;  // once per thread alive at once
   ring->tid = static_cast<uint32_t>(syscall(SYS_gettid));
-  std::lock_guard lock(g_rings_mutex);
-  g_rings.push_back(ring);
+  ring->owner_exited.store(false, std::memory_order_relaxed);
+  {
+    std::lock_guard lock(g_rings_mutex);
+    g_rings.push_back(ring);
+  }
+  pthread_setspecific(g_exit_key, ring);
   t_ring = ring;
   return ring;
 }
@@ -224,7 +277,9 @@ TimedOperation* EventTiming::before(const ApiCallRecord& work, bool per_thread_s
   CUcontext context = nullptr;
   if (d.ctx_get_current(&context) != CUDA_SUCCESS || context == nullptr) return nullptr;
   OperationRing* ring = this_thread_ring();
-  TimedOperation& op = ring->slots[ring->head % OperationRing::kSize];
+  TimedOperation* slot = ring->slot_to_fill(ring->head);
+  if (slot == nullptr) return nullptr;
+  TimedOperation& op = *slot;
   if (op.state.load(std::memory_order_acquire) != SlotState::free) {
     g_dropped.fetch_add(1, std::memory_order_relaxed);  // the writer is behind: not timed
     return nullptr;
@@ -277,10 +332,13 @@ void EventTiming::capture_began() { g_captures.fetch_add(1, std::memory_order_re
 void EventTiming::capture_ended() { g_captures.fetch_sub(1, std::memory_order_relaxed); }
 
 void EventTiming::forget_after_fork() {
-  // Only the forking thread exists; the rings stay allocated (leaked), as
-  // rings of exited threads do.
+  // Only the forking thread exists; the rings stay allocated (leaked). The
+  // free ones too: their slots hold events of the parent's contexts, which
+  // the child must not record or destroy (a child's context may even get
+  // the address a parent's had).
   new (&g_rings_mutex) std::mutex;  // another thread may have held it at fork
   g_rings.clear();
+  g_free_rings.clear();
   t_ring = nullptr;
   g_captures.store(0, std::memory_order_relaxed);
   g_anchors.clear();
@@ -304,8 +362,12 @@ void EventTiming::drain(ChunkSink& sink) {
     rings = g_rings;
   }
   for (OperationRing* ring : rings) {
+    // Read before draining: the owner sets it after its last operation.
+    const bool exited = ring->owner_exited.load(std::memory_order_acquire);
     for (;;) {
-      TimedOperation& op = ring->slots[ring->tail % OperationRing::kSize];
+      TimedOperation* slot = ring->slot_to_read(ring->tail);
+      if (slot == nullptr) break;
+      TimedOperation& op = *slot;
       const SlotState state = op.state.load(std::memory_order_acquire);
       if (state == SlotState::abandoned) {
         op.state.store(SlotState::free, std::memory_order_release);
@@ -325,6 +387,14 @@ void EventTiming::drain(ChunkSink& sink) {
       }
       op.state.store(SlotState::free, std::memory_order_release);
       ++ring->tail;
+    }
+    // Empty (the slot at the tail is free only when tail == head) and its
+    // thread gone: the next new thread takes it, events and all.
+    const TimedOperation* at_tail = ring->slot_to_read(ring->tail);
+    if (exited && (at_tail == nullptr || at_tail->state.load(std::memory_order_acquire) == SlotState::free)) {
+      std::lock_guard lock(g_rings_mutex);
+      std::erase(g_rings, ring);
+      g_free_rings.push_back(ring);
     }
   }
 }

@@ -82,3 +82,27 @@ TEST_CASE("the tables keep every id as they grow far past their first size") {
   CHECK(parse(chunk.finish()).strings_size() == 0);
   CHECK(strings.size() == 2 * kCount);
 }
+
+TEST_CASE("texts of every length keep their bytes while the table grows") {
+  // Short texts share 64 KiB blocks, long ones get a block each; neither
+  // may move or overwrite another as blocks are added.
+  prof::StringTable strings;
+  prof::ChunkEncoder chunk;
+  std::vector<std::string> texts;
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 3000; ++i) {
+    std::string text = "range " + std::to_string(i);
+    if (i % 100 == 7) text += std::string(20000 + i, static_cast<char>('a' + i % 26));  // longer than a quarter block
+    if (i % 10 == 3) text += std::string(900, 'x');  // fills blocks faster
+    texts.push_back(text);
+    ids.push_back(strings.intern(text, chunk));
+  }
+  CHECK(strings.intern("", chunk) == strings.intern("", chunk));
+  const prof::proto::Chunk defined = parse(chunk.finish());
+  REQUIRE(defined.strings_size() == 3001);
+  for (size_t i = 0; i < texts.size(); ++i) {
+    REQUIRE(strings.intern(texts[i], chunk) == ids[i]);
+    REQUIRE(defined.strings(static_cast<int>(i)).value() == texts[i]);
+  }
+  CHECK(parse(chunk.finish()).strings_size() == 0);
+}

@@ -14,8 +14,8 @@ struct CountRecord {
 };
 static_assert(sizeof(CountRecord) == 16);
 
-bool put(prof::ThreadBuffer& buffer, uint64_t sequence, uint32_t payload = 0) {
-  auto* record = prof::begin_record<CountRecord>(buffer, prof::RecordType::nvtx_mark, payload);
+bool put(prof::ThreadBuffer& buffer, uint64_t sequence, uint32_t payload = 0, ptrdiff_t hold = 0) {
+  auto* record = prof::begin_record<CountRecord>(buffer, prof::RecordType::nvtx_mark, payload, hold);
   if (record == nullptr) return false;
   record->sequence = sequence;
   buffer.commit();
@@ -61,6 +61,41 @@ TEST_CASE("records that would cross the end of the ring wrap to its start") {
   REQUIRE(all.size() == next);
   for (uint64_t i = 0; i < next; ++i) REQUIRE(all[i] == i);
   CHECK(buffer.dropped() == 0);
+}
+
+TEST_CASE("room held by a push is there for its pop however full the ring gets") {
+  // Pushes of 56 bytes each hold 32 (twice a 16-byte pop), then plain
+  // records fill what is left: every pop still fits, at any offset of the
+  // ring (padding before a pop that would cross its end included).
+  for (uint32_t offset = 0; offset < 64; offset += 8) {
+    prof::ThreadBuffer buffer(4096, 1);
+    // Move the write position along, so that the ring's end falls at a
+    // different place relative to the records each round.
+    for (uint32_t i = 0; i < offset / 8; ++i) REQUIRE(put(buffer, 0, 0));
+    drain(buffer);
+    uint64_t pushes = 0;
+    while (put(buffer, 1, 40, 32)) ++pushes;
+    REQUIRE(pushes > 0);
+    uint64_t plain = 0;
+    while (put(buffer, 2, 0)) ++plain;
+    for (uint64_t i = 0; i < pushes; ++i) REQUIRE(put(buffer, 3, 0, -32));
+    CHECK(buffer.dropped() == 2);  // the push and the plain record that did not fit
+    const std::vector<uint64_t> seen = drain(buffer);
+    CHECK(seen.size() == pushes + plain + pushes);
+  }
+}
+
+TEST_CASE("a ring holds at most an eighth of itself for records to come") {
+  prof::ThreadBuffer buffer(4096, 1);
+  uint64_t held = 0;
+  while (buffer.can_hold(64) && put(buffer, 1, 0, 64)) ++held;
+  CHECK(held == 4096 / 8 / 64);
+  // With nothing more held, the rest of the ring takes plain records.
+  uint64_t plain = 0;
+  while (put(buffer, 2, 0)) ++plain;
+  CHECK(plain == (4096 - held * 16 - held * 64) / 16);
+  buffer.release_held(held * 64);
+  CHECK(put(buffer, 3, 0));
 }
 
 TEST_CASE("a record larger than the whole buffer is dropped, not written") {

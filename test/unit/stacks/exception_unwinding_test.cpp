@@ -41,6 +41,16 @@ struct BothStacks {
 STACKS_TEST_FRAME void both_stacks(BothStacks& stacks) {
   stacks.glibc_depth = backtrace(stacks.glibc, 64);
   stacks.agent_depth = prof::capture_native_stack(stacks.agent, 64, 0);
+  // AddressSanitizer and ThreadSanitizer intercept backtrace(): its first
+  // frame is then in their runtime, not in this file. The frames after it
+  // are glibc's.
+  Dl_info ours{}, first{};
+  if (stacks.glibc_depth > 0 && dladdr(reinterpret_cast<void*>(&both_stacks), &ours) != 0 &&
+      dladdr(stacks.glibc[0], &first) != 0 && ours.dli_fname != nullptr && first.dli_fname != nullptr &&
+      std::string(ours.dli_fname) != first.dli_fname) {
+    for (int i = 1; i < stacks.glibc_depth; ++i) stacks.glibc[i - 1] = stacks.glibc[i];
+    --stacks.glibc_depth;
+  }
   STACKS_TEST_NO_TAIL_CALL();
 }
 
