@@ -26,6 +26,37 @@ bool process_exists(int64_t pid) {
   return stat(("/proc/" + std::to_string(pid)).c_str(), &st) == 0;
 }
 
+// Field 22 of /proc/PID/stat, when the process started; empty if unreadable.
+std::string start_ticks(int64_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(file, stat);
+  const size_t comm_end = stat.rfind(')');
+  if (comm_end == std::string::npos) return {};
+  std::istringstream fields(stat.substr(comm_end + 1));
+  std::string field;
+  for (int number = 3; number <= 22 && fields >> field; ++number) {
+    if (number == 22) return field;
+  }
+  return {};
+}
+
+// Whether the control file of `pid` is the agent's in this process, not one
+// left by an earlier process with the same pid that ended without removing
+// it (killed, crashed): the agent writes its process's start time in it.
+bool agent_runs_in(int64_t pid) {
+  std::ifstream control(control_path(pid, ".ctl"));
+  if (!control) return false;
+  std::string line;
+  while (std::getline(control, line)) {
+    if (line.rfind("started ", 0) == 0) {
+      const std::string started = start_ticks(pid);
+      return !started.empty() && line.substr(8) == started;
+    }
+  }
+  return false;
+}
+
 std::string absolute(const std::string& path) {
   if (!path.empty() && path[0] == '/') return path;
   char cwd[4096];
@@ -57,9 +88,9 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out, std::o
     err << "profanalyze capture: no process " << pid << " (it has finished, or never ran)\n";
     return kExitBadInput;
   }
-  if (access(control_path(pid, ".ctl").c_str(), F_OK) != 0) {
+  if (!agent_runs_in(pid)) {
     err << "profanalyze capture: process " << pid << " does not run the libprof agent (no "
-        << control_path(pid, ".ctl") << "; start it with LD_PRELOAD=libprof.so)\n";
+        << control_path(pid, ".ctl") << " written by it; start it with LD_PRELOAD=libprof.so)\n";
     return kExitBadInput;
   }
   const std::string output = absolute(options.output.empty() ? "capture." + std::to_string(pid) + ".pb" : options.output);

@@ -859,6 +859,17 @@ def capture_on_demand(tmp):
             r = run([ARGS.analyzer, "capture", str(stranger.pid), "--steps", "1"], base_env(False), tmp)
             check(r.returncode != 0 and "does not run the libprof agent" in r.stderr,
                   "capture of a process without the agent: rc %d, %r" % (r.returncode, r.stderr))
+            # A control file an earlier, killed process of the same pid left behind.
+            stale = "/tmp/libprof-%d/%d.ctl" % (os.getuid(), stranger.pid)
+            with open(stale, "w") as f:
+                f.write("libprof 0.1.0\nstarted 1\n")
+            try:
+                r = run([ARGS.analyzer, "capture", str(stranger.pid), "--steps", "1", "--timeout", "5"],
+                        base_env(False), tmp)
+            finally:
+                os.unlink(stale)
+            check(r.returncode != 0 and "does not run the libprof agent" in r.stderr,
+                  "capture of a process with a stale control file: rc %d, %r" % (r.returncode, r.stderr))
         finally:
             stranger.kill()
             stranger.wait()
