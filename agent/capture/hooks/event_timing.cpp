@@ -227,38 +227,35 @@ void emit(const TimedOperation& op, const Anchor& anchor, uint32_t tid, ChunkSin
   const auto start = static_cast<uint64_t>(static_cast<int64_t>(anchor.host_ns) +
                                            static_cast<int64_t>(static_cast<double>(offset_ms) * 1e6));
   const uint64_t end = start + static_cast<uint64_t>(static_cast<double>(duration_ms) * 1e6 + 0.5);
-  const uint32_t stream = stream_id(op, tid);
+  // What every event-timed record says besides its own fields.
+  auto timed = [&](auto& record) {
+    record.context_id = anchor.context_id;
+    record.stream_id = stream_id(op, tid);
+    record.correlation_id = op.correlation_id;
+    record.event_timed = true;
+  };
   switch (op.args) {
     case ApiCallArgs::launch: {
       file::Kernel kernel;
-      kernel.context_id = anchor.context_id;
-      kernel.stream_id = stream;
-      kernel.correlation_id = op.correlation_id;
+      timed(kernel);
       kernel.name_id = op.kernel_name != nullptr ? sink.strings.intern(op.kernel_name, sink.chunk) : 0;
       set_dims(kernel, op.grid, op.block);
       kernel.dynamic_shared_bytes = op.shared_bytes;
-      kernel.event_timed = true;
       sink.chunk.add(kernel, {start, end});
       return;
     }
     case ApiCallArgs::copy: {
       file::Memcpy copy;
-      copy.context_id = anchor.context_id;
-      copy.stream_id = stream;
-      copy.correlation_id = op.correlation_id;
+      timed(copy);
       copy.bytes = op.bytes;
       copy.kind = static_cast<file::CopyKind>(op.copy_kind);
-      copy.event_timed = true;
       sink.chunk.add(copy, {start, end});
       return;
     }
     case ApiCallArgs::memset: {
       file::Memset set;
-      set.context_id = anchor.context_id;
-      set.stream_id = stream;
-      set.correlation_id = op.correlation_id;
+      timed(set);
       set.bytes = op.bytes;
-      set.event_timed = true;
       sink.chunk.add(set, {start, end});
       return;
     }
