@@ -49,35 +49,53 @@ HookedFunction g_functions[kDriverHooks] = {
 std::atomic<void*> g_real[kDriverHooks];
 std::atomic<bool> g_wrappers_on{false};
 
-void* real_of(DriverHook hook) {
-  const auto i = static_cast<uint32_t>(hook);
-  void* real = g_real[i].load(std::memory_order_acquire);
-  if (real != nullptr) return real;
-  real = next_definition(g_functions[i].name, "libcuda.so");
+void* look_up_real(uint32_t i) {
+  void* real = next_definition(g_functions[i].name, "libcuda.so");
   void* expected = nullptr;
   if (!g_real[i].compare_exchange_strong(expected, real)) real = expected;
   return real;
+}
+
+// The real function once known, else nullptr.
+inline void* known_real(DriverHook hook) {
+  return g_real[static_cast<uint32_t>(hook)].load(std::memory_order_acquire);
+}
+
+void* real_of(DriverHook hook) {
+  void* real = known_real(hook);
+  return real != nullptr ? real : look_up_real(static_cast<uint32_t>(hook));
 }
 
 }  // namespace
 }  // namespace prof
 
 // The wrappers. An asm label gives each the driver's symbol name while its
-// C++ name stays clear of cuda.h's declarations and version macros.
-#define PROF_DRIVER_HOOK(name, params, decl, args)                                        \
-  extern "C" PROF_EXPORT CUresult prof_hook_##name decl __asm__(#name);                   \
-  extern "C" CUresult prof_hook_##name decl {                                             \
-    using Real = CUresult(*) decl;                                                        \
-    auto real = reinterpret_cast<Real>(prof::real_of(prof::DriverHook::hook_##name));            \
-    if (real == nullptr) return CUDA_ERROR_NOT_FOUND;                                     \
-    prof::HookedCall call;                                                                \
-    const params hook_params{PROF_UNPACK args};                                           \
-    if (!call.begin(prof::g_functions[static_cast<uint32_t>(prof::DriverHook::hook_##name)], sizeof(params) > 1 ? &hook_params : nullptr)) { \
-      return real args;                                                                   \
-    }                                                                                     \
-    const CUresult result = real args;                                                    \
-    call.end(result);                                                                     \
-    return result;                                                                        \
+// C++ name stays clear of cuda.h's declarations and version macros. While the
+// hooks record nothing (CUPTI does), a wrapper is two loads, a test and a
+// jump to the real function; the recording path is a function of its own so
+// that the pass-through needs no stack frame.
+#define PROF_DRIVER_HOOK(name, params, decl, args)                                         \
+  [[gnu::noinline]] static CUresult prof_record_##name decl {                              \
+    using Real = CUresult(*) decl;                                                         \
+    const auto hook = prof::DriverHook::hook_##name;                                       \
+    auto real = reinterpret_cast<Real>(prof::real_of(hook));                               \
+    if (real == nullptr) return CUDA_ERROR_NOT_FOUND;                                      \
+    prof::HookedCall call;                                                                 \
+    const params hook_params{PROF_UNPACK args};                                            \
+    if (!call.begin(prof::g_functions[static_cast<uint32_t>(hook)],                        \
+                    sizeof(params) > 1 ? &hook_params : nullptr)) {                        \
+      return real args;                                                                    \
+    }                                                                                      \
+    const CUresult result = real args;                                                     \
+    call.end(result);                                                                      \
+    return result;                                                                         \
+  }                                                                                        \
+  extern "C" PROF_EXPORT CUresult prof_hook_##name decl __asm__(#name);                    \
+  extern "C" CUresult prof_hook_##name decl {                                              \
+    using Real = CUresult(*) decl;                                                         \
+    auto real = reinterpret_cast<Real>(prof::known_real(prof::DriverHook::hook_##name));   \
+    if (real == nullptr || prof::hooks_may_record()) return prof_record_##name args;       \
+    return real args;                                                                      \
   }
 #define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)
 #include "capture/hooks/hooked_functions.inc"

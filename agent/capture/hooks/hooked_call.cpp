@@ -15,16 +15,15 @@
 #include "record/recorder.h"
 
 namespace prof {
+namespace hooks_detail {
+std::atomic<HookMode> g_mode{HookMode::off};
+}  // namespace hooks_detail
+
 namespace {
 
-enum class HookMode : uint8_t {
-  off,           // not started, or PROF_BACKEND=cupti
-  before_cupti,  // auto: CUPTI has not subscribed (yet)
-  cupti,         // auto: CUPTI records every call that begins from now on
-  only,          // the hooks record everything (CUPTI refused, or PROF_BACKEND=hooks)
-};
+using hooks_detail::g_mode;
+using hooks_detail::HookMode;
 
-std::atomic<HookMode> g_mode{HookMode::off};
 Recorder* g_recorder = nullptr;
 CudaCaptureOptions g_options;
 std::atomic<uint32_t> g_next_correlation_id{1};

@@ -57,6 +57,24 @@ bool cupti_sees_entry(file::ApiDomain domain, uint32_t callback_id);
 // nested calls CUPTI records and their GPU records link to it).
 void note_unseen_cupti_call(file::ApiDomain domain, uint32_t callback_id, uint32_t correlation_id);
 
+namespace hooks_detail {
+enum class HookMode : uint8_t {
+  off,           // not started, or PROF_BACKEND=cupti
+  before_cupti,  // auto: CUPTI has not subscribed (yet)
+  cupti,         // auto: CUPTI records every call that begins from now on
+  only,          // the hooks record everything (CUPTI refused, or PROF_BACKEND=hooks)
+};
+extern std::atomic<HookMode> g_mode;
+}  // namespace hooks_detail
+
+// Whether a call beginning now may be the hooks' to record. When not (CUPTI
+// records every call, or PROF_BACKEND=cupti), a wrapper goes straight to the
+// real function: this load is then all the hooks cost a call.
+inline bool hooks_may_record() {
+  const hooks_detail::HookMode mode = hooks_detail::g_mode.load(std::memory_order_acquire);
+  return mode == hooks_detail::HookMode::before_cupti || mode == hooks_detail::HookMode::only;
+}
+
 struct TimedOperation;
 
 class HookedCall {

@@ -49,33 +49,50 @@ const char* const kExportedNames[kRuntimeHooks] = {
 
 std::atomic<void*> g_real[kRuntimeHooks];
 
-void* real_of(RuntimeHook hook) {
-  const auto i = static_cast<uint32_t>(hook);
-  void* real = g_real[i].load(std::memory_order_acquire);
-  if (real != nullptr) return real;
-  real = next_definition(kExportedNames[i], "libcudart.so");
+void* look_up_real(uint32_t i) {
+  void* real = next_definition(kExportedNames[i], "libcudart.so");
   g_real[i].store(real, std::memory_order_release);  // races store the same address
   return real;
+}
+
+// The real function once known, else nullptr.
+inline void* known_real(RuntimeHook hook) {
+  return g_real[static_cast<uint32_t>(hook)].load(std::memory_order_acquire);
+}
+
+void* real_of(RuntimeHook hook) {
+  void* real = known_real(hook);
+  return real != nullptr ? real : look_up_real(static_cast<uint32_t>(hook));
 }
 
 }  // namespace
 }  // namespace prof
 
+// As the driver wrappers (driver_hooks.cpp): a frameless pass-through while
+// the hooks record nothing, the recording path a function of its own.
 #define PROF_DRIVER_HOOK(name, params, decl, args)
-#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)                          \
-  extern "C" PROF_EXPORT cudaError_t prof_hook_##name decl __asm__(#name);                  \
-  extern "C" cudaError_t prof_hook_##name decl {                                            \
-    using Real = cudaError_t(*) decl;                                                       \
-    auto real = reinterpret_cast<Real>(prof::real_of(prof::RuntimeHook::hook_##name));             \
-    if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound;                        \
-    prof::HookedCall call;                                                                  \
-    const params hook_params{PROF_UNPACK args};                                           \
-    if (!call.begin(prof::g_functions[static_cast<uint32_t>(prof::RuntimeHook::hook_##name)], sizeof(params) > 1 ? &hook_params : nullptr)) { \
-      return real args;                                                                   \
-    }                                                                                     \
-    const cudaError_t result = real args;                                                    \
-    call.end(result);                                                                     \
-    return result;                                                                          \
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)                         \
+  [[gnu::noinline]] static cudaError_t prof_record_##name decl {                           \
+    using Real = cudaError_t(*) decl;                                                      \
+    const auto hook = prof::RuntimeHook::hook_##name;                                      \
+    auto real = reinterpret_cast<Real>(prof::real_of(hook));                               \
+    if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound;                       \
+    prof::HookedCall call;                                                                 \
+    const params hook_params{PROF_UNPACK args};                                            \
+    if (!call.begin(prof::g_functions[static_cast<uint32_t>(hook)],                        \
+                    sizeof(params) > 1 ? &hook_params : nullptr)) {                        \
+      return real args;                                                                    \
+    }                                                                                      \
+    const cudaError_t result = real args;                                                  \
+    call.end(result);                                                                      \
+    return result;                                                                         \
+  }                                                                                        \
+  extern "C" PROF_EXPORT cudaError_t prof_hook_##name decl __asm__(#name);                 \
+  extern "C" cudaError_t prof_hook_##name decl {                                           \
+    using Real = cudaError_t(*) decl;                                                      \
+    auto real = reinterpret_cast<Real>(prof::known_real(prof::RuntimeHook::hook_##name));  \
+    if (real == nullptr || prof::hooks_may_record()) return prof_record_##name args;       \
+    return real args;                                                                      \
   }
 #include "capture/hooks/hooked_functions.inc"
 #undef PROF_DRIVER_HOOK

@@ -40,15 +40,21 @@ struct ToolBuffer {
   size_t used = 0;
 };
 
+// Enabled activity kinds, read on every API call and operation. Outside the
+// queue, which is built on first use: a driver with no kind enabled checks a
+// flag and does nothing more, as the real one.
+std::atomic<bool> g_kind_enabled[CUPTI_ACTIVITY_KIND_COUNT] = {};
+
+bool kind_enabled(CUpti_ActivityKind kind) {
+  return kind > 0 && kind < CUPTI_ACTIVITY_KIND_COUNT && g_kind_enabled[kind].load(std::memory_order_relaxed);
+}
+
 class ActivityQueue {
  public:
   ~ActivityQueue() { stop(); }
 
-  bool kind_enabled(CUpti_ActivityKind kind) const {
-    return kind > 0 && kind < CUPTI_ACTIVITY_KIND_COUNT && enabled_[kind].load(std::memory_order_relaxed);
-  }
   void set_kind(CUpti_ActivityKind kind, bool on) {
-    enabled_[kind].store(on, std::memory_order_relaxed);
+    g_kind_enabled[kind].store(on, std::memory_order_relaxed);
     if (on) start_worker();
   }
   void register_callbacks(CUpti_BuffersCallbackRequestFunc requested, CUpti_BuffersCallbackCompleteFunc completed) {
@@ -183,7 +189,6 @@ class ActivityQueue {
     if (completed) completed(nullptr, 0, done.data, done.size, done.used);
   }
 
-  std::atomic<bool> enabled_[CUPTI_ACTIVITY_KIND_COUNT] = {};
   std::atomic<size_t> dropped_{0};
   std::mutex mutex_;  // guards everything below except current_
   std::condition_variable wake_;
@@ -343,10 +348,13 @@ Record copy_record(CUpti_ActivityKind kind, const SimOperation& op) {
   return r;
 }
 
-}  // namespace
+bool is_graph_launch(const SimApiCall* call) {
+  return call->domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+         (call->cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || call->cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz);
+}
 
-void activity_api_exit(const SimApiCall* call) {
-  if (call->depth == 0 && queue().kind_enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) {
+[[gnu::noinline]] void write_api_exit_records(const SimApiCall* call) {
+  if (call->depth == 0 && kind_enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) {
     for (int kind = 0; kind < CUPTI_EXTERNAL_CORRELATION_KIND_SIZE; ++kind) {
       if (t_external_ids[kind].empty()) continue;
       CUpti_ActivityExternalCorrelation r{};
@@ -357,13 +365,10 @@ void activity_api_exit(const SimApiCall* call) {
       queue().push(r, call->end_ns);
     }
   }
-  if (call->domain == CUPTI_CB_DOMAIN_DRIVER_API && (call->cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
-                                                     call->cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz)) {
-    emit_graph_trace(call->correlation_id);
-  }
+  if (is_graph_launch(call)) emit_graph_trace(call->correlation_id);
   CUpti_ActivityKind kind =
       call->domain == CUPTI_CB_DOMAIN_RUNTIME_API ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER;
-  if (!queue().kind_enabled(kind)) return;
+  if (!kind_enabled(kind)) return;
   CUpti_ActivityAPI r{};
   r.kind = kind;
   r.cbid = call->cbid;
@@ -376,11 +381,11 @@ void activity_api_exit(const SimApiCall* call) {
   queue().push(r, call->end_ns);
 }
 
-void activity_operation(const SimOperation* op) {
-  if (op->graph_id != 0 && queue().kind_enabled(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)) note_graph_operation(*op);
+[[gnu::noinline]] void write_operation_record(const SimOperation* op) {
+  if (op->graph_id != 0 && kind_enabled(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)) note_graph_operation(*op);
   if (op->kind == SIM_OP_KERNEL) {
-    bool concurrent = queue().kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (!concurrent && !queue().kind_enabled(CUPTI_ACTIVITY_KIND_KERNEL)) return;
+    bool concurrent = kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (!concurrent && !kind_enabled(CUPTI_ACTIVITY_KIND_KERNEL)) return;
     CUpti_ActivityKernel10 r{};
     r.kind = concurrent ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL : CUPTI_ACTIVITY_KIND_KERNEL;
     r.start = tool_time(op->start_ns);
@@ -409,7 +414,7 @@ void activity_operation(const SimOperation* op) {
     queue().push(r, op->end_ns);
   } else if (op->kind == SIM_OP_MEMCPY && op->copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_PTOP) {
     // Copies between devices are MEMCPY2 records only, as in real CUPTI.
-    if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY2)) return;
+    if (!kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY2)) return;
     CUpti_ActivityMemcpyPtoP4 r = copy_record<CUpti_ActivityMemcpyPtoP4>(CUPTI_ACTIVITY_KIND_MEMCPY2, *op);
     r.srcDeviceId = op->src_device;
     r.srcContextId = op->src_context_id;
@@ -417,12 +422,12 @@ void activity_operation(const SimOperation* op) {
     r.dstContextId = op->dst_context_id;
     queue().push(r, op->end_ns);
   } else if (op->kind == SIM_OP_MEMCPY) {
-    if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
+    if (!kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
     CUpti_ActivityMemcpy6 r = copy_record<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY, *op);
     r.copyCount = 1;
     queue().push(r, op->end_ns);
   } else if (op->kind == SIM_OP_MEMSET) {
-    if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_MEMSET)) return;
+    if (!kind_enabled(CUPTI_ACTIVITY_KIND_MEMSET)) return;
     CUpti_ActivityMemset4 r{};
     r.kind = CUPTI_ACTIVITY_KIND_MEMSET;
     r.value = op->memset_value;
@@ -441,8 +446,30 @@ void activity_operation(const SimOperation* op) {
   }
 }
 
+}  // namespace
+
+void activity_api_exit(const SimApiCall* call) {
+  // A call with no record to write (no API kind enabled, as outside a
+  // profiler's windows) costs these checks only, as in the real driver.
+  if (!is_graph_launch(call) && !kind_enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) &&
+      !kind_enabled(CUPTI_ACTIVITY_KIND_RUNTIME) && !kind_enabled(CUPTI_ACTIVITY_KIND_DRIVER)) {
+    return;
+  }
+  write_api_exit_records(call);
+}
+
+
+void activity_operation(const SimOperation* op) {
+  if (!kind_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) && !kind_enabled(CUPTI_ACTIVITY_KIND_KERNEL) &&
+      !kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY) && !kind_enabled(CUPTI_ACTIVITY_KIND_MEMCPY2) &&
+      !kind_enabled(CUPTI_ACTIVITY_KIND_MEMSET) && !kind_enabled(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)) {
+    return;
+  }
+  write_operation_record(op);
+}
+
 void activity_memory(const SimMemoryEvent* event) {
-  if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_MEMORY2)) return;
+  if (!kind_enabled(CUPTI_ACTIVITY_KIND_MEMORY2)) return;
   CUpti_ActivityMemory4 r{};
   r.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
   r.memoryOperationType = event->operation == SIM_MEMORY_ALLOCATE ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
@@ -461,7 +488,7 @@ void activity_memory(const SimMemoryEvent* event) {
 }
 
 void activity_synchronization(const SimSyncEvent* event) {
-  if (!queue().kind_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)) return;
+  if (!kind_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)) return;
   CUpti_ActivitySynchronization2 r{};
   r.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
   r.type = static_cast<CUpti_ActivitySynchronizationType>(event->type);
@@ -476,10 +503,10 @@ void activity_synchronization(const SimSyncEvent* event) {
 }
 
 void activity_resource(const SimResourceEvent* event) {
-  if (event->cbid == CUPTI_CBID_RESOURCE_CU_INIT_FINISHED && queue().kind_enabled(CUPTI_ACTIVITY_KIND_DEVICE)) {
+  if (event->cbid == CUPTI_CBID_RESOURCE_CU_INIT_FINISHED && kind_enabled(CUPTI_ACTIVITY_KIND_DEVICE)) {
     emit_devices();
   }
-  if (event->cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED || !queue().kind_enabled(CUPTI_ACTIVITY_KIND_CONTEXT)) {
+  if (event->cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED || !kind_enabled(CUPTI_ACTIVITY_KIND_CONTEXT)) {
     return;
   }
   CUpti_ActivityContext3 r{};

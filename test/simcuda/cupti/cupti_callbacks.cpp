@@ -27,6 +27,18 @@ std::mutex g_subscribe_mutex;
 std::atomic<Subscriber*> g_subscriber{nullptr};
 // Enable bits, read on every API call from any thread without a lock.
 std::unique_ptr<std::atomic<bool>[]> g_enabled[CUPTI_CB_DOMAIN_SIZE];
+// How many of a domain's bits are set: with none, an API call pays one load.
+std::atomic<uint32_t> g_enabled_in_domain[CUPTI_CB_DOMAIN_SIZE] = {};
+
+// Callers hold g_subscribe_mutex, so the counts follow the bits exactly.
+void set_enabled(uint32_t domain, uint32_t cbid, bool on) {
+  if (g_enabled[domain][cbid].exchange(on) == on) return;
+  if (on) {
+    g_enabled_in_domain[domain].fetch_add(1, std::memory_order_relaxed);
+  } else {
+    g_enabled_in_domain[domain].fetch_sub(1, std::memory_order_relaxed);
+  }
+}
 
 bool valid_domain(CUpti_CallbackDomain domain) {
   return domain > CUPTI_CB_DOMAIN_INVALID && domain < CUPTI_CB_DOMAIN_SIZE && kDomainSizes[domain] > 0;
@@ -44,6 +56,11 @@ void deliver(uint32_t domain, uint32_t cbid, const void* data) {
 }
 
 void api_callback(SimApiCall* call, CUpti_ApiCallbackSite site) {
+  // A disabled callback costs the driver its enable check only.
+  if (call->domain >= CUPTI_CB_DOMAIN_SIZE ||
+      g_enabled_in_domain[call->domain].load(std::memory_order_relaxed) == 0 || !enabled(call->domain, call->cbid)) {
+    return;
+  }
   CUpti_CallbackData data{};
   data.callbackSite = site;
   data.functionName = call->function_name;
@@ -70,7 +87,7 @@ CUptiResult subscribe(CUpti_SubscriberHandle* handle, CUpti_CallbackFunc callbac
     if (kDomainSizes[d] > 0 && !g_enabled[d]) {
       g_enabled[d] = std::make_unique<std::atomic<bool>[]>(kDomainSizes[d]);
     }
-    for (uint32_t i = 0; i < kDomainSizes[d]; ++i) g_enabled[d][i].store(false);
+    for (uint32_t i = 0; i < kDomainSizes[d]; ++i) set_enabled(d, i, false);
   }
   auto* subscriber = new Subscriber{callback, userdata, {}};
   std::snprintf(subscriber->name, sizeof subscriber->name, "CUPTI for %s", name ? name : "unnamed subscriber");
@@ -142,7 +159,8 @@ CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
   if (!valid_domain(domain) || cbid >= kDomainSizes[domain]) return CUPTI_ERROR_INVALID_PARAMETER;
-  g_enabled[domain][cbid].store(enable != 0);
+  std::lock_guard<std::mutex> lock(g_subscribe_mutex);
+  set_enabled(domain, cbid, enable != 0);
   return CUPTI_SUCCESS;
 }
 
@@ -152,7 +170,8 @@ CUptiResult CUPTIAPI cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle s
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
   if (!valid_domain(domain)) return CUPTI_ERROR_INVALID_PARAMETER;
-  for (uint32_t i = 0; i < kDomainSizes[domain]; ++i) g_enabled[domain][i].store(enable != 0);
+  std::lock_guard<std::mutex> lock(g_subscribe_mutex);
+  for (uint32_t i = 0; i < kDomainSizes[domain]; ++i) set_enabled(domain, i, enable != 0);
   return CUPTI_SUCCESS;
 }
 
