@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 
+import callgrind
+
 LAUNCHES = 1_000_000          # tiny launches per overhead run
 THREADS_MT = 8                # multithread_launch's fixed thread count
 REPEATS = 5                   # runs per overhead configuration (median)
@@ -320,11 +322,10 @@ class Bench:
             wall = median(samples[name])
             added = (wall - base) * 1e9 / launches
             added_cpu = (median(cpu[name]) - base_cpu) * 1e9 / launches
-            target, ok = "", None
-            if "nvtx:" in name:
-                target, ok = "<= 1.05x", wall <= 1.05 * base
+            # No verdict on times: this machine's noise is larger than 5%.
             self.add("windows", name, f"+{fmt_ns(added)} ns/launch (CPU +{fmt_ns(added_cpu)})",
-                     f"{base * 1e9 / launches:,.0f} ns/launch", f"{wall / base:.2f}x", target, ok)
+                     f"{base * 1e9 / launches:,.0f} ns/launch", f"{wall / base:.2f}x", "", None)
+        self.window_instructions(configs)
         # NVTX outside windows: bench_record_rate pushes and pops flat out, its
         # names (layer0, forward, ...) never a step, so every push asks the rule.
         tool = os.path.join(self.tools, "bench_record_rate")
@@ -351,6 +352,43 @@ class Bench:
             "only whether it closes the step's range. "
             f"Median of {repeats} runs, configurations interleaved; wall times on a loaded machine are "
             "loose, CPU times and callgrind's instructions per launch (README) the figures to read.")
+
+    def window_instructions(self, configs):
+        """The same configurations in instructions per launch (callgrind):
+        exact, and split between the agent and CUPTI."""
+        if not callgrind.available():
+            self.notes.append("windows: valgrind not installed (scripts/bootstrap.sh installs it): "
+                              "no instructions per launch")
+            return
+        app = os.path.join(self.apps, "tiny_kernels")
+        per_launch = {}
+        for name, mode, extra in configs:
+            progress(f"windows: instructions per launch (callgrind), {name}")
+            env = self.env() if mode is None else self.env(mode, PROF_OUTPUT=os.path.join(self.tmp, "cg.pb"), **extra)
+            per_launch[name] = callgrind.per_launch(lambda n: [app, str(n)], env)
+        base = per_launch["uninstrumented"]
+        base_total = sum(base.values())
+        self.add("windows", "tiny_kernels: uninstrumented, instructions per launch (callgrind)",
+                 f"{base_total:,.0f} instructions", "", "1.00x", "", None)
+        for name, _, _ in configs[1:]:
+            added = {obj: per_launch[name].get(obj, 0.0) - base.get(obj, 0.0) for obj in set(per_launch[name]) | set(base)}
+            total = sum(added.values())
+            # CUPTI's share: its library and the driver's calls into it (simcuda's
+            # stand-in models a driver with CUPTI attached); the rest is the
+            # agent's: its own code, and glibc's locks taking their multi-threaded
+            # path once the agent's writer thread exists.
+            cupti = sum(v for obj, v in added.items() if obj.startswith(("libcupti", "libcuda")))
+            agent = total - cupti
+            target, ok = "", None
+            if "nvtx:" in name:  # issue 14's target: within 5% of uninstrumented
+                target, ok = "agent <= 5%", agent <= 0.05 * base_total
+            self.add("windows", f"{name}, instructions",
+                     f"+{total:,.0f} (agent +{agent:,.0f} = {100 * agent / base_total:.1f}%, CUPTI +{cupti:,.0f})",
+                     f"{base_total:,.0f} instructions", f"{(base_total + total) / base_total:.2f}x", target, ok)
+        self.notes.append(
+            "windows, instructions: callgrind over 20,000 and 40,000 launches, the difference per launch "
+            "(start-up cancels out); by shared object: CUPTI = simcuda's libcupti and libcuda's calls into "
+            "it (a model of a driver with CUPTI attached, not a measurement of one), agent = the rest.")
 
     # ---------------------------------------------------------- throughput --
     def throughput(self):

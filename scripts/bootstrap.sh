@@ -12,7 +12,9 @@ PACKAGES=(cmake ninja-build g++ pkg-config python3 python3-dev libprotobuf-dev
           # Holistic Trace Analysis, which test/integration/run_trace_reader_tests.py
           # runs on our traces under Debian's python3
           python3-pandas python3-numpy python3-networkx python3-plotly python3-pydot
-          python3-psutil python3-yaml)
+          python3-psutil python3-yaml
+          # callgrind: bench.py's exact instructions per launch
+          valgrind)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -1,0 +1,56 @@
+"""Instructions per launch, exact, by shared object: callgrind on a noisy
+machine, where wall and CPU times of a few percent cannot be resolved."""
+import collections
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+_OBJECT = re.compile(r"(c?ob)=\((\d+)\)(?: (.*))?$")
+
+
+def available():
+    return shutil.which("valgrind") is not None
+
+
+def exclusive_by_object(path):
+    """Instructions executed in each object's own code (callees excluded),
+    from a callgrind output file with its default name compression."""
+    names, totals = {}, collections.Counter()
+    current, after_call = None, False
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = _OBJECT.match(line.rstrip("\n"))
+            if m:
+                if m.group(3):
+                    names[m.group(2)] = os.path.basename(m.group(3))
+                if m.group(1) == "ob":
+                    current = names[m.group(2)]
+                continue
+            if line.startswith("calls="):
+                after_call = True  # the next cost line is the callee's, inclusive
+            elif line[:1].isdigit() or line[:1] in "+-*":
+                if after_call:
+                    after_call = False
+                    continue
+                fields = line.split()
+                if len(fields) >= 2:
+                    totals[current] += int(fields[1])
+    return totals
+
+
+def per_launch(argv_for, env, launches=(20_000, 40_000)):
+    """{object: instructions per launch}: the difference between two runs of
+    argv_for(n) launches, divided by the difference in launches, so that
+    start-up and exit cancel out."""
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="bench-callgrind-") as tmp:
+        for n in launches:
+            out = os.path.join(tmp, f"{n}.out")
+            subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + argv_for(n),
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            runs.append(exclusive_by_object(out))
+    span = launches[1] - launches[0]
+    first, second = runs
+    return {obj: (second[obj] - first[obj]) / span for obj in set(first) | set(second)}
