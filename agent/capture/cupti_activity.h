@@ -36,6 +36,7 @@ class CuptiActivity final : public ActivitySource {
 
   uint64_t unfinished() const override { return decoder_.unfinished(); }
   bool reports_launches() const override { return true; }
+  void restate(ChunkSink& sink) override { decoder_.restate(sink); }
 
   // CUPTI's C callbacks, routed to the one instance.
   static void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records);

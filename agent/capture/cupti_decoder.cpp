@@ -231,6 +231,7 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
       device.max_registers_per_multiprocessor = d->maxRegistersPerMultiprocessor;
       device.uuid.assign(reinterpret_cast<const char*>(&d->uuid), sizeof(d->uuid));
       sink.chunk.add(device);
+      devices_.push_back(std::move(device));
       return;
     }
     case CUPTI_ACTIVITY_KIND_CONTEXT: {
@@ -258,6 +259,10 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
     default:
       return;
   }
+}
+
+void CuptiDecoder::restate(ChunkSink& sink) const {
+  for (const file::Device& device : devices_) sink.chunk.add(device);
 }
 
 }  // namespace prof

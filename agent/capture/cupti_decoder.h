@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "encode/file_records.h"
 #include "record/activity_source.h"
 
 namespace prof {
@@ -33,6 +34,10 @@ class CuptiDecoder {
   // decoded again by decode_held() at the next drain.
   void decode_held(ChunkSink& sink);
 
+  // The devices decoded so far, into the sink again: CUPTI describes each
+  // device once per process, and every window file needs them.
+  void restate(ChunkSink& sink) const;
+
  private:
   struct Window {
     uint64_t start_ns;
@@ -51,6 +56,7 @@ class CuptiDecoder {
   std::vector<std::vector<uint8_t>> held_;  // writer thread
 
   uint64_t incomplete_ = 0;  // writer thread
+  std::vector<file::Device> devices_;  // writer thread
   std::atomic<bool> windowed_{false};
   std::mutex windows_mutex_;
   std::vector<Window> windows_;

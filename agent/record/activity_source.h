@@ -36,6 +36,10 @@ class ActivitySource {
   // Whether each record of GPU work names the call that launched it (its
   // correlation id), so that a window can wait for the records of its launches.
   virtual bool reports_launches() const { return false; }
+  // Writer thread, as a new window file begins: writes again what the
+  // source described once for the process (its devices), since each file
+  // is read on its own.
+  virtual void restate(ChunkSink&) {}
 };
 
 }  // namespace prof

@@ -448,6 +448,10 @@ void Writer::complete_window(int64_t last_step, uint64_t end_ns, bool partial,
   // defined again in it.
   translator_ = Translator(read_thread_name);
   chunk_.begin(monotonic_ns());
+  if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
+    ChunkSink sink{chunk_, translator_.strings()};
+    source->restate(sink);
+  }
   drops_written_ = {};
   final_drops_ = false;
   write_failed_ = false;

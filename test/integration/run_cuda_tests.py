@@ -756,6 +756,11 @@ def check_window_file(tmp, name, want_steps, by_step):
     windows = [r for r in records if r["type"] == "window"]
     check(len(windows) == 1 and windows[0]["first_step"] == want_steps[0] and windows[0]["last_step"] == want_steps[-1],
           "%s: window record %s, want steps %d..%d" % (name, windows, want_steps[0], want_steps[-1]))
+    # Each file is read on its own: the device its kernels ran on is described
+    # in every one (CUPTI describes a device once per process).
+    devices = [r["id"] for r in records if r["type"] == "device"]
+    check(devices == sorted({k["device"] for k in kernels}),
+          "%s: device records for %s, its kernels ran on %s" % (name, devices, sorted({k["device"] for k in kernels})))
 
 
 def check_info_window(tmp, name, index, cut_by, steps):
