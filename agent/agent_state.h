@@ -47,6 +47,8 @@ struct CudaCaptureState {
   std::mutex mode_mutex;
   bool full = true;
   bool applied_full = true;
+  // PROF_CUPTI_DETACH: asked of the next CUDA call to return (on_callback).
+  std::atomic<bool> detach_requested{false};
 };
 
 struct NvtxCaptureState {

@@ -215,6 +215,14 @@ AgentConfig read_config(const ProcessIdentity& identity) {
       log_error("PROF_GPU_TIMING=%s is not cupti, events or none; using the default", timing);
     }
   }
+  const char* detach = getenv("PROF_CUPTI_DETACH");
+  if (detach != nullptr && *detach != '\0') {
+    if (strcmp(detach, "1") == 0) {
+      config.cuda.detach_between_windows = true;
+    } else if (strcmp(detach, "0") != 0) {
+      log_error("PROF_CUPTI_DETACH=%s is not 0 or 1; using 0", detach);
+    }
+  }
   const char* follow_fork = getenv("PROF_FOLLOW_FORK");
   if (follow_fork != nullptr && *follow_fork != '\0') {
     if (strcmp(follow_fork, "0") == 0) {

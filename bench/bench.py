@@ -295,6 +295,8 @@ class Bench:
             ("full recording, PROF_STACKS=native", "native", {}),
             ("outside windows, PROF_STEP=nvtx:^ProfilerStep#\\d+$", "native",
              dict(outside, PROF_STEP=r"nvtx:^ProfilerStep#\d+$")),
+            ("outside windows, PROF_STEP=nvtx:^ProfilerStep#\\d+$, PROF_CUPTI_DETACH=1", "native",
+             dict(outside, PROF_STEP=r"nvtx:^ProfilerStep#\d+$", PROF_CUPTI_DETACH="1")),
             ("outside windows, PROF_STEP=kernel:^optimizer_kernel$", "native",
              dict(outside, PROF_STEP="kernel:^optimizer_kernel$")),
             ("outside windows, PROF_STEP=api:cudaGraphLaunch", "native",

@@ -40,7 +40,7 @@ null_tool="$PWD/build/bench/libbench_null_cupti_tool.so"  # CUPTI's own cost: su
 # GPU_CHECK_ROUNDS rounds (default 3), every configuration once per round, so
 # that the machine's drift spreads over all of them alike.
 for round in $(seq "${GPU_CHECK_ROUNDS:-3}"); do
-for mode in plain null null_activity none cupti_none native hooks_events hooks_untimed outside_window; do
+for mode in plain null null_activity none cupti_none native hooks_events hooks_untimed outside_window outside_window_detached; do
   [[ $mode == null* && ! -e $null_tool ]] && continue
   for launches in 100000 300000; do
     start=$(date +%s%N)
@@ -53,7 +53,8 @@ for mode in plain null null_activity none cupti_none native hooks_events hooks_u
     elif [[ $mode == cupti_none ]]; then  # CUPTI alone: the hooks pass every call straight through
       LD_PRELOAD="$agent" PROF_BACKEND=cupti PROF_STACKS=none PROF_LOG=quiet \
         PROF_OUTPUT="$work/launch_bound_$mode.pb" "$tiny" $launches > /dev/null
-    elif [[ $mode == outside_window ]]; then  # PROF_STEP finds no step, so no window ever opens
+    elif [[ $mode == outside_window* ]]; then  # PROF_STEP finds no step, so no window ever opens
+      PROF_CUPTI_DETACH=$([[ $mode == *_detached ]] && echo 1 || echo 0) \
       LD_PRELOAD="$agent" PROF_STEP='nvtx:^never$' PROF_SCHEDULE=wait=1000000000,active=1 PROF_STACKS=native \
         PROF_LOG=quiet PROF_OUTPUT="$work/launch_bound_$mode.pb" "$tiny" $launches > /dev/null
     elif [[ $mode == hooks_* ]]; then
@@ -77,8 +78,16 @@ mkdir -p "$work/windows"
 (cd "$work/windows" && LD_PRELOAD="$agent" PROF_STEP='nvtx:^ProfilerStep#\d+$' \
    PROF_SCHEDULE=wait=5,warmup=1,active=3,repeat=2 PROF_OUTPUT="$work/windows/run.pb" \
    "$OLDPWD/build/simcuda/apps/nvtx_training" 40 > windows.out 2> windows.err)
-[[ -x build/analyzer/profanalyze ]] && for pb in "$work"/windows/*.pb; do
+# The same with CUPTI detached between windows (PROF_CUPTI_DETACH=1, off by
+# default until this passes): the log shows each detach and attach, and each
+# file must still have every launch's GPU record and a device.
+mkdir -p "$work/windows_detached"
+(cd "$work/windows_detached" && LD_PRELOAD="$agent" PROF_STEP='nvtx:^ProfilerStep#\d+$' PROF_CUPTI_DETACH=1 \
+   PROF_LOG=debug PROF_SCHEDULE=wait=5,warmup=1,active=3,repeat=2 PROF_OUTPUT="$work/windows_detached/run.pb" \
+   "$OLDPWD/build/simcuda/apps/nvtx_training" 40 > windows.out 2> windows.err)
+[[ -x build/analyzer/profanalyze ]] && for pb in "$work"/windows/*.pb "$work"/windows_detached/*.pb; do
   build/analyzer/profanalyze info "$pb" > "$pb.info.txt" 2>&1
+  build/analyzer/profanalyze dump "$pb" 2>/dev/null | grep -c '"type":"device"' > "$pb.devices.txt"
 done
 # Event-timed kernels against CUPTI's and against their own global timer
 # (scripts/event_timing_table.py prints the table from the two captures).

@@ -48,6 +48,10 @@ constexpr uint32_t kAgentFrames = 2;
 
 // Calls in flight on this thread that describe work (see on_api_exit).
 [[gnu::tls_model("initial-exec")]] thread_local uint32_t t_work_calls_in_flight = 0;
+// Times CUPTI was detached (PROF_CUPTI_DETACH): the exits of calls in flight
+// then never come, so a thread's count from before is void.
+std::atomic<uint32_t> g_detaches{0};
+[[gnu::tls_model("initial-exec")]] thread_local uint32_t t_detaches_seen = 0;
 
 // CUPTI callback ids of one domain stay below this in CUDA 13 (runtime ~520,
 // driver ~900); an id beyond it is classified on every call.
@@ -184,9 +188,15 @@ void find_step_at_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const
   control->step_begins(now);
 }
 
+void detach_at_exit();
+
 [[gnu::noinline]] void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto& call = *static_cast<const CUpti_CallbackData*>(data);
+  if (const uint32_t detaches = g_detaches.load(std::memory_order_relaxed); t_detaches_seen != detaches) {
+    t_detaches_seen = detaches;
+    t_work_calls_in_flight = 0;
+  }
   const CudaCallKind kind = kind_of(domain, cbid, call.functionName);
   if (kind == CudaCallKind::query && !agent_state().cuda.capture->options.all_api_calls) return;
 
@@ -233,13 +243,61 @@ void find_step_at_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const
   }
   // After recording it: a synchronization belongs to the step it ends.
   if (agent_state().cuda.step_rule == StepRuleOrigin::api_end) find_step_at_exit(domain, cbid, call);
+  if (agent_state().cuda.detach_requested.load(std::memory_order_relaxed)) detach_at_exit();
+}
+
+// ---- PROF_CUPTI_DETACH: CUPTI detached between windows ----
+// With CUPTI attached, every CUDA call and kernel pays for it even with
+// nothing enabled; PyTorch's profiler measured 10-20% of training throughput
+// lost after a trace until it called cuptiFinalize (pytorch#146604), and
+// Kineto now detaches after each trace. The writer asks for the detach once
+// the last window's records are in; the next CUDA call to return does it,
+// from its exit callback, where CUPTI's documentation says cuptiFinalize is
+// safe. The next window (or the warmup step before it) attaches CUPTI again.
+
+bool detach_allowed(const CudaCapture& capture) {
+  // A CUDA step rule or cudaProfilerStart/Stop needs callbacks between windows.
+  return capture.options.detach_between_windows && capture.cupti.Finalize != nullptr &&
+         agent_state().cuda.step_rule == StepRuleOrigin::none && capture.options.range == CaptureRange::all;
+}
+
+bool detach_wanted() {
+  CudaCaptureState& state = agent_state().cuda;
+  std::lock_guard lock(state.mode_mutex);
+  return !state.full && !state.detach_requested.load(std::memory_order_relaxed) && detach_allowed(*state.capture);
+}
+
+void request_detach() {
+  CudaCaptureState& state = agent_state().cuda;
+  std::lock_guard lock(state.mode_mutex);
+  if (state.full || !detach_allowed(*state.capture)) return;
+  state.detach_requested.store(true, std::memory_order_relaxed);
+  // The callbacks that carry the detach: the next call of either domain.
+  for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
+    state.capture->cupti.EnableDomain(1, state.capture->subscriber, domain);
+  }
+}
+
+void detach_at_exit() {
+  CudaCaptureState& state = agent_state().cuda;
+  // Never waits: a window opening, or the writer inside CUPTI, and a later
+  // call detaches instead.
+  std::unique_lock lock(state.mode_mutex, std::try_to_lock);
+  if (!lock.owns_lock() || state.full || !state.detach_requested.load(std::memory_order_relaxed)) return;
+  CudaCapture& capture = *state.capture;
+  if (!capture.activity->try_detach(capture.cupti.Finalize)) return;
+  state.detach_requested.store(false, std::memory_order_relaxed);
+  state.applied_full = false;
+  g_detaches.fetch_add(1, std::memory_order_relaxed);
+  log_debug("CUPTI detached until the next window");
 }
 
 // CUPTI converts GPU timestamps into this clock (registered before any kind
 // is enabled, as CUPTI requires), so GPU and CPU times share one timeline.
 uint64_t CUPTIAPI cupti_timestamp() { return monotonic_ns(); }
 
-bool subscribe(CudaCapture& capture, const char* without_cupti) {
+// "" once subscribed, else why not.
+std::string subscribe_callbacks(CudaCapture& capture) {
   CUptiResult result;
   char other[256] = {};
   if (capture.cupti.Subscribe_v2 != nullptr) {
@@ -252,13 +310,17 @@ bool subscribe(CudaCapture& capture, const char* without_cupti) {
   } else {
     result = capture.cupti.Subscribe(&capture.subscriber, on_callback, nullptr);
   }
-  if (result == CUPTI_SUCCESS) return true;
+  if (result == CUPTI_SUCCESS) return {};
   if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    log_error("CUPTI is in use by another tool%s%s%s; %s", other[0] ? " (" : "", other,
-              other[0] ? ")" : "", without_cupti);
-  } else {
-    log_error("CUPTI refused a subscriber (%s); %s", capture.cupti.describe(result), without_cupti);
+    return std::string("CUPTI is in use by another tool") + (other[0] ? " (" : "") + other + (other[0] ? ")" : "");
   }
+  return std::string("CUPTI refused a subscriber (") + capture.cupti.describe(result) + ")";
+}
+
+bool subscribe(CudaCapture& capture, const char* without_cupti) {
+  const std::string refused = subscribe_callbacks(capture);
+  if (refused.empty()) return true;
+  log_error("%s; %s", refused.c_str(), without_cupti);
   return false;
 }
 
@@ -278,6 +340,22 @@ void hooks_take_everything(Writer& writer, const CudaCaptureOptions& options) {
 void apply_mode(CudaCapture& capture, bool full, bool first) {
   CudaCaptureState& state = agent_state().cuda;
   if (!first && full == state.applied_full) return;
+  if (!capture.activity->attached()) {
+    if (!full) return;  // detached is as quiet as it gets; any CUPTI call would attach it
+    const std::string refused = capture.activity->attach([&capture] {
+      std::string why = subscribe_callbacks(capture);
+      if (why.empty() && capture.cupti.ActivityRegisterTimestampCallback != nullptr) {
+        capture.cupti.ActivityRegisterTimestampCallback(cupti_timestamp);
+      }
+      return why;
+    });
+    if (!refused.empty()) {
+      log_error("CUPTI could not be attached again for a window (%s): the window has no CUDA records", refused.c_str());
+      return;
+    }
+    log_debug("CUPTI attached again for a window");
+  }
+  if (full) state.detach_requested.store(false, std::memory_order_relaxed);  // a window needs CUPTI after all
   state.applied_full = full;
   if (full) {
     const std::string refused = capture.activity->enable_kinds();
@@ -287,8 +365,9 @@ void apply_mode(CudaCapture& capture, bool full, bool first) {
   }
   const bool profiler_range = capture.options.range == CaptureRange::cuda_profiler_api;
   for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
-    // A CUDA step rule needs every call it might match: the domain stays on.
-    const bool on = full || state.step_rule != StepRuleOrigin::none;
+    // A CUDA step rule needs every call it might match: the domain stays on,
+    // as it does until the next call detaches CUPTI, once that is asked.
+    const bool on = full || state.step_rule != StepRuleOrigin::none || state.detach_requested.load();
     capture.cupti.EnableDomain(on ? 1 : 0, capture.subscriber, domain);
     if (capture.cupti.EnableCallback == nullptr) continue;
     if (on && !capture.options.all_api_calls) {
@@ -353,6 +432,7 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
   capture->activity = new CuptiActivity(capture->cupti);
   const bool windowed = agent_state().control.load() != nullptr && agent_state().control.load()->options().windowed();
   if (options.range == CaptureRange::cuda_profiler_api || windowed) capture->activity->use_windows();
+  if (windowed && detach_allowed(*capture)) capture->activity->set_detacher({detach_wanted, request_detach});
   // A window that opened before CUDA started (PROF_DELAY) holds its GPU work.
   if (windowed && capture_range_open()) capture->activity->open_window(0);
   const std::string refused = capture->activity->register_buffers();

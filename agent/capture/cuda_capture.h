@@ -29,6 +29,11 @@ struct CudaCaptureOptions {
   CaptureRange range = CaptureRange::all;
   CaptureBackend backend = CaptureBackend::automatic;
   GpuTiming gpu_timing = GpuTiming::automatic;
+  // PROF_CUPTI_DETACH=1: between capture windows CUPTI is detached from the
+  // process (cuptiFinalize) and attached again for the next window. Only
+  // where no CUDA callback is needed between windows (PROF_STEP=nvtx:..., a
+  // time window or on-demand capture; not with PROF_CAPTURE=cudaProfilerApi).
+  bool detach_between_windows = false;
   // Called once, when the first CUDA call returns: the CUDA runtime has
   // initialised by then, and an atexit handler registered now runs before
   // the runtime's own teardown (atexit handlers run last-in, first-out).

@@ -114,11 +114,16 @@ void CUPTIAPI CuptiActivity::on_buffer_completed(CUcontext context, uint32_t str
 
 void CuptiActivity::request_delivery(bool forced) {
   // Not under mutex_: CUPTI calls on_buffer_completed from inside this.
+  std::lock_guard cupti(cupti_mutex_);
+  if (!attached_.load(std::memory_order_relaxed)) return;
   cupti_.ActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
 void CuptiActivity::drain(ChunkSink& sink) {
   decoder_.decode_held(sink);
+  // Buffers CUPTI handed over while it detached wait for it to be back.
+  std::lock_guard cupti(cupti_mutex_);
+  if (!attached_.load(std::memory_order_relaxed)) return;
   {
     std::lock_guard lock(mutex_);
     draining_.swap(completed_);
@@ -131,6 +136,31 @@ void CuptiActivity::drain(ChunkSink& sink) {
     keep_spare(buffer.data);
   }
   draining_.clear();
+}
+
+void CuptiActivity::between_windows(ChunkSink& sink) {
+  if (detacher_.wanted == nullptr || !attached_.load(std::memory_order_acquire) || !detacher_.wanted()) return;
+  // Activity kinds are off between windows: after this nothing more comes.
+  request_delivery(true);
+  drain(sink);
+  detacher_.request();
+}
+
+bool CuptiActivity::try_detach(CUptiResult (*finalize)()) {
+  std::unique_lock cupti(cupti_mutex_, std::try_to_lock);
+  if (!cupti.owns_lock() || !attached_.load(std::memory_order_relaxed)) return false;
+  finalize();
+  registered_ = false;
+  attached_.store(false, std::memory_order_release);
+  return true;
+}
+
+std::string CuptiActivity::attach(const std::function<std::string()>& subscribe) {
+  std::lock_guard cupti(cupti_mutex_);
+  if (attached_.load(std::memory_order_relaxed)) return {};
+  if (std::string refused = subscribe(); !refused.empty()) return refused;
+  attached_.store(true, std::memory_order_release);
+  return register_buffers();
 }
 
 // A 4 MiB buffer freed and allocated again is unmapped and mapped again by

@@ -4,7 +4,9 @@
 #include <cupti.h>
 
 #include <atomic>
+#include <functional>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "capture/cupti_decoder.h"
@@ -38,6 +40,27 @@ class CuptiActivity final : public ActivitySource {
   bool reports_launches() const override { return true; }
   void restate(ChunkSink& sink) override { decoder_.restate(sink); }
 
+  // ---- CUPTI detached between windows (PROF_CUPTI_DETACH, cuda_capture.cpp) ----
+  // While detached the writer calls nothing of CUPTI (any CUPTI call would
+  // attach it again); cupti_mutex_ is held around every call the writer
+  // makes and around detaching and attaching.
+  struct Detacher {
+    bool (*wanted)() = nullptr;   // CUPTI may go now (quiet, allowed, not yet asked)
+    void (*request)() = nullptr;  // arranges for the next CUDA call to detach it
+  };
+  void set_detacher(Detacher detacher) { detacher_ = detacher; }
+  // Between windows: hands over and decodes what CUPTI holds, then asks for
+  // the detach.
+  void between_windows(ChunkSink& sink) override;
+  // An app thread, at a CUDA call's exit: runs `finalize` unless the writer
+  // is inside CUPTI right now (a later call tries again). True once detached.
+  bool try_detach(CUptiResult (*finalize)());
+  // Under the capture's mode mutex: attaches CUPTI again through
+  // `subscribe` (subscriber and timestamp callback), then registers the
+  // buffer callbacks; "" or why CUPTI refused.
+  std::string attach(const std::function<std::string()>& subscribe);
+  bool attached() const { return attached_.load(std::memory_order_acquire); }
+
   // CUPTI's C callbacks, routed to the one instance.
   static void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer,
@@ -53,6 +76,9 @@ class CuptiActivity final : public ActivitySource {
 
   const CuptiLibrary& cupti_;
   bool registered_ = false;  // the buffer callbacks are CUPTI's
+  std::mutex cupti_mutex_;
+  std::atomic<bool> attached_{true};
+  Detacher detacher_;
   std::atomic<uint64_t> dropped_{0};
   CuptiDecoder decoder_;
 

@@ -230,6 +230,11 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
       device.max_shared_memory_per_multiprocessor = d->maxSharedMemoryPerMultiprocessor;
       device.max_registers_per_multiprocessor = d->maxRegistersPerMultiprocessor;
       device.uuid.assign(reinterpret_cast<const char*>(&d->uuid), sizeof(d->uuid));
+      // Described again after CUPTI detached and attached (PROF_CUPTI_DETACH):
+      // the file has it already, restated when the file began.
+      for (const file::Device& known : devices_) {
+        if (known.id == device.id) return;
+      }
       sink.chunk.add(device);
       devices_.push_back(std::move(device));
       return;

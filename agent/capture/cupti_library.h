@@ -27,6 +27,7 @@ struct CuptiLibrary {
   decltype(&cuptiActivityFlushAll) ActivityFlushAll = nullptr;
   decltype(&cuptiActivityGetNextRecord) ActivityGetNextRecord = nullptr;
   decltype(&cuptiActivityGetNumDroppedRecords) ActivityGetNumDroppedRecords = nullptr;
+  decltype(&cuptiFinalize) Finalize = nullptr;  // optional: detaching between windows
 
   // A readable name for a CUPTI result, also when CUPTI could not say.
   const char* describe(CUptiResult result) const;

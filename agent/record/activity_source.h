@@ -40,6 +40,10 @@ class ActivitySource {
   // source described once for the process (its devices), since each file
   // is read on its own.
   virtual void restate(ChunkSink&) {}
+  // Writer thread, on each pass while no window is open or being completed
+  // (PROF_STEP, PROF_SCHEDULE, ...): the source may hand over what it holds
+  // into the sink and let go of its producer until the next window.
+  virtual void between_windows(ChunkSink&) {}
 };
 
 }  // namespace prof

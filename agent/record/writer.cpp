@@ -169,6 +169,7 @@ void Writer::run() {
       }
     }
     drain(until ? &*until : nullptr, later_after_ns);
+    if (options_.windowed && !final && !window_active_) between_windows();
     if (recorder_.recording_started() && !options_.windowed) claim_path();
     const uint64_t now = monotonic_ns();
     if (final) {
@@ -195,6 +196,17 @@ void Writer::run() {
     }
   }
   running_.store(false, std::memory_order_release);
+}
+
+void Writer::between_windows() {
+  ActivitySource* source = activity_source_.load(std::memory_order_acquire);
+  if (source == nullptr) return;
+  {
+    std::lock_guard lock(windows_mutex_);
+    if (!window_events_.empty()) return;  // a window begins (or ends) on the next pass
+  }
+  ChunkSink sink{chunk_, translator_.strings()};
+  source->between_windows(sink);
 }
 
 void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {

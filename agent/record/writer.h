@@ -114,6 +114,9 @@ class Writer {
 
  private:
   void run();
+  // No window open or being completed: the activity source may let go of
+  // its producer (ActivitySource::between_windows).
+  void between_windows();
   void drain(const Recorder::Positions* until = nullptr, uint64_t later_after_ns = UINT64_MAX);
   // `later_after_ns`: see ChunkSink.
   void drain_activity(uint64_t later_after_ns = UINT64_MAX);

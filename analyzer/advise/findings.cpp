@@ -66,14 +66,20 @@ class Builder {
       std::string api;
       explicit Site(const Run& e, const FrameNamer& n) : sites(e, n) {}
     };
-    std::map<std::pair<NameId, uint32_t>, Site> by_site;
-    auto site_of = [&](int64_t call) -> Site& {
+    // A site is the API and the app's frames: stacks that differ only in
+    // CUDA-library or agent frames at the leaf (a first call's lazy set-up)
+    // are one site. Each distinct (API, stack) is named once.
+    std::map<std::pair<NameId, std::vector<std::string>>, Site> by_site;
+    std::map<std::pair<NameId, uint32_t>, std::vector<std::string>> frames_of_stack;
+    auto site_key = [&](int64_t call) {
       const CpuEvent& e = events_.cpu_events[static_cast<size_t>(call)];
-      return by_site.try_emplace({e.name, e.stack}, events_, namer_).first->second;
+      auto [it, inserted] = frames_of_stack.try_emplace({e.name, e.stack});
+      if (inserted) it->second = CallSites(events_, namer_).frames_of(call);
+      return std::make_pair(e.name, it->second);
     };
     for (const IdlePiece& p : *in_.pieces)
       if (p.cause == IdleCause::kSync && p.site >= 0) {
-        Site& s = site_of(p.site);
+        Site& s = by_site.try_emplace(site_key(p.site), events_, namer_).first->second;
         s.idle += p.end_ns - p.start_ns;
         s.sites.add(p.site, p.end_ns - p.start_ns, false);
       }
@@ -81,12 +87,17 @@ class Builder {
     std::map<int64_t, const GpuActivity*> copies;
     for (const GpuActivity& g : events_.gpu_activities)
       if (g.kind == GpuKind::kMemcpy && g.launched_by >= 0) copies[g.launched_by] = &g;
+    std::map<std::pair<NameId, uint32_t>, Site*> site_of_stack;  // nullptr: not a sync site
     for (size_t i = 0; i < events_.cpu_events.size(); ++i) {
       const CpuEvent& e = events_.cpu_events[i];
       if (e.kind != CpuEventKind::kApiCall) continue;
-      auto it = by_site.find({e.name, e.stack});
-      if (it == by_site.end()) continue;
-      Site& s = it->second;
+      auto [cached, inserted] = site_of_stack.try_emplace({e.name, e.stack}, nullptr);
+      if (inserted) {
+        auto it = by_site.find(site_key(static_cast<int64_t>(i)));
+        cached->second = it != by_site.end() ? &it->second : nullptr;
+      }
+      if (cached->second == nullptr) continue;
+      Site& s = *cached->second;
       s.api = events_.name(e.name);
       ++s.calls;
       s.host += e.duration_ns();

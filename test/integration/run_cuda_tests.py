@@ -820,6 +820,30 @@ def schedule_windows_match_torch_and_truth(tmp):
     check_windows_read_together(tmp, want, by_step)
 
 
+def cupti_detached_between_windows(tmp):
+    """PROF_CUPTI_DETACH=1: CUPTI detaches between windows and attaches again
+    for the next, and each window file still holds exactly its steps' kernels.
+    The gap before the second window (60 steps, about 0.3 s) spans many writer
+    passes, so the detach in it does not depend on timing."""
+    steps = 200
+    env = {"PROF_STEP": STEP_RULE, "PROF_SCHEDULE": "wait=60,warmup=1,active=3,repeat=2",
+           "PROF_CUPTI_DETACH": "1", "PROF_LOG": "debug"}
+    result, truth = record_windows(tmp, steps, env)
+    want = torch_schedule_windows(0, 60, 1, 3, 2, steps)
+    files = window_files(tmp)
+    check(files == sorted("run.step%d.pb" % w[0] for w in want), "window files %s, want %s" % (files, want))
+    by_step = training_kernels_by_step(truth, steps)
+    for w in want:
+        check_window_file(tmp, "run.step%d.pb" % w[0], w, by_step)
+    events = re.findall(r"CUPTI (detached until the next window|attached again for a window)", result.stderr)
+    events = ["detach" if e.startswith("detached") else "attach" for e in events]
+    # Detaching and attaching alternate, from attached; each window found it
+    # detached (a gap of 60 steps) and attached it.
+    check(events[:4] == ["detach", "attach", "detach", "attach"] and
+          all(a != b for a, b in zip(events, events[1:])),
+          "CUPTI detach/attach sequence %s, want detach, attach before each of 2 windows" % events)
+
+
 def keep_leaves_the_newest_windows(tmp):
     steps = 200
     env = {"PROF_STEP": STEP_RULE, "PROF_SCHEDULE": "wait=5,warmup=1,active=3,repeat=0", "PROF_KEEP": "2"}

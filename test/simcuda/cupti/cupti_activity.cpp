@@ -108,6 +108,18 @@ class ActivityQueue {
     if (worker_.joinable()) worker_.join();
   }
 
+  // cuptiFinalize: everything held goes to the tool (unfinished work marked
+  // so), then the queue forgets the tool and is as new.
+  void finalize() {
+    drain(true, true);
+    stop();
+    std::lock_guard<std::mutex> lock(mutex_);
+    requested_ = nullptr;
+    completed_ = nullptr;
+    worker_started_ = false;
+    stopping_ = false;
+  }
+
  private:
   void start_worker() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -521,7 +533,11 @@ void activity_resource(const SimResourceEvent* event) {
   queue().push(r, monotonic_now());
 }
 
-void activity_shutdown() { queue().stop(); }
+void activity_finalize() {
+  for (auto& enabled : g_kind_enabled) enabled.store(false, std::memory_order_relaxed);
+  queue().finalize();
+  g_devices_emitted.store(false);
+}
 
 }  // namespace simcuda_cupti
 

@@ -55,6 +55,14 @@ void deliver(uint32_t domain, uint32_t cbid, const void* data) {
   subscriber->callback(subscriber->userdata, static_cast<CUpti_CallbackDomain>(domain), cbid, data);
 }
 
+// A subscriber that left. Not deleted: an API call on another thread may
+// still be inside deliver(). Kept reachable (never-destroyed list) so leak
+// checkers see it is on purpose. Under g_subscribe_mutex.
+void retire(Subscriber* subscriber) {
+  static auto* retired = new std::vector<Subscriber*>();
+  retired->push_back(subscriber);
+}
+
 void api_callback(SimApiCall* call, CUpti_ApiCallbackSite site) {
   // A disabled callback costs the driver its enable check only.
   if (call->domain >= CUPTI_CB_DOMAIN_SIZE ||
@@ -97,6 +105,15 @@ CUptiResult subscribe(CUpti_SubscriberHandle* handle, CUpti_CallbackFunc callbac
 }
 
 }  // namespace
+
+void callbacks_finalize() {
+  std::lock_guard<std::mutex> lock(g_subscribe_mutex);
+  for (uint32_t d = 0; d < CUPTI_CB_DOMAIN_SIZE; ++d) {
+    if (!g_enabled[d]) continue;
+    for (uint32_t i = 0; i < kDomainSizes[d]; ++i) set_enabled(d, i, false);
+  }
+  if (Subscriber* present = g_subscriber.exchange(nullptr, std::memory_order_acq_rel)) retire(present);
+}
 
 void callbacks_api_enter(SimApiCall* call) { api_callback(call, CUPTI_API_ENTER); }
 void callbacks_api_exit(SimApiCall* call) { api_callback(call, CUPTI_API_EXIT); }
@@ -146,10 +163,7 @@ CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
   g_subscriber.store(nullptr, std::memory_order_release);
-  // Not deleted: an API call on another thread may still be inside deliver().
-  // Kept reachable (never-destroyed list) so leak checkers see it is on purpose.
-  static auto* retired = new std::vector<Subscriber*>();
-  retired->push_back(present);
+  retire(present);
   return CUPTI_SUCCESS;
 }
 

@@ -34,8 +34,11 @@ void on_resource(const SimResourceEvent* event) {
 const SimTracer kTracer = {SIMCUDA_TRACER_ABI_VERSION, on_api_enter, on_api_exit, on_operation,
                            on_memory, on_synchronization, on_resource};
 
-std::once_flag g_attach_once;
+// Attached from the first CUPTI call that needs the driver until
+// cuptiFinalize; any later such call attaches again, as real CUPTI does.
+std::mutex g_attach_mutex;
 bool g_attached = false;
+int (*g_install_tracer)(const SimTracer*) = nullptr;
 std::atomic<int64_t> g_tool_clock_offset{0};
 DriverQueries g_driver{};
 
@@ -48,22 +51,33 @@ bool lookup(void* library, const char* name, Fn& out) {
 }  // namespace
 
 bool attach() {
-  std::call_once(g_attach_once, [] {
-    const char* mode = std::getenv("SIMCUDA_CUPTI");
-    if (mode != nullptr && std::strcmp(mode, "off") == 0) return;
+  std::lock_guard<std::mutex> lock(g_attach_mutex);
+  if (g_attached) return true;
+  const char* mode = std::getenv("SIMCUDA_CUPTI");
+  if (mode != nullptr && std::strcmp(mode, "off") == 0) return false;
+  if (g_install_tracer == nullptr) {
     // The driver the process uses: the one already loaded, else the loader's choice.
     void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     if (driver == nullptr) driver = dlopen("libcuda.so.1", RTLD_NOW);
-    if (driver == nullptr) return;
+    if (driver == nullptr) return false;
     int (*install)(const SimTracer*) = nullptr;
-    bool found = lookup(driver, "simcuda_install_tracer", install) &&
-                 lookup(driver, "simcuda_device_count", g_driver.device_count) &&
-                 lookup(driver, "simcuda_device_info", g_driver.device_info) &&
-                 lookup(driver, "simcuda_context_ids", g_driver.context_ids) &&
-                 lookup(driver, "simcuda_stream_id", g_driver.stream_id);
-    g_attached = found && install(&kTracer) == 0;
-  });
+    const bool found = lookup(driver, "simcuda_install_tracer", install) &&
+                       lookup(driver, "simcuda_device_count", g_driver.device_count) &&
+                       lookup(driver, "simcuda_device_info", g_driver.device_info) &&
+                       lookup(driver, "simcuda_context_ids", g_driver.context_ids) &&
+                       lookup(driver, "simcuda_stream_id", g_driver.stream_id);
+    if (!found) return false;
+    g_install_tracer = install;
+  }
+  g_attached = g_install_tracer(&kTracer) == 0;
   return g_attached;
+}
+
+void detach() {
+  std::lock_guard<std::mutex> lock(g_attach_mutex);
+  if (!g_attached) return;
+  g_install_tracer(nullptr);  // from here the driver calls nothing of CUPTI
+  g_attached = false;
 }
 
 const DriverQueries& driver() { return g_driver; }
@@ -155,8 +169,13 @@ CUptiResult CUPTIAPI cuptiGetStreamId(CUcontext context, CUstream stream, uint32
   return driver().stream_id(context, stream, streamId) == 0 ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_STREAM;
 }
 
+// Detaches CUPTI from the process: the driver stops calling it, the
+// subscriber and everything enabled are forgotten, and what the activity
+// queue held is handed to the tool first. A later CUPTI call attaches again.
 CUptiResult CUPTIAPI cuptiFinalize(void) {
-  activity_shutdown();
+  detach();
+  callbacks_finalize();
+  activity_finalize();
   return CUPTI_SUCCESS;
 }
 

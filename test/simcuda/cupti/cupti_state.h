@@ -30,8 +30,10 @@ struct DriverQueries {
 // Valid once attach() returned true.
 const DriverQueries& driver();
 
-// Installs the tracer on first use; false when CUPTI cannot attach.
+// Installs the tracer unless installed; false when CUPTI cannot attach.
 bool attach();
+// cuptiFinalize: uninstalls it.
+void detach();
 // CLOCK_MONOTONIC ns mapped into the tool's clock (cuptiActivityRegisterTimestampCallback).
 uint64_t tool_time(uint64_t monotonic_ns);
 
@@ -40,6 +42,7 @@ void callbacks_api_enter(SimApiCall* call);
 void callbacks_api_exit(SimApiCall* call);
 void callbacks_resource(const SimResourceEvent* event);
 void callbacks_synchronization(const SimSyncEvent* event);
+void callbacks_finalize();  // forgets the subscriber and every enable bit
 
 // ---- activity API (cupti_activity.cpp)
 void activity_api_exit(const SimApiCall* call);
@@ -47,6 +50,8 @@ void activity_operation(const SimOperation* op);
 void activity_memory(const SimMemoryEvent* event);
 void activity_synchronization(const SimSyncEvent* event);
 void activity_resource(const SimResourceEvent* event);
-void activity_shutdown();
+// cuptiFinalize: hands over what is held, forgets the tool's buffer
+// callbacks and every enabled kind; devices are described again after.
+void activity_finalize();
 
 }  // namespace simcuda_cupti
