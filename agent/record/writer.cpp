@@ -51,6 +51,11 @@ bool Writer::prepare() {
   return true;
 }
 
+void Writer::hold_for_fork() {
+  pass_mutex_.lock();
+  if (recorder_.recording_started() && !options_.windowed) claim_path();  // no pass runs now
+}
+
 void Writer::claim_path() {
   if (claimed_) return;
   if (claim_ != nullptr) file_.set_path(claim_->claim(file_.path()));

@@ -97,7 +97,10 @@ class Writer {
   // when the child is made. glibc's malloc is fork-safe anyway; allocators
   // that are not (GCC 12's AddressSanitizer) left the child waiting forever
   // on a lock the writer held. A pass takes a few milliseconds at most.
-  void hold_for_fork() { pass_mutex_.lock(); }
+  // A process that has recorded claims the run's name here if its writer has
+  // not yet: a child that execs starts an agent of its own, which would
+  // otherwise take the name if it recorded first.
+  void hold_for_fork();
   void release_after_fork() { pass_mutex_.unlock(); }
 
   // The run this process belongs to, which names the file (run_claim.h).
