@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <utility>
 
 namespace prof {
 namespace {
@@ -21,6 +23,28 @@ int first_int_env(std::initializer_list<const char*> names) {
     }
   }
   return -1;
+}
+
+// A variable that takes one of a few words, each standing for a value: unset
+// or empty leaves `value` as it is; an unknown word is said once and leaves
+// it too (`fallback` names what it stays).
+template <typename T>
+void choice_env(const char* name, std::initializer_list<std::pair<const char*, T>> choices, T& value,
+                const char* fallback) {
+  const char* text = getenv(name);
+  if (text == nullptr || *text == '\0') return;
+  std::string words;
+  size_t i = 0;
+  for (const auto& [word, choice] : choices) {
+    if (strcmp(text, word) == 0) {
+      value = choice;
+      return;
+    }
+    words += i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ";
+    words += word;
+    ++i;
+  }
+  log_error("%s=%s is not %s; using %s", name, text, words.c_str(), fallback);
 }
 
 // Parses a positive integer variable within [min, max]; otherwise the default.
@@ -161,76 +185,22 @@ AgentConfig read_config(const ProcessIdentity& identity) {
   config.flush_interval_ms =
       static_cast<uint32_t>(bounded_env("PROF_FLUSH_MS", config.flush_interval_ms, 10, 60'000));
 
-  const char* api = getenv("PROF_API");
-  if (api != nullptr && *api != '\0') {
-    if (strcmp(api, "all") == 0) {
-      config.cuda.all_api_calls = true;
-    } else if (strcmp(api, "default") != 0) {
-      log_error("PROF_API=%s is not default or all; using default", api);
-    }
-  }
-  const char* stacks = getenv("PROF_STACKS");
-  if (stacks != nullptr && *stacks != '\0') {
-    if (strcmp(stacks, "none") == 0) {
-      config.cuda.stacks = StackMode::none;
-    } else if (strcmp(stacks, "native") == 0) {
-      config.cuda.stacks = StackMode::native;
-    } else if (strcmp(stacks, "python") == 0) {
-      config.cuda.stacks = StackMode::python;
-    } else if (strcmp(stacks, "mixed") == 0) {
-      config.cuda.stacks = StackMode::mixed;
-    } else {
-      log_error("PROF_STACKS=%s is not native, python, mixed or none; using the default", stacks);
-    }
-  }
+  choice_env("PROF_API", {{"default", false}, {"all", true}}, config.cuda.all_api_calls, "default");
+  choice_env("PROF_STACKS",
+             {{"native", StackMode::native}, {"python", StackMode::python}, {"mixed", StackMode::mixed},
+              {"none", StackMode::none}},
+             config.cuda.stacks, "the default");
   config.cuda.stack_depth =
       static_cast<uint32_t>(bounded_env("PROF_STACK_DEPTH", config.cuda.stack_depth, 1, 128));
-  const char* capture = getenv("PROF_CAPTURE");
-  if (capture != nullptr && *capture != '\0') {
-    if (strcmp(capture, "cudaProfilerApi") == 0) {
-      config.cuda.range = CaptureRange::cuda_profiler_api;
-    } else if (strcmp(capture, "all") != 0) {
-      log_error("PROF_CAPTURE=%s is not all or cudaProfilerApi; using all", capture);
-    }
-  }
-  const char* backend = getenv("PROF_BACKEND");
-  if (backend != nullptr && *backend != '\0') {
-    if (strcmp(backend, "cupti") == 0) {
-      config.cuda.backend = CaptureBackend::cupti;
-    } else if (strcmp(backend, "hooks") == 0) {
-      config.cuda.backend = CaptureBackend::hooks;
-    } else if (strcmp(backend, "auto") != 0) {
-      log_error("PROF_BACKEND=%s is not auto, cupti or hooks; using auto", backend);
-    }
-  }
-  const char* timing = getenv("PROF_GPU_TIMING");
-  if (timing != nullptr && *timing != '\0') {
-    if (strcmp(timing, "events") == 0) {
-      config.cuda.gpu_timing = GpuTiming::events;
-    } else if (strcmp(timing, "none") == 0) {
-      config.cuda.gpu_timing = GpuTiming::none;
-    } else if (strcmp(timing, "cupti") == 0) {
-      config.cuda.gpu_timing = GpuTiming::cupti;
-    } else {
-      log_error("PROF_GPU_TIMING=%s is not cupti, events or none; using the default", timing);
-    }
-  }
-  const char* detach = getenv("PROF_CUPTI_DETACH");
-  if (detach != nullptr && *detach != '\0') {
-    if (strcmp(detach, "1") == 0) {
-      config.cuda.detach_between_windows = true;
-    } else if (strcmp(detach, "0") != 0) {
-      log_error("PROF_CUPTI_DETACH=%s is not 0 or 1; using 0", detach);
-    }
-  }
-  const char* follow_fork = getenv("PROF_FOLLOW_FORK");
-  if (follow_fork != nullptr && *follow_fork != '\0') {
-    if (strcmp(follow_fork, "0") == 0) {
-      config.follow_fork = false;
-    } else if (strcmp(follow_fork, "1") != 0) {
-      log_error("PROF_FOLLOW_FORK=%s is not 0 or 1; using 1", follow_fork);
-    }
-  }
+  choice_env("PROF_CAPTURE", {{"all", CaptureRange::all}, {"cudaProfilerApi", CaptureRange::cuda_profiler_api}},
+             config.cuda.range, "all");
+  choice_env("PROF_BACKEND",
+             {{"auto", CaptureBackend::automatic}, {"cupti", CaptureBackend::cupti}, {"hooks", CaptureBackend::hooks}},
+             config.cuda.backend, "auto");
+  choice_env("PROF_GPU_TIMING", {{"cupti", GpuTiming::cupti}, {"events", GpuTiming::events}, {"none", GpuTiming::none}},
+             config.cuda.gpu_timing, "the default");
+  choice_env("PROF_CUPTI_DETACH", {{"0", false}, {"1", true}}, config.cuda.detach_between_windows, "0");
+  choice_env("PROF_FOLLOW_FORK", {{"0", false}, {"1", true}}, config.follow_fork, "1");
 
   std::string error;
   const char* step = getenv("PROF_STEP");
@@ -249,14 +219,7 @@ AgentConfig read_config(const ProcessIdentity& identity) {
   }
   config.windows.delay_ns = seconds_env("PROF_DELAY");
   config.windows.duration_ns = seconds_env("PROF_DURATION");
-  const char* start = getenv("PROF_START");
-  if (start != nullptr && *start != '\0') {
-    if (strcmp(start, "off") == 0) {
-      config.windows.start_off = true;
-    } else if (strcmp(start, "on") != 0) {
-      log_error("PROF_START=%s is not on or off; using on", start);
-    }
-  }
+  choice_env("PROF_START", {{"on", false}, {"off", true}}, config.windows.start_off, "on");
   config.keep = static_cast<uint32_t>(bounded_env("PROF_KEEP", 0, 0, 1u << 20));
   config.max_bytes = bounded_env("PROF_MAX_MB", 0, 0, 1u << 30) << 20;
   config.window_wait_ms = static_cast<uint32_t>(bounded_env("PROF_WINDOW_WAIT_MS", 2000, 0, 600000));
