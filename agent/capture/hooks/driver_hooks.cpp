@@ -16,9 +16,8 @@
 #include "capture/hooks/cuda_hook_params.h"
 #include "capture/hooks/hooked_call.h"
 #include "capture/hooks/real_symbols.h"
+#include "capture/hooks/wrapper_definition.h"
 
-#define PROF_UNPACK(...) __VA_ARGS__
-#define PROF_EXPORT __attribute__((visibility("default")))
 
 namespace prof {
 namespace {
@@ -69,34 +68,10 @@ void* real_of(DriverHook hook) {
 }  // namespace
 }  // namespace prof
 
-// The wrappers. An asm label gives each the driver's symbol name while its
-// C++ name stays clear of cuda.h's declarations and version macros. While the
-// hooks record nothing (CUPTI does), a wrapper is two loads, a test and a
-// jump to the real function; the recording path is a function of its own so
-// that the pass-through needs no stack frame.
-#define PROF_DRIVER_HOOK(name, params, decl, args)                                         \
-  [[gnu::noinline]] static CUresult prof_record_##name decl {                              \
-    using Real = CUresult(*) decl;                                                         \
-    const auto hook = prof::DriverHook::hook_##name;                                       \
-    auto real = reinterpret_cast<Real>(prof::real_of(hook));                               \
-    if (real == nullptr) return CUDA_ERROR_NOT_FOUND;                                      \
-    prof::HookedCall call;                                                                 \
-    const params hook_params{PROF_UNPACK args};                                            \
-    if (!call.begin(prof::g_functions[static_cast<uint32_t>(hook)],                        \
-                    sizeof(params) > 1 ? &hook_params : nullptr)) {                        \
-      return real args;                                                                    \
-    }                                                                                      \
-    const CUresult result = real args;                                                     \
-    call.end(result);                                                                      \
-    return result;                                                                         \
-  }                                                                                        \
-  extern "C" PROF_EXPORT CUresult prof_hook_##name decl __asm__(#name);                    \
-  extern "C" CUresult prof_hook_##name decl {                                              \
-    using Real = CUresult(*) decl;                                                         \
-    auto real = reinterpret_cast<Real>(prof::known_real(prof::DriverHook::hook_##name));   \
-    if (real == nullptr || prof::hooks_may_record()) return prof_record_##name args;       \
-    return real args;                                                                      \
-  }
+// The wrappers (wrapper_definition.h).
+#define PROF_DRIVER_HOOK(name, params, decl, args)                                                \
+  PROF_DEFINE_WRAPPER(CUresult, CUDA_ERROR_NOT_FOUND, prof::DriverHook::hook_##name, prof_record_##name, \
+                      prof_hook_##name, #name, params, decl, args)
 #define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)
 #include "capture/hooks/hooked_functions.inc"
 #undef PROF_DRIVER_HOOK

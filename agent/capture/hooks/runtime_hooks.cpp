@@ -13,9 +13,8 @@
 #include "capture/hooks/cuda_hook_params.h"
 #include "capture/hooks/hooked_call.h"
 #include "capture/hooks/real_symbols.h"
+#include "capture/hooks/wrapper_definition.h"
 
-#define PROF_UNPACK(...) __VA_ARGS__
-#define PROF_EXPORT __attribute__((visibility("default")))
 
 namespace prof {
 namespace {
@@ -68,32 +67,11 @@ void* real_of(RuntimeHook hook) {
 }  // namespace
 }  // namespace prof
 
-// As the driver wrappers (driver_hooks.cpp): a frameless pass-through while
-// the hooks record nothing, the recording path a function of its own.
+// The wrappers (wrapper_definition.h).
 #define PROF_DRIVER_HOOK(name, params, decl, args)
-#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)                         \
-  [[gnu::noinline]] static cudaError_t prof_record_##name decl {                           \
-    using Real = cudaError_t(*) decl;                                                      \
-    const auto hook = prof::RuntimeHook::hook_##name;                                      \
-    auto real = reinterpret_cast<Real>(prof::real_of(hook));                               \
-    if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound;                       \
-    prof::HookedCall call;                                                                 \
-    const params hook_params{PROF_UNPACK args};                                            \
-    if (!call.begin(prof::g_functions[static_cast<uint32_t>(hook)],                        \
-                    sizeof(params) > 1 ? &hook_params : nullptr)) {                        \
-      return real args;                                                                    \
-    }                                                                                      \
-    const cudaError_t result = real args;                                                  \
-    call.end(result);                                                                      \
-    return result;                                                                         \
-  }                                                                                        \
-  extern "C" PROF_EXPORT cudaError_t prof_hook_##name decl __asm__(#name);                 \
-  extern "C" cudaError_t prof_hook_##name decl {                                           \
-    using Real = cudaError_t(*) decl;                                                      \
-    auto real = reinterpret_cast<Real>(prof::known_real(prof::RuntimeHook::hook_##name));  \
-    if (real == nullptr || prof::hooks_may_record()) return prof_record_##name args;       \
-    return real args;                                                                      \
-  }
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)                                  \
+  PROF_DEFINE_WRAPPER(cudaError_t, cudaErrorSharedObjectSymbolNotFound, prof::RuntimeHook::hook_##name,     \
+                      prof_record_##name, prof_hook_##name, #name, params, decl, args)
 #include "capture/hooks/hooked_functions.inc"
 #undef PROF_DRIVER_HOOK
 #undef PROF_RUNTIME_HOOK

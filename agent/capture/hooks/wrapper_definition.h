@@ -1,0 +1,42 @@
+#pragma once
+// The definition of one CUDA wrapper, shared by driver_hooks.cpp and
+// runtime_hooks.cpp, which expand it at global scope after defining, in
+// namespace prof, `real_of(Hook)`, `known_real(Hook)` and `g_functions`.
+//
+// An asm label gives the wrapper the CUDA function's own (ABI) name while its
+// C++ name stays clear of the CUDA headers' declarations and version macros.
+// While the hooks record nothing (CUPTI does), the wrapper is two loads, a
+// test and a jump to the real function; the recording path is a function of
+// its own so that the pass-through needs no stack frame. The caller pastes
+// and quotes the function's name (`record`, `wrapper`, `symbol`): the CUDA
+// headers define some names as macros (cuDeviceGetUuid -> ..._v2), which an
+// argument passed on would expand.
+#include "capture/hooks/hooked_call.h"
+
+#define PROF_UNPACK(...) __VA_ARGS__
+#define PROF_EXPORT __attribute__((visibility("default")))
+
+#define PROF_DEFINE_WRAPPER(Result, not_found, hook_value, record, wrapper, symbol, params, decl, \
+                            args)                                                                \
+  [[gnu::noinline]] static Result record decl {                                                  \
+    using Real = Result(*) decl;                                                                 \
+    const auto hook = hook_value;                                                                \
+    auto real = reinterpret_cast<Real>(prof::real_of(hook));                                     \
+    if (real == nullptr) return not_found;                                                       \
+    prof::HookedCall call;                                                                       \
+    const params hook_params{PROF_UNPACK args};                                                  \
+    if (!call.begin(prof::g_functions[static_cast<uint32_t>(hook)],                              \
+                    sizeof(params) > 1 ? &hook_params : nullptr)) {                              \
+      return real args;                                                                          \
+    }                                                                                            \
+    const Result result = real args;                                                             \
+    call.end(result);                                                                            \
+    return result;                                                                               \
+  }                                                                                              \
+  extern "C" PROF_EXPORT Result wrapper decl __asm__(symbol);                                    \
+  extern "C" Result wrapper decl {                                                               \
+    using Real = Result(*) decl;                                                                 \
+    auto real = reinterpret_cast<Real>(prof::known_real(hook_value));                            \
+    if (real == nullptr || prof::hooks_may_record()) return record args;                         \
+    return real args;                                                                            \
+  }
