@@ -45,8 +45,9 @@ class Recorder {
   // records into a chunk it writes at 4 MiB, and without slices a drain of
   // many full rings (8 threads x 16 MiB) built one chunk of ~40 MB, with
   // the memory (and page faults) that takes.
-  template <typename Visit, typename AfterSlice>
-  void drain_all(Visit&& visit, AfterSlice&& after_slice);
+  // `ahead(const RecordHeader&)`: ThreadBuffer::drain's lookahead.
+  template <typename Visit, typename AfterSlice, typename Ahead = ThreadBuffer::NoLookahead>
+  void drain_all(Visit&& visit, AfterSlice&& after_slice, Ahead&& ahead = Ahead{});
   template <typename Visit>
   void drain_all(Visit&& visit) {
     drain_all(visit, [] {});
@@ -59,8 +60,8 @@ class Recorder {
   Positions positions() const;
   // drain_all up to `until` only; buffers registered since are left alone
   // (the next drain takes them).
-  template <typename Visit, typename AfterSlice>
-  void drain_until(const Positions& until, Visit&& visit, AfterSlice&& after_slice);
+  template <typename Visit, typename AfterSlice, typename Ahead = ThreadBuffer::NoLookahead>
+  void drain_until(const Positions& until, Visit&& visit, AfterSlice&& after_slice, Ahead&& ahead = Ahead{});
 
   // Records dropped because a buffer was full, over all threads ever seen.
   uint64_t dropped() const;
@@ -93,8 +94,8 @@ Record* begin_record(ThreadBuffer& buffer, RecordType type, uint32_t payload_byt
   return record;
 }
 
-template <typename Visit, typename AfterSlice>
-void Recorder::drain_all(Visit&& visit, AfterSlice&& after_slice) {
+template <typename Visit, typename AfterSlice, typename Ahead>
+void Recorder::drain_all(Visit&& visit, AfterSlice&& after_slice, Ahead&& ahead) {
   {
     std::lock_guard lock(mutex_);
     snapshot_ = buffers_;
@@ -107,8 +108,8 @@ void Recorder::drain_all(Visit&& visit, AfterSlice&& after_slice) {
     // while it is drained must not keep the writer from the other threads.
     // An exited thread has at most one ring's worth left.
     for (size_t slice = 0; slice <= buffer->capacity() / kSliceBytes + 1; ++slice) {
-      if (buffer->drain([&](const RecordHeader& header) { visit(*buffer, header); },
-                        kSliceBytes) == 0) {
+      if (buffer->drain([&](const RecordHeader& header) { visit(*buffer, header); }, kSliceBytes,
+                        UINT64_MAX, ahead) == 0) {
         break;
       }
       after_slice();
@@ -122,8 +123,8 @@ void Recorder::drain_all(Visit&& visit, AfterSlice&& after_slice) {
   }
 }
 
-template <typename Visit, typename AfterSlice>
-void Recorder::drain_until(const Positions& until, Visit&& visit, AfterSlice&& after_slice) {
+template <typename Visit, typename AfterSlice, typename Ahead>
+void Recorder::drain_until(const Positions& until, Visit&& visit, AfterSlice&& after_slice, Ahead&& ahead) {
   {
     std::lock_guard lock(mutex_);
     snapshot_ = buffers_;
@@ -136,7 +137,7 @@ void Recorder::drain_until(const Positions& until, Visit&& visit, AfterSlice&& a
     const bool exited = buffer->owner_exited();
     for (size_t slice = 0; slice <= buffer->capacity() / kSliceBytes + 1; ++slice) {
       if (buffer->drain([&](const RecordHeader& header) { visit(*buffer, header); }, kSliceBytes,
-                        limit->second) == 0) {
+                        limit->second, ahead) == 0) {
         break;
       }
       after_slice();

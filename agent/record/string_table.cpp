@@ -55,25 +55,50 @@ uint64_t hash_address(const char* address) {
 
 }  // namespace
 
+void StringTable::prefetch(std::string_view value) const {
+  __builtin_prefetch(&text_slots_[home_of(static_cast<uint32_t>(hash_text(value) >> 32))]);
+}
+
 uint64_t StringTable::intern(std::string_view value, ChunkEncoder& chunk) {
-  const uint64_t hash = hash_text(value);
-  const auto tag = static_cast<uint32_t>(hash >> 32);
+  const auto tag = static_cast<uint32_t>(hash_text(value) >> 32);
   const size_t mask = text_slots_.size() - 1;
-  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+  for (size_t i = home_of(tag);; i = (i + 1) & mask) {
     const TextSlot slot = text_slots_[i];
-    if (slot.id == 0) return insert(value, hash, chunk);
-    if (slot.tag == tag) {
-      const TextEntry& entry = entries_[slot.id - 1];
-      if (entry.hash == hash && entry.text == value) return slot.id;
-    }
+    if (slot.id == 0) return insert(value, tag, chunk);
+    // Equal tags of different texts: 1 in 2^32 per slot compared.
+    if (slot.tag == tag && text_of(slot.id) == value) return slot.id;
   }
 }
 
-uint64_t StringTable::insert(std::string_view value, uint64_t hash, ChunkEncoder& chunk) {
-  reserve_one_more(text_slots_, entries_.size(), [this](const TextSlot& slot) { return entries_[slot.id - 1].hash; });
-  entries_.push_back({hash, store(value)});
-  const auto id = static_cast<uint32_t>(entries_.size());
-  text_slots_[free_slot(text_slots_, hash)] = {static_cast<uint32_t>(hash >> 32), id};
+void StringTable::grow_text_slots() {
+  std::vector<TextSlot, HugePageAllocator<TextSlot>> old(text_slots_.size() * 2);
+  old.swap(text_slots_);
+  --tag_shift_;
+  const size_t mask = text_slots_.size() - 1;
+  // In the old table's order, which is nearly the order of the tags: the
+  // writes into the new table go forward through it too.
+  for (const TextSlot& slot : old) {
+    if (slot.id == 0) continue;
+    size_t i = home_of(slot.tag);
+    while (text_slots_[i].id != 0) i = (i + 1) & mask;
+    text_slots_[i] = slot;
+  }
+}
+
+uint64_t StringTable::insert(std::string_view value, uint32_t tag, ChunkEncoder& chunk) {
+  // At most half full, so that a miss ends at an empty slot soon; 2^32
+  // slots at most (the tag's bits), far beyond any process's strings.
+  if (2 * (entries_ + 1) > text_slots_.size() && tag_shift_ > 0) grow_text_slots();
+  if ((entries_ & (kEntryBlock - 1)) == 0) {
+    entry_blocks_.push_back(std::make_unique_for_overwrite<Entry[]>(kEntryBlock));
+  }
+  const std::string_view stored = store(value);
+  entry_blocks_.back()[entries_ & (kEntryBlock - 1)] = {stored.data(), stored.size()};
+  const auto id = static_cast<uint32_t>(++entries_);
+  const size_t mask = text_slots_.size() - 1;
+  size_t i = home_of(tag);
+  while (text_slots_[i].id != 0) i = (i + 1) & mask;
+  text_slots_[i] = {tag, id};
   chunk.add_string(id, value);
   return id;
 }

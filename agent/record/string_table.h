@@ -27,33 +27,59 @@ class StringTable {
   // which avoids reading the text on every record.
   uint64_t intern_static(const char* value, ChunkEncoder& chunk);
 
-  size_t size() const { return entries_.size(); }
+  size_t size() const { return entries_; }
+
+  // Brings the slot where `value`'s lookup starts into the cache: the writer
+  // calls it a few records ahead of intern(), so that the cache miss of a new
+  // name (a random slot of a table of megabytes) overlaps the work on the
+  // records before it instead of stalling each time.
+  void prefetch(std::string_view value) const;
 
  private:
-  // A string's id is its index in entries_ plus one. A slot holds 32 bits
-  // of the hash and the id, 8 bytes: a million distinct strings (NVTX
-  // names with a step number in them) probe a 16-32 MiB table in huge pages
-  // rather than 128 MiB of 32-byte slots on small pages (2.5x faster per
-  // new string), so that the writer keeps up with a thread making them.
+  // A string's id is its number in entries plus one. A slot holds the
+  // hash's high 32 bits (the tag) and the id, 8 bytes: a million distinct
+  // strings (NVTX names with a step number in them) probe a 16-32 MiB table
+  // in huge pages rather than 128 MiB of 32-byte slots on small pages.
+  //
+  // A slot's place is the tag's top bits, not the hash's low bits: when the
+  // table doubles, each slot moves to twice its place, computed from the slot
+  // alone, so growing is one pass that reads the old table and writes the
+  // new one in order. With the low bits it read each string's entry for its
+  // hash, a random access per string: doubling a table of a million took
+  // 80-150 ms, during which the app's ring filled.
   struct TextSlot {
     uint32_t tag;  // the hash's high 32 bits
     uint32_t id;   // 0: empty slot
-  };
-  struct TextEntry {
-    uint64_t hash;
-    std::string_view text;  // into blocks_
   };
   struct AddressSlot {
     const char* address;
     uint64_t id;  // 0: empty slot
   };
 
-  uint64_t insert(std::string_view value, uint64_t hash, ChunkEncoder& chunk);
+  uint64_t insert(std::string_view value, uint32_t tag, ChunkEncoder& chunk);
+  size_t home_of(uint32_t tag) const { return tag >> tag_shift_; }
+  void grow_text_slots();
+  std::string_view text_of(uint32_t id) const {
+    const Entry& entry = entry_blocks_[(id - 1) >> kEntryBlockShift][(id - 1) & (kEntryBlock - 1)];
+    return {entry.text, entry.size};
+  }
   std::string_view store(std::string_view value);
 
   std::vector<TextSlot, HugePageAllocator<TextSlot>> text_slots_ =
       std::vector<TextSlot, HugePageAllocator<TextSlot>>(64);  // a power of two
-  std::vector<TextEntry, HugePageAllocator<TextEntry>> entries_;
+  int tag_shift_ = 32 - 6;  // 32 - log2(text_slots_.size())
+  // Each string's text, in blocks that never move: a vector of a million
+  // entries that doubled copied 16 MiB at once (another stall of the
+  // writer). Left uninitialized, so that a block's pages are touched only as
+  // strings arrive.
+  struct Entry {
+    const char* text;  // into blocks_
+    size_t size;
+  };
+  static constexpr int kEntryBlockShift = 16;
+  static constexpr size_t kEntryBlock = size_t{1} << kEntryBlockShift;
+  std::vector<std::unique_ptr<Entry[]>> entry_blocks_;
+  size_t entries_ = 0;
   // The texts, packed in blocks that never move (a string_view stays valid).
   std::vector<std::unique_ptr<char[]>> blocks_;
   char* block_ = nullptr;  // the block short texts go into

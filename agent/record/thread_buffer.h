@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 namespace prof {
 
@@ -81,8 +82,15 @@ class ThreadBuffer {
   // caller can write out what it made of them before it goes on.
   // With `until`, only the records committed before write_position() was
   // `until`.
-  template <typename Visit>
-  size_t drain(Visit&& visit, size_t max_bytes = SIZE_MAX, uint64_t until = UINT64_MAX);
+  // With `ahead`, also calls `ahead(const RecordHeader&)` for each record
+  // kLookahead records before it is visited (the writer prefetches what the
+  // record will look up).
+  struct NoLookahead {
+    void operator()(const RecordHeader&) const {}
+  };
+  static constexpr int kLookahead = 8;
+  template <typename Visit, typename Ahead = NoLookahead>
+  size_t drain(Visit&& visit, size_t max_bytes = SIZE_MAX, uint64_t until = UINT64_MAX, Ahead&& ahead = Ahead{});
   // Where the next record will be committed (any thread): drain(..., until)
   // stops there.
   uint64_t write_position() const { return write_pos_.load(std::memory_order_acquire); }
@@ -122,16 +130,28 @@ class ThreadBuffer {
   static inline std::atomic<void (*)()> half_full_hook_{nullptr};
 };
 
-template <typename Visit>
-size_t ThreadBuffer::drain(Visit&& visit, size_t max_bytes, uint64_t until) {
+template <typename Visit, typename Ahead>
+size_t ThreadBuffer::drain(Visit&& visit, size_t max_bytes, uint64_t until, Ahead&& ahead) {
   // Acquire pairs with commit()'s release: the record bytes are visible.
   const uint64_t end = std::min(write_pos_.load(std::memory_order_acquire), until);
   const uint64_t start = read_pos_.load(std::memory_order_relaxed);
+  auto header_at = [this](uint64_t at) {
+    return reinterpret_cast<const RecordHeader*>(storage_.get() + (at & (capacity_ - 1)));
+  };
   uint64_t pos = start;
+  uint64_t ahead_pos = start;  // committed records only: below `end`
+  int lead = 0;
   size_t visited = 0;
   while (pos < end && pos - start < max_bytes) {
-    const auto* header =
-        reinterpret_cast<const RecordHeader*>(storage_.get() + (pos & (capacity_ - 1)));
+    if constexpr (!std::is_same_v<std::decay_t<Ahead>, NoLookahead>) {
+      for (; lead < kLookahead && ahead_pos < end; ++lead) {
+        const RecordHeader* next = header_at(ahead_pos);
+        if (next->type != kPaddingRecord) ahead(*next);
+        ahead_pos += next->size;
+      }
+      --lead;
+    }
+    const RecordHeader* header = header_at(pos);
     if (header->type != kPaddingRecord) {
       visit(*header);
       ++visited;

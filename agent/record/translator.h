@@ -28,6 +28,10 @@ class Translator {
   // waits for its pop).
   void translate(const ThreadBuffer& buffer, const RecordHeader& header, ChunkEncoder& chunk);
 
+  // Called a few records before translate() reaches `header` (the writer's
+  // lookahead): starts loading what that record will look up.
+  void prefetch(const RecordHeader& header) const;
+
   // The end of recording: NVTX ranges still open, closed at `end_ns`.
   void close_open_ranges(uint64_t end_ns, ChunkEncoder& chunk);
 
