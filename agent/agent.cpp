@@ -63,6 +63,7 @@ file::Process describe_process(const ProcessIdentity& identity, const AgentConfi
               : config.log_level == LogLevel::debug ? "debug" : "info"},
       {"buffer_kb", std::to_string(config.thread_buffer_bytes >> 10)},
       {"flush_ms", std::to_string(config.flush_interval_ms)},
+      {"ring_wait_ms", std::to_string(config.ring_wait_ms)},
       {"nvtx", "on"},
       {"api", config.cuda.all_api_calls ? "all" : "default"},
       {"stacks", stack_mode_name(config.cuda.stacks)},
@@ -240,6 +241,7 @@ bool start_recording(const ProcessIdentity& identity, AgentConfig config, bool f
   writer_options.keep = config.keep;
   writer_options.max_bytes = config.max_bytes;
   writer_options.window_wait_ms = config.window_wait_ms;
+  writer_options.ring_wait_ms = config.ring_wait_ms;
   writer_options.on_pass = on_writer_pass;
   writer_options.on_budget_spent = on_budget_spent;
   auto* writer = new Writer(*recorder, writer_options, describe_process(identity, config));

@@ -184,6 +184,8 @@ AgentConfig read_config(const ProcessIdentity& identity) {
       bounded_env("PROF_BUFFER_KB", config.thread_buffer_bytes >> 10, 64, 1u << 20) << 10;
   config.flush_interval_ms =
       static_cast<uint32_t>(bounded_env("PROF_FLUSH_MS", config.flush_interval_ms, 10, 60'000));
+  config.ring_wait_ms =
+      static_cast<uint32_t>(bounded_env("PROF_RING_WAIT_MS", config.ring_wait_ms, 0, 10'000));
 
   choice_env("PROF_API", {{"default", false}, {"all", true}}, config.cuda.all_api_calls, "default");
   choice_env("PROF_STACKS",

@@ -28,6 +28,12 @@ struct AgentConfig {
   // so a thread that records little costs little.
   size_t thread_buffer_bytes = 16u << 20;
   uint32_t flush_interval_ms = 500;     // PROF_FLUSH_MS
+  // PROF_RING_WAIT_MS: when a thread's ring is more than half full, the
+  // longest the thread waits for the writer before an NVTX push, mark or
+  // start made with no range of its own open (so that the wait is inside no
+  // recorded interval); 0: never wait, drop and count at once.
+  // ThreadBuffer::wait_for_room has the rule.
+  uint32_t ring_wait_ms = 1000;
   uint32_t drain_interval_ms = 10;      // how often the writer empties the buffers
   CudaCaptureOptions cuda;              // PROF_API, PROF_STACKS, PROF_STACK_DEPTH, PROF_CAPTURE
   // PROF_FOLLOW_FORK: a forked child (without exec) records into its own

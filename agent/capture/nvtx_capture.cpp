@@ -140,11 +140,22 @@ constexpr int kPairedLevels = 64;
 thread_local DomainDepth t_depths[kTrackedDomains] = {};
 thread_local int t_tracked = 0;
 
+// Push/pop ranges open on this thread, over all its domains; and whether it
+// ever used a domain beyond kTrackedDomains, whose depth it cannot know.
+thread_local int t_open_pushes = 0;
+thread_local bool t_untracked_domain = false;
+// Start/end ranges open in the process: they may end on another thread, so
+// any of them may hold any thread's time.
+std::atomic<int64_t> g_open_started{0};
+
 DomainDepth* depth_of(const NvtxDomain* domain) {
   for (int i = 0; i < t_tracked; ++i) {
     if (t_depths[i].domain == domain) return &t_depths[i];
   }
-  if (t_tracked == kTrackedDomains) return nullptr;
+  if (t_tracked == kTrackedDomains) {
+    t_untracked_domain = true;
+    return nullptr;
+  }
   t_depths[t_tracked] = {domain, 0, 0, 0};
   return &t_depths[t_tracked++];
 }
@@ -157,6 +168,29 @@ ThreadBuffer* current_buffer(InRangeOnly in_range_only = InRangeOnly::yes) {
   if (recorder == nullptr || !recorder->accepting()) return nullptr;
   if (in_range_only == InRangeOnly::yes && !capture_range_open()) return nullptr;
   return recorder->thread_buffer();
+}
+
+// Back-pressure (PROF_RING_WAIT_MS, ThreadBuffer::wait_for_room): before an
+// event that begins something, when no range of this thread (nor any
+// start/end range) is open, so that the wait lands in no recorded interval
+// and the event's own timestamp is taken after it. Not inside a range: a
+// nested push that waited would lengthen the range around it. A thread that
+// makes ranges faster than the writer interns them (a million distinct
+// names) is then held at its outermost level instead of losing ranges.
+void wait_for_room_between_ranges() {
+  if (t_open_pushes != 0 || t_untracked_domain || g_open_started.load(std::memory_order_relaxed) > 0) return;
+  ReentryGuard guard;
+  if (!guard) return;
+  ThreadBuffer* buffer = current_buffer();
+  if (buffer == nullptr) return;
+  const ThreadBuffer::Wait wait = buffer->wait_for_room();
+  if (wait.start_ns == 0) return;
+  // The wait, in the room it made: the file shows where the app was held.
+  if (auto* record = begin_record<RingWaitRecord>(*buffer, RecordType::ring_wait, 0)) {
+    record->start_ns = wait.start_ns;
+    record->end_ns = wait.end_ns;
+    buffer->commit();
+  }
 }
 
 // holding: recorded, and the room asked for is held.
@@ -261,10 +295,13 @@ void find_step_end(const NvtxDomain* domain, int depth, uint64_t range_id) {
 // ---- the functions NVTX calls ----
 
 void mark(const NvtxDomain* domain, const MessageText& message, EventStyle style) {
+  wait_for_room_between_ranges();
   record_event(RecordType::nvtx_mark, domain, 0, message, style);
 }
 
 nvtxRangeId_t range_start(const NvtxDomain* domain, const MessageText& message, EventStyle style) {
+  wait_for_room_between_ranges();
+  g_open_started.fetch_add(1, std::memory_order_relaxed);
   const uint64_t id = agent_state().nvtx.next_range_id.fetch_add(1, std::memory_order_relaxed);
   find_step_start(domain, -1, id, message);
   record_event(RecordType::nvtx_range_start, domain, id, message, style);
@@ -274,10 +311,12 @@ nvtxRangeId_t range_start(const NvtxDomain* domain, const MessageText& message, 
 void range_end(const NvtxDomain* domain, nvtxRangeId_t id) {
   record_event(RecordType::nvtx_range_end, domain, id, MessageText(), {});
   find_step_end(domain, -1, id);
+  g_open_started.fetch_sub(1, std::memory_order_relaxed);
 }
 
 int range_push(const NvtxDomain* domain, const MessageText& message, EventStyle style) {
   DomainDepth* level = depth_of(domain);
+  wait_for_room_between_ranges();
   find_step_start(domain, level != nullptr ? level->depth : 0, 0, message);
   const bool paired = level != nullptr && level->depth >= 0 && level->depth < kPairedLevels;
   const Recorded recorded =
@@ -290,6 +329,7 @@ int range_push(const NvtxDomain* domain, const MessageText& message, EventStyle 
     if (recorded == Recorded::holding) level->held |= bit;
     if (recorded == Recorded::dropped) level->lost |= bit;
   }
+  ++t_open_pushes;
   return level->depth++;
 }
 
@@ -320,6 +360,7 @@ int range_pop(const NvtxDomain* domain) {
   // NVTX: a pop without a push is an error, reported as a negative level.
   if (level->depth <= 0) return -1;
   --level->depth;
+  --t_open_pushes;
   find_step_end(domain, level->depth, 0);
   return level->depth;
 }

@@ -78,4 +78,11 @@ uint64_t Recorder::dropped() const {
   return total;
 }
 
+ThreadBuffer::WaitStats Recorder::wait_stats() const {
+  std::lock_guard lock(mutex_);
+  ThreadBuffer::WaitStats total = retired_waits_;
+  for (const ThreadBuffer* buffer : buffers_) total.add(buffer->wait_stats());
+  return total;
+}
+
 }  // namespace prof

@@ -65,6 +65,9 @@ class Recorder {
 
   // Records dropped because a buffer was full, over all threads ever seen.
   uint64_t dropped() const;
+  // The app threads' waits for room (ThreadBuffer::wait_for_room), over all
+  // threads ever seen.
+  ThreadBuffer::WaitStats wait_stats() const;
 
  private:
   friend void on_thread_exit(void*);
@@ -78,6 +81,7 @@ class Recorder {
   std::atomic<bool> recording_started_{false};
   std::vector<ThreadBuffer*> buffers_;
   uint64_t retired_dropped_ = 0;
+  ThreadBuffer::WaitStats retired_waits_;
   std::vector<ThreadBuffer*> snapshot_;  // writer's scratch, reused
 };
 
@@ -118,6 +122,7 @@ void Recorder::drain_all(Visit&& visit, AfterSlice&& after_slice, Ahead&& ahead)
       std::lock_guard lock(mutex_);
       std::erase(buffers_, buffer);
       retired_dropped_ += buffer->dropped();
+      retired_waits_.add(buffer->wait_stats());
       delete buffer;
     }
   }
@@ -146,6 +151,7 @@ void Recorder::drain_until(const Positions& until, Visit&& visit, AfterSlice&& a
       std::lock_guard lock(mutex_);
       std::erase(buffers_, buffer);
       retired_dropped_ += buffer->dropped();
+      retired_waits_.add(buffer->wait_stats());
       delete buffer;
     }
   }

@@ -21,6 +21,7 @@ enum class RecordType : uint16_t {
   nvtx_mark,         // NvtxEventRecord + message
   thread_name,       // ThreadNameRecord + name
   api_call,          // ApiCallRecord + stack frames + kernel name
+  ring_wait,         // RingWaitRecord
 };
 
 inline constexpr uint32_t kMaxPayloadString = 1024;
@@ -50,6 +51,16 @@ struct ThreadNameRecord {
   // name bytes follow
 };
 static_assert(sizeof(ThreadNameRecord) == 16);
+
+// A wait of the recording thread for room in its ring (PROF_RING_WAIT_MS):
+// the agent's own time on an app thread, an Overhead in the file.
+struct RingWaitRecord {
+  RecordHeader header;
+  uint64_t start_ns;
+  uint64_t end_ns;
+};
+static_assert(sizeof(RingWaitRecord) == 24);
+inline constexpr char kRingWaitName[] = "libprof ring wait";
 
 // What an API call did, beyond its name and time (from CUPTI's params).
 enum class ApiCallArgs : uint8_t { none, launch, copy, memset };

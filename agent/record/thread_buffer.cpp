@@ -2,9 +2,13 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstring>
+#include <ctime>
+
+#include "common/clock.h"
 
 namespace prof {
 namespace {
@@ -91,6 +95,47 @@ void ThreadBuffer::commit() {
     half_full_signalled_ = true;
     if (auto hook = half_full_hook_.load(std::memory_order_acquire)) hook();
   }
+}
+
+ThreadBuffer::Wait ThreadBuffer::wait_for_room_slow() {
+  // Acquire pairs with drain()'s release, as in reserve().
+  cached_read_pos_ = read_pos_.load(std::memory_order_acquire);
+  const uint64_t pos = write_pos_.load(std::memory_order_relaxed);
+  if (pos - cached_read_pos_ <= capacity_ / 2) {
+    waits_off_ = false;
+    return {};
+  }
+  const uint64_t limit = wait_limit_ns_.load(std::memory_order_relaxed);
+  if (waits_off_ || limit == 0) return {};
+  wake_consumer();  // it was woken at half full; once more costs nothing here
+  const uint64_t start = monotonic_ns();
+  uint64_t now = start;
+  bool room = false;
+  // 50 us naps at first (most waits end within a slice of the writer's
+  // work), longer ones as the wait goes on, so that a thread waiting long on
+  // a loaded machine does not take the core from the writer it waits for.
+  long nap_ns = 50'000;
+  while (!room && now - start < limit) {
+    timespec nap{0, nap_ns};
+    nanosleep(&nap, nullptr);
+    nap_ns = std::min(2 * nap_ns, 1'000'000L);
+    cached_read_pos_ = read_pos_.load(std::memory_order_acquire);
+    room = pos - cached_read_pos_ <= capacity_ / 2;
+    now = monotonic_ns();
+  }
+  half_full_signalled_ = false;
+  const uint64_t waited = now - start;
+  waits_.fetch_add(1, std::memory_order_relaxed);
+  waited_ns_.fetch_add(waited, std::memory_order_relaxed);
+  if (waited > longest_wait_ns_.load(std::memory_order_relaxed)) {
+    longest_wait_ns_.store(waited, std::memory_order_relaxed);
+  }
+  if (!room) {
+    timeouts_.fetch_add(1, std::memory_order_relaxed);
+    waits_off_ = true;
+    return {};
+  }
+  return {start, now};
 }
 
 }  // namespace prof

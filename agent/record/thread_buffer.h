@@ -63,6 +63,52 @@ class ThreadBuffer {
   // pop of a dropped push): counted as dropped.
   void count_dropped() { dropped_.fetch_add(1, std::memory_order_relaxed); }
 
+  // Back-pressure (PROF_RING_WAIT_MS), the producer's second line of
+  // defence after the ring's size: when the ring is more than half full
+  // (the writer was woken as it passed half), waits for the writer to bring
+  // it back to half, sleeping 50 us to 1 ms at a time, at most the wait
+  // limit. The
+  // caller calls it only where the wait lands in no interval it records
+  // (nvtx_capture.cpp: before the timestamp of a push at depth 0). A wait
+  // that reaches the limit turns waiting off for this ring until the writer
+  // has caught up (the ring back at half full or less): a writer that makes
+  // no progress costs the app one limit per episode, and the records that
+  // do not fit are dropped and counted as before. Cheap when the ring is at
+  // most half full: one load and a compare.
+  // Returns the wait that ended with room (the caller records it), or one
+  // with start_ns == 0.
+  struct Wait {
+    uint64_t start_ns = 0;
+    uint64_t end_ns = 0;
+  };
+  Wait wait_for_room() {
+    if (write_pos_.load(std::memory_order_relaxed) - cached_read_pos_ <= capacity_ / 2) {
+      waits_off_ = false;  // the cached view only overstates the fill
+      return {};
+    }
+    return wait_for_room_slow();
+  }
+  // The longest one wait_for_room() may wait, for every ring (0: never wait).
+  // Set by the writer as it starts, and to 0 as it stops.
+  static void set_wait_limit_ns(uint64_t ns) { wait_limit_ns_.store(ns, std::memory_order_relaxed); }
+  struct WaitStats {
+    uint64_t waits = 0;      // waits that found the ring over half full
+    uint64_t timeouts = 0;   // waits that reached the limit
+    uint64_t waited_ns = 0;  // in all
+    uint64_t longest_ns = 0;
+    void add(const WaitStats& other) {
+      waits += other.waits;
+      timeouts += other.timeouts;
+      waited_ns += other.waited_ns;
+      longest_ns = std::max(longest_ns, other.longest_ns);
+    }
+  };
+  // Any thread (the writer reads it as a summary; counts may lag by one wait).
+  WaitStats wait_stats() const {
+    return {waits_.load(std::memory_order_relaxed), timeouts_.load(std::memory_order_relaxed),
+            waited_ns_.load(std::memory_order_relaxed), longest_wait_ns_.load(std::memory_order_relaxed)};
+  }
+
   // Called (on the producer's thread) when a buffer passes half full, so the
   // consumer drains it before it overflows rather than at its next period.
   // One call per half-fill, not per record: it may make a syscall.
@@ -89,6 +135,7 @@ class ThreadBuffer {
     void operator()(const RecordHeader&) const {}
   };
   static constexpr int kLookahead = 8;
+  static constexpr size_t kReleaseBytes = 64u << 10;
   template <typename Visit, typename Ahead = NoLookahead>
   size_t drain(Visit&& visit, size_t max_bytes = SIZE_MAX, uint64_t until = UINT64_MAX, Ahead&& ahead = Ahead{});
   // Where the next record will be committed (any thread): drain(..., until)
@@ -122,12 +169,19 @@ class ThreadBuffer {
   bool half_full_signalled_ = false;  // reset when the producer sees the consumer's progress
   size_t held_bytes_ = 0;             // room kept for records to come (reserve's `hold`)
   std::atomic<uint64_t> dropped_{0};
+  bool waits_off_ = false;  // a wait reached the limit; on again once the ring is back at half
+  std::atomic<uint64_t> waits_{0};
+  std::atomic<uint64_t> timeouts_{0};
+  std::atomic<uint64_t> waited_ns_{0};
+  std::atomic<uint64_t> longest_wait_ns_{0};
+  Wait wait_for_room_slow();
 
   // Consumer-owned line.
   alignas(64) std::atomic<uint64_t> read_pos_{0};
   std::atomic<bool> owner_exited_{false};
 
   static inline std::atomic<void (*)()> half_full_hook_{nullptr};
+  static inline std::atomic<uint64_t> wait_limit_ns_{0};
 };
 
 template <typename Visit, typename Ahead>
@@ -157,6 +211,12 @@ size_t ThreadBuffer::drain(Visit&& visit, size_t max_bytes, uint64_t until, Ahea
       ++visited;
     }
     pos += header->size;
+    // Room given back every 64 KiB, not only at the end of a slice: a
+    // producer waiting for room (wait_for_room) goes on as soon as there is
+    // some.
+    if (((pos ^ (pos - header->size)) & ~uint64_t{kReleaseBytes - 1}) != 0) {
+      read_pos_.store(pos, std::memory_order_release);
+    }
   }
   // Release: the producer may reuse the space only after we stopped reading it.
   read_pos_.store(pos, std::memory_order_release);

@@ -96,6 +96,14 @@ void Translator::translate(const ThreadBuffer& buffer, const RecordHeader& heade
     case RecordType::api_call:
       api_call(tid, reinterpret_cast<const ApiCallRecord&>(header), chunk);
       break;
+    case RecordType::ring_wait: {
+      const auto& wait = reinterpret_cast<const RingWaitRecord&>(header);
+      file::Overhead overhead;
+      overhead.kind_id = strings_.intern_static(kRingWaitName, chunk);
+      overhead.tid = tid;
+      chunk.add(overhead, {wait.start_ns, wait.end_ns});
+      break;
+    }
     case RecordType::padding:
       break;
   }

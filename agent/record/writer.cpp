@@ -91,6 +91,7 @@ void Writer::start() {
   running_.store(true, std::memory_order_release);
   g_wake_fd.store(wake_fd_, std::memory_order_release);
   ThreadBuffer::set_half_full_hook(wake_writer);
+  ThreadBuffer::set_wait_limit_ns(uint64_t{options_.ring_wait_ms} * 1'000'000);
   // The app's SIGTERM/SIGINT must never run on this thread: the handler
   // waits for this thread to flush. The mask is set around the thread's
   // creation, so that the thread is born with it: blocking them from inside
@@ -166,6 +167,9 @@ void Writer::run() {
     }
     handle_window_events();
     if (final) {
+      // Threads still recording as the process ends must not wait for a
+      // writer that is about to stop.
+      ThreadBuffer::set_wait_limit_ns(0);
       // Everything CUPTI still holds, unfinished work included, is part of
       // the last chunk. Done here rather than by whoever asked for the end:
       // a signal handler must not call into CUPTI.
@@ -342,6 +346,12 @@ void Writer::finish(uint64_t end_ns) {
              "time and are not in the file",
              static_cast<unsigned long long>(source->unfinished()));
   }
+  if (const ThreadBuffer::WaitStats waits = recorder_.wait_stats(); waits.waits != 0) {
+    log_debug("the app's threads waited %llu times for room in their rings (PROF_RING_WAIT_MS=%u), "
+              "%.1f ms in all, %.1f ms at most; %llu waits reached the limit",
+              static_cast<unsigned long long>(waits.waits), options_.ring_wait_ms, waits.waited_ns / 1e6,
+              waits.longest_ns / 1e6, static_cast<unsigned long long>(waits.timeouts));
+  }
   if (translator_.unmatched_range_ends() != 0) {
     log_info("%llu NVTX range ends had no matching start",
              static_cast<unsigned long long>(translator_.unmatched_range_ends()));
@@ -353,6 +363,7 @@ void Writer::finish(uint64_t end_ns) {
 // nobody will write. The error has been said once already.
 void Writer::fail() {
   write_failed_ = true;
+  ThreadBuffer::set_wait_limit_ns(0);
   recorder_.stop_accepting();
 }
 

@@ -36,6 +36,9 @@ class Writer {
     // PROF_WINDOW_WAIT_MS: how long a window's end waits for the GPU records
     // of work launched inside it.
     uint32_t window_wait_ms = 2000;
+    // PROF_RING_WAIT_MS: the longest an app thread waits for room in its
+    // ring (ThreadBuffer::wait_for_room) while this writer runs.
+    uint32_t ring_wait_ms = 0;
     // Called on the writer thread at every pass (time-based windows, the
     // on-demand trigger).
     void (*on_pass)(uint64_t now_ns) = nullptr;

@@ -4,6 +4,7 @@ disk, churn threads or push the agent's limits, on simcuda. One scenario per
 invocation, with run_cuda_tests.py's arguments plus --source-apps; see
 README "Reliability".
 """
+import bisect
 import json
 import os
 import re
@@ -313,26 +314,59 @@ def long_kernel_name(tmp):
     check(any(len(e.get("name", "")) > 10000 for e in doc["traceEvents"]), "the trace lost the long name")
 
 
-def million_nvtx_strings(tmp, count="1000000"):
+def million_nvtx_strings(tmp, count="1000000", mode="default"):
     """A million distinct range names, every other one with a range "inner"
-    inside, in a tight loop, with the default ring. On a loaded machine the
-    writer (which interns every new name) falls behind a loop that makes
-    them and the ring fills: "drop and count, never block". What must hold
-    is that drops are whole ranges, counted exactly, and never break the
-    pairing of the rest: every range in the file is a push and its own pop
-    (no range left unterminated, "inner" always at depth 1 inside its outer
-    range), and ranges kept + ranges dropped (two records each: a push, and
-    the pop given up with it) = ranges made."""
+    inside, in a tight loop, with the default ring. The writer interns each
+    new name; when the loop outruns it and the ring passes half full, the
+    thread waits for the writer before its next outermost push (back-pressure,
+    PROF_RING_WAIT_MS, at most 1 s a wait), so no range is lost. What must
+    hold:
+
+    - no range is lost (ring_full 0), unless the agent reports that a wait
+      reached PROF_RING_WAIT_MS (the writer freed no room for 1 s); then
+      the drops must still be whole ranges counted exactly (below). On this
+      2-core machine at load 8-25 the longest wait measured was 121 ms (plain
+      build) and 184 ms (AddressSanitizer, three runs at once);
+    - every wait is in the file (an Overhead "libprof ring wait", one per wait
+      that found room, as many as the agent counted) and lies between two
+      outermost ranges, never inside a range: the app never pays for the
+      agent inside an interval it records;
+    - drops, when there are any, are whole ranges counted exactly and never
+      break the pairing of the rest: every range in the file is a push and its
+      own pop (none unterminated, "inner" at depth 1 inside its outer range),
+      and ranges kept + ranges dropped (two records each: a push, and the pop
+      given up with it) = ranges made.
+
+    mode "drop": PROF_RING_WAIT_MS=0 and a 64 KiB ring, so that ranges are
+    certainly dropped (the ring holds ~1,000 records, fewer than the thread
+    makes while the writer sleeps between passes): the drop path alone."""
     count = int(count)
-    result = run(app("nvtx_strings", count), agent_env(), tmp)
+    extra = {"PROF_LOG": "debug"}
+    if mode == "drop":
+        extra.update(PROF_RING_WAIT_MS="0", PROF_BUFFER_KB="64")
+    else:
+        check(mode == "default", "mode is default or drop, not %r" % mode)
+    result = run(app("nvtx_strings", count), agent_env(extra), tmp)
     check(result.returncode == 0, result.stderr)
+    waits = re.search(r"waited (\d+) times for room in their rings \(PROF_RING_WAIT_MS=(\d+)\), "
+                      r"([\d.]+) ms in all, ([\d.]+) ms at most; (\d+) waits reached the limit", result.stderr)
+    waited, limit_ms, waited_ms, longest_ms, timeouts = (
+        (int(waits.group(1)), int(waits.group(2)), float(waits.group(3)), float(waits.group(4)), int(waits.group(5)))
+        if waits else (0, 0, 0.0, 0.0, 0))
     text = info("run.pb", tmp)
     check("ended         exit" in text, text)
     dropped = info_count(text, "ring_full")
     outer = inner = 0
+    outer_spans = []
+    wait_spans = []
     pending = []  # inner ranges, written as they close: before their outer range
     dump_process = subprocess.Popen([ARGS.analyzer, "dump", "run.pb"], cwd=tmp, stdout=subprocess.PIPE, text=True)
     for line in dump_process.stdout:
+        if line.startswith('{"type":"overhead"'):
+            r = json.loads(line)
+            check(r["kind"] == "libprof ring wait", "an overhead that is not a ring wait: %s" % line)
+            wait_spans.append((r["start"], r["end"]))
+            continue
         if not line.startswith('{"type":"range"'):
             continue
         r = json.loads(line)
@@ -343,6 +377,7 @@ def million_nvtx_strings(tmp, count="1000000"):
             continue
         check(r["name"].startswith("range ") and r["depth"] == 0, "outer range: %s" % line)
         outer += 1
+        outer_spans.append((r["start"], r["end"]))
         for i in pending:
             # Inside this range at depth 1, or at depth 0 before it (its own
             # outer range was dropped).
@@ -353,11 +388,34 @@ def million_nvtx_strings(tmp, count="1000000"):
     check(dump_process.wait() == 0, "profanalyze dump failed")
     check(all(i["depth"] == 0 for i in pending), "inner ranges after the last outer one: %s" % pending[:3])
     made = count + (count + 1) // 2
-    print("%d of %d ranges kept (%d outer, %d inner), %d records dropped" % (outer + inner, made, outer, inner, dropped))
+    print("%d of %d ranges kept (%d outer, %d inner), %d records dropped; %d waits for room, %.1f ms in all, "
+          "%.1f ms at most, %d reached the %d ms limit" % (outer + inner, made, outer, inner, dropped, waited,
+                                                           waited_ms, longest_ms, timeouts, limit_ms))
     check(dropped % 2 == 0 and outer + inner + dropped // 2 == made,
           "%d outer + %d inner ranges kept and %d records dropped, of %d ranges" % (outer, inner, dropped, made))
     check(info_count(text, "NVTX ranges") == outer + inner, text)
     check(info_count(text, "strings") >= outer + 1, "strings:\n" + text)
+    if mode == "drop":
+        check(dropped > 0, "a 64 KiB ring without waits lost nothing: the drop path was not exercised")
+        check(waited == 0 and not wait_spans, "waits with PROF_RING_WAIT_MS=0: %d" % waited)
+    else:
+        check(limit_ms == 1000 or waited == 0, "PROF_RING_WAIT_MS is %d, not its default 1000" % limit_ms)
+        check(dropped == 0 or timeouts > 0,
+              "%d records dropped though no wait reached PROF_RING_WAIT_MS (%d waits)" % (dropped, waited))
+        if timeouts:
+            print("NOTE: %d waits reached PROF_RING_WAIT_MS: the writer freed no room for %d ms (a machine "
+                  "loaded far beyond its cores); drops, if any, are checked as exact" % (timeouts, limit_ms))
+    # Every wait that found room is in the file, between two outermost ranges.
+    check(len(wait_spans) == waited - timeouts,
+          "%d ring waits in the file, the agent counted %d (%d without room)" % (len(wait_spans), waited, timeouts))
+    outer_spans.sort()
+    starts = [span[0] for span in outer_spans]
+    for start, end in wait_spans:
+        at = bisect.bisect_right(starts, start)
+        before = outer_spans[at - 1] if at > 0 else None
+        after = outer_spans[at] if at < len(outer_spans) else None
+        check(start <= end and (before is None or before[1] <= start) and (after is None or end <= after[0]),
+              "a wait [%d, %d] overlaps a range: before it %s, after it %s" % (start, end, before, after))
     # The nvtx view: one row per distinct name.
     summary = analyze(["report", "--view", "nvtx", "run.pb"], tmp)
     rows = [line for line in summary.splitlines() if re.search(r"range \d+\s*$", line)]

@@ -47,3 +47,17 @@ TEST_CASE("PROF_BACKEND and PROF_GPU_TIMING choose the capture path, invalid val
   unsetenv("PROF_GPU_TIMING");
   unsetenv("PROF_LOG");
 }
+
+TEST_CASE("PROF_RING_WAIT_MS bounds the wait for room: 1 s by default, 0 turns it off, nonsense falls back") {
+  const prof::ProcessIdentity identity;
+  setenv("PROF_LOG", "quiet", 1);
+  unsetenv("PROF_RING_WAIT_MS");
+  CHECK(prof::read_config(identity).ring_wait_ms == 1000);
+  for (const auto& [value, want] : {std::pair{"0", 0u}, std::pair{"250", 250u}, std::pair{"10000", 10000u},
+                                    std::pair{"10001", 1000u}, std::pair{"-1", 1000u}, std::pair{"soon", 1000u}}) {
+    setenv("PROF_RING_WAIT_MS", value, 1);
+    CHECK(prof::read_config(identity).ring_wait_ms == want);
+  }
+  unsetenv("PROF_RING_WAIT_MS");
+  unsetenv("PROF_LOG");
+}

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -151,4 +152,70 @@ TEST_CASE("the recorder gives each thread its own buffer and counts drops over a
   recorder.stop_accepting();
   std::thread late([&] { CHECK(recorder.thread_buffer() == nullptr); });
   late.join();
+}
+
+TEST_CASE("a producer over half full waits for the consumer, at most the limit, then not again until it caught up") {
+  prof::ThreadBuffer buffer(4096, 1);
+  prof::ThreadBuffer::set_wait_limit_ns(0);
+  uint64_t sequence = 0;
+  while (put(buffer, sequence)) ++sequence;  // full: 256 records of 16 bytes
+  // No limit set: no wait, whatever the fill.
+  CHECK(buffer.wait_for_room().start_ns == 0);
+  CHECK(buffer.wait_stats().waits == 0);
+
+  // A consumer that frees the ring after 20 ms: the wait ends then, with room.
+  prof::ThreadBuffer::set_wait_limit_ns(5'000'000'000);
+  std::thread consumer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    drain(buffer);
+  });
+  const prof::ThreadBuffer::Wait waited = buffer.wait_for_room();
+  consumer.join();
+  CHECK(waited.start_ns != 0);
+  CHECK(waited.end_ns - waited.start_ns >= 15'000'000);  // the consumer's 20 ms, less the start-up of its thread
+  CHECK(buffer.wait_stats().waits == 1);
+  CHECK(buffer.wait_stats().timeouts == 0);
+  CHECK(put(buffer, sequence++));
+
+  // Nobody drains: the wait ends at the limit, without room (nothing to record).
+  while (put(buffer, sequence)) ++sequence;
+  prof::ThreadBuffer::set_wait_limit_ns(30'000'000);
+  CHECK(buffer.wait_for_room().start_ns == 0);
+  CHECK(buffer.wait_stats().waits == 2);
+  CHECK(buffer.wait_stats().timeouts == 1);
+  CHECK(buffer.wait_stats().longest_ns >= 30'000'000);
+  // Then no more waits while the ring stays over half full: a stuck consumer
+  // costs one limit, not one per event.
+  CHECK(buffer.wait_for_room().start_ns == 0);
+  CHECK(buffer.wait_stats().waits == 2);
+  // Once the consumer caught up, waits are on again.
+  drain(buffer);
+  CHECK(buffer.wait_for_room().start_ns == 0);  // at most half full: no wait
+  while (put(buffer, sequence)) ++sequence;
+  std::thread late_consumer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    drain(buffer);
+  });
+  CHECK(buffer.wait_for_room().start_ns != 0);
+  late_consumer.join();
+  CHECK(buffer.wait_stats().waits == 3);
+  prof::ThreadBuffer::set_wait_limit_ns(0);
+}
+
+TEST_CASE("the consumer gives room back every 64 KiB within a slice") {
+  prof::ThreadBuffer buffer(1u << 20, 1);
+  uint64_t sequence = 0;
+  while (put(buffer, sequence)) ++sequence;
+  // In the middle of one drain of 512 KiB, the producer finds room as soon
+  // as 64 KiB of records were visited, not only when the drain returns.
+  size_t visited = 0;
+  bool room_before = false;
+  bool room_after = false;
+  buffer.drain([&](const prof::RecordHeader&) {
+    ++visited;
+    if (visited == 100) room_before = put(buffer, sequence);
+    if (visited == (64u << 10) / sizeof(CountRecord) + 1) room_after = put(buffer, sequence);
+  }, 512u << 10);
+  CHECK_FALSE(room_before);
+  CHECK(room_after);
 }
