@@ -409,8 +409,10 @@ class Bench:
                     continue
                 out = os.path.join(self.tmp, "rate.pb")
                 progress(f"throughput, {threads} thread(s): {rate:,.0f} events/s under the agent")
+                # PROF_RING_WAIT_MS=0: what the writer takes without holding
+                # the app back (the rows below measure the waits).
                 r = run_reaped([tool, str(threads), str(rate), str(seconds)],
-                               env=self.env("none", PROF_OUTPUT=out))
+                               env=self.env("none", PROF_OUTPUT=out, PROF_RING_WAIT_MS=0))
                 _, achieved, emitted = r.stdout.split()
                 achieved = float(achieved)
                 counts = info_counts(self.analyzer, out)
@@ -436,12 +438,70 @@ class Bench:
                      f"{best_clean:,.0f}/s{drop_text}{flat_text}",
                      f"{base_rate:,.0f}/s no agent", f"{best_clean / base_rate:.2f}x",
                      f">= {TARGET_RATE:,}/s", best_clean >= TARGET_RATE)
+            # Flat out with the default back-pressure: the app is held at its
+            # outermost pushes while its ring is over half full.
+            out = os.path.join(self.tmp, "rate.pb")
+            progress(f"throughput, {threads} thread(s): flat out, waits on (PROF_RING_WAIT_MS default)")
+            r = run_reaped([tool, str(threads), "1e12", str(seconds)], env=self.env("none", PROF_OUTPUT=out))
+            achieved = float(r.stdout.split()[1])
+            counts = info_counts(self.analyzer, out)
+            self.add("throughput", f"{threads} thread(s): flat out, waits for the writer on (default)",
+                     f"{achieved:,.0f}/s, {counts.get('ring_full', 0):,} dropped, "
+                     f"{counts.get('overheads', 0):,} waits",
+                     f"{base_rate:,.0f}/s no agent", f"{achieved / base_rate:.2f}x", "no drop",
+                     counts.get("ring_full", 0) == 0)
         self.notes.append(
             "throughput: bench_record_rate emits NVTX push/pop events (each one record in the agent's "
             f"per-thread ring, PROF_BUFFER_KB default) at a paced rate for {seconds} s per rate, "
-            "rates 0.5M..8M/s then flat out; drops from `profanalyze info` (ring_full). A push/pop pair is "
+            "rates 0.5M..8M/s then flat out, with PROF_RING_WAIT_MS=0 (the writer's own capacity; the "
+            "'waits ... on' rows run flat out with the default, where a thread whose ring is over half full "
+            "waits for the writer before its next outermost push); drops from `profanalyze info` "
+            "(ring_full), waits are its Overhead records. A push/pop pair is "
             "one NVTX range in the file. The baseline is the same app flat out without the agent "
             "(NVTX calls with no tool attached are near no-ops).")
+
+    # ---------------------------------------------------------------- names --
+    def names(self):
+        """Distinct NVTX names: what the writer sustains (bench_writer_names,
+        CPU time of its translation alone) against what an app makes
+        (`reliability nvtx_strings`, a million names in a tight loop)."""
+        count = 200_000 if self.quick else 1_000_000
+        repeats = 3 if self.quick else REPEATS
+        tool = os.path.join(self.tools, "bench_writer_names")
+        app = [os.path.join(self.apps, "reliability"), "nvtx_strings", str(count)]
+        writer, longest = [], []
+        app_runs = {"waits off": [], "default": []}
+        for rep in range(repeats):
+            progress(f"names: writer and app, run {rep + 1}/{repeats}")
+            fields = run_reaped([tool, str(count), os.path.join(self.tmp, "names-writer.pb")]).stdout.split()
+            writer.append(float(fields[1]))
+            longest.append(float(fields[3]))
+            for name, extra in (("waits off", {"PROF_RING_WAIT_MS": 0}), ("default", {})):
+                out = os.path.join(self.tmp, "names.pb")
+                r = run_reaped(app, env=self.env("none", PROF_OUTPUT=out, **extra))
+                counts = info_counts(self.analyzer, out)
+                app_runs[name].append((r.wall, counts.get("ring_full", 0), counts.get("overheads", 0)))
+        made = count + (count + 1) // 2  # ranges: every other name has one inside
+        off_wall = median([w for w, _, _ in app_runs["waits off"]])
+        app_rate = count / off_wall
+        rate = median(writer)
+        self.add("names", f"writer: distinct NVTX names/s (bench_writer_names {count:,}, CPU)",
+                 f"{rate:,.0f}/s ({1e9 / rate:,.0f} ns/name), longest 1 MiB slice {max(longest) / 1e3:,.1f} ms",
+                 f"{app_rate:,.0f}/s the app makes", f"{rate / app_rate:.2f}x", ">= 1.00x", rate >= app_rate)
+        for name, runs in app_runs.items():
+            drops = [d for _, d, _ in runs]
+            waits = [n for _, _, n in runs]
+            self.add("names", f"app: {count:,} names ({made:,} ranges), PROF_RING_WAIT_MS "
+                     f"{'0' if name == 'waits off' else 'default'}",
+                     f"{median([w for w, _, _ in runs]) * 1e3:,.0f} ms; ranges dropped {min(drops) // 2:,}-"
+                     f"{max(drops) // 2:,} ({max(drops) / 2 / made:.0%} at most); waits {min(waits):,}-{max(waits):,}",
+                     "", "", "no drop" if name == "default" else "",
+                     max(drops) == 0 if name == "default" else None)
+        self.notes.append(
+            "names: bench_writer_names puts the records of N distinct range names (every other one with a range "
+            "inside) in a ring and times, in CPU time, the writer's translation of them (interning, pairing, "
+            "encoding, 4 MiB chunks written to a file) 1 MiB slice at a time; the app rows run `reliability "
+            f"nvtx_strings {count}` under the agent, median wall time of {repeats}, drops and waits over the runs.")
 
     # ----------------------------------------------------------- file size --
     def file_size(self):
@@ -580,7 +640,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("build_dir")
     parser.add_argument("--quick", action="store_true", help="smaller runs, for trying the script out")
-    parser.add_argument("--only", default="overhead,backends,windows,throughput,size,analyzer",
+    parser.add_argument("--only", default="overhead,backends,windows,throughput,names,size,analyzer",
                         help="comma-separated sections to run")
     args = parser.parse_args()
     bench = Bench(args.build_dir, args.quick)
@@ -595,6 +655,8 @@ def main():
             bench.windows()
         if "throughput" in sections:
             bench.throughput()
+        if "names" in sections:
+            bench.names()
         if "size" in sections:
             bench.file_size()
         if "analyzer" in sections:

@@ -311,7 +311,11 @@ nvtxRangeId_t range_start(const NvtxDomain* domain, const MessageText& message, 
 void range_end(const NvtxDomain* domain, nvtxRangeId_t id) {
   record_event(RecordType::nvtx_range_end, domain, id, MessageText(), {});
   find_step_end(domain, -1, id);
-  g_open_started.fetch_sub(1, std::memory_order_relaxed);
+  // Never below 0: an end the app never started must not make a later
+  // start look closed.
+  int64_t open = g_open_started.load(std::memory_order_relaxed);
+  while (open > 0 && !g_open_started.compare_exchange_weak(open, open - 1, std::memory_order_relaxed)) {
+  }
 }
 
 int range_push(const NvtxDomain* domain, const MessageText& message, EventStyle style) {

@@ -4,8 +4,9 @@
 // The owning app thread is the only producer; the writer thread is the only
 // consumer. A record is reserved, filled and committed with one release store
 // of the write position, so the consumer sees either all of it or none of it.
-// When the ring has no room the record is dropped and counted: the app thread
-// never waits for the writer.
+// When the ring has no room the record is dropped and counted: reserve()
+// never waits for the writer. The one wait there is, wait_for_room(), is
+// bounded and called only where it lands in no recorded interval.
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
