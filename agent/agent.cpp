@@ -200,6 +200,9 @@ void on_fork_child() {
   // that has no buffer yet must not register one (the registry's mutex may
   // be held forever), so the parent's recorder takes nothing more.
   agent.recorder.load()->stop_accepting();
+  // No writer here to wait for until the child's own starts (which sets
+  // PROF_RING_WAIT_MS again).
+  ThreadBuffer::set_wait_limit_ns(0);
   if (!agent.config->follow_fork) return;
   Recorder::forget_this_thread();  // its buffer is the parent's, which nobody drains here
   reset_cuda_hooks_after_fork();

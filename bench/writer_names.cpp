@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
       const uint64_t start = now_ns();
       const size_t visited = ring.drain(
           [&](const prof::RecordHeader& header) { translator.translate(ring, header, chunk); }, kSliceBytes,
-          UINT64_MAX, [&](const prof::RecordHeader& header) { translator.prefetch(header); });
+          UINT64_MAX, translator.lookahead());
       if (chunk.pending_bytes() >= kChunkBytes) {
         const std::string& bytes = chunk.finish();
         if (write(fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {

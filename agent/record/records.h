@@ -12,6 +12,8 @@
 
 namespace prof {
 
+// The NVTX types are consecutive, from nvtx_push to nvtx_mark
+// (Translator::Lookahead::worth).
 enum class RecordType : uint16_t {
   padding = kPaddingRecord,
   nvtx_push,         // NvtxEventRecord + message

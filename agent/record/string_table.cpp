@@ -22,7 +22,8 @@ uint64_t short_tail(const char* p, size_t n) {
 
 // Eight bytes per multiply, then a final mix so that the low bits (the slot)
 // depend on every byte. Not for untrusted input; names come from the app.
-uint64_t hash_text(std::string_view text) {
+// Inline into both intern() and prefetch().
+[[gnu::always_inline]] inline uint64_t hash_text(std::string_view text) {
   const char* p = text.data();
   const size_t size = text.size();
   uint64_t h = 0x9E3779B97F4A7C15ull ^ size;

@@ -129,13 +129,16 @@ class ThreadBuffer {
   // caller can write out what it made of them before it goes on.
   // With `until`, only the records committed before write_position() was
   // `until`.
-  // With `ahead`, also calls `ahead(const RecordHeader&)` for each record
-  // kLookahead records before it is visited (the writer prefetches what the
-  // record will look up).
+  // With `ahead`, also calls `ahead(const RecordHeader&)` on the records up
+  // to kLookaheadBytes beyond the one being visited (the writer prefetches
+  // what they will look up), while `ahead.worth(visited record)` says the
+  // ring is in a stretch of such records: a ring of CUDA calls pays one
+  // check per record, not the walk.
   struct NoLookahead {
+    static bool worth(const RecordHeader&) { return false; }
     void operator()(const RecordHeader&) const {}
   };
-  static constexpr int kLookahead = 8;
+  static constexpr uint64_t kLookaheadBytes = 512;  // 8 NVTX records of a short name
   static constexpr size_t kReleaseBytes = 64u << 10;
   template <typename Visit, typename Ahead = NoLookahead>
   size_t drain(Visit&& visit, size_t max_bytes = SIZE_MAX, uint64_t until = UINT64_MAX, Ahead&& ahead = Ahead{});
@@ -190,33 +193,40 @@ size_t ThreadBuffer::drain(Visit&& visit, size_t max_bytes, uint64_t until, Ahea
   // Acquire pairs with commit()'s release: the record bytes are visible.
   const uint64_t end = std::min(write_pos_.load(std::memory_order_acquire), until);
   const uint64_t start = read_pos_.load(std::memory_order_relaxed);
-  auto header_at = [this](uint64_t at) {
-    return reinterpret_cast<const RecordHeader*>(storage_.get() + (at & (capacity_ - 1)));
-  };
+  // In locals: `visit` is opaque to the compiler, which would reload the
+  // members after every call.
+  const std::byte* const base = storage_.get();
+  const uint64_t mask = capacity_ - 1;
+  auto header_at = [base, mask](uint64_t at) { return reinterpret_cast<const RecordHeader*>(base + (at & mask)); };
   uint64_t pos = start;
-  uint64_t ahead_pos = start;  // committed records only: below `end`
-  int lead = 0;
+  uint64_t ahead_pos = start;  // [pos, ahead_pos) had ahead(); committed records only: below `end`
+  bool looking = true;
+  uint64_t release_at = start + kReleaseBytes;
   size_t visited = 0;
   while (pos < end && pos - start < max_bytes) {
     if constexpr (!std::is_same_v<std::decay_t<Ahead>, NoLookahead>) {
-      for (; lead < kLookahead && ahead_pos < end; ++lead) {
-        const RecordHeader* next = header_at(ahead_pos);
-        if (next->type != kPaddingRecord) ahead(*next);
-        ahead_pos += next->size;
+      if (looking) {
+        if (ahead_pos < pos) ahead_pos = pos;
+        while (ahead_pos < end && ahead_pos - pos < kLookaheadBytes) {
+          const RecordHeader* next = header_at(ahead_pos);
+          ahead(*next);  // padding included: it looks only at the types it knows
+          ahead_pos += next->size;
+        }
       }
-      --lead;
     }
     const RecordHeader* header = header_at(pos);
     if (header->type != kPaddingRecord) {
       visit(*header);
       ++visited;
+      if constexpr (!std::is_same_v<std::decay_t<Ahead>, NoLookahead>) looking = ahead.worth(*header);
     }
     pos += header->size;
     // Room given back every 64 KiB, not only at the end of a slice: a
     // producer waiting for room (wait_for_room) goes on as soon as there is
     // some.
-    if (((pos ^ (pos - header->size)) & ~uint64_t{kReleaseBytes - 1}) != 0) {
+    if (pos >= release_at) {
       read_pos_.store(pos, std::memory_order_release);
+      release_at = pos + kReleaseBytes;
     }
   }
   // Release: the producer may reuse the space only after we stopped reading it.

@@ -20,18 +20,6 @@ void Translator::note_thread(const ThreadBuffer& buffer, ChunkEncoder& chunk) {
   chunk.add(file::Thread{buffer.tid(), std::move(name)});
 }
 
-void Translator::prefetch(const RecordHeader& header) const {
-  switch (static_cast<RecordType>(header.type)) {
-    case RecordType::nvtx_push:
-    case RecordType::nvtx_range_start:
-    case RecordType::nvtx_mark:
-      strings_.prefetch({payload_of(reinterpret_cast<const NvtxEventRecord&>(header)), header.payload_bytes});
-      break;
-    default:
-      break;
-  }
-}
-
 void Translator::translate(const ThreadBuffer& buffer, const RecordHeader& header, ChunkEncoder& chunk) {
   const uint32_t tid = buffer.tid();
   if (tid != last_noted_tid_) {  // records come in runs per thread buffer

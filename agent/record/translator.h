@@ -28,9 +28,25 @@ class Translator {
   // waits for its pop).
   void translate(const ThreadBuffer& buffer, const RecordHeader& header, ChunkEncoder& chunk);
 
-  // Called a few records before translate() reaches `header` (the writer's
-  // lookahead): starts loading what that record will look up.
-  void prefetch(const RecordHeader& header) const;
+  // The writer's lookahead (ThreadBuffer::drain's `ahead`): called a few
+  // records before translate() reaches a record, it starts loading what the
+  // record will look up (an NVTX name's slot in the string table), while
+  // the ring is in a stretch of NVTX records. Inline: it runs per record.
+  struct Lookahead {
+    const Translator* translator;
+    static bool worth(const RecordHeader& header) {
+      return header.type >= static_cast<uint16_t>(RecordType::nvtx_push) &&
+             header.type <= static_cast<uint16_t>(RecordType::nvtx_mark);
+    }
+    void operator()(const RecordHeader& header) const {
+      const auto type = static_cast<RecordType>(header.type);
+      if (type == RecordType::nvtx_push || type == RecordType::nvtx_range_start || type == RecordType::nvtx_mark) {
+        translator->strings_.prefetch(
+            {payload_of(reinterpret_cast<const NvtxEventRecord&>(header)), header.payload_bytes});
+      }
+    }
+  };
+  Lookahead lookahead() const { return {this}; }
 
   // The end of recording: NVTX ranges still open, closed at `end_ns`.
   void close_open_ranges(uint64_t end_ns, ChunkEncoder& chunk);

@@ -228,11 +228,10 @@ void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
   auto after_slice = [this] {
     if (chunk_.pending_bytes() >= kChunkBytesLimit) write_chunk();
   };
-  auto ahead = [this](const RecordHeader& header) { translator_.prefetch(header); };
   if (until != nullptr) {
-    recorder_.drain_until(*until, visit, after_slice, ahead);
+    recorder_.drain_until(*until, visit, after_slice, translator_.lookahead());
   } else {
-    recorder_.drain_all(visit, after_slice, ahead);
+    recorder_.drain_all(visit, after_slice, translator_.lookahead());
   }
   drain_activity(later_after_ns);
 }
