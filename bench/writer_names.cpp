@@ -8,7 +8,9 @@
 // writer sustains: new names per second, and the longest single slice (a
 // stall the app's ring must absorb).
 //
-// Usage: bench_writer_names N FILE
+// Usage: bench_writer_names N FILE [DISTINCT]
+// DISTINCT: the names repeat after that many ("range 0" .. "range DISTINCT-1"),
+// the writer's cost for names it has seen.
 // Prints: names, names/s, ns per name, longest slice in us.
 #include <fcntl.h>
 #include <time.h>
@@ -56,11 +58,12 @@ bool put(prof::ThreadBuffer& ring, prof::RecordType type, uint64_t time, const c
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 || atol(argv[1]) <= 0) {
-    fprintf(stderr, "usage: %s N FILE\n", argv[0]);
+  if ((argc != 3 && argc != 4) || atol(argv[1]) <= 0 || (argc == 4 && atol(argv[3]) <= 0)) {
+    fprintf(stderr, "usage: %s N FILE [DISTINCT]\n", argv[0]);
     return 2;
   }
   const long names = atol(argv[1]);
+  const long distinct = argc == 4 ? atol(argv[3]) : names;
   const int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     perror(argv[2]);
@@ -96,7 +99,7 @@ int main(int argc, char** argv) {
   };
   char name[32];
   for (long i = 0; i < names; ++i) {
-    const int bytes = snprintf(name, sizeof(name), "range %ld", i);
+    const int bytes = snprintf(name, sizeof(name), "range %ld", i % distinct);
     while (!put(ring, prof::RecordType::nvtx_push, ++time, name, static_cast<size_t>(bytes))) drain();
     if (i % 2 == 0) {
       while (!put(ring, prof::RecordType::nvtx_push, ++time, "inner", 5)) drain();

@@ -178,11 +178,16 @@ ThreadBuffer* current_buffer(InRangeOnly in_range_only = InRangeOnly::yes) {
 // makes ranges faster than the writer interns them (a million distinct
 // names) is then held at its outermost level instead of losing ranges.
 void wait_for_room_between_ranges() {
-  if (t_open_pushes != 0 || t_untracked_domain || g_open_started.load(std::memory_order_relaxed) > 0) return;
+  if (t_open_pushes != 0 || t_untracked_domain) return;
+  // The common case first and cheapest: the thread's ring is at most half
+  // full (a thread without a ring has nothing to wait for).
+  ThreadBuffer* registered = Recorder::registered_buffer();
+  if (registered == nullptr || !registered->room_may_be_short()) return;
+  if (g_open_started.load(std::memory_order_relaxed) > 0) return;
   ReentryGuard guard;
   if (!guard) return;
   ThreadBuffer* buffer = current_buffer();
-  if (buffer == nullptr) return;
+  if (buffer != registered) return;  // recording stopped, or outside the capture range
   const ThreadBuffer::Wait wait = buffer->wait_for_room();
   if (wait.start_ns == 0) return;
   // The wait, in the room it made: the file shows where the app was held.

@@ -34,6 +34,9 @@ class StringTable {
   // name (a random slot of a table of megabytes) overlaps the work on the
   // records before it instead of stalling each time.
   void prefetch(std::string_view value) const;
+  // Whether prefetch() can gain anything: the slots no longer fit in the
+  // cache (2 MiB, 128k strings and more).
+  bool worth_prefetching() const { return text_slots_.size() >= (size_t{1} << 18); }
 
  private:
   // A string's id is its number in entries plus one. A slot holds the

@@ -82,13 +82,17 @@ class ThreadBuffer {
     uint64_t start_ns = 0;
     uint64_t end_ns = 0;
   };
-  Wait wait_for_room() {
+  // room_may_be_short(): the cheap check alone, for a caller that has more
+  // to do before it waits. At most half full by the cached view (which only
+  // overstates the fill): the writer has caught up, waits are on again.
+  bool room_may_be_short() {
     if (write_pos_.load(std::memory_order_relaxed) - cached_read_pos_ <= capacity_ / 2) {
-      waits_off_ = false;  // the cached view only overstates the fill
-      return {};
+      waits_off_ = false;
+      return false;
     }
-    return wait_for_room_slow();
+    return true;
   }
+  Wait wait_for_room() { return room_may_be_short() ? wait_for_room_slow() : Wait{}; }
   // The longest one wait_for_room() may wait, for every ring (0: never wait).
   // Set by the writer as it starts, and to 0 as it stops.
   static void set_wait_limit_ns(uint64_t ns) { wait_limit_ns_.store(ns, std::memory_order_relaxed); }
@@ -135,6 +139,7 @@ class ThreadBuffer {
   // ring is in a stretch of such records: a ring of CUDA calls pays one
   // check per record, not the walk.
   struct NoLookahead {
+    static bool active() { return false; }
     static bool worth(const RecordHeader&) { return false; }
     void operator()(const RecordHeader&) const {}
   };
@@ -200,7 +205,9 @@ size_t ThreadBuffer::drain(Visit&& visit, size_t max_bytes, uint64_t until, Ahea
   auto header_at = [base, mask](uint64_t at) { return reinterpret_cast<const RecordHeader*>(base + (at & mask)); };
   uint64_t pos = start;
   uint64_t ahead_pos = start;  // [pos, ahead_pos) had ahead(); committed records only: below `end`
-  bool looking = true;
+  // Once per drain: whether a lookahead can gain anything at all.
+  const bool may_look = ahead.active();
+  bool looking = may_look;
   uint64_t release_at = start + kReleaseBytes;
   size_t visited = 0;
   while (pos < end && pos - start < max_bytes) {
@@ -218,7 +225,7 @@ size_t ThreadBuffer::drain(Visit&& visit, size_t max_bytes, uint64_t until, Ahea
     if (header->type != kPaddingRecord) {
       visit(*header);
       ++visited;
-      if constexpr (!std::is_same_v<std::decay_t<Ahead>, NoLookahead>) looking = ahead.worth(*header);
+      if constexpr (!std::is_same_v<std::decay_t<Ahead>, NoLookahead>) looking = may_look && ahead.worth(*header);
     }
     pos += header->size;
     // Room given back every 64 KiB, not only at the end of a slice: a

@@ -31,9 +31,12 @@ class Translator {
   // The writer's lookahead (ThreadBuffer::drain's `ahead`): called a few
   // records before translate() reaches a record, it starts loading what the
   // record will look up (an NVTX name's slot in the string table), while
-  // the ring is in a stretch of NVTX records. Inline: it runs per record.
+  // the ring is in a stretch of NVTX records and the table is too large to
+  // stay in the cache (a few names used again and again gain nothing from
+  // it, and would pay a second hash per name). Inline: it runs per record.
   struct Lookahead {
     const Translator* translator;
+    bool active() const { return translator->strings_.worth_prefetching(); }
     static bool worth(const RecordHeader& header) {
       return header.type >= static_cast<uint16_t>(RecordType::nvtx_push) &&
              header.type <= static_cast<uint16_t>(RecordType::nvtx_mark);
