@@ -140,10 +140,12 @@ constexpr int kPairedLevels = 64;
 thread_local DomainDepth t_depths[kTrackedDomains] = {};
 thread_local int t_tracked = 0;
 
-// Push/pop ranges open on this thread, over all its domains; and whether it
-// ever used a domain beyond kTrackedDomains, whose depth it cannot know.
-thread_local int t_open_pushes = 0;
-thread_local bool t_untracked_domain = false;
+// Push/pop ranges open on this thread, over all its domains, plus
+// kUntracked once it used a domain beyond kTrackedDomains, whose depth it
+// cannot know (it then never waits for room). initial-exec: a plain
+// %fs-relative load on every push, no __tls_get_addr call.
+constexpr int kUntracked = 1 << 30;
+[[gnu::tls_model("initial-exec")]] thread_local int t_open_pushes = 0;
 // Start/end ranges open in the process: they may end on another thread, so
 // any of them may hold any thread's time.
 std::atomic<int64_t> g_open_started{0};
@@ -153,7 +155,7 @@ DomainDepth* depth_of(const NvtxDomain* domain) {
     if (t_depths[i].domain == domain) return &t_depths[i];
   }
   if (t_tracked == kTrackedDomains) {
-    t_untracked_domain = true;
+    t_open_pushes |= kUntracked;
     return nullptr;
   }
   t_depths[t_tracked] = {domain, 0, 0, 0};
@@ -177,12 +179,7 @@ ThreadBuffer* current_buffer(InRangeOnly in_range_only = InRangeOnly::yes) {
 // nested push that waited would lengthen the range around it. A thread that
 // makes ranges faster than the writer interns them (a million distinct
 // names) is then held at its outermost level instead of losing ranges.
-void wait_for_room_between_ranges() {
-  if (t_open_pushes != 0 || t_untracked_domain) return;
-  // The common case first and cheapest: the thread's ring is at most half
-  // full (a thread without a ring has nothing to wait for).
-  ThreadBuffer* registered = Recorder::registered_buffer();
-  if (registered == nullptr || !registered->room_may_be_short()) return;
+[[gnu::noinline]] void wait_for_room_now(ThreadBuffer* registered) {
   if (g_open_started.load(std::memory_order_relaxed) > 0) return;
   ReentryGuard guard;
   if (!guard) return;
@@ -196,6 +193,16 @@ void wait_for_room_between_ranges() {
     record->end_ns = wait.end_ns;
     buffer->commit();
   }
+}
+
+// Inline, on every push: the common case is cheap (no range open and the
+// thread's ring at most half full; a thread without a ring has nothing to
+// wait for).
+inline void wait_for_room_between_ranges() {
+  if (t_open_pushes != 0) return;
+  ThreadBuffer* registered = Recorder::registered_buffer();
+  if (registered == nullptr || !registered->room_may_be_short()) return;
+  wait_for_room_now(registered);
 }
 
 // holding: recorded, and the room asked for is held.
