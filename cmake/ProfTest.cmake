@@ -19,6 +19,17 @@ function(prof_add_test)
   # PROF_TEST_ENVIRONMENT: for every test of a directory (a CMake variable,
   # so it holds in the directory that sets it and below).
   set(environment ${PROF_TEST_ENVIRONMENT} ${T_ENVIRONMENT})
+  # ThreadSanitizer: every process of the test (unit test, app, forked child,
+  # Python worker loading the agent) writes its reports to
+  # tsan-reports/<test>.<pid>, which scripts/tsan.sh reads after the run, so
+  # a report fails the run even where the test does not look at that
+  # process's exit code or stderr. die_after_fork: ThreadSanitizer stops a
+  # forked child of a threaded process that starts a thread, which every
+  # forked child under the agent does (its writer). handle_segv: the tests
+  # check that a crashing app dies by its signal.
+  if(PROF_SANITIZE STREQUAL "thread")
+    list(PREPEND environment "TSAN_OPTIONS=die_after_fork=0:handle_segv=0:second_deadlock_stack=1:suppressions=${PROJECT_SOURCE_DIR}/scripts/tsan_suppressions.txt:log_path=${CMAKE_BINARY_DIR}/tsan-reports/${T_NAME}")
+  endif()
   if(environment)
     set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${environment}")
   endif()

@@ -1,7 +1,37 @@
 #!/usr/bin/env bash
 # Every test in a ThreadSanitizer build (build-thread). Not part of CI: it
-# takes about as long as the rest of CI together on a 2-core machine.
+# takes about as long as the rest of CI together on a 2-core machine
+# (README "Reliability").
 #   scripts/tsan.sh [ctest arguments]     e.g. scripts/tsan.sh -R 'agent|integration'
+# Every process a test starts writes its ThreadSanitizer reports to
+# build-thread/tsan-reports/<test>.<pid> (cmake/ProfTest.cmake), with the
+# suppressions of scripts/tsan_suppressions.txt: a report anywhere fails the
+# run, even in a process whose exit code no test looks at. Prints the build's
+# and the tests' wall times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PROF_SANITIZE=thread exec scripts/test.sh "$@"
+
+scripts/bootstrap.sh
+start=$SECONDS
+build_dir=$(PROF_SANITIZE=thread scripts/build.sh | tail -n 1)
+echo "== tsan: build took $((SECONDS - start)) s" >&2
+
+reports="$PWD/$build_dir/tsan-reports"
+rm -rf "$reports"
+mkdir -p "$reports"
+start=$SECONDS
+status=0
+(cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" "$@") || status=$?
+echo "== tsan: tests took $((SECONDS - start)) s" >&2
+
+shopt -s nullglob
+logs=("$reports"/*)
+if ((${#logs[@]})); then
+  for log in "${logs[@]}"; do
+    echo "== tsan: ${log#"$PWD"/}" >&2
+    cat "$log" >&2
+  done
+  echo "== tsan: ${#logs[@]} processes reported (in ${reports#"$PWD"/})" >&2
+  status=1
+fi
+exit "$status"

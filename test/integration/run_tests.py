@@ -131,8 +131,24 @@ def nvtx_report_matches_the_app(tmp):
         check(f"worker {worker}" in text, f"thread name 'worker {worker}' missing:\n{text}")
 
 
+def forked_child_dies_under_tsan():
+    """Whether a forked child that starts and joins a thread (the agent's
+    writer, when it follows the fork) dies in this build: GCC 12's
+    ThreadSanitizer gives it the pthread_t of a parent's thread it still
+    counts, and the join ends the child ("dup thread with used id", exit 66;
+    run_reliability_tests.py skip_children_that_start_threads says more)."""
+    if ARGS.sanitizer != "thread":
+        return False
+    print("note: the forked child that follows the fork is not run under GCC 12's ThreadSanitizer "
+          "(dup thread with used id)")
+    return True
+
+
 def app_output_and_exit_code_unchanged(tmp):
-    for cmd in ([app("nvtx_threads")], [app("lifecycle"), "fork"], [app("lifecycle"), "child"]):
+    commands = [[app("nvtx_threads")], [app("lifecycle"), "child"]]
+    if not forked_child_dies_under_tsan():
+        commands.insert(1, [app("lifecycle"), "fork"])
+    for cmd in commands:
         plain = run(cmd, env=plain_env(), cwd=tmp)
         traced = run(cmd, env=agent_env({"PROF_LOG": "quiet"}), cwd=tmp)
         check(plain.stdout == traced.stdout, f"{cmd}: stdout differs:\n{plain.stdout}\n---\n{traced.stdout}")
@@ -199,7 +215,7 @@ def forked_child_never_touches_the_parents_file(tmp):
     """By default a forked child records into its own run.<pid>.pb; with
     PROF_FOLLOW_FORK=0 it records nothing. Either way the parent's file has
     only the parent's ranges."""
-    for follow in ("1", "0"):
+    for follow in ("0",) if forked_child_dies_under_tsan() else ("1", "0"):
         for name in os.listdir(tmp):
             os.remove(os.path.join(tmp, name))
         env = agent_env()
@@ -278,6 +294,7 @@ def main():
     parser.add_argument("--analyzer", required=True)
     parser.add_argument("--apps", required=True)
     parser.add_argument("--preload-first", default="")
+    parser.add_argument("--sanitizer", default="")
     parser.add_argument("scenario")
     ARGS = parser.parse_args()
     scenario = globals().get(ARGS.scenario)

@@ -8,6 +8,7 @@
 #include <execinfo.h>
 #include <signal.h>
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -43,11 +44,12 @@ STACKS_TEST_FRAME void both_stacks(BothStacks& stacks) {
   stacks.agent_depth = prof::capture_native_stack(stacks.agent, 64, 0);
   // AddressSanitizer and ThreadSanitizer intercept backtrace(): its first
   // frame is then in their runtime, not in this file. The frames after it
-  // are glibc's.
+  // are glibc's. strcmp, not std::string: this runs in a signal handler too,
+  // where allocating is unsafe (ThreadSanitizer reported it).
   Dl_info ours{}, first{};
   if (stacks.glibc_depth > 0 && dladdr(reinterpret_cast<void*>(&both_stacks), &ours) != 0 &&
       dladdr(stacks.glibc[0], &first) != 0 && ours.dli_fname != nullptr && first.dli_fname != nullptr &&
-      std::string(ours.dli_fname) != first.dli_fname) {
+      std::strcmp(ours.dli_fname, first.dli_fname) != 0) {
     for (int i = 1; i < stacks.glibc_depth; ++i) stacks.glibc[i - 1] = stacks.glibc[i];
     --stacks.glibc_depth;
   }
