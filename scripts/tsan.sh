@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test in a ThreadSanitizer build (build-thread). Not part of CI: it
-# takes about as long as the rest of CI together on a 2-core machine
-# (README "Reliability").
+# would add about 13 minutes on 2 idle cores (a build from scratch of 12.4
+# CPU-minutes, 5-7 minutes of tests; README "Reliability").
 #   scripts/tsan.sh [ctest arguments]     e.g. scripts/tsan.sh -R 'agent|integration'
 # Every process a test starts writes its ThreadSanitizer reports to
 # build-thread/tsan-reports/<test>.<pid> (cmake/ProfTest.cmake), with the
