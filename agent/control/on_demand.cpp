@@ -11,6 +11,7 @@
 #include "agent_state.h"
 #include "common/log.h"
 #include "control/capture_control.h"
+#include "proc_stat.h"
 #include "record/writer.h"
 
 namespace prof {
@@ -47,26 +48,6 @@ std::string read_small_file(const std::string& path) {
   return text;
 }
 
-// When this process started (/proc/self/stat's starttime, clock ticks since
-// boot): with the pid, it names this process and no later one that reuses
-// the pid, so `profanalyze capture` can tell a control file left behind by
-// a process that was killed from ours.
-std::string start_ticks() {
-  const std::string stat = read_small_file("/proc/self/stat");
-  const size_t comm_end = stat.rfind(')');
-  if (comm_end == std::string::npos) return {};
-  // Fields after the command's ")": state is field 3, starttime field 22.
-  size_t at = comm_end + 1;
-  for (int field = 3; field <= 22; ++field) {
-    at = stat.find_first_not_of(' ', at);
-    if (at == std::string::npos) return {};
-    const size_t end = stat.find(' ', at);
-    if (field == 22) return stat.substr(at, end == std::string::npos ? std::string::npos : end - at);
-    at = end;
-  }
-  return {};
-}
-
 }  // namespace
 
 bool OnDemandTrigger::start(uint32_t pid) {
@@ -77,7 +58,11 @@ bool OnDemandTrigger::start(uint32_t pid) {
   }
   ::unlink(control_path(pid, ".req").c_str());
   ::unlink(control_path(pid, ".done").c_str());
-  active_ = write_atomically(control_path(pid, ".ctl"), "libprof " PROF_VERSION "\nstarted " + start_ticks() + "\n");
+  // The process's start time, with the pid, names this process and no later
+  // one that reuses the pid: `profanalyze capture` tells a control file left
+  // by a killed process from ours.
+  active_ = write_atomically(control_path(pid, ".ctl"),
+                             "libprof " PROF_VERSION "\nstarted " + process_start_ticks(0) + "\n");
   return active_;
 }
 

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/prof_analyze.h"
+#include "proc_stat.h"
 
 namespace prof::analyzer {
 namespace {
@@ -26,21 +27,6 @@ bool process_exists(int64_t pid) {
   return stat(("/proc/" + std::to_string(pid)).c_str(), &st) == 0;
 }
 
-// Field 22 of /proc/PID/stat, when the process started; empty if unreadable.
-std::string start_ticks(int64_t pid) {
-  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(file, stat);
-  const size_t comm_end = stat.rfind(')');
-  if (comm_end == std::string::npos) return {};
-  std::istringstream fields(stat.substr(comm_end + 1));
-  std::string field;
-  for (int number = 3; number <= 22 && fields >> field; ++number) {
-    if (number == 22) return field;
-  }
-  return {};
-}
-
 // Whether the control file of `pid` is the agent's in this process, not one
 // left by an earlier process with the same pid that ended without removing
 // it (killed, crashed): the agent writes its process's start time in it.
@@ -50,7 +36,7 @@ bool agent_runs_in(int64_t pid) {
   std::string line;
   while (std::getline(control, line)) {
     if (line.rfind("started ", 0) == 0) {
-      const std::string started = start_ticks(pid);
+      const std::string started = process_start_ticks(pid);
       return !started.empty() && line.substr(8) == started;
     }
   }
