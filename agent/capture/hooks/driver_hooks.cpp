@@ -11,13 +11,12 @@
 #include <dlfcn.h>
 
 #include <atomic>
-#include <cstring>
 
 #include "capture/hooks/cuda_hook_params.h"
 #include "capture/hooks/hooked_call.h"
 #include "capture/hooks/real_symbols.h"
 #include "capture/hooks/wrapper_definition.h"
-
+#include "capture/hooks/wrapper_table.h"
 
 namespace prof {
 namespace {
@@ -77,27 +76,6 @@ void* real_of(DriverHook hook) {
 #undef PROF_DRIVER_HOOK
 #undef PROF_RUNTIME_HOOK
 
-namespace prof {
-namespace {
-
-struct Wrapper {
-  const char* name;
-  void* address;
-};
-
-const Wrapper g_wrappers[kDriverHooks] = {
-#define PROF_DRIVER_HOOK(name, params, decl, args) {#name, reinterpret_cast<void*>(&prof_hook_##name)},
-#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)
-#include "capture/hooks/hooked_functions.inc"
-#undef PROF_DRIVER_HOOK
-#undef PROF_RUNTIME_HOOK
-    {"cuGetProcAddress", nullptr},     // filled below: defined after this table
-    {"cuGetProcAddress_v2", nullptr},
-};
-
-}  // namespace
-}  // namespace prof
-
 extern "C" PROF_EXPORT CUresult prof_hook_cuGetProcAddress(const char* symbol, void** pfn, int cuda_version,
                                                            cuuint64_t flags) __asm__("cuGetProcAddress");
 extern "C" PROF_EXPORT CUresult prof_hook_cuGetProcAddress_v2(const char* symbol, void** pfn, int cuda_version,
@@ -106,42 +84,45 @@ extern "C" PROF_EXPORT CUresult prof_hook_cuGetProcAddress_v2(const char* symbol
     __asm__("cuGetProcAddress_v2");
 
 namespace prof {
+namespace {
+
+// The driver's names, and our wrappers by the same index.
+const char* const kNames[kDriverHooks] = {
+#define PROF_DRIVER_HOOK(name, params, decl, args) #name,
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)
+#include "capture/hooks/hooked_functions.inc"
+#undef PROF_DRIVER_HOOK
+#undef PROF_RUNTIME_HOOK
+    "cuGetProcAddress",
+    "cuGetProcAddress_v2",
+};
+
+void* const kWrappers[kDriverHooks] = {
+#define PROF_DRIVER_HOOK(name, params, decl, args) reinterpret_cast<void*>(&prof_hook_##name),
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)
+#include "capture/hooks/hooked_functions.inc"
+#undef PROF_DRIVER_HOOK
+#undef PROF_RUNTIME_HOOK
+    reinterpret_cast<void*>(&prof_hook_cuGetProcAddress),
+    reinterpret_cast<void*>(&prof_hook_cuGetProcAddress_v2),
+};
+
+// cuGetProcAddress names the base function ("cuMemcpyHtoD") and returns an
+// ABI variant (cuMemcpyHtoD_v2_ptds) chosen by version and flags: the
+// driver's symbol at that address says which one.
+const char* driver_name(const char* name, void* real) {
+  Dl_info info{};
+  if (dladdr(real, &info) != 0 && info.dli_saddr == real && info.dli_sname != nullptr) return info.dli_sname;
+  return name;
+}
+
+}  // namespace
 
 void enable_driver_wrappers() { g_wrappers_on.store(true, std::memory_order_release); }
 
 void* wrap_driver_function(const char* name, void* real) {
   if (real == nullptr || !g_wrappers_on.load(std::memory_order_acquire)) return real;
-  // A wrapper of ours already (RTLD_DEFAULT finds them first).
-  for (uint32_t i = 0; i < kDriverHooks; ++i) {
-    void* wrapper = i == static_cast<uint32_t>(DriverHook::hook_cuGetProcAddress)
-                        ? reinterpret_cast<void*>(&prof_hook_cuGetProcAddress)
-                    : i == static_cast<uint32_t>(DriverHook::hook_cuGetProcAddress_v2)
-                        ? reinterpret_cast<void*>(&prof_hook_cuGetProcAddress_v2)
-                        : g_wrappers[i].address;
-    if (wrapper == real) return real;
-  }
-  // cuGetProcAddress names the base function ("cuMemcpyHtoD") and returns an
-  // ABI variant (cuMemcpyHtoD_v2_ptds) chosen by version and flags: the
-  // driver's symbol at that address says which one.
-  Dl_info info{};
-  const char* exact = nullptr;
-  if (dladdr(real, &info) != 0 && info.dli_saddr == real && info.dli_sname != nullptr) exact = info.dli_sname;
-  if (exact == nullptr) exact = name;
-  if (exact == nullptr) return real;
-  for (uint32_t i = 0; i < kDriverHooks; ++i) {
-    if (strcmp(g_functions[i].name, exact) != 0) continue;
-    void* expected = nullptr;
-    g_real[i].compare_exchange_strong(expected, real);
-    if (expected != nullptr && expected != real) return real;  // another libcuda's: not ours to wrap
-    if (i == static_cast<uint32_t>(DriverHook::hook_cuGetProcAddress)) {
-      return reinterpret_cast<void*>(&prof_hook_cuGetProcAddress);
-    }
-    if (i == static_cast<uint32_t>(DriverHook::hook_cuGetProcAddress_v2)) {
-      return reinterpret_cast<void*>(&prof_hook_cuGetProcAddress_v2);
-    }
-    return g_wrappers[i].address;
-  }
-  return real;
+  return hand_out_wrapper({kNames, kWrappers, g_real, kDriverHooks}, driver_name(name, real), real);
 }
 
 }  // namespace prof

@@ -7,14 +7,13 @@
 #include <cupti.h>
 
 #include <atomic>
-#include <cstring>
 
 #include "capture/hooks/runtime_hooks.h"
 #include "capture/hooks/cuda_hook_params.h"
 #include "capture/hooks/hooked_call.h"
 #include "capture/hooks/real_symbols.h"
 #include "capture/hooks/wrapper_definition.h"
-
+#include "capture/hooks/wrapper_table.h"
 
 namespace prof {
 namespace {
@@ -90,17 +89,8 @@ void* const kWrappers[kRuntimeHooks] = {
 }  // namespace
 
 void* wrap_runtime_function(const char* name, void* real) {
-  if (real == nullptr || name == nullptr) return real;
-  for (uint32_t i = 0; i < kRuntimeHooks; ++i) {
-    if (kWrappers[i] == real) return real;  // ours already
-  }
-  for (uint32_t i = 0; i < kRuntimeHooks; ++i) {
-    if (strcmp(kExportedNames[i], name) != 0) continue;
-    void* expected = nullptr;
-    g_real[i].compare_exchange_strong(expected, real);
-    return expected == nullptr || expected == real ? kWrappers[i] : real;
-  }
-  return real;
+  if (real == nullptr) return real;
+  return hand_out_wrapper({kExportedNames, kWrappers, g_real, kRuntimeHooks}, name, real);
 }
 
 }  // namespace prof
