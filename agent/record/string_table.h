@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "encode/chunk_encoder.h"
-#include "record/huge_page_allocator.h"
+#include "huge_page_allocator.h"
 
 namespace prof {
 
