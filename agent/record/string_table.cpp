@@ -72,7 +72,7 @@ uint64_t StringTable::intern(std::string_view value, ChunkEncoder& chunk) {
 }
 
 void StringTable::grow_text_slots() {
-  std::vector<TextSlot, HugePageAllocator<TextSlot>> old(text_slots_.size() * 2);
+  SlotTable old(text_slots_.size() * 2);
   old.swap(text_slots_);
   --tag_shift_;
   const size_t mask = text_slots_.size() - 1;

@@ -68,8 +68,9 @@ class StringTable {
   }
   std::string_view store(std::string_view value);
 
-  std::vector<TextSlot, HugePageAllocator<TextSlot>> text_slots_ =
-      std::vector<TextSlot, HugePageAllocator<TextSlot>>(64);  // a power of two
+  // In mappings of their own, out of the app's malloc arenas.
+  using SlotTable = std::vector<TextSlot, HugePageAllocator<TextSlot, OwnMappings>>;
+  SlotTable text_slots_ = SlotTable(64);  // a power of two
   int tag_shift_ = 32 - 6;  // 32 - log2(text_slots_.size())
   // Each string's text, in blocks that never move: a vector of a million
   // entries that doubled copied 16 MiB at once (another stall of the

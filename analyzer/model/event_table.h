@@ -77,7 +77,7 @@ class EventTable {
     return *this;
   }
   ~EventTable() {
-    for (T* block : blocks_) HugePageAllocator<T>().deallocate(block, kBlock);
+    for (T* block : blocks_) TableAllocator<T>().deallocate(block, kBlock);
   }
 
   size_t size() const { return size_; }
@@ -92,7 +92,7 @@ class EventTable {
   const_iterator end() const { return {this, size_}; }
 
   void push_back(const T& value) {
-    if ((size_ >> kShift) == blocks_.size()) blocks_.push_back(HugePageAllocator<T>().allocate(kBlock));
+    if ((size_ >> kShift) == blocks_.size()) blocks_.push_back(TableAllocator<T>().allocate(kBlock));
     new (&(*this)[size_]) T(value);
     ++size_;
   }

@@ -1,6 +1,6 @@
 #pragma once
-// The analyzer's per-event tables of a known size, in huge pages (see
-// huge_page_allocator.h in shared/, which the agent's tables use too).
+// The analyzer's large tables in huge pages, from the heap (see
+// huge_page_allocator.h in shared/, and why not in mappings of their own).
 #include <vector>
 
 #include "huge_page_allocator.h"
@@ -8,6 +8,10 @@
 namespace prof::analyzer {
 
 template <typename T>
-using HugeVector = std::vector<T, HugePageAllocator<T>>;
+using TableAllocator = HugePageAllocator<T, AlignedHeap>;
+
+// A vector for per-event tables of a known size.
+template <typename T>
+using HugeVector = std::vector<T, TableAllocator<T>>;
 
 }  // namespace prof::analyzer
