@@ -47,21 +47,14 @@ HookedFunction g_functions[kDriverHooks] = {
 std::atomic<void*> g_real[kDriverHooks];
 std::atomic<bool> g_wrappers_on{false};
 
-void* look_up_real(uint32_t i) {
-  void* real = next_definition(g_functions[i].name, "libcuda.so");
-  void* expected = nullptr;
-  if (!g_real[i].compare_exchange_strong(expected, real)) real = expected;
-  return real;
-}
-
 // The real function once known, else nullptr.
 inline void* known_real(DriverHook hook) {
   return g_real[static_cast<uint32_t>(hook)].load(std::memory_order_acquire);
 }
 
 void* real_of(DriverHook hook) {
-  void* real = known_real(hook);
-  return real != nullptr ? real : look_up_real(static_cast<uint32_t>(hook));
+  const auto i = static_cast<uint32_t>(hook);
+  return resolve_real(g_real[i], g_functions[i].name, "libcuda.so");
 }
 
 }  // namespace

@@ -47,20 +47,14 @@ const char* const kExportedNames[kRuntimeHooks] = {
 
 std::atomic<void*> g_real[kRuntimeHooks];
 
-void* look_up_real(uint32_t i) {
-  void* real = next_definition(kExportedNames[i], "libcudart.so");
-  g_real[i].store(real, std::memory_order_release);  // races store the same address
-  return real;
-}
-
 // The real function once known, else nullptr.
 inline void* known_real(RuntimeHook hook) {
   return g_real[static_cast<uint32_t>(hook)].load(std::memory_order_acquire);
 }
 
 void* real_of(RuntimeHook hook) {
-  void* real = known_real(hook);
-  return real != nullptr ? real : look_up_real(static_cast<uint32_t>(hook));
+  const auto i = static_cast<uint32_t>(hook);
+  return resolve_real(g_real[i], kExportedNames[i], "libcudart.so");
 }
 
 }  // namespace

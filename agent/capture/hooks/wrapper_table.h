@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "capture/hooks/real_symbols.h"
+
 namespace prof {
 
 // One family of hooks, by index: the function's name where it is defined,
@@ -24,6 +26,18 @@ struct WrapperTable {
 // in the global scope finds ours first), when no wrapper has that name, or
 // when the wrapper already forwards to another definition (another copy of
 // the library, loaded privately: not ours to wrap).
+// The definition a wrapper forwards to: the one known (handed out with the
+// wrapper, or found before), else the next after the agent in `library`,
+// kept for the next call; when two threads look it up at once, the first
+// found is kept.
+inline void* resolve_real(std::atomic<void*>& slot, const char* name, const char* library) {
+  void* real = slot.load(std::memory_order_acquire);
+  if (real != nullptr) return real;
+  real = next_definition(name, library);
+  void* expected = nullptr;
+  return slot.compare_exchange_strong(expected, real) ? real : expected;
+}
+
 inline void* hand_out_wrapper(const WrapperTable& table, const char* name, void* real) {
   for (uint32_t i = 0; i < table.count; ++i) {
     if (table.wrappers[i] == real) return real;
