@@ -9,13 +9,21 @@
 
 namespace prof {
 
-// The empty slot where a new entry of `hash` goes.
+// The first empty slot from `home` on: where a new entry whose lookup
+// starts at `home` goes.
 template <typename Slot, typename Allocator>
-size_t free_slot(const std::vector<Slot, Allocator>& slots, uint64_t hash) {
+size_t free_slot_from(const std::vector<Slot, Allocator>& slots, size_t home) {
   const size_t mask = slots.size() - 1;
-  size_t i = hash & mask;
+  size_t i = home;
   while (slots[i].id != 0) i = (i + 1) & mask;
   return i;
+}
+
+// The empty slot where a new entry of `hash` goes, in a table placed by the
+// hash's low bits.
+template <typename Slot, typename Allocator>
+size_t free_slot(const std::vector<Slot, Allocator>& slots, uint64_t hash) {
+  return free_slot_from(slots, hash & (slots.size() - 1));
 }
 
 // Makes room for one more entry in a table that holds `entries`: doubles

@@ -75,14 +75,10 @@ void StringTable::grow_text_slots() {
   SlotTable old(text_slots_.size() * 2);
   old.swap(text_slots_);
   --tag_shift_;
-  const size_t mask = text_slots_.size() - 1;
   // In the old table's order, which is nearly the order of the tags: the
   // writes into the new table go forward through it too.
   for (const TextSlot& slot : old) {
-    if (slot.id == 0) continue;
-    size_t i = home_of(slot.tag);
-    while (text_slots_[i].id != 0) i = (i + 1) & mask;
-    text_slots_[i] = slot;
+    if (slot.id != 0) text_slots_[free_slot_from(text_slots_, home_of(slot.tag))] = slot;
   }
 }
 
@@ -96,10 +92,7 @@ uint64_t StringTable::insert(std::string_view value, uint32_t tag, ChunkEncoder&
   const std::string_view stored = store(value);
   entry_blocks_.back()[entries_ & (kEntryBlock - 1)] = {stored.data(), stored.size()};
   const auto id = static_cast<uint32_t>(++entries_);
-  const size_t mask = text_slots_.size() - 1;
-  size_t i = home_of(tag);
-  while (text_slots_[i].id != 0) i = (i + 1) & mask;
-  text_slots_[i] = {tag, id};
+  text_slots_[free_slot_from(text_slots_, home_of(tag))] = {tag, id};
   chunk.add_string(id, value);
   return id;
 }
