@@ -53,17 +53,17 @@ bool Writer::prepare() {
 
 void Writer::hold_for_fork() {
   pass_mutex_.lock();
-  if (recorder_.recording_started() && !options_.windowed) claim_path();  // no pass runs now
+  if (recorder_.recording_started()) claim_path();  // no pass runs now
 }
 
 void Writer::claim_path() {
-  if (claimed_) return;
+  if (claimed_ || options_.windowed) return;  // window files are named by their windows
   if (claim_ != nullptr) file_.set_path(claim_->claim(file_.path()));
   claimed_ = true;
 }
 
 bool Writer::create_file() {
-  if (!options_.windowed) claim_path();  // window files are named by their windows
+  claim_path();
   if (!file_.create()) return false;
   // The process description is the first chunk, so that even a run killed
   // right after its first write leaves a file that says what it was.
@@ -179,7 +179,7 @@ void Writer::run() {
     }
     drain(until ? &*until : nullptr, later_after_ns);
     if (options_.windowed && !final && !window_active_) between_windows();
-    if (recorder_.recording_started() && !options_.windowed) claim_path();
+    if (recorder_.recording_started()) claim_path();
     const uint64_t now = monotonic_ns();
     if (final) {
       finish(now);

@@ -133,7 +133,8 @@ class Writer {
   void write_chunk();
   [[nodiscard]] bool create_file();
   // Takes the file name the run gives this process, once: when it first
-  // records, or at the latest when it creates the file.
+  // records, or at the latest when it creates the file. Not with windows,
+  // whose files are named by the windows.
   void claim_path();
   file::DropCounts drop_counts() const;
   void finish(uint64_t end_ns);
