@@ -385,7 +385,7 @@ class Bench:
             if "nvtx:" in name:  # issue 14's target: within 5% of uninstrumented
                 target, ok = "agent <= 5%", agent <= 0.05 * base_total
             self.add("windows", f"{name}, instructions",
-                     f"+{total:,.0f} (agent +{agent:,.0f} = {100 * agent / base_total:.1f}%, CUPTI +{cupti:,.0f})",
+                     f"{round(total):+,} (agent {round(agent):+,} = {100 * agent / base_total:.1f}%, CUPTI {round(cupti):+,})",
                      f"{base_total:,.0f} instructions", f"{(base_total + total) / base_total:.2f}x", target, ok)
         self.notes.append(
             "windows, instructions: callgrind over 20,000 and 40,000 launches, the difference per launch "

@@ -48,7 +48,12 @@ def per_launch(argv_for, env, launches=(20_000, 40_000)):
     with tempfile.TemporaryDirectory(prefix="bench-callgrind-") as tmp:
         for n in launches:
             out = os.path.join(tmp, f"{n}.out")
-            subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + argv_for(n),
+            # Fair scheduling: without it valgrind may leave the agent's writer
+            # thread waiting behind the app's for seconds, so that what the
+            # writer does on its own time (PROF_CUPTI_DETACH) happens at a
+            # different launch in each run, or not at all.
+            subprocess.run(["valgrind", "--tool=callgrind", "--fair-sched=yes", f"--callgrind-out-file={out}"]
+                           + argv_for(n),
                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             runs.append(exclusive_by_object(out))
     span = launches[1] - launches[0]
