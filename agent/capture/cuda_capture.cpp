@@ -17,6 +17,7 @@
 #include "capture/cupti_library.h"
 #include "capture/hooks/event_timing.h"
 #include "capture/hooks/hooked_call.h"
+#include "capture/quiet_callbacks.h"
 #include "capture/call_stack.h"
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
@@ -34,6 +35,7 @@ struct CudaCapture {
   CuptiActivity* activity = nullptr;
   CUpti_SubscriberHandle subscriber = nullptr;
   const CallStackSettings* stacks = nullptr;
+  QuietCallbacks quiet;  // the callbacks left on outside windows
 };
 
 namespace {
@@ -46,12 +48,23 @@ constexpr uint32_t kMaxKernelName = 512;
 constexpr uint32_t kAgentFrames = 2;
 
 
-// Calls in flight on this thread that describe work (see on_api_exit).
-[[gnu::tls_model("initial-exec")]] thread_local uint32_t t_work_calls_in_flight = 0;
-// Times CUPTI was detached (PROF_CUPTI_DETACH): the exits of calls in flight
-// then never come, so a thread's count from before is void.
-std::atomic<uint32_t> g_detaches{0};
-[[gnu::tls_model("initial-exec")]] thread_local uint32_t t_detaches_seen = 0;
+// Calls in flight on this thread that describe work (see on_api_exit):
+// launches, and the others.
+[[gnu::tls_model("initial-exec")]] thread_local uint32_t t_launches_in_flight = 0;
+[[gnu::tls_model("initial-exec")]] thread_local uint32_t t_other_work_in_flight = 0;
+// Times the callbacks of calls that describe work were switched off (a
+// window ended, or CUPTI was detached): the exits of such calls in flight
+// then never come, so a thread's counts from before are void.
+std::atomic<uint32_t> g_work_callbacks_cut{0};
+[[gnu::tls_model("initial-exec")]] thread_local uint32_t t_work_callbacks_cuts_seen = 0;
+
+uint32_t& work_in_flight(CudaCallKind kind) {
+  return kind == CudaCallKind::launch ? t_launches_in_flight : t_other_work_in_flight;
+}
+
+// Whether a call is nested in another that describes work on this thread
+// (counted after its own entry and before its own exit).
+bool nested_in_work() { return t_launches_in_flight + t_other_work_in_flight > 0; }
 
 // CUPTI callback ids of one domain stay below this in CUDA 13 (runtime ~520,
 // driver ~900); an id beyond it is classified on every call.
@@ -82,7 +95,7 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   // cudaLaunchKernel) would repeat the same stack and arguments: the outer
   // call, which shares its correlation id, stands for both. That halves the
   // cost of stacks per launch and the bytes per launch in the file.
-  const bool nested = t_work_calls_in_flight > 0;
+  const bool nested = nested_in_work();
   CallStack stack;
   const CudaCapture& capture = *agent_state().cuda.capture;
   if (capture.stacks->any() && describes_work(kind) && !nested) capture_call_stack(*capture.stacks, kAgentFrames, stack);
@@ -172,7 +185,9 @@ void find_step_at_entry(CudaCallKind kind, CUpti_CallbackDomain domain, CUpti_Ca
   if (control == nullptr || control->step_rule() == nullptr) return;
   const StepRule& rule = *control->step_rule();
   if (rule.kind == StepRule::Kind::kernel) {
-    if (kind != CudaCallKind::launch || t_work_calls_in_flight > 1 || call.symbolName == nullptr) return;
+    // Counted on entry: above one, a launch inside a launch (cuLaunchKernel
+    // in cudaLaunchKernel) names the same kernel again.
+    if (kind != CudaCallKind::launch || t_launches_in_flight > 1 || call.symbolName == nullptr) return;
     if (kernel_matches(rule, call.symbolName)) control->step_boundary(entry_time(call));
   } else if (rule.kind == StepRule::Kind::api && !rule.ends_steps()) {
     if (api_matches(rule, domain, cbid, call.functionName)) control->step_boundary(entry_time(call));
@@ -193,9 +208,10 @@ void detach_at_exit();
 [[gnu::noinline]] void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto& call = *static_cast<const CUpti_CallbackData*>(data);
-  if (const uint32_t detaches = g_detaches.load(std::memory_order_relaxed); t_detaches_seen != detaches) {
-    t_detaches_seen = detaches;
-    t_work_calls_in_flight = 0;
+  if (const uint32_t cuts = g_work_callbacks_cut.load(std::memory_order_relaxed); t_work_callbacks_cuts_seen != cuts) {
+    t_work_callbacks_cuts_seen = cuts;
+    t_other_work_in_flight = 0;
+    if (!agent_state().cuda.capture->quiet.launches_always_on) t_launches_in_flight = 0;
   }
   const CudaCallKind kind = kind_of(domain, cbid, call.functionName);
   if (kind == CudaCallKind::query && !agent_state().cuda.capture->options.all_api_calls) return;
@@ -207,7 +223,7 @@ void detach_at_exit();
     // The hooks record this call already (it began before CUPTI took over):
     // like a call whose entry CUPTI never saw, it is left to them.
     if (!cupti_sees_entry(api_domain, cbid)) return;
-    if (work) ++t_work_calls_in_flight;
+    if (work) ++work_in_flight(kind);
     if (kind == CudaCallKind::profiler_stop && agent_state().cuda.capture->options.range == CaptureRange::cuda_profiler_api) {
       set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
     }
@@ -219,7 +235,7 @@ void detach_at_exit();
   }
   // Balanced with the entry above; a call whose entry we never saw (it
   // began before the subscription) did not count either.
-  if (work && *call.correlationData != 0 && t_work_calls_in_flight > 0) --t_work_calls_in_flight;
+  if (work && *call.correlationData != 0 && work_in_flight(kind) > 0) --work_in_flight(kind);
   if (kind == CudaCallKind::profiler_start && agent_state().cuda.capture->options.range == CaptureRange::cuda_profiler_api) {
     set_capture_gate(CaptureGate::profiler_api, true, *call.correlationData);
   }
@@ -288,7 +304,7 @@ void detach_at_exit() {
   if (!capture.activity->try_detach(capture.cupti.Finalize)) return;
   state.detach_requested.store(false, std::memory_order_relaxed);
   state.applied_full = false;
-  g_detaches.fetch_add(1, std::memory_order_relaxed);
+  g_work_callbacks_cut.fetch_add(1, std::memory_order_relaxed);
   log_debug("CUPTI detached until the next window");
 }
 
@@ -363,29 +379,21 @@ void apply_mode(CudaCapture& capture, bool full, bool first) {
   } else if (!first) {
     capture.activity->disable_kinds();
   }
-  const bool profiler_range = capture.options.range == CaptureRange::cuda_profiler_api;
+  // Until the next call detaches CUPTI, once that is asked, every call carries the detach.
+  const bool all_on = full || capture.quiet.whole_domains || state.detach_requested.load();
   for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
-    // A CUDA step rule needs every call it might match: the domain stays on,
-    // as it does until the next call detaches CUPTI, once that is asked.
-    const bool on = full || state.step_rule != StepRuleOrigin::none || state.detach_requested.load();
-    capture.cupti.EnableDomain(on ? 1 : 0, capture.subscriber, domain);
+    capture.cupti.EnableDomain(all_on ? 1 : 0, capture.subscriber, domain);
     if (capture.cupti.EnableCallback == nullptr) continue;
-    if (on && !capture.options.all_api_calls) {
+    if (all_on && !capture.options.all_api_calls) {
       for (CUpti_CallbackId cbid : query_callback_ids(domain)) {
         capture.cupti.EnableCallback(0, capture.subscriber, domain, cbid);
       }
     }
-    if (!on && profiler_range) {
-      const CUpti_CallbackId start = domain == CUPTI_CB_DOMAIN_RUNTIME_API
-                                         ? CUpti_CallbackId{CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000}
-                                         : CUpti_CallbackId{CUPTI_DRIVER_TRACE_CBID_cuProfilerStart};
-      const CUpti_CallbackId stop = domain == CUPTI_CB_DOMAIN_RUNTIME_API
-                                        ? CUpti_CallbackId{CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000}
-                                        : CUpti_CallbackId{CUPTI_DRIVER_TRACE_CBID_cuProfilerStop};
-      capture.cupti.EnableCallback(1, capture.subscriber, domain, start);
-      capture.cupti.EnableCallback(1, capture.subscriber, domain, stop);
+    if (!all_on) {
+      for (CUpti_CallbackId cbid : capture.quiet.ids(domain)) capture.cupti.EnableCallback(1, capture.subscriber, domain, cbid);
     }
   }
+  if (!all_on && !first) g_work_callbacks_cut.fetch_add(1, std::memory_order_relaxed);
 }
 
 void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options) {
@@ -424,13 +432,19 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
   }
 
   capture->stacks = &call_stack_settings(options.stacks, options.stack_depth);
+  const CaptureControl* control = agent_state().control.load();
+  const StepRule* cuda_step_rule = agent_state().cuda.step_rule != StepRuleOrigin::none ? control->step_rule() : nullptr;
+  capture->quiet = quiet_callbacks(capture->cupti, cuda_step_rule, options.range == CaptureRange::cuda_profiler_api);
+  if (log_level() >= LogLevel::debug) {
+    log_debug("outside capture windows, CUPTI calls back for: %s", describe(capture->quiet, capture->cupti).c_str());
+  }
 
   // Timestamps first: CUPTI takes the callback only before any kind is on.
   if (capture->cupti.ActivityRegisterTimestampCallback != nullptr) {
     capture->cupti.ActivityRegisterTimestampCallback(cupti_timestamp);
   }
   capture->activity = new CuptiActivity(capture->cupti);
-  const bool windowed = agent_state().control.load() != nullptr && agent_state().control.load()->options().windowed();
+  const bool windowed = control != nullptr && control->options().windowed();
   if (options.range == CaptureRange::cuda_profiler_api || windowed) capture->activity->use_windows();
   if (windowed && detach_allowed(*capture)) capture->activity->set_detacher({detach_wanted, request_detach});
   // A window that opened before CUDA started (PROF_DELAY) holds its GPU work.

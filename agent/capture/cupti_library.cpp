@@ -71,6 +71,7 @@ bool load_cupti(CuptiLibrary& cupti, std::string& why) {
   find(h, "cuptiActivityGetNextRecord", cupti.ActivityGetNextRecord);
   find(h, "cuptiActivityGetNumDroppedRecords", cupti.ActivityGetNumDroppedRecords);
   find(h, "cuptiFinalize", cupti.Finalize);
+  find(h, "cuptiGetCallbackName", cupti.GetCallbackName);
   const bool complete = cupti.GetVersion && cupti.Subscribe && cupti.EnableDomain &&
                         cupti.ActivityRegisterCallbacks && cupti.ActivityEnable &&
                         cupti.ActivityFlushAll && cupti.ActivityGetNextRecord;

@@ -28,6 +28,7 @@ struct CuptiLibrary {
   decltype(&cuptiActivityGetNextRecord) ActivityGetNextRecord = nullptr;
   decltype(&cuptiActivityGetNumDroppedRecords) ActivityGetNumDroppedRecords = nullptr;
   decltype(&cuptiFinalize) Finalize = nullptr;  // optional: detaching between windows
+  decltype(&cuptiGetCallbackName) GetCallbackName = nullptr;  // optional: quiet_callbacks() names ids with it
 
   // A readable name for a CUPTI result, also when CUPTI could not say.
   const char* describe(CUptiResult result) const;

@@ -24,7 +24,7 @@ KERNEL_NS = {
     "backward_kernel": 250000, "optimizer_kernel": 50000, "symbolized_kernel": 7000,
     "driver_scale_kernel": 11000, "driver_reduce_kernel": 13000, "worker_kernel": 5000,
     "queued_kernel": 200000, "before_host_kernel": 20000, "after_host_kernel": 21000,
-    "touch_kernel": 30000, "use_symbols_kernel": 9000, "graph_node_kernel": 17000,
+    "touch_kernel": 30000, "main_kernel": 4000, "long_kernel": 300000000, "use_symbols_kernel": 9000, "graph_node_kernel": 17000,
     "capture_fork_kernel": 19000, "driver_extra_kernel": 23000,
 }
 GPU_TYPES = ("kernel", "memcpy", "memset")
@@ -842,6 +842,73 @@ def cupti_detached_between_windows(tmp):
     check(events[:4] == ["detach", "attach", "detach", "attach"] and
           all(a != b for a, b in zip(events, events[1:])),
           "CUPTI detach/attach sequence %s, want detach, attach before each of 2 windows" % events)
+
+
+def quiet_callbacks(stderr):
+    """The callbacks the agent leaves on outside windows (its PROF_LOG=debug line)."""
+    lines = re.findall(r"outside capture windows, CUPTI calls back for: (.*)", stderr)
+    check(len(lines) == 1, "%d lines naming the callbacks outside windows: %s" % (len(lines), stderr))
+    return lines[0].split(", ")
+
+
+def cuda_step_rules_cut_windows(tmp):
+    """PROF_STEP=kernel:REGEX, api:NAME (a step starts at the call) and
+    api:...Synchronize (a step ends where it returns) on nvtx_training: each
+    rule's steps are one iteration each, so each window file holds exactly the
+    truth's kernels of torch.profiler.schedule's steps. Outside windows only
+    the calls that can mark a boundary call back: the launches, or NAME."""
+    steps = 40
+    want = torch_schedule_windows(0, 5, 1, 3, 2, steps)
+    for rule, quiet in (("kernel:forward_kernel", None), ("api:cudaMemcpy", ["cudaMemcpy"]),
+                        ("api:cudaDeviceSynchronize", ["cudaDeviceSynchronize"])):
+        sub = os.path.join(tmp, rule.replace(":", "_"))
+        os.mkdir(sub)
+        env = {"PROF_STEP": rule, "PROF_SCHEDULE": "wait=5,warmup=1,active=3,repeat=2", "PROF_LOG": "debug"}
+        result, truth = record_windows(sub, steps, env)
+        files = window_files(sub)
+        check(files == sorted("run.step%d.pb" % w[0] for w in want), "%s: window files %s, want %s" % (rule, files, want))
+        by_step = training_kernels_by_step(truth, steps)
+        for w in want:
+            records = dump(os.path.join(sub, "run.step%d.pb" % w[0]), sub)
+            kernels = sorted(((r["name"], r["start"], r["end"]) for r in records if r["type"] == "kernel"), key=lambda k: k[1])
+            check(kernels == [(k["name"], k["start"], k["end"]) for s in w for k in by_step[s]],
+                  "%s, steps %s: kernels %s differ from the truth's" % (rule, w, [k[0] for k in kernels]))
+            windows = [r for r in records if r["type"] == "window"]
+            check(len(windows) == 1 and (windows[0]["first_step"], windows[0]["last_step"]) == (w[0], w[-1]),
+                  "%s: window record %s, want steps %d..%d" % (rule, windows, w[0], w[-1]))
+        on = quiet_callbacks(result.stderr)
+        if quiet is None:
+            check({"cudaLaunchKernel", "cuLaunchKernel"} <= set(on) and all("Launch" in name for name in on),
+                  "%s: callbacks outside windows %s, want the launches alone" % (rule, on))
+        else:
+            check(on == quiet, "%s: callbacks outside windows %s, want %s" % (rule, on, quiet))
+
+
+def window_end_cuts_calls_of_other_threads(tmp):
+    """A worker thread is inside cudaStreamSynchronize when a window ends, so
+    its exit never calls back; in the next window its launches are still its
+    own (not taken for calls nested in that synchronization): each has a
+    stack and names its kernel. Under the nvtx rule (every callback off
+    between windows) and a kernel rule (the launches stay on)."""
+    for rule in (STEP_RULE, "kernel:main_kernel"):
+        sub = os.path.join(tmp, rule.split(":")[0])
+        os.mkdir(sub)
+        env = preload(base_env())
+        env.update({"PROF_OUTPUT": os.path.join(sub, "run.pb"), "PROF_STACKS": "native", "PROF_STEP": rule,
+                    "PROF_SCHEDULE": "wait=1,warmup=0,active=3,repeat=2"})
+        result = run([app_path("window_edge_calls"), "10", "3", "6"], env=env, cwd=sub)
+        check(result.returncode == 0, "window_edge_calls exited %d: %s" % (result.returncode, result.stderr))
+        check(window_files(sub) == ["run.step1.pb", "run.step5.pb"], "%s: window files %s" % (rule, window_files(sub)))
+        first = dump(os.path.join(sub, "run.step1.pb"), sub)
+        syncs = [r for r in first if r["type"] == "api" and r["name"] == "cudaStreamSynchronize"]
+        worker = {r["tid"] for r in first if r["type"] == "api" and "long_kernel" in r.get("kernel", "")}
+        check(len(worker) == 1, "%s: the first window has no launch of long_kernel: %s" % (rule, worker))
+        check(not [r for r in syncs if r["tid"] in worker], "%s: the worker's synchronization ended in the window" % rule)
+        second = dump(os.path.join(sub, "run.step5.pb"), sub)
+        launches = [r for r in second if r["type"] == "api" and r["name"] == "cudaLaunchKernel" and r["tid"] in worker]
+        check(len(launches) == 5 and all(r["stack"] > 0 and "worker_kernel" in r.get("kernel", "") for r in launches),
+              "%s: the worker's launches in the second window (want 5, each with a stack and its kernel): %s"
+              % (rule, [(r["stack"], r.get("kernel")) for r in launches]))
 
 
 def keep_leaves_the_newest_windows(tmp):

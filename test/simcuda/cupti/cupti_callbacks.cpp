@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "cupti_state.h"
@@ -203,6 +204,35 @@ CUptiResult CUPTIAPI cuptiGetCallbackState(uint32_t* enable, CUpti_SubscriberHan
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
   *enable = enabled(domain, cbid);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char** name) {
+  struct Named {
+    uint32_t cbid;
+    const char* name;
+  };
+  static constexpr Named kDriver[] = {
+#include "driver_callback_names.inc"
+  };
+  static constexpr Named kRuntime[] = {
+#include "runtime_callback_names.inc"
+  };
+  // The headers number each domain's ids 1, 2, 3, ... in order, so an id is its index + 1.
+  constexpr auto numbered_in_order = [](std::span<const Named> table) {
+    for (size_t i = 0; i < table.size(); ++i) {
+      if (table[i].cbid != i + 1) return false;
+    }
+    return true;
+  };
+  static_assert(numbered_in_order(kDriver) && numbered_in_order(kRuntime));
+  if (name == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  *name = nullptr;
+  const std::span<const Named> table = domain == CUPTI_CB_DOMAIN_DRIVER_API    ? std::span<const Named>(kDriver)
+                                       : domain == CUPTI_CB_DOMAIN_RUNTIME_API ? std::span<const Named>(kRuntime)
+                                                                               : std::span<const Named>();
+  if (cbid == 0 || cbid > table.size() || table[cbid - 1].cbid != cbid) return CUPTI_ERROR_INVALID_PARAMETER;
+  *name = table[cbid - 1].name;
   return CUPTI_SUCCESS;
 }
 
