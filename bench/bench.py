@@ -348,9 +348,9 @@ class Bench:
             "windows: tiny_kernels under the agent with no capture window open (PROF_START=off), per step "
             "rule: nvtx (CUPTI callbacks and activity kinds off: a launch reaches only the agent's "
             "pass-through hooks, and CUPTI, still subscribed, delivers nothing), "
-            "kernel and api (CUPTI's runtime and driver callbacks stay on to see boundaries; the agent "
-            "checks the launch's name, cached per kernel, or the call, cached per callback id, reads no "
-            "clock and records nothing). NVTX: a push asks the rule once per distinct name (cached), a pop "
+            "kernel (the launches' CUPTI callbacks stay on: the agent checks the kernel's name, cached per "
+            "kernel, reads no clock and records nothing), api (only cudaGraphLaunch's callbacks are on; "
+            "tiny_kernels never calls it). NVTX: a push asks the rule once per distinct name (cached), a pop "
             "only whether it closes the step's range. "
             f"Median of {repeats} runs, configurations interleaved; wall times on a loaded machine are "
             "loose, CPU times and callgrind's instructions per launch (README) the figures to read.")

@@ -85,7 +85,17 @@ mkdir -p "$work/windows_detached"
 (cd "$work/windows_detached" && LD_PRELOAD="$agent" PROF_STEP='nvtx:^ProfilerStep#\d+$' PROF_CUPTI_DETACH=1 \
    PROF_LOG=debug PROF_SCHEDULE=wait=5,warmup=1,active=3,repeat=2 PROF_OUTPUT="$work/windows_detached/run.pb" \
    "$OLDPWD/build/simcuda/apps/nvtx_training" 40 > windows.out 2> windows.err)
-[[ -x build/analyzer/profanalyze ]] && for pb in "$work"/windows/*.pb "$work"/windows_detached/*.pb; do
+# The CUDA step rules: the debug log's "CUPTI calls back for:" line names the
+# callbacks the real CUPTI left on between windows (cuptiGetCallbackName's
+# names; "every runtime and driver call" if none matched), and each window
+# file must hold its 3 steps' kernels (9) with no GPU record missing.
+for rule in kernel:forward_kernel api:cudaMemcpy api:cudaDeviceSynchronize; do
+  dir="$work/windows_${rule//[:]/_}"
+  mkdir -p "$dir"
+  (cd "$dir" && LD_PRELOAD="$agent" PROF_STEP="$rule" PROF_LOG=debug PROF_SCHEDULE=wait=5,warmup=1,active=3,repeat=2 \
+     PROF_OUTPUT="$dir/run.pb" "$OLDPWD/build/simcuda/apps/nvtx_training" 40 > windows.out 2> windows.err)
+done
+[[ -x build/analyzer/profanalyze ]] && for pb in "$work"/windows*/*.pb; do
   build/analyzer/profanalyze info "$pb" > "$pb.info.txt" 2>&1
   build/analyzer/profanalyze dump "$pb" 2>/dev/null | grep -c '"type":"device"' > "$pb.devices.txt"
 done

@@ -452,10 +452,16 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
   const std::string refused = capture->activity->register_buffers();
   if (!refused.empty()) log_error("CUPTI did not enable activity kinds: %s", refused.c_str());
   writer.set_activity_source(capture->activity);
-  std::lock_guard lock(agent_state().cuda.mode_mutex);
-  apply_mode(*capture, agent_state().cuda.full, /*first=*/true);
-  // Calls that begin from now on are CUPTI's; the hooks finish the ones in flight.
-  hand_over_to_cupti();
+  {
+    std::lock_guard lock(agent_state().cuda.mode_mutex);
+    apply_mode(*capture, agent_state().cuda.full, /*first=*/true);
+    // Calls that begin from now on are CUPTI's; the hooks finish the ones in flight.
+    hand_over_to_cupti();
+  }
+  // CUDA starting between windows (PROF_START=off, PROF_DELAY, a schedule's
+  // first steps) has recorded nothing for the writer to drain first: the
+  // first call to return detaches CUPTI, not one a writer pass later.
+  if (windowed && detach_allowed(*capture)) request_detach();
 }
 
 }  // namespace
