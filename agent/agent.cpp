@@ -104,9 +104,13 @@ void finish(file::ProcessEnd::Reason reason) {
     // Window files are named by their windows, not claimed from the run.
     run.finish();
     if (writer->any_file_written()) {
-      log_info("wrote %llu window files (%llu bytes), the last %s",
-               static_cast<unsigned long long>(writer->windows_completed()),
-               static_cast<unsigned long long>(writer->bytes_written()), writer->path().c_str());
+      const unsigned long long windows = writer->windows_completed();
+      const unsigned long long bytes = writer->bytes_written();
+      if (windows == 1) {
+        log_info("wrote 1 window file, %s (%llu bytes)", writer->path().c_str(), bytes);
+      } else {
+        log_info("wrote %llu window files (%llu bytes), the last %s", windows, bytes, writer->path().c_str());
+      }
     } else {
       log_info("no capture window opened; no file written");
     }
