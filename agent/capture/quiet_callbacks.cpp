@@ -34,6 +34,10 @@ std::span<const CUpti_CallbackId> QuietCallbacks::ids(CUpti_CallbackDomain domai
 }
 
 std::string_view function_name_of(CUpti_CallbackDomain domain, std::string_view callback_name) {
+  // Also the enumerator's full spelling, should a CUPTI release answer with it.
+  for (std::string_view prefix : {"CUPTI_RUNTIME_TRACE_CBID_", "CUPTI_DRIVER_TRACE_CBID_"}) {
+    if (callback_name.starts_with(prefix)) callback_name.remove_prefix(prefix.size());
+  }
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API) return callback_name;
   const size_t suffix = callback_name.rfind("_v");
   if (suffix == std::string_view::npos || suffix + 2 == callback_name.size()) return callback_name;
@@ -55,12 +59,14 @@ QuietCallbacks quiet_callbacks(const CuptiLibrary& cupti, const StepRule* rule, 
   if (rule == nullptr) return quiet;
   quiet.launches_always_on = rule->kind == StepRule::Kind::kernel;
   size_t matched = 0;
+  size_t named = 0;
   if (cupti.GetCallbackName != nullptr) {
     for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
       std::vector<CUpti_CallbackId>& ids = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? quiet.runtime : quiet.driver;
       for (CUpti_CallbackId cbid = 1; cbid < kIdsToName; ++cbid) {
         const char* name = nullptr;
         if (cupti.GetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+        ++named;
         if (!needed_for_rule(*rule, function_name_of(domain, name))) continue;
         ids.push_back(cbid);
         ++matched;
@@ -70,8 +76,13 @@ QuietCallbacks quiet_callbacks(const CuptiLibrary& cupti, const StepRule* rule, 
   if (matched == 0) {
     // Also where CUPTI names ids in a way this code does not expect: a rule
     // that matched no name must not go blind.
-    log_debug("no CUPTI callback named for PROF_STEP=%s; its domains stay on between windows",
-              rule->spelling().c_str());
+    if (named > 0 && rule->kind == StepRule::Kind::api) {
+      log_info("PROF_STEP=%s: CUPTI knows no CUDA call of that name (runtime and driver names, e.g. "
+               "cudaLaunchKernel, cuLaunchKernel); every call is checked for it", rule->spelling().c_str());
+    } else {
+      log_debug("no CUPTI callback named for PROF_STEP=%s; its domains stay on between windows",
+                rule->spelling().c_str());
+    }
     quiet.whole_domains = true;
     quiet.launches_always_on = true;
   }

@@ -882,6 +882,14 @@ def cuda_step_rules_cut_windows(tmp):
                   "%s: callbacks outside windows %s, want the launches alone" % (rule, on))
         else:
             check(on == quiet, "%s: callbacks outside windows %s, want %s" % (rule, on, quiet))
+    # A name CUPTI does not know is said, and every call is checked for it.
+    sub = os.path.join(tmp, "misspelt")
+    os.mkdir(sub)
+    result, _ = record_windows(sub, 8, {"PROF_STEP": "api:cudaMemcpyy", "PROF_SCHEDULE": "wait=1,active=1",
+                                        "PROF_LOG": "debug"})
+    check("PROF_STEP=api:cudaMemcpyy: CUPTI knows no CUDA call of that name" in result.stderr and
+          quiet_callbacks(result.stderr) == ["every runtime and driver call"] and not window_files(sub),
+          "a misspelt api rule: %s" % result.stderr)
 
 
 def window_end_cuts_calls_of_other_threads(tmp):

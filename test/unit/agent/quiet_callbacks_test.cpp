@@ -49,6 +49,8 @@ TEST_CASE("callback names are spelled as the calls' functionName") {
   CHECK(function_name_of(CUPTI_CB_DOMAIN_RUNTIME_API, "cudaGetDeviceProperties_v2_v12000") ==
         "cudaGetDeviceProperties_v2");
   CHECK(function_name_of(CUPTI_CB_DOMAIN_RUNTIME_API, "cudaMalloc") == "cudaMalloc");
+  CHECK(function_name_of(CUPTI_CB_DOMAIN_RUNTIME_API, "CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020") == "cudaMalloc");
+  CHECK(function_name_of(CUPTI_CB_DOMAIN_DRIVER_API, "CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2") == "cuMemAlloc_v2");
   CHECK(function_name_of(CUPTI_CB_DOMAIN_RUNTIME_API, "cudaOdd_v") == "cudaOdd_v");
   CHECK(function_name_of(CUPTI_CB_DOMAIN_RUNTIME_API, "cudaOdd_vx1") == "cudaOdd_vx1");
   // A driver function's own name ends in _v2: it is the name called.
