@@ -13,6 +13,7 @@
 #include "capture/capture_range.h"
 #include "capture/cuda_call_args.h"
 #include "capture/cuda_call_kind.h"
+#include "capture/cuda_steps.h"
 #include "capture/cupti_activity.h"
 #include "capture/cupti_library.h"
 #include "capture/hooks/event_timing.h"
@@ -130,25 +131,6 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   buffer->commit();
 }
 
-// PROF_STEP=kernel:REGEX: whether a kernel's name matches, remembered per
-// name pointer (CUPTI's symbolName is the registered function's, stable for
-// the process), so that the regex runs once per kernel, not per launch.
-// A process-wide table, not thread_local: the agent's initial-exec TLS must
-// stay small enough for the driver to dlopen it (CUDA_INJECTION64_PATH).
-// Each slot packs the pointer and the answer in one word: (name << 1) | match.
-constexpr size_t kSeenNames = 64;
-std::atomic<uint64_t> g_seen_names[kSeenNames];
-
-bool kernel_matches(const StepRule& rule, const char* name) {
-  const auto key = reinterpret_cast<uintptr_t>(name);
-  std::atomic<uint64_t>& slot = g_seen_names[(key >> 4) % kSeenNames];
-  const uint64_t seen = slot.load(std::memory_order_relaxed);
-  if (seen != 0 && (seen >> 1) == key) return (seen & 1) != 0;
-  const bool matches = rule.matches(name);
-  slot.store((uint64_t{key} << 1) | (matches ? 1 : 0), std::memory_order_relaxed);
-  return matches;
-}
-
 // What on_callback keeps in CUPTI's correlationData slot for a call that
 // began while nothing was recorded (outside capture windows): its entry was
 // seen, its time not read (a step rule keeps the callbacks on there, and a
@@ -162,45 +144,30 @@ uint64_t entry_time(const CUpti_CallbackData& call) {
   return *call.correlationData;
 }
 
-// PROF_STEP=api:NAME: whether a call is NAME, remembered per callback id
-// (0: not yet known, 1: no, 2: yes), so that a call costs a table load, not
-// a string compare.
-std::atomic<uint8_t> g_api_matches[2][kMaxCallbackId];
-
-bool api_matches(const StepRule& rule, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name) {
-  if (cbid >= kMaxCallbackId) return rule.matches(name);
-  std::atomic<uint8_t>& slot = g_api_matches[domain == CUPTI_CB_DOMAIN_RUNTIME_API ? 0 : 1][cbid];
-  const uint8_t seen = slot.load(std::memory_order_relaxed);
-  if (seen != 0) return seen == 2;
-  const bool matches = rule.matches(name);
-  slot.store(matches ? 2 : 1, std::memory_order_relaxed);
-  return matches;
-}
-
 // PROF_STEP=kernel:... and api:NAME (a start rule): a boundary where the
 // call begins, so that the call itself is in the step it starts.
 void find_step_at_entry(CudaCallKind kind, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                         const CUpti_CallbackData& call) {
-  CaptureControl* control = agent_state().control.load(std::memory_order_acquire);
-  if (control == nullptr || control->step_rule() == nullptr) return;
-  const StepRule& rule = *control->step_rule();
-  if (rule.kind == StepRule::Kind::kernel) {
+  const StepRule* rule = cuda_step_rule();
+  if (rule == nullptr) return;
+  if (rule->kind == StepRule::Kind::kernel) {
     // Counted on entry: above one, a launch inside a launch (cuLaunchKernel
     // in cudaLaunchKernel) names the same kernel again.
-    if (kind != CudaCallKind::launch || t_launches_in_flight > 1 || call.symbolName == nullptr) return;
-    if (kernel_matches(rule, call.symbolName)) control->step_boundary(entry_time(call));
-  } else if (rule.kind == StepRule::Kind::api && !rule.ends_steps()) {
-    if (api_matches(rule, domain, cbid, call.functionName)) control->step_boundary(entry_time(call));
+    if (kind != CudaCallKind::launch || t_launches_in_flight > 1) return;
+    if (kernel_starts_step(*rule, call.symbolName)) step_starts_at(entry_time(call));
+  } else if (rule->kind == StepRule::Kind::api && !rule->ends_steps()) {
+    if (is_step_call(*rule, domain == CUPTI_CB_DOMAIN_RUNTIME_API, cbid, call.functionName)) {
+      step_starts_at(entry_time(call));
+    }
   }
 }
 
 // PROF_STEP=api:NAME where NAME synchronizes: the step ends where it returns.
 void find_step_at_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call) {
-  CaptureControl* control = agent_state().control.load(std::memory_order_acquire);
-  if (control == nullptr || !api_matches(*control->step_rule(), domain, cbid, call.functionName)) return;
-  const uint64_t now = monotonic_ns();
-  control->step_ends(now);
-  control->step_begins(now);
+  const StepRule* rule = cuda_step_rule();
+  if (rule != nullptr && is_step_call(*rule, domain == CUPTI_CB_DOMAIN_RUNTIME_API, cbid, call.functionName)) {
+    step_ends_now();
+  }
 }
 
 void detach_at_exit();

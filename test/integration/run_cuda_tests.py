@@ -855,33 +855,44 @@ def cuda_step_rules_cut_windows(tmp):
     """PROF_STEP=kernel:REGEX, api:NAME (a step starts at the call) and
     api:...Synchronize (a step ends where it returns) on nvtx_training: each
     rule's steps are one iteration each, so each window file holds exactly the
-    truth's kernels of torch.profiler.schedule's steps. Outside windows only
-    the calls that can mark a boundary call back: the launches, or NAME."""
+    truth's kernels of torch.profiler.schedule's steps; through CUPTI and,
+    without it, through the hooks (kernels timed with events: names compared).
+    Outside windows only the calls that can mark a boundary call back through
+    CUPTI: the launches, or NAME."""
     steps = 40
     want = torch_schedule_windows(0, 5, 1, 3, 2, steps)
-    for rule, quiet in (("kernel:forward_kernel", None), ("api:cudaMemcpy", ["cudaMemcpy"]),
-                        ("api:cudaDeviceSynchronize", ["cudaDeviceSynchronize"])):
-        sub = os.path.join(tmp, rule.replace(":", "_"))
-        os.mkdir(sub)
-        env = {"PROF_STEP": rule, "PROF_SCHEDULE": "wait=5,warmup=1,active=3,repeat=2", "PROF_LOG": "debug"}
-        result, truth = record_windows(sub, steps, env)
-        files = window_files(sub)
-        check(files == sorted("run.step%d.pb" % w[0] for w in want), "%s: window files %s, want %s" % (rule, files, want))
-        by_step = training_kernels_by_step(truth, steps)
-        for w in want:
-            records = dump(os.path.join(sub, "run.step%d.pb" % w[0]), sub)
-            kernels = sorted(((r["name"], r["start"], r["end"]) for r in records if r["type"] == "kernel"), key=lambda k: k[1])
-            check(kernels == [(k["name"], k["start"], k["end"]) for s in w for k in by_step[s]],
-                  "%s, steps %s: kernels %s differ from the truth's" % (rule, w, [k[0] for k in kernels]))
-            windows = [r for r in records if r["type"] == "window"]
-            check(len(windows) == 1 and (windows[0]["first_step"], windows[0]["last_step"]) == (w[0], w[-1]),
-                  "%s: window record %s, want steps %d..%d" % (rule, windows, w[0], w[-1]))
-        on = quiet_callbacks(result.stderr)
-        if quiet is None:
-            check({"cudaLaunchKernel", "cuLaunchKernel"} <= set(on) and all("Launch" in name for name in on),
-                  "%s: callbacks outside windows %s, want the launches alone" % (rule, on))
-        else:
-            check(on == quiet, "%s: callbacks outside windows %s, want %s" % (rule, on, quiet))
+    for backend in ("cupti", "hooks"):
+        for rule, quiet in (("kernel:forward_kernel", None), ("api:cudaMemcpy", ["cudaMemcpy"]),
+                            ("api:cudaDeviceSynchronize", ["cudaDeviceSynchronize"])):
+            sub = os.path.join(tmp, backend + "_" + rule.replace(":", "_"))
+            os.mkdir(sub)
+            env = {"PROF_STEP": rule, "PROF_SCHEDULE": "wait=5,warmup=1,active=3,repeat=2", "PROF_LOG": "debug",
+                   "PROF_BACKEND": backend}
+            result, truth = record_windows(sub, steps, env)
+            what = "%s, %s" % (rule, backend)
+            files = window_files(sub)
+            check(files == sorted("run.step%d.pb" % w[0] for w in want), "%s: window files %s, want %s" % (what, files, want))
+            by_step = training_kernels_by_step(truth, steps)
+            for w in want:
+                records = dump(os.path.join(sub, "run.step%d.pb" % w[0]), sub)
+                kernels = sorted(((r["name"], r["start"], r["end"]) for r in records if r["type"] == "kernel"),
+                                 key=lambda k: k[1])
+                truth_kernels = [(k["name"], k["start"], k["end"]) for s in w for k in by_step[s]]
+                if backend == "hooks":
+                    kernels, truth_kernels = [k[0] for k in kernels], [k[0] for k in truth_kernels]
+                check(kernels == truth_kernels, "%s, steps %s: kernels %s differ from the truth's %s"
+                      % (what, w, kernels, truth_kernels))
+                windows = [r for r in records if r["type"] == "window"]
+                check(len(windows) == 1 and (windows[0]["first_step"], windows[0]["last_step"]) == (w[0], w[-1]),
+                      "%s: window record %s, want steps %d..%d" % (what, windows, w[0], w[-1]))
+            if backend == "hooks":
+                continue
+            on = quiet_callbacks(result.stderr)
+            if quiet is None:
+                check({"cudaLaunchKernel", "cuLaunchKernel"} <= set(on) and all("Launch" in name for name in on),
+                      "%s: callbacks outside windows %s, want the launches alone" % (what, on))
+            else:
+                check(on == quiet, "%s: callbacks outside windows %s, want %s" % (what, on, quiet))
     # A name CUPTI does not know is said, and every call is checked for it.
     sub = os.path.join(tmp, "misspelt")
     os.mkdir(sub)

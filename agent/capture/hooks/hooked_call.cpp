@@ -5,13 +5,16 @@
 
 #include <cstring>
 
+#include "agent_state.h"
 #include "capture/capture_range.h"
+#include "capture/cuda_steps.h"
 #include "capture/cuda_call_args.h"
 #include "capture/hooks/event_timing.h"
 #include "capture/hooks/real_symbols.h"
 #include "capture/call_stack.h"
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
+#include "control/step_rule.h"
 #include "record/recorder.h"
 
 namespace prof {
@@ -63,6 +66,7 @@ struct ThreadHookState {
   uint32_t unseen_correlation_id;
   // The kernel of the last driver launch, for the runtime launch around it.
   const char* kernel_name;
+  uint64_t outermost_start_ns;  // when the outermost call being recorded began
 };
 [[gnu::tls_model("initial-exec")]] thread_local ThreadHookState t_hook{};
 
@@ -122,6 +126,26 @@ CUfunction launched_function(uint16_t callback_id, const void* params) {
       return static_cast<const cuLaunchCooperativeKernel_params*>(params)->f;
     default:
       return nullptr;
+  }
+}
+
+// PROF_STEP=kernel:REGEX and api:NAME without CUPTI (cuda_steps.h). A kernel
+// is named by the driver's launch (a runtime launch learns it from the driver
+// call inside it), so a step found there starts where the outermost call
+// began: the runtime launch is in the step it starts, as with CUPTI.
+[[gnu::noinline]] void find_step_at_begin(const HookedFunction& function, CudaCallKind kind, const void* params,
+                                          bool outermost, const ThreadHookState& t) {
+  const StepRule* rule = cuda_step_rule();
+  if (rule == nullptr) return;
+  if (rule->kind == StepRule::Kind::kernel) {
+    if (kind != CudaCallKind::launch || function.domain != file::ApiDomain::driver) return;
+    ReentryGuard guard;
+    if (!guard) return;
+    const char* name = kernel_name_of(launched_function(function.callback_id, params));
+    if (kernel_starts_step(*rule, name)) step_starts_at(outermost ? monotonic_ns() : t.outermost_start_ns);
+  } else if (rule->kind == StepRule::Kind::api && !rule->ends_steps() &&
+             is_step_call(*rule, function.domain == file::ApiDomain::runtime, function.callback_id, function.name)) {
+    step_starts_at(monotonic_ns());
   }
 }
 
@@ -255,6 +279,10 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
   if (kind == CudaCallKind::profiler_stop && g_options.range == CaptureRange::cuda_profiler_api) {
     set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
   }
+  // Before GPU timing is decided below: the launch that starts a window is timed.
+  if (mode == HookMode::only && agent_state().cuda.step_rule == StepRuleOrigin::entry) {
+    find_step_at_begin(function, kind, params, outermost_, t);
+  }
   if (mode == HookMode::only && function.domain == file::ApiDomain::driver &&
       g_event_timing.load(std::memory_order_relaxed)) {
     if (is_capture_call(function.callback_id, true)) EventTiming::capture_began();
@@ -267,6 +295,7 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
     }
   }
   start_ns_ = monotonic_ns();
+  if (outermost_) t.outermost_start_ns = start_ns_;
   return true;
 }
 
@@ -322,10 +351,18 @@ void HookedCall::end(int32_t result) {
     // initialised, so an atexit handler registered now runs before its teardown.
     g_options.on_cuda_ready();
   }
-  if (!capture_range_open()) return;
-  ReentryGuard guard;
-  if (!guard) return;
-  write_record(*function_, kind_, nested_work_, start_ns_, end_ns, correlation_id, result, params, kernel_name);
+  if (capture_range_open()) {
+    ReentryGuard guard;
+    if (guard) write_record(*function_, kind_, nested_work_, start_ns_, end_ns, correlation_id, result, params, kernel_name);
+  }
+  // After recording it: a synchronization belongs to the step it ends.
+  if (agent_state().cuda.step_rule == StepRuleOrigin::api_end && g_mode.load(std::memory_order_relaxed) == HookMode::only) {
+    const StepRule* rule = cuda_step_rule();
+    if (rule != nullptr &&
+        is_step_call(*rule, function_->domain == file::ApiDomain::runtime, function_->callback_id, function_->name)) {
+      step_ends_now();
+    }
+  }
 }
 
 }  // namespace prof
