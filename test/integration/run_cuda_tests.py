@@ -851,20 +851,20 @@ def quiet_callbacks(stderr):
     return lines[0].split(", ")
 
 
-def cuda_step_rules_cut_windows(tmp):
-    """PROF_STEP=kernel:REGEX, api:NAME (a step starts at the call) and
-    api:...Synchronize (a step ends where it returns) on nvtx_training: each
-    rule's steps are one iteration each, so each window file holds exactly the
+def step_rules_cut_windows_with_and_without_cupti(tmp):
+    """PROF_STEP=nvtx:REGEX, kernel:REGEX, api:NAME (a step starts at the call)
+    and api:...Synchronize (a step ends where it returns) on nvtx_training:
+    each rule's steps are one iteration each, so each window file holds exactly the
     truth's kernels of torch.profiler.schedule's steps; through CUPTI and,
     without it, through the hooks (kernels timed with events: names compared).
     Outside windows only the calls that can mark a boundary call back through
-    CUPTI: the launches, or NAME."""
+    CUPTI: none, the launches, or NAME."""
     steps = 40
     want = torch_schedule_windows(0, 5, 1, 3, 2, steps)
     for backend in ("cupti", "hooks"):
-        for rule, quiet in (("kernel:forward_kernel", None), ("api:cudaMemcpy", ["cudaMemcpy"]),
+        for rule, quiet in ((STEP_RULE, ["none"]), ("kernel:forward_kernel", None), ("api:cudaMemcpy", ["cudaMemcpy"]),
                             ("api:cudaDeviceSynchronize", ["cudaDeviceSynchronize"])):
-            sub = os.path.join(tmp, backend + "_" + rule.replace(":", "_"))
+            sub = os.path.join(tmp, backend + "_" + re.sub(r"\W", "_", rule))
             os.mkdir(sub)
             env = {"PROF_STEP": rule, "PROF_SCHEDULE": "wait=5,warmup=1,active=3,repeat=2", "PROF_LOG": "debug",
                    "PROF_BACKEND": backend}

@@ -48,6 +48,8 @@ bool is_capture_call(uint16_t callback_id, bool begin) {
 }
 
 constexpr uint32_t kMaxKernelName = 512;
+// HookedCall::start_ns_ of a call that began with nothing being recorded.
+constexpr uint64_t kNotTimed = 0;
 // write_record, HookedCall::end and the wrapper: the app's call site (or the
 // CUDA library's, for a nested call) is the leaf of the stack.
 constexpr uint32_t kAgentFrames = 3;
@@ -147,6 +149,18 @@ CUfunction launched_function(uint16_t callback_id, const void* params) {
              is_step_call(*rule, function.domain == file::ApiDomain::runtime, function.callback_id, function.name)) {
     step_starts_at(monotonic_ns());
   }
+}
+
+// Between capture windows a call goes straight through, as if not hooked,
+// unless it may start or end a step (PROF_STEP=kernel:/api:), open the
+// profiler range, or begin or end a stream capture, which event timing must
+// know of at all times (an event recorded on a capturing stream would join
+// the app's graph).
+bool needed_outside_windows(const HookedFunction& function, CudaCallKind kind) {
+  return agent_state().cuda.step_rule != StepRuleOrigin::none || kind == CudaCallKind::profiler_start ||
+         kind == CudaCallKind::profiler_stop ||
+         (function.domain == file::ApiDomain::driver &&
+          (is_capture_call(function.callback_id, true) || is_capture_call(function.callback_id, false)));
 }
 
 [[gnu::noinline]] void write_record(const HookedFunction& function, CudaCallKind kind, bool nested,
@@ -259,6 +273,7 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
     function.kind.store(kind, std::memory_order_relaxed);
   }
   if (kind == CudaCallKind::query && !g_options.all_api_calls) return false;
+  if (mode == HookMode::only && !capture_range_open() && !needed_outside_windows(function, kind)) return false;
 
   ThreadHookState& t = t_hook;
   function_ = &function;
@@ -294,13 +309,18 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
       timed_ = EventTiming::before(work, per_thread_stream(function.name));
     }
   }
-  start_ns_ = monotonic_ns();
+  // A call that begins with nothing being recorded is not recorded (as
+  // through CUPTI), so it reads no clock: unless a kernel rule may find,
+  // inside it, a step that starts where it began.
+  start_ns_ = capture_range_open() || agent_state().cuda.step_rule == StepRuleOrigin::entry ? monotonic_ns()
+                                                                                          : kNotTimed;
   if (outermost_) t.outermost_start_ns = start_ns_;
   return true;
 }
 
 void HookedCall::end(int32_t result) {
-  const uint64_t end_ns = monotonic_ns();
+  const bool timed = start_ns_ != kNotTimed;
+  const uint64_t end_ns = timed ? monotonic_ns() : kNotTimed;
   const void* params = params_;
   ThreadHookState& t = t_hook;
   t.pending = false;
@@ -320,7 +340,7 @@ void HookedCall::end(int32_t result) {
 
   const char* kernel_name = nullptr;
   if (kind_ == CudaCallKind::launch) {
-    if (function_->domain == file::ApiDomain::driver) {
+    if (function_->domain == file::ApiDomain::driver && (timed || timed_ != nullptr)) {
       ReentryGuard guard;
       if (guard) t.kernel_name = kernel_name_of(launched_function(function_->callback_id, params));
     }
@@ -351,7 +371,7 @@ void HookedCall::end(int32_t result) {
     // initialised, so an atexit handler registered now runs before its teardown.
     g_options.on_cuda_ready();
   }
-  if (capture_range_open()) {
+  if (timed && capture_range_open()) {
     ReentryGuard guard;
     if (guard) write_record(*function_, kind_, nested_work_, start_ns_, end_ns, correlation_id, result, params, kernel_name);
   }
