@@ -3,19 +3,23 @@
 #include <atomic>
 #include <cstddef>
 
-#include "agent_state.h"
 #include "common/clock.h"
-#include "control/capture_control.h"
 #include "control/step_rule.h"
 
 namespace prof {
-namespace {
+namespace cuda_steps_detail {
 
-// A process-wide table, not thread_local: the agent's initial-exec TLS must
-// stay small enough for the driver to dlopen it (CUDA_INJECTION64_PATH).
-// Each slot packs the pointer and the answer in one word: (name << 1) | match.
-constexpr size_t kSeenNames = 64;
 std::atomic<uint64_t> g_seen_names[kSeenNames];
+
+bool kernel_matches(const StepRule& rule, const char* name, std::atomic<uint64_t>& slot) {
+  const bool matches = rule.matches(name);
+  slot.store((uint64_t{reinterpret_cast<uintptr_t>(name)} << 1) | (matches ? 1 : 0), std::memory_order_relaxed);
+  return matches;
+}
+
+}  // namespace cuda_steps_detail
+
+namespace {
 
 // Callback ids of one domain stay below this in CUDA 13 (runtime ~520,
 // driver ~900); an id beyond it is compared on every call.
@@ -24,23 +28,6 @@ constexpr uint32_t kMaxCallbackId = 2048;
 std::atomic<uint8_t> g_api_matches[2][kMaxCallbackId];
 
 }  // namespace
-
-const StepRule* cuda_step_rule() {
-  if (agent_state().cuda.step_rule == StepRuleOrigin::none) return nullptr;
-  const CaptureControl* control = agent_state().control.load(std::memory_order_acquire);
-  return control != nullptr ? control->step_rule() : nullptr;
-}
-
-bool kernel_starts_step(const StepRule& rule, const char* name) {
-  if (name == nullptr) return false;
-  const auto key = reinterpret_cast<uintptr_t>(name);
-  std::atomic<uint64_t>& slot = g_seen_names[(key >> 4) % kSeenNames];
-  const uint64_t seen = slot.load(std::memory_order_relaxed);
-  if (seen != 0 && (seen >> 1) == key) return (seen & 1) != 0;
-  const bool matches = rule.matches(name);
-  slot.store((uint64_t{key} << 1) | (matches ? 1 : 0), std::memory_order_relaxed);
-  return matches;
-}
 
 bool is_step_call(const StepRule& rule, bool runtime, uint32_t callback_id, const char* function_name) {
   if (callback_id >= kMaxCallbackId) return rule.matches(function_name);

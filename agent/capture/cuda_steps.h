@@ -3,21 +3,47 @@
 // callbacks (cuda_capture.cpp) or, without CUPTI, by the hooks
 // (hooks/hooked_call.cpp). Both ask the same questions, answered from the
 // same caches, so that a step starts at the same call either way.
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
+
+#include "agent_state.h"
+#include "control/capture_control.h"
 
 namespace prof {
 
 struct StepRule;
 
 // The CUDA step rule in force (kernel: or api:), or null: an NVTX rule, none,
-// or no capture control.
-const StepRule* cuda_step_rule();
+// or no capture control. Inline, as the two questions below: CUDA calls ask
+// them between windows.
+inline const StepRule* cuda_step_rule() {
+  if (agent_state().cuda.step_rule == StepRuleOrigin::none) return nullptr;
+  const CaptureControl* control = agent_state().control.load(std::memory_order_acquire);
+  return control != nullptr ? control->step_rule() : nullptr;
+}
+
+namespace cuda_steps_detail {
+// A process-wide table, not thread_local: the agent's initial-exec TLS must
+// stay small enough for the driver to dlopen it (CUDA_INJECTION64_PATH).
+// Each slot packs the pointer and the answer in one word: (name << 1) | match.
+constexpr size_t kSeenNames = 64;
+extern std::atomic<uint64_t> g_seen_names[kSeenNames];
+bool kernel_matches(const StepRule& rule, const char* name, std::atomic<uint64_t>& slot);
+}  // namespace cuda_steps_detail
 
 // kernel:REGEX: whether a launch of the kernel `name` starts a step. Cached
 // per name pointer (CUPTI's symbolName and the driver's cuFuncGetName are the
 // registered function's, stable for the process): the regex runs once per
 // kernel, not per launch.
-bool kernel_starts_step(const StepRule& rule, const char* name);
+inline bool kernel_starts_step(const StepRule& rule, const char* name) {
+  if (name == nullptr) return false;
+  const auto key = reinterpret_cast<uintptr_t>(name);
+  std::atomic<uint64_t>& slot = cuda_steps_detail::g_seen_names[(key >> 4) % cuda_steps_detail::kSeenNames];
+  const uint64_t seen = slot.load(std::memory_order_relaxed);
+  if (seen != 0 && (seen >> 1) == key) return (seen & 1) != 0;
+  return cuda_steps_detail::kernel_matches(rule, name, slot);
+}
 
 // api:NAME: whether a call is NAME. Cached per (domain, callback id): a call
 // costs a table load, not a string compare.
