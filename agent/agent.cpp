@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "agent_state.h"
 #include "capture/capture_range.h"
@@ -87,8 +88,11 @@ file::Process describe_process(const ProcessIdentity& identity, const AgentConfi
   return process;
 }
 
-// profanalyze capture's way in; constant-initialised like AgentState.
-OnDemandTrigger g_on_demand;
+// profanalyze capture's way in; constant-initialised like AgentState (a
+// dynamic initialiser would run after on_load had started it, and reset it),
+// and with no destructor to run before the exit handler stops it.
+constinit OnDemandTrigger g_on_demand;
+static_assert(std::is_trivially_destructible_v<OnDemandTrigger>);
 
 void finish(file::ProcessEnd::Reason reason) {
   AgentState& agent = agent_state();

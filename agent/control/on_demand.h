@@ -1,21 +1,14 @@
 #pragma once
-// The on-demand trigger: `profanalyze capture PID` asks a running process for
-// a capture through files under a per-user directory, /tmp/libprof-<uid>/:
-//   PID.ctl   made by the agent at start, removed at exit: "an agent runs here"
-//   PID.req   the request, written by profanalyze (renamed into place):
-//             "steps N" or "duration_ms N", then "output PATH"
-//   PID.done  the answer, written by the agent (renamed into place) when the
-//             file is complete: "ok PATH" or "error WHY"
-// Only the agent's writer thread looks for a request (every 100 ms, one
-// access() call): the app's threads pay nothing, and no signal is used.
+// The on-demand trigger, the agent's side of `profanalyze capture PID`
+// (the files: shared/on_demand_protocol.h). Only the agent's writer thread
+// looks for a request (every 100 ms, one access() call): the app's threads
+// pay nothing, and no signal is used.
 #include <cstdint>
 #include <string>
 
-namespace prof {
+#include "on_demand_protocol.h"
 
-// The directory, created 0700 if missing; "" when it cannot be.
-std::string control_directory(bool create);
-std::string control_path(uint32_t pid, const char* suffix);
+namespace prof {
 
 class OnDemandTrigger {
  public:
@@ -27,12 +20,14 @@ class OnDemandTrigger {
   void stop();
 
  private:
+  // Plain values (agent.cpp's global is constinit, with no destructor): the
+  // paths are made again where used.
   uint32_t pid_ = 0;
   bool active_ = false;
   uint64_t next_poll_ns_ = 0;
   bool waiting_ = false;      // a capture was accepted, its file not complete
   uint64_t completed_before_ = 0;
-  void answer(const std::string& text);
+  void answer(bool ok, const std::string& detail);
 };
 
 }  // namespace prof

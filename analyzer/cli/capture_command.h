@@ -1,8 +1,7 @@
 #pragma once
 // `profanalyze capture PID`: asks a running process under the agent to
-// record its next N steps (or S seconds) and waits for the file. The
-// protocol is the agent's (agent/control/on_demand.h): files under
-// /tmp/libprof-<uid>/.
+// record its next N steps (or S seconds) and waits for the file, through
+// the files of shared/on_demand_protocol.h.
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <ostream>

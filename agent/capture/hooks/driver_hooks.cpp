@@ -47,11 +47,6 @@ HookedFunction g_functions[kDriverHooks] = {
 std::atomic<void*> g_real[kDriverHooks];
 std::atomic<bool> g_wrappers_on{false};
 
-// The real function once known, else nullptr.
-inline void* known_real(DriverHook hook) {
-  return g_real[static_cast<uint32_t>(hook)].load(std::memory_order_acquire);
-}
-
 void* real_of(DriverHook hook) {
   const auto i = static_cast<uint32_t>(hook);
   return resolve_real(g_real[i], g_functions[i].name, "libcuda.so");

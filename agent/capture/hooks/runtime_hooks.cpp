@@ -47,11 +47,6 @@ const char* const kExportedNames[kRuntimeHooks] = {
 
 std::atomic<void*> g_real[kRuntimeHooks];
 
-// The real function once known, else nullptr.
-inline void* known_real(RuntimeHook hook) {
-  return g_real[static_cast<uint32_t>(hook)].load(std::memory_order_acquire);
-}
-
 void* real_of(RuntimeHook hook) {
   const auto i = static_cast<uint32_t>(hook);
   return resolve_real(g_real[i], kExportedNames[i], "libcudart.so");

@@ -1,7 +1,8 @@
 #pragma once
 // The definition of one CUDA wrapper, shared by driver_hooks.cpp and
 // runtime_hooks.cpp, which expand it at global scope after defining, in
-// namespace prof, `real_of(Hook)`, `known_real(Hook)` and `g_functions`.
+// namespace prof, `real_of(Hook)`, `g_real` (what each wrapper forwards to)
+// and `g_functions`.
 //
 // An asm label gives the wrapper the CUDA function's own (ABI) name while its
 // C++ name stays clear of the CUDA headers' declarations and version macros.
@@ -12,6 +13,7 @@
 // headers define some names as macros (cuDeviceGetUuid -> ..._v2), which an
 // argument passed on would expand.
 #include "capture/hooks/hooked_call.h"
+#include "capture/hooks/wrapper_table.h"
 
 #define PROF_UNPACK(...) __VA_ARGS__
 #define PROF_EXPORT __attribute__((visibility("default")))
@@ -36,7 +38,7 @@
   extern "C" PROF_EXPORT Result wrapper decl __asm__(symbol);                                    \
   extern "C" Result wrapper decl {                                                               \
     using Real = Result(*) decl;                                                                 \
-    auto real = reinterpret_cast<Real>(prof::known_real(hook_value));                            \
+    auto real = reinterpret_cast<Real>(prof::known_real(prof::g_real, hook_value));                            \
     if (real == nullptr || prof::hooks_may_record()) return record args;                         \
     return real args;                                                                            \
   }

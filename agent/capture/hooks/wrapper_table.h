@@ -21,11 +21,14 @@ struct WrapperTable {
   uint32_t count;
 };
 
-// Our wrapper of the function `name` found at `real`, remembering `real` as
-// its target. `real` itself when it is one of our wrappers already (a lookup
-// in the global scope finds ours first), when no wrapper has that name, or
-// when the wrapper already forwards to another definition (another copy of
-// the library, loaded privately: not ours to wrap).
+// The definition the wrapper of `hook` forwards to once known, else nullptr:
+// the pass-through's first load. `reals` is the family's own array (static,
+// so its address is a constant of the wrapper): inlined, this is one load.
+template <typename Hook, size_t N>
+inline void* known_real(const std::atomic<void*> (&reals)[N], Hook hook) {
+  return reals[static_cast<uint32_t>(hook)].load(std::memory_order_acquire);
+}
+
 // The definition a wrapper forwards to: the one known (handed out with the
 // wrapper, or found before), else the next after the agent in `library`,
 // kept for the next call; when two threads look it up at once, the first
@@ -38,6 +41,11 @@ inline void* resolve_real(std::atomic<void*>& slot, const char* name, const char
   return slot.compare_exchange_strong(expected, real) ? real : expected;
 }
 
+// Our wrapper of the function `name` found at `real`, remembering `real` as
+// its target. `real` itself when it is one of our wrappers already (a lookup
+// in the global scope finds ours first), when no wrapper has that name, or
+// when the wrapper already forwards to another definition (another copy of
+// the library, loaded privately: not ours to wrap).
 inline void* hand_out_wrapper(const WrapperTable& table, const char* name, void* real) {
   for (uint32_t i = 0; i < table.count; ++i) {
     if (table.wrappers[i] == real) return real;

@@ -1,0 +1,106 @@
+#include "on_demand_protocol.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "proc_stat.h"
+
+namespace prof {
+namespace {
+
+constexpr std::string_view kStarted = "started ";
+constexpr std::string_view kOk = "ok ";
+constexpr std::string_view kError = "error ";
+
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+}  // namespace
+
+std::string control_directory() { return "/tmp/libprof-" + std::to_string(getuid()); }
+
+ControlFiles control_files(int64_t pid) {
+  const std::string stem = control_directory() + "/" + std::to_string(pid);
+  return {stem + ".ctl", stem + ".req", stem + ".done"};
+}
+
+std::string control_text(std::string_view version) {
+  return "libprof " + std::string(version) + "\n" + std::string(kStarted) + process_start_ticks(0) + "\n";
+}
+
+bool control_names_process(std::string_view text, int64_t pid) {
+  // The first "started" line is the one that counts.
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    if (starts_with(line, kStarted)) {
+      const std::string started = process_start_ticks(pid);
+      return !started.empty() && line.substr(kStarted.size()) == started;
+    }
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return false;
+}
+
+std::string request_text(const CaptureRequest& request) {
+  const std::string count = request.steps > 0 ? "steps " + std::to_string(request.steps)
+                                              : "duration_ms " + std::to_string(request.duration_ms);
+  return count + "\noutput " + request.output + "\n";
+}
+
+std::optional<CaptureRequest> parse_request(const std::string& text) {
+  CaptureRequest request;
+  char output[4096] = {};
+  long long number = 0;
+  if (sscanf(text.c_str(), "steps %lld output %4095[^\n]", &number, output) == 2 && number > 0) {
+    request.steps = number;
+  } else if (sscanf(text.c_str(), "duration_ms %lld output %4095[^\n]", &number, output) == 2 && number > 0) {
+    request.duration_ms = number;
+  } else {
+    return std::nullopt;
+  }
+  request.output = output;
+  return request;
+}
+
+std::string answer_text(const CaptureAnswer& answer) {
+  return std::string(answer.ok ? kOk : kError) + answer.detail + "\n";
+}
+
+std::optional<CaptureAnswer> parse_answer(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  const std::string_view line = text.substr(0, text.find('\n'));
+  if (starts_with(line, kOk)) return CaptureAnswer{true, std::string(line.substr(kOk.size()))};
+  if (starts_with(line, kError)) return CaptureAnswer{false, std::string(line.substr(kError.size()))};
+  return CaptureAnswer{false, std::string(line)};
+}
+
+bool write_file_atomically(const std::string& path, std::string_view text) {
+  const std::string temporary = path + ".tmp";
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  const ssize_t written = ::write(fd, text.data(), text.size());
+  const int write_error = written < 0 ? errno : EIO;  // EIO: a short write sets none
+  ::close(fd);
+  if (written != static_cast<ssize_t>(text.size())) {
+    errno = write_error;
+    return false;
+  }
+  return ::rename(temporary.c_str(), path.c_str()) == 0;
+}
+
+std::string read_small_file(const std::string& path) {
+  std::string text;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = ::read(fd, buffer, sizeof(buffer))) > 0) text.append(buffer, static_cast<size_t>(n));
+  ::close(fd);
+  return text;
+}
+
+}  // namespace prof
