@@ -152,15 +152,21 @@ CUfunction launched_function(uint16_t callback_id, const void* params) {
 }
 
 // Between capture windows a call goes straight through, as if not hooked,
-// unless it may start or end a step (PROF_STEP=kernel:/api:), open the
-// profiler range, or begin or end a stream capture, which event timing must
-// know of at all times (an event recorded on a capturing stream would join
-// the app's graph).
+// unless it may start or end a step (PROF_STEP=kernel: the launches, whose
+// driver call names the kernel inside the runtime's; api:NAME: NAME), open
+// the profiler range, or begin or end a stream capture, which event timing
+// must know of at all times (an event recorded on a capturing stream would
+// join the app's graph).
 bool needed_outside_windows(const HookedFunction& function, CudaCallKind kind) {
-  return agent_state().cuda.step_rule != StepRuleOrigin::none || kind == CudaCallKind::profiler_start ||
-         kind == CudaCallKind::profiler_stop ||
-         (function.domain == file::ApiDomain::driver &&
-          (is_capture_call(function.callback_id, true) || is_capture_call(function.callback_id, false)));
+  if (kind == CudaCallKind::profiler_start || kind == CudaCallKind::profiler_stop) return true;
+  if (function.domain == file::ApiDomain::driver &&
+      (is_capture_call(function.callback_id, true) || is_capture_call(function.callback_id, false))) {
+    return true;
+  }
+  const StepRule* rule = cuda_step_rule();
+  if (rule == nullptr) return false;
+  if (rule->kind == StepRule::Kind::kernel) return kind == CudaCallKind::launch;
+  return is_step_call(*rule, function.domain == file::ApiDomain::runtime, function.callback_id, function.name);
 }
 
 [[gnu::noinline]] void write_record(const HookedFunction& function, CudaCallKind kind, bool nested,
