@@ -400,8 +400,7 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
 
   capture->stacks = &call_stack_settings(options.stacks, options.stack_depth);
   const CaptureControl* control = agent_state().control.load();
-  const StepRule* cuda_step_rule = agent_state().cuda.step_rule != StepRuleOrigin::none ? control->step_rule() : nullptr;
-  capture->quiet = quiet_callbacks(capture->cupti, cuda_step_rule, options.range == CaptureRange::cuda_profiler_api);
+  capture->quiet = quiet_callbacks(capture->cupti, cuda_step_rule(), options.range == CaptureRange::cuda_profiler_api);
   if (log_level() >= LogLevel::debug) {
     log_debug("outside capture windows, CUPTI calls back for: %s", describe(capture->quiet, capture->cupti).c_str());
   }
