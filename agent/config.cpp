@@ -88,8 +88,8 @@ uint64_t seconds_env(const char* name) {
 
 }  // namespace
 
-std::optional<analyzer::Schedule> parse_schedule(const std::string& text, std::string& error) {
-  analyzer::Schedule schedule;
+std::optional<Schedule> parse_schedule(const std::string& text, std::string& error) {
+  Schedule schedule;
   size_t at = 0;
   while (at <= text.size()) {
     size_t comma = text.find(',', at);

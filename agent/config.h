@@ -51,7 +51,7 @@ struct AgentConfig {
 // PROF_SCHEDULE=skip_first=N,wait=N,warmup=N,active=N,repeat=N (any subset,
 // any order; torch.profiler.schedule's defaults otherwise). nullopt with
 // `error` set when it is not that or torch would refuse it.
-std::optional<analyzer::Schedule> parse_schedule(const std::string& text, std::string& error);
+std::optional<Schedule> parse_schedule(const std::string& text, std::string& error);
 
 // Reads the variables through `getenv`. Invalid values fall back to the
 // default with one log line; configuration never stops the app.

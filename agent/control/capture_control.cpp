@@ -11,7 +11,6 @@
 namespace prof {
 namespace {
 
-using analyzer::ScheduleAction;
 
 bool records(ScheduleAction action) {
   return action == ScheduleAction::kRecord || action == ScheduleAction::kRecordAndSave;

@@ -20,7 +20,7 @@
 #include <string>
 
 #include "control/step_rule.h"
-#include "window/schedule.h"
+#include "schedule.h"
 
 namespace prof {
 
@@ -28,7 +28,7 @@ class Writer;
 
 struct CaptureControlOptions {
   std::optional<StepRule> step_rule;                 // PROF_STEP
-  std::optional<analyzer::Schedule> schedule;        // PROF_SCHEDULE
+  std::optional<Schedule> schedule;        // PROF_SCHEDULE
   uint64_t delay_ns = 0;                             // PROF_DELAY
   uint64_t duration_ns = 0;                          // PROF_DURATION (0: to the end)
   bool start_off = false;                            // PROF_START=off

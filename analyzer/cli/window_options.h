@@ -1,7 +1,7 @@
 #pragma once
 // The report's step and schedule options (--step, --skip-first, --wait,
 // --warmup, --active, --repeat), shared by stacks, flamegraph and trace, and
-// the windows they cut a run into (window/steps.h, window/schedule.h).
+// the windows they cut a run into (window/steps.h, schedule.h in shared/).
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "model/run.h"
-#include "window/schedule.h"
+#include "schedule.h"
 #include "window/steps.h"
 
 namespace prof::analyzer {

@@ -4,12 +4,12 @@
 // instead of computing each step's action).
 #include <catch2/catch.hpp>
 
-#include "window/schedule.h"
+#include "schedule.h"
 
-using prof::analyzer::Schedule;
-using prof::analyzer::ScheduleAction;
-using prof::analyzer::schedule_action;
-using prof::analyzer::schedule_windows;
+using prof::Schedule;
+using prof::ScheduleAction;
+using prof::schedule_action;
+using prof::schedule_windows;
 
 namespace {
 

@@ -1,6 +1,6 @@
-#include "window/schedule.h"
+#include "schedule.h"
 
-namespace prof::analyzer {
+namespace prof {
 
 std::string Schedule::validate() const {
   if (active <= 0) return "--active must be greater than 0";
@@ -41,4 +41,4 @@ std::vector<StepWindow> schedule_windows(const Schedule& schedule, int64_t step_
   return windows;
 }
 
-}  // namespace prof::analyzer
+}  // namespace prof

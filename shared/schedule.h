@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace prof::analyzer {
+namespace prof {
 
 struct Schedule {
   int64_t skip_first = 0;
@@ -37,4 +37,4 @@ struct StepWindow {
 // The windows over steps 0..step_count-1.
 std::vector<StepWindow> schedule_windows(const Schedule& schedule, int64_t step_count);
 
-}  // namespace prof::analyzer
+}  // namespace prof
