@@ -1,10 +1,12 @@
 #include "on_demand_protocol.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 
 #include "proc_stat.h"
 
@@ -43,6 +45,30 @@ bool control_names_process(std::string_view text, int64_t pid) {
     text.remove_prefix(end + 1);
   }
   return false;
+}
+
+int remove_stale_control_files() {
+  const std::string directory = control_directory();
+  DIR* dir = opendir(directory.c_str());
+  if (dir == nullptr) return 0;
+  int removed = 0;
+  while (const dirent* entry = readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name.size() <= 4 || name.substr(name.size() - 4) != ".ctl") continue;
+    char* end = nullptr;
+    const long long pid = std::strtoll(entry->d_name, &end, 10);
+    if (pid <= 0 || end != entry->d_name + name.size() - 4) continue;
+    // Only where no process has the pid: a live one that reused it rewrites
+    // its own file when its agent starts (and capture refuses the old one by
+    // its start time), and it could be doing so just now.
+    if (access(("/proc/" + std::to_string(pid)).c_str(), F_OK) == 0) continue;
+    const ControlFiles files = control_files(pid);
+    if (unlink(files.control.c_str()) == 0) ++removed;
+    unlink(files.request.c_str());
+    unlink(files.answer.c_str());
+  }
+  closedir(dir);
+  return removed;
 }
 
 std::string request_text(const CaptureRequest& request) {

@@ -37,6 +37,10 @@ std::string control_text(std::string_view version);
 // false when it names no start time, another one (a process that ended
 // without removing it), or there is no such process.
 bool control_names_process(std::string_view text, int64_t pid);
+// Removes the PID.ctl files (and their .req/.done) in control_directory()
+// of pids no process has: left by processes killed before they could remove
+// them. Returns how many it removed.
+int remove_stale_control_files();
 
 // ---- PID.req ----
 struct CaptureRequest {

@@ -33,6 +33,13 @@ void OnDemandTrigger::answer(bool ok, const std::string& detail) {
 
 void OnDemandTrigger::poll(uint64_t now_ns) {
   if (!active_ || now_ns < next_poll_ns_) return;
+  if (next_poll_ns_ == 0) {
+    // Once, on the writer's thread: files of killed processes would pile up
+    // in /tmp (hundreds after a day of tests here).
+    if (const int removed = remove_stale_control_files(); removed > 0) {
+      log_debug("removed %d control files of processes that no longer run", removed);
+    }
+  }
   next_poll_ns_ = now_ns + 100'000'000;
   AgentState& agent = agent_state();
   Writer* writer = agent.writer.load(std::memory_order_acquire);

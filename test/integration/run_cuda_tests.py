@@ -952,6 +952,19 @@ def record_windows(tmp, steps, extra_env):
     return result, read_truth(env["SIMCUDA_TRUTH"])
 
 
+def control_names_process(path, pid):
+    """Whether the control file at `path` says the running process `pid`'s
+    start time (field 22 of /proc/PID/stat), as profanalyze capture checks."""
+    try:
+        with open(path) as f:
+            started = [l.split()[1] for l in f if l.startswith("started ")]
+        with open("/proc/%d/stat" % pid) as f:
+            ticks = f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return False
+    return started[:1] == [ticks]
+
+
 def capture_on_demand(tmp):
     """profanalyze capture on a running app started with PROF_START=off: the
     file holds exactly the steps asked for (kernels as in the truth), a second
@@ -966,11 +979,13 @@ def capture_on_demand(tmp):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         control = "/tmp/libprof-%d/%d.ctl" % (os.getuid(), app.pid)
+        # Its own file, not one a killed process of the same pid left behind
+        # (this machine had 400 of those, and the test once read one).
         for _ in range(200):
-            if os.path.exists(control):
+            if control_names_process(control, app.pid):
                 break
             time.sleep(0.02)
-        check(os.path.exists(control), "the agent made no " + control)
+        check(control_names_process(control, app.pid), "the agent made no " + control)
         captured = []
         for name, n in (("first.pb", 3), ("second.pb", 2)):
             r = run([ARGS.analyzer, "capture", str(app.pid), "--steps", str(n), "-o", name], base_env(False), tmp)

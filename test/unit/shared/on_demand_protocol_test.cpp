@@ -149,3 +149,23 @@ TEST_CASE("a file is renamed into place whole, and a failure says why") {
 
 }  // namespace
 }  // namespace prof
+
+TEST_CASE("control files of pids no process has are removed; a running process's are kept") {
+  const std::string directory = prof::control_directory();
+  std::filesystem::create_directories(directory);
+  // Above the kernel's largest pid (4194304): no process has it.
+  const int64_t gone = 99999999;
+  const prof::ControlFiles dead = prof::control_files(gone);
+  REQUIRE(prof::write_file_atomically(dead.control, "libprof 0.1.0\nstarted 1\n"));
+  REQUIRE(prof::write_file_atomically(dead.request, "steps 1\n"));
+  // This process, with a start time that is not its own: a live pid is never
+  // touched (its agent rewrites its own file when it starts).
+  const prof::ControlFiles live = prof::control_files(getpid());
+  REQUIRE(prof::write_file_atomically(live.control, "libprof 0.1.0\nstarted 1\n"));
+
+  CHECK(prof::remove_stale_control_files() >= 1);
+  CHECK_FALSE(std::filesystem::exists(dead.control));
+  CHECK_FALSE(std::filesystem::exists(dead.request));
+  CHECK(std::filesystem::exists(live.control));
+  std::filesystem::remove(live.control);
+}
