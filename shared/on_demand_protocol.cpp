@@ -61,7 +61,7 @@ int remove_stale_control_files() {
     // Only where no process has the pid: a live one that reused it rewrites
     // its own file when its agent starts (and capture refuses the old one by
     // its start time), and it could be doing so just now.
-    if (access(("/proc/" + std::to_string(pid)).c_str(), F_OK) == 0) continue;
+    if (process_exists(pid)) continue;
     const ControlFiles files = control_files(pid);
     if (unlink(files.control.c_str()) == 0) ++removed;
     unlink(files.request.c_str());

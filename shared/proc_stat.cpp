@@ -34,4 +34,6 @@ std::string process_start_ticks(int64_t pid) {
   return std::string(stat_start_ticks(stat));
 }
 
+bool process_exists(int64_t pid) { return ::access(("/proc/" + std::to_string(pid)).c_str(), F_OK) == 0; }
+
 }  // namespace prof

@@ -20,4 +20,7 @@ std::string_view stat_start_ticks(std::string_view stat);
 // /proc/PID/stat; "" when it cannot be read (no such process).
 std::string process_start_ticks(int64_t pid);
 
+// Whether a process `pid` exists now (/proc/PID does).
+bool process_exists(int64_t pid);
+
 }  // namespace prof

@@ -23,6 +23,12 @@ enum class CudaCallKind : uint8_t {
 
 CudaCallKind classify_cuda_call(const char* function_name);
 
+// CUPTI's runtime and driver callback ids stay below this (CUDA 13: runtime
+// 522, driver 806; later releases only add ids): the tables the agent keeps
+// per callback id are this long, and an id beyond it is looked at afresh on
+// every call.
+constexpr uint32_t kMaxCallbackId = 2048;
+
 // The callback ids of the query calls of a domain, as far as the CUPTI
 // headers name them; classify_cuda_call still catches any other.
 std::span<const CUpti_CallbackId> query_callback_ids(CUpti_CallbackDomain domain);

@@ -67,9 +67,7 @@ uint32_t& work_in_flight(CudaCallKind kind) {
 // (counted after its own entry and before its own exit).
 bool nested_in_work() { return t_launches_in_flight + t_other_work_in_flight > 0; }
 
-// CUPTI callback ids of one domain stay below this in CUDA 13 (runtime ~520,
-// driver ~900); an id beyond it is classified on every call.
-constexpr uint32_t kMaxCallbackId = 2048;
+// Each callback id's kind, classified by name once.
 std::atomic<CudaCallKind> g_kinds[2][kMaxCallbackId];
 
 CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name) {

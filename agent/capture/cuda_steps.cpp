@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstddef>
 
+#include "capture/cuda_call_kind.h"
 #include "common/clock.h"
 #include "control/step_rule.h"
 
@@ -21,10 +22,7 @@ bool kernel_matches(const StepRule& rule, const char* name, std::atomic<uint64_t
 
 namespace {
 
-// Callback ids of one domain stay below this in CUDA 13 (runtime ~520,
-// driver ~900); an id beyond it is compared on every call.
-constexpr uint32_t kMaxCallbackId = 2048;
-// 0: not yet known, 1: no, 2: yes.
+// Per callback id: 0: not yet known, 1: no, 2: yes.
 std::atomic<uint8_t> g_api_matches[2][kMaxCallbackId];
 
 }  // namespace

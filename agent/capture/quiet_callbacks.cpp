@@ -8,10 +8,6 @@
 namespace prof {
 namespace {
 
-// Past the highest id of either domain in CUDA 13 (runtime 522, driver 806),
-// with room for later releases, which only ever add ids.
-constexpr CUpti_CallbackId kIdsToName = 2048;
-
 bool needed_for_rule(const StepRule& rule, std::string_view function_name) {
   if (rule.kind == StepRule::Kind::api) return function_name == rule.pattern;
   // kernel:REGEX matches the kernel a launch names, known only at the call.
@@ -63,7 +59,7 @@ QuietCallbacks quiet_callbacks(const CuptiLibrary& cupti, const StepRule* rule, 
   if (cupti.GetCallbackName != nullptr) {
     for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
       std::vector<CUpti_CallbackId>& ids = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? quiet.runtime : quiet.driver;
-      for (CUpti_CallbackId cbid = 1; cbid < kIdsToName; ++cbid) {
+      for (CUpti_CallbackId cbid = 1; cbid < kMaxCallbackId; ++cbid) {
         const char* name = nullptr;
         if (cupti.GetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
         ++named;

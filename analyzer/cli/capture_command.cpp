@@ -1,6 +1,5 @@
 #include "cli/capture_command.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,14 +11,10 @@
 
 #include "cli/prof_analyze.h"
 #include "on_demand_protocol.h"
+#include "proc_stat.h"
 
 namespace prof::analyzer {
 namespace {
-
-bool process_exists(int64_t pid) {
-  struct stat st{};
-  return stat(("/proc/" + std::to_string(pid)).c_str(), &st) == 0;
-}
 
 std::string absolute(const std::string& path) {
   if (!path.empty() && path[0] == '/') return path;

@@ -131,6 +131,11 @@ CUfunction launched_function(uint16_t callback_id, const void* params) {
   }
 }
 
+// api:NAME: whether `function` is NAME.
+bool is_step_call(const StepRule& rule, const HookedFunction& function) {
+  return is_step_call(rule, function.domain == file::ApiDomain::runtime, function.callback_id, function.name);
+}
+
 // PROF_STEP=kernel:REGEX and api:NAME without CUPTI (cuda_steps.h). A kernel
 // is named by the driver's launch (a runtime launch learns it from the driver
 // call inside it), so a step found there starts where the outermost call
@@ -145,8 +150,7 @@ CUfunction launched_function(uint16_t callback_id, const void* params) {
     if (!guard) return;
     const char* name = kernel_name_of(launched_function(function.callback_id, params));
     if (kernel_starts_step(*rule, name)) step_starts_at(outermost ? monotonic_ns() : t.outermost_start_ns);
-  } else if (rule->kind == StepRule::Kind::api && !rule->ends_steps() &&
-             is_step_call(*rule, function.domain == file::ApiDomain::runtime, function.callback_id, function.name)) {
+  } else if (rule->kind == StepRule::Kind::api && !rule->ends_steps() && is_step_call(*rule, function)) {
     step_starts_at(monotonic_ns());
   }
 }
@@ -166,7 +170,7 @@ bool needed_outside_windows(const HookedFunction& function, CudaCallKind kind) {
   const StepRule* rule = cuda_step_rule();
   if (rule == nullptr) return false;
   if (rule->kind == StepRule::Kind::kernel) return kind == CudaCallKind::launch;
-  return is_step_call(*rule, function.domain == file::ApiDomain::runtime, function.callback_id, function.name);
+  return is_step_call(*rule, function);
 }
 
 [[gnu::noinline]] void write_record(const HookedFunction& function, CudaCallKind kind, bool nested,
@@ -384,10 +388,7 @@ void HookedCall::end(int32_t result) {
   // After recording it: a synchronization belongs to the step it ends.
   if (agent_state().cuda.step_rule == StepRuleOrigin::api_end && g_mode.load(std::memory_order_relaxed) == HookMode::only) {
     const StepRule* rule = cuda_step_rule();
-    if (rule != nullptr &&
-        is_step_call(*rule, function_->domain == file::ApiDomain::runtime, function_->callback_id, function_->name)) {
-      step_ends_now();
-    }
+    if (rule != nullptr && is_step_call(*rule, *function_)) step_ends_now();
   }
 }
 

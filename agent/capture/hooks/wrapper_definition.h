@@ -38,7 +38,7 @@
   extern "C" PROF_EXPORT Result wrapper decl __asm__(symbol);                                    \
   extern "C" Result wrapper decl {                                                               \
     using Real = Result(*) decl;                                                                 \
-    auto real = reinterpret_cast<Real>(prof::known_real(prof::g_real, hook_value));                            \
+    auto real = reinterpret_cast<Real>(prof::known_real(prof::g_real, hook_value));              \
     if (real == nullptr || prof::hooks_may_record()) return record args;                         \
     return real args;                                                                            \
   }
