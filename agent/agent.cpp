@@ -3,6 +3,8 @@
 // recording off with one "libprof:" line and lets the app run on.
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,10 +19,12 @@
 #include "capture/hooks/hooked_call.h"
 #include "capture/nvtx_capture.h"
 #include "common/clock.h"
+#include "common/environment.h"
 #include "common/log.h"
 #include "common/proc_self.h"
 #include "config.h"
 #include "process_exit.h"
+#include "python_bootstrap.h"
 #include "run_claim.h"
 #include "control/capture_control.h"
 #include "control/on_demand.h"
@@ -60,21 +64,19 @@ file::Process describe_process(const ProcessIdentity& identity, const AgentConfi
   process.start_ns = process.clock_anchor.monotonic_ns;
   process.options = {
       {"output", config.output_path},
-      {"log", config.log_level == LogLevel::quiet ? "quiet"
-              : config.log_level == LogLevel::debug ? "debug" : "info"},
+      {"log", word_of(kLogLevelWords, config.log_level)},
       {"buffer_kb", std::to_string(config.thread_buffer_bytes >> 10)},
       {"flush_ms", std::to_string(config.flush_interval_ms)},
       {"ring_wait_ms", std::to_string(config.ring_wait_ms)},
       {"nvtx", "on"},
-      {"api", config.cuda.all_api_calls ? "all" : "default"},
-      {"stacks", stack_mode_name(config.cuda.stacks)},
+      {"api", word_of(kApiCallWords, config.cuda.all_api_calls)},
+      {"stacks", word_of(kStackModeWords, config.cuda.stacks)},
       {"stack_depth", std::to_string(config.cuda.stack_depth)},
-      {"capture", config.cuda.range == CaptureRange::all ? "all" : "cudaProfilerApi"},
-      {"backend", config.cuda.backend == CaptureBackend::cupti ? "cupti"
-                  : config.cuda.backend == CaptureBackend::hooks ? "hooks" : "auto"},
-      {"gpu_timing", config.cuda.gpu_timing == GpuTiming::cupti ? "cupti"
-                     : config.cuda.gpu_timing == GpuTiming::events ? "events"
-                     : config.cuda.gpu_timing == GpuTiming::none ? "none" : "auto"},
+      {"capture", word_of(kCaptureRangeWords, config.cuda.range)},
+      {"backend", word_of(kCaptureBackendWords, config.cuda.backend)},
+      {"gpu_timing", word_of(kGpuTimingWords, config.cuda.gpu_timing)},
+      {"torch", torch_parts_name(config.torch.parts)},
+      {"torch_shapes", word_of(kOffOnDigitWords, config.torch.shapes)},
   };
   const char* window_variables[] = {"PROF_STEP", "PROF_SCHEDULE", "PROF_DELAY", "PROF_DURATION",
                                     "PROF_START", "PROF_KEEP", "PROF_MAX_MB", "PROF_WINDOW_WAIT_MS"};
@@ -91,24 +93,96 @@ file::Process describe_process(const ProcessIdentity& identity, const AgentConfi
 // profanalyze capture's way in; constant-initialised like AgentState (a
 // dynamic initialiser would run after on_load had started it, and reset it),
 // and with no destructor to run before the exit handler stops it.
+// Not in AgentState, whose header declares no part of the agent by value
+// (it includes none): only this file starts, polls and stops it.
 constinit OnDemandTrigger g_on_demand;
 static_assert(std::is_trivially_destructible_v<OnDemandTrigger>);
+
+void finish_recording(AgentState& agent, file::ProcessEnd::Reason reason);
+void say_what_the_run_wrote(AgentState& agent, Writer* writer);
+
+// The writer thread, its wake-up eventfd and on-demand capture's control
+// file wait for the process's first record (or CUDA's start): a process that
+// never records (a shell, `make`, a launcher under an exported LD_PRELOAD)
+// pays for none of them, nor for the thread's malloc arena (issue #30).
+// Atomics only: the first record may come from any thread, and a forked
+// child resets it for its own writer. Not in AgentState: the state of
+// agent.cpp's own start-up and end, which nothing else reads.
+enum class WriterThread : int { idle, starting, running, closed };
+std::atomic<WriterThread> g_writer_thread{WriterThread::idle};
+
+void start_writer_thread() {
+  WriterThread expected = WriterThread::idle;
+  if (!g_writer_thread.compare_exchange_strong(expected, WriterThread::starting)) return;
+  AgentState& agent = agent_state();
+  Writer* writer = agent.writer.load();
+  if (!writer->prepare()) {  // said why; what is recorded stays in the rings
+    agent.recorder.load()->stop_accepting();
+    g_writer_thread.store(WriterThread::closed);
+    return;
+  }
+  g_on_demand.start(agent.recording_pid.load());  // before the writer thread polls it
+  writer->start();
+  g_writer_thread.store(WriterThread::running);
+}
+
+// At the end: whether the writer thread runs (and so has a final flush to
+// do); after this none starts.
+bool close_writer_thread() {
+  WriterThread expected = WriterThread::idle;
+  if (g_writer_thread.compare_exchange_strong(expected, WriterThread::closed)) return false;
+  while (expected == WriterThread::starting) {  // another thread's first record, a moment ago
+    sched_yield();
+    expected = g_writer_thread.load();
+  }
+  return expected == WriterThread::running;
+}
+
+// Set by the thread that finishes before an exec: the process goes on as
+// another image (another agent, the same pid), which says the run's line.
+// Not in AgentState: as g_writer_thread.
+bool g_finishing_for_exec = false;
 
 void finish(file::ProcessEnd::Reason reason) {
   AgentState& agent = agent_state();
   AgentPhase expected = AgentPhase::recording;
-  if (!agent.phase.compare_exchange_strong(expected, AgentPhase::finished)) return;
+  if (!agent.phase.compare_exchange_strong(expected, AgentPhase::finished)) {
+    // Another thread is finishing (exit() from two threads at once): this
+    // one must not go on to end the process before the file is written.
+    if (expected == AgentPhase::finished) wait_for_finish(false, 12'000);
+    return;
+  }
+  note_finish_begins();
+  finish_recording(agent, reason);
+  note_finish_done();
+}
+
+void finish_recording(AgentState& agent, file::ProcessEnd::Reason reason) {
   Writer* writer = agent.writer.load();
-  writer->wait_until_written(writer->request_flush(true, reason), 10'000);
-  agent.recorder.load()->stop_accepting();
-  writer->join();
-  g_on_demand.stop();
+  if (close_writer_thread()) {
+    writer->wait_until_written(writer->request_flush(true, reason), 10'000);
+    agent.recorder.load()->stop_accepting();
+    writer->join();
+    g_on_demand.stop();
+  } else {
+    agent.recorder.load()->stop_accepting();
+  }
+  say_what_the_run_wrote(agent, writer);
+}
+
+// The run's bookkeeping at the end of this process's recording: at exit,
+// and on the writer thread when the process dies of a signal (SIGTERM,
+// SIGINT, a crash: Python re-raises SIGINT to die of it after
+// KeyboardInterrupt), whose file must be noted and, in the run's first
+// process, the run's line said and its folder removed.
+void say_what_the_run_wrote(AgentState& agent, Writer* writer) {
   RunClaim& run = *agent.run;
   if (agent.control.load() != nullptr && agent.control.load()->options().windowed()) {
     // Window files are named by their windows, not claimed from the run.
+    if (g_finishing_for_exec) return;
     run.finish();
     if (writer->any_file_written()) {
-      const unsigned long long windows = writer->windows_completed();
+      const unsigned long long windows = writer->windows().windows_completed();
       const unsigned long long bytes = writer->bytes_written();
       if (windows == 1) {
         log_info("wrote 1 window file, %s (%llu bytes)", writer->path().c_str(), bytes);
@@ -123,12 +197,18 @@ void finish(file::ProcessEnd::Reason reason) {
   // One line per run (run_claim.h): the run's first process says what the
   // run wrote; the others only note their file, unless the first is gone.
   const bool wrote = writer->wrote_file();
-  if (wrote && !run.note_written(writer->path(), writer->bytes_written())) {
+  const bool said_own = wrote && !run.note_written(writer->path(), writer->bytes_written());
+  if (said_own) {
     log_info("wrote %s (%llu bytes)", writer->path().c_str(),
              static_cast<unsigned long long>(writer->bytes_written()));
   }
+  if (g_finishing_for_exec) return;  // the last image says the run's line
   const std::string line = run.finish();
-  if (!line.empty()) {
+  // A note that could not be made (ulimit -n 5) leaves the run's notes
+  // empty: its "nothing recorded" would contradict the line just said.
+  // Nor after a failure to write, said when it happened.
+  const bool contradicts = (said_own || writer->failed()) && line == RunClaim::kNothingWritten;
+  if (!line.empty() && !contradicts) {
     log_info("%s", line.c_str());
   } else if (!wrote && run.first_of_run() && !run.has_folder() && !writer->failed()) {
     // (a failure was said when it happened)
@@ -155,6 +235,7 @@ void on_exit_handler() { finish(file::ProcessEnd::Reason::exit); }
 void start_cuda() {
   AgentState& agent = agent_state();
   if (agent.phase.load() != AgentPhase::recording) return;
+  start_writer_thread();  // CUPTI's buffers are the writer's to drain
   start_cuda_capture(*agent.recorder.load(), *agent.writer.load(), agent.config->cuda);
 }
 
@@ -186,6 +267,7 @@ void start_hooks(Recorder& recorder, const AgentConfig& config) {
   // tool, or nothing): the hooks record everything.
   set_cupti_absent_handler([] {
     AgentState& state = agent_state();
+    start_writer_thread();  // event timing's source is the writer's to drain
     start_cuda_without_cupti(*state.writer.load(), state.config->cuda);
   });
 }
@@ -215,6 +297,7 @@ void on_fork_child() {
   Recorder::forget_this_thread();  // its buffer is the parent's, which nobody drains here
   reset_cuda_hooks_after_fork();
   const ProcessIdentity identity = read_process_identity();
+  hold_lines();  // the parent said them already: start_recording asks the run
   if (start_recording(identity, read_config(identity), true)) start_hooks(*agent.recorder.load(), *agent.config);
 }
 
@@ -227,10 +310,14 @@ bool start_recording(const ProcessIdentity& identity, AgentConfig config, bool f
   // recorder and writer below.
   auto* run = new RunClaim();
   run->join(identity.pid);
+  // The configuration's warnings, once per run (held since start()).
+  release_held_lines([](const char* line, void* claim) { return static_cast<RunClaim*>(claim)->say_once(line); },
+                     run);
   if (forked_child) run->mark_forked_child();
   // The run's one line comes from its first process, at its exit.
   if (!forked_child && run->first_of_run() && config.log_level != LogLevel::quiet) keep_stderr_for_exit();
   config.cuda.on_cuda_ready = [] { atexit(on_exit_handler); };
+  config.cuda.windowed = config.windows.windowed();
   AgentState& agent = agent_state();
   agent.config = new AgentConfig(config);
 
@@ -238,46 +325,58 @@ bool start_recording(const ProcessIdentity& identity, AgentConfig config, bool f
   // exits, after static destructors would have run.
   CaptureControl* control = nullptr;
   if (config.windows.windowed() || config.windows.step_rule) {
-    control = new CaptureControl(config.windows, config.output_path, monotonic_ns());
-    if (const StepRule* rule = control->step_rule(); rule != nullptr && rule->kind != StepRule::Kind::nvtx) {
+    control = new CaptureControl(config.windows, config.output_path, monotonic_ns(), *new CaptureGates());
+    agent.step_rule = control->step_rule();
+    if (const StepRule* rule = control->step_rule(); rule != nullptr && rule->kind() != StepRule::Kind::kNvtx) {
       agent.cuda.step_rule = rule->ends_steps() ? StepRuleOrigin::api_end : StepRuleOrigin::entry;
     }
   }
   auto* recorder = new Recorder(config.thread_buffer_bytes);
+  recorder->set_first_record_hook(start_writer_thread);
   Writer::Options writer_options;
   writer_options.path = config.output_path;
   writer_options.drain_interval_ms = config.drain_interval_ms;
   writer_options.flush_interval_ms = config.flush_interval_ms;
   writer_options.windowed = config.windows.windowed();
-  writer_options.keep = config.keep;
-  writer_options.max_bytes = config.max_bytes;
-  writer_options.window_wait_ms = config.window_wait_ms;
+  writer_options.windows.keep = config.keep;
+  writer_options.windows.max_bytes = config.max_bytes;
+  writer_options.windows.window_wait_ms = config.window_wait_ms;
+  writer_options.windows.on_budget_spent = on_budget_spent;
   writer_options.ring_wait_ms = config.ring_wait_ms;
   writer_options.on_pass = on_writer_pass;
-  writer_options.on_budget_spent = on_budget_spent;
+  writer_options.on_ended_by_signal = [] {
+    AgentState& state = agent_state();
+    g_on_demand.stop();  // its control file goes with the process
+    if (Writer* ending = state.writer.load(std::memory_order_acquire)) say_what_the_run_wrote(state, ending);
+  };
   auto* writer = new Writer(*recorder, writer_options, describe_process(identity, config));
   agent.run = run;
   writer->set_run_claim(run);
-  if (!writer->prepare()) return false;  // already said why; the app runs unrecorded
-  g_on_demand.start(identity.pid);  // before the writer thread polls it
+  g_writer_thread.store(WriterThread::idle);  // this writer's (a forked child's anew)
   if (control != nullptr) {
-    control->start(*writer, monotonic_ns());
+    control->start(writer->windows(), monotonic_ns());
     agent.control.store(control);
+    agent.steps.store(control);
     // An end rule's step 0 starts with the process.
     if (agent.cuda.step_rule == StepRuleOrigin::api_end) control->step_begins(monotonic_ns());
   }
-  writer->start();
   agent.writer.store(writer);
   agent.recording_pid.store(identity.pid);
+
   // From here the NVTX hooks record.
   agent.recorder.store(recorder);
   agent.phase.store(AgentPhase::recording);
+  // Capture windows are opened and closed by the writer's passes (PROF_DELAY,
+  // a schedule, profanalyze capture's requests to a PROF_START=off process),
+  // which must run whether or not anything is recorded yet.
+  if (control != nullptr) start_writer_thread();
   install_signal_handlers();
   log_debug("recording to %s", config.output_path.c_str());
   return true;
 }
 
 void start() {
+  hold_lines();  // until the run is known (start_recording)
   const ProcessIdentity identity = read_process_identity();
   AgentConfig config = read_config(identity);
 
@@ -287,10 +386,22 @@ void start() {
   // library's InitializeInjection: CUDA capture starts when CUDA does.
   const std::string self = own_library_path();
   if (!self.empty()) {
-    setenv("NVTX_INJECTION64_PATH", self.c_str(), 0);
-    setenv("CUDA_INJECTION64_PATH", self.c_str(), 0);
+    env_set("NVTX_INJECTION64_PATH", self.c_str(), false);
+    env_set("CUDA_INJECTION64_PATH", self.c_str(), false);
   }
-  const char* injection = getenv("CUDA_INJECTION64_PATH");
+  // NVTX gets nothing from a path it cannot load: ranges would be lost
+  // without a word. Such a value (NVTX_INJECTION64_PATH=garbage) is
+  // replaced by the agent; another tool's library keeps the ranges, said.
+  const char* nvtx = env_value("NVTX_INJECTION64_PATH");
+  if (nvtx != nullptr && !self.empty() && self != nvtx) {
+    if (access(nvtx, R_OK) != 0) {
+      log_error("NVTX_INJECTION64_PATH=%s is no library; NVTX ranges are recorded by this agent instead", nvtx);
+      env_set("NVTX_INJECTION64_PATH", self.c_str(), true);
+    } else {
+      log_error("NVTX_INJECTION64_PATH names another tool (%s): NVTX ranges go to it and are not recorded", nvtx);
+    }
+  }
+  const char* injection = env_value("CUDA_INJECTION64_PATH");
   if (injection != nullptr && !self.empty() && self != injection) {
     log_error("CUDA_INJECTION64_PATH names another tool (%s); CUPTI is used only if that is a copy of this agent%s",
               injection, config.cuda.backend != CaptureBackend::cupti ? ", else the agent's hooks record CUDA calls" : "");
@@ -300,6 +411,7 @@ void start() {
   AgentState& agent = agent_state();
   Recorder* recorder = agent.recorder.load();
   start_hooks(*recorder, *agent.config);
+  start_python_bootstrap(agent.config->torch, self);
   atexit(on_exit_handler);
   pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
 }
@@ -319,8 +431,49 @@ bool another_agent_is_active() {
   return first != nullptr && !in_this_copy(first);
 }
 
+// Whether LD_PRELOAD names this library (by file, or by name for a bare
+// one the loader found on its search path).
+bool preloaded(const std::string& self) {
+  const char* preload = env_value("LD_PRELOAD");
+  if (preload == nullptr) return false;
+  struct stat own {};
+  if (stat(self.c_str(), &own) != 0) return false;
+  const std::string list = preload;
+  const std::string own_name = self.substr(self.rfind('/') + 1);
+  for (size_t begin = 0; begin <= list.size();) {
+    size_t end = list.find_first_of(": ", begin);
+    if (end == std::string::npos) end = list.size();
+    const std::string entry = list.substr(begin, end - begin);
+    struct stat st {};
+    if (!entry.empty() && stat(entry.c_str(), &st) == 0 && st.st_dev == own.st_dev && st.st_ino == own.st_ino) {
+      return true;
+    }
+    if (!entry.empty() && entry.find('/') == std::string::npos && entry == own_name) return true;
+    begin = end + 1;
+  }
+  return false;
+}
+
+// A process the program took out of profiling (it started it without
+// LD_PRELOAD and PROF_OUTPUT) still loads the agent through the injection
+// paths the agent handed down to its children (NVTX dlopens
+// NVTX_INJECTION64_PATH at the first range): it stays out, as it would
+// without them. Handed down: inside a run (PROF_RUN), or both paths naming
+// this library as the agent sets them; CUDA_INJECTION64_PATH set alone by
+// the user is a way in of its own.
+bool taken_out_of_profiling() {
+  if (env_value("PROF_OUTPUT") != nullptr) return false;
+  const std::string self = own_library_path();
+  if (self.empty() || preloaded(self)) return false;
+  const char* nvtx = env_value("NVTX_INJECTION64_PATH");
+  const char* cuda = env_value("CUDA_INJECTION64_PATH");
+  const bool both_ours = nvtx != nullptr && cuda != nullptr && self == nvtx && self == cuda;
+  return env_value("PROF_RUN") != nullptr || both_ours;
+}
+
 [[gnu::constructor]] void on_load() {
   if (another_agent_is_active()) return;
+  if (taken_out_of_profiling()) return;
   start();
 }
 
@@ -339,7 +492,14 @@ InjectionEntry first_agent_entry() {
 void finish_before_exit() {
   // getpid() is a system call (glibc caches no pid): a vfork child sees its own.
   AgentState& agent = agent_state();
-  if (agent.phase.load() != AgentPhase::recording || getpid() != agent.recording_pid.load()) return;
+  if (getpid() != agent.recording_pid.load()) return;
+  finish(file::ProcessEnd::Reason::exit);  // or waits for the thread that finishes
+}
+
+void finish_before_exec() {
+  AgentState& agent = agent_state();
+  if (getpid() != agent.recording_pid.load() || agent.phase.load() != AgentPhase::recording) return;
+  g_finishing_for_exec = true;
   finish(file::ProcessEnd::Reason::exit);
 }
 

@@ -10,6 +10,17 @@
 // for it. Never destroyed: app threads and CUPTI may call in during exit,
 // after static destructors. Per-thread hot-path state (re-entry guards, NVTX
 // depths, calls in flight) stays thread_local in its capture's file.
+//
+// What stays at namespace scope elsewhere says why at its definition, one of:
+//  - a cache of a pure function of the process's code (a callback id's kind,
+//    a return address's unwind rule, a kernel name's match): a lookup table,
+//    not state of the agent, kept beside the function it caches;
+//  - read by the exported wrappers' inline fast path, where an extern in a
+//    header is one load with no AgentState include;
+//  - used by code that runs before or outside the agent (the interposed
+//    dlsym and sigaction, the symbol lookups of the loader's libraries),
+//    which must not depend on AgentState's initialisation;
+//  - pthread keys and once flags, whose destructors run on thread exit.
 #include <signal.h>
 
 #include <atomic>
@@ -23,8 +34,11 @@ namespace prof {
 
 class CaptureControl;
 class CuptiActivity;
+class StepListener;
+struct StepRule;
 class Recorder;
 class Writer;
+struct CudaCaptureOptions;
 struct AgentConfig;
 class RunClaim;
 struct CudaCapture;
@@ -49,10 +63,35 @@ struct CudaCaptureState {
   bool applied_full = true;
   // PROF_CUPTI_DETACH: asked of the next CUDA call to return (on_callback).
   std::atomic<bool> detach_requested{false};
+  // Times the callbacks of calls that describe work were switched off (a
+  // window ended, or CUPTI was detached): see cuda_capture.cpp.
+  std::atomic<uint32_t> work_callbacks_cut{0};
+};
+
+// The capture gates (capture/capture_range.h): which are closed, and their AND.
+struct CaptureGateState {
+  std::atomic<bool> open{true};  // read by every recording app thread
+  std::mutex mutex;              // serialises set_capture_gate
+  uint32_t closed = 0;           // CaptureGate bits, under mutex
+};
+
+// What the CUDA hooks (capture/hooks/hooked_call.cpp) are given at start.
+struct HookState {
+  Recorder* recorder = nullptr;  // the recorder at start_cuda_hooks (a forked child's own)
+  // AgentConfig::cuda, the one copy; null until start_cuda_hooks.
+  const CudaCaptureOptions* options = nullptr;
+  std::atomic<uint32_t> next_correlation_id{1};
+  std::atomic<bool> cuda_ready{false};    // the first hooked CUDA call returned
+  std::atomic<bool> event_timing{false};  // GPU work is timed with CUDA events
+  void (*cupti_absent)() = nullptr;       // called once when cuInit ends without CUPTI
+  std::atomic<bool> cupti_absent_called{false};
 };
 
 struct NvtxCaptureState {
   std::atomic<uint64_t> next_range_id{1};
+  // Start/end ranges open in the process: they may end on another thread,
+  // so any of them may hold any thread's time.
+  std::atomic<int64_t> open_started{0};
   // Registered domains and strings, kept for the process (nvtx_capture.cpp).
   std::atomic<nvtxDomainRegistration_st*> domains{nullptr};
   std::atomic<nvtxStringRegistration_st*> registered_strings{nullptr};
@@ -82,7 +121,14 @@ struct AgentState {
   // Capture windows (PROF_SCHEDULE, PROF_DELAY, ...): null when the process
   // records from start to exit. Set before recording starts; leaked.
   std::atomic<CaptureControl*> control{nullptr};
+  // The same object as the capture side sees it (control/step_listener.h),
+  // and its PROF_STEP rule: the rule is set before `steps` is stored, and
+  // neither changes after.
+  const StepRule* step_rule = nullptr;
+  std::atomic<StepListener*> steps{nullptr};
   CudaCaptureState cuda;
+  CaptureGateState gates;
+  HookState hooks;
   NvtxCaptureState nvtx;
   SignalState signals;
 };

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -25,26 +26,20 @@ int first_int_env(std::initializer_list<const char*> names) {
   return -1;
 }
 
-// A variable that takes one of a few words, each standing for a value: unset
-// or empty leaves `value` as it is; an unknown word is said once and leaves
-// it too (`fallback` names what it stays).
-template <typename T>
-void choice_env(const char* name, std::initializer_list<std::pair<const char*, T>> choices, T& value,
-                const char* fallback) {
+// A variable that takes one of a few words, each standing for a value (the
+// option's one table, common/option_words.h): unset or empty leaves `value`
+// as it is; an unknown word is said once and leaves it too.
+template <typename T, size_t N>
+void choice_env(const char* name, const OptionWord<T> (&choices)[N], T& value) {
   const char* text = getenv(name);
   if (text == nullptr || *text == '\0') return;
+  if (value_of(choices, text, value)) return;
   std::string words;
-  size_t i = 0;
-  for (const auto& [word, choice] : choices) {
-    if (strcmp(text, word) == 0) {
-      value = choice;
-      return;
-    }
-    words += i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ";
-    words += word;
-    ++i;
+  for (size_t i = 0; i < N; ++i) {
+    words += i == 0 ? "" : i + 1 == N ? " or " : ", ";
+    words += choices[i].word;
   }
-  log_error("%s=%s is not %s; using %s", name, text, words.c_str(), fallback);
+  log_error("%s=%s is not %s; using %s", name, text, words.c_str(), word_of(choices, value));
 }
 
 // Parses a positive integer variable within [min, max]; otherwise the default.
@@ -63,23 +58,23 @@ uint64_t bounded_env(const char* name, uint64_t fallback, uint64_t min, uint64_t
   return parsed;
 }
 
-LogLevel parse_log_level(const char* value) {
-  if (value == nullptr || *value == '\0') return LogLevel::info;
-  if (strcmp(value, "quiet") == 0) return LogLevel::quiet;
-  if (strcmp(value, "info") == 0) return LogLevel::info;
-  if (strcmp(value, "debug") == 0) return LogLevel::debug;
-  log_error("PROF_LOG=%s is not quiet, info or debug; using info", value);
-  return LogLevel::info;
-}
 
 // Seconds, possibly fractional, as nanoseconds; 0 when unset or invalid.
+// A number too large is out of range, not "not a number": it is held at
+// the largest (PROF_DELAY=99999999999999999999 records nothing for 115
+// days, as asked, rather than everything at once).
 uint64_t seconds_env(const char* name) {
+  constexpr double kMaxSeconds = 1e7;
   const char* value = getenv(name);
   if (value == nullptr || *value == '\0') return 0;
   char* end = nullptr;
   errno = 0;
   const double seconds = strtod(value, &end);
-  if (errno != 0 || *end != '\0' || !(seconds >= 0) || seconds > 1e7) {
+  if (*end == '\0' && seconds > kMaxSeconds) {  // ERANGE too (1e999)
+    log_error("%s=%s is out of range (at most %.0f seconds); using %.0f", name, value, kMaxSeconds, kMaxSeconds);
+    return static_cast<uint64_t>(kMaxSeconds * 1e9);
+  }
+  if (errno != 0 || *end != '\0' || !(seconds >= 0)) {
     log_error("%s=%s is not a number of seconds; ignored", name, value);
     return 0;
   }
@@ -171,9 +166,44 @@ std::string disambiguate_for_child(const std::string& path, uint32_t pid) {
   return path.substr(0, dot) + suffix + path.substr(dot);
 }
 
+std::optional<uint32_t> parse_torch_parts(const std::string& text, std::string& error) {
+  if (text.empty()) return kTorchAll;
+  if (text == "off") return 0;
+  static constexpr std::pair<const char*, TorchPart> kParts[] = {
+      {"ops", kTorchOps}, {"modules", kTorchModules}, {"steps", kTorchSteps}, {"memory", kTorchMemory}};
+  uint32_t parts = 0;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    const size_t end = std::min(text.find(',', begin), text.size());
+    const std::string word = text.substr(begin, end - begin);
+    bool known = false;
+    for (const auto& [name, part] : kParts) {
+      if (word == name) {
+        parts |= part;
+        known = true;
+      }
+    }
+    if (!known) {
+      error = "'" + word + "' is not ops, modules, steps or memory";
+      return std::nullopt;
+    }
+    begin = end + 1;
+  }
+  return parts;
+}
+
+std::string torch_parts_name(uint32_t parts) {
+  std::string name;
+  for (const auto& [word, part] : {std::pair{"ops", kTorchOps}, std::pair{"modules", kTorchModules},
+                                   std::pair{"steps", kTorchSteps}, std::pair{"memory", kTorchMemory}}) {
+    if ((parts & part) != 0) name += (name.empty() ? "" : ",") + std::string(word);
+  }
+  return name.empty() ? "off" : name;
+}
+
 AgentConfig read_config(const ProcessIdentity& identity) {
   AgentConfig config;
-  config.log_level = parse_log_level(getenv("PROF_LOG"));
+  choice_env("PROF_LOG", kLogLevelWords, config.log_level);
   set_log_level(config.log_level);
 
   const char* output = getenv("PROF_OUTPUT");
@@ -187,27 +217,20 @@ AgentConfig read_config(const ProcessIdentity& identity) {
   config.ring_wait_ms =
       static_cast<uint32_t>(bounded_env("PROF_RING_WAIT_MS", config.ring_wait_ms, 0, 10'000));
 
-  choice_env("PROF_API", {{"default", false}, {"all", true}}, config.cuda.all_api_calls, "default");
-  choice_env("PROF_STACKS",
-             {{"native", StackMode::native}, {"python", StackMode::python}, {"mixed", StackMode::mixed},
-              {"none", StackMode::none}},
-             config.cuda.stacks, "the default");
+  choice_env("PROF_API", kApiCallWords, config.cuda.all_api_calls);
+  choice_env("PROF_STACKS", kStackModeWords, config.cuda.stacks);
   config.cuda.stack_depth =
       static_cast<uint32_t>(bounded_env("PROF_STACK_DEPTH", config.cuda.stack_depth, 1, 128));
-  choice_env("PROF_CAPTURE", {{"all", CaptureRange::all}, {"cudaProfilerApi", CaptureRange::cuda_profiler_api}},
-             config.cuda.range, "all");
-  choice_env("PROF_BACKEND",
-             {{"auto", CaptureBackend::automatic}, {"cupti", CaptureBackend::cupti}, {"hooks", CaptureBackend::hooks}},
-             config.cuda.backend, "auto");
-  choice_env("PROF_GPU_TIMING", {{"cupti", GpuTiming::cupti}, {"events", GpuTiming::events}, {"none", GpuTiming::none}},
-             config.cuda.gpu_timing, "the default");
-  choice_env("PROF_CUPTI_DETACH", {{"0", false}, {"1", true}}, config.cuda.detach_between_windows, "0");
-  choice_env("PROF_FOLLOW_FORK", {{"0", false}, {"1", true}}, config.follow_fork, "1");
+  choice_env("PROF_CAPTURE", kCaptureRangeWords, config.cuda.range);
+  choice_env("PROF_BACKEND", kCaptureBackendWords, config.cuda.backend);
+  choice_env("PROF_GPU_TIMING", kGpuTimingWords, config.cuda.gpu_timing);
+  choice_env("PROF_CUPTI_DETACH", kOffOnDigitWords, config.cuda.detach_between_windows);
+  choice_env("PROF_FOLLOW_FORK", kOffOnDigitWords, config.follow_fork);
 
   std::string error;
   const char* step = getenv("PROF_STEP");
   if (step != nullptr && *step != '\0') {
-    config.windows.step_rule = parse_step_rule(step, error);
+    config.windows.step_rule = StepRule::parse(step, error);
     if (!config.windows.step_rule) log_error("PROF_STEP=%s %s; steps are not counted", step, error.c_str());
   }
   const char* schedule = getenv("PROF_SCHEDULE");
@@ -221,10 +244,19 @@ AgentConfig read_config(const ProcessIdentity& identity) {
   }
   config.windows.delay_ns = seconds_env("PROF_DELAY");
   config.windows.duration_ns = seconds_env("PROF_DURATION");
-  choice_env("PROF_START", {{"on", false}, {"off", true}}, config.windows.start_off, "on");
+  choice_env("PROF_START", kStartOffWords, config.windows.start_off);
   config.keep = static_cast<uint32_t>(bounded_env("PROF_KEEP", 0, 0, 1u << 20));
   config.max_bytes = bounded_env("PROF_MAX_MB", 0, 0, 1u << 30) << 20;
   config.window_wait_ms = static_cast<uint32_t>(bounded_env("PROF_WINDOW_WAIT_MS", 2000, 0, 600000));
+  if (const char* torch = getenv("PROF_TORCH"); torch != nullptr) {
+    const std::optional<uint32_t> parts = parse_torch_parts(torch, error);
+    if (parts) {
+      config.torch.parts = *parts;
+    } else {
+      log_error("PROF_TORCH=%s: %s; using all", torch, error.c_str());
+    }
+  }
+  choice_env("PROF_TORCH_SHAPES", kOffOnDigitWords, config.torch.shapes);
   return config;
 }
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <optional>
 
 #include "capture/cuda_capture.h"
 #include "common/log.h"
@@ -17,6 +18,25 @@ struct ProcessIdentity {
   int rank = -1;        // RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID; -1: none
   int world_size = -1;  // WORLD_SIZE, OMPI_COMM_WORLD_SIZE, SLURM_NTASKS
 };
+
+// What the Python bootstrap (agent/python/) turns on once a program imports
+// torch: PROF_TORCH=off, or a comma list of these parts (default all).
+enum TorchPart : uint32_t {
+  kTorchOps = 1,      // torch.autograd.profiler.emit_nvtx: operator ranges
+  kTorchModules = 2,  // nn.Module calls as "nn.Module: Net.encoder" ranges
+  kTorchSteps = 4,    // each optimizer.step() ends a ProfilerStep#N range
+  kTorchMemory = 8,   // the caching allocator's tensor blocks
+  kTorchAll = 15,
+};
+struct TorchOptions {
+  uint32_t parts = kTorchAll;  // PROF_TORCH
+  bool shapes = true;          // PROF_TORCH_SHAPES: emit_nvtx's record_shapes
+};
+// PROF_TORCH's value: "off" (0), "" (all) or a comma list of ops, modules,
+// steps, memory. nullopt with `error` set otherwise.
+std::optional<uint32_t> parse_torch_parts(const std::string& text, std::string& error);
+// The other way: "off", or the parts as PROF_TORCH lists them.
+std::string torch_parts_name(uint32_t parts);
 
 struct AgentConfig {
   std::string output_path;            // PROF_OUTPUT, expanded
@@ -46,6 +66,7 @@ struct AgentConfig {
   // PROF_WINDOW_WAIT_MS: the longest a window's end waits for the GPU
   // records of the work launched inside it.
   uint32_t window_wait_ms = 2000;
+  TorchOptions torch;                   // PROF_TORCH, PROF_TORCH_SHAPES
 };
 
 // PROF_SCHEDULE=skip_first=N,wait=N,warmup=N,active=N,repeat=N (any subset,

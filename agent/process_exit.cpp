@@ -1,7 +1,69 @@
 #include "process_exit.h"
 
+#include <dlfcn.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <cstdarg>
+#include <cerrno>
+
+#include "agent_state.h"
+
+namespace prof {
+namespace {
+
+// The longest a second exit() waits for the first to write the file: the
+// writer's final flush waits 10 s at most.
+constexpr uint32_t kSecondExitWaitMs = 12'000;
+
+enum class FinishState : int { none, running, done };
+constinit std::atomic<FinishState> g_finish{FinishState::none};
+// The thread that called exit() first (0: none yet), in process g_exiting_pid.
+constinit std::atomic<pid_t> g_exiting_thread{0};
+constinit std::atomic<pid_t> g_exiting_pid{0};
+
+void sleep_1ms() {
+  timespec ts{0, 1'000'000};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+uint64_t now_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1'000'000;
+}
+
+}  // namespace
+
+void note_finish_begins() { g_finish.store(FinishState::running, std::memory_order_release); }
+void note_finish_done() { g_finish.store(FinishState::done, std::memory_order_release); }
+
+void wait_for_finish(bool even_before_begun, uint32_t timeout_ms) {
+  const uint64_t deadline = now_ms() + timeout_ms;
+  for (;;) {
+    const FinishState state = g_finish.load(std::memory_order_acquire);
+    if (state == FinishState::done) return;
+    const AgentPhase phase = agent_state().phase.load(std::memory_order_acquire);
+    // finished: the finishing thread took the phase and is about to say so.
+    const bool finishing = state == FinishState::running || phase == AgentPhase::finished;
+    // Only a process that records has a file to wait for.
+    const bool about_to_finish = even_before_begun && phase == AgentPhase::recording;
+    if (!finishing && !about_to_finish) return;
+    if (getpid() != static_cast<pid_t>(agent_state().recording_pid.load())) return;  // a forked child
+    if (now_ms() >= deadline) return;
+    sleep_1ms();
+  }
+}
+
+void wait_for_the_first_exit(uint32_t timeout_ms) {
+  const uint64_t deadline = now_ms() + timeout_ms;
+  while (now_ms() < deadline) sleep_1ms();  // the first exit() ends the process meanwhile
+}
+
+}  // namespace prof
 
 // glibc's own _exit, without a dlsym: exit_group is all it does (and what
 // it retries until the process is gone).
@@ -17,4 +79,153 @@ extern "C" [[gnu::visibility("default")]] [[noreturn]] void _exit(int status) {
 extern "C" [[gnu::visibility("default")]] [[noreturn]] void _Exit(int status) {
   prof::finish_before_exit();
   exit_now(status);
+}
+
+extern "C" [[gnu::visibility("default")]] [[noreturn]] void exit(int status) {
+  using ExitFunction = void (*)(int);
+  static constinit std::atomic<ExitFunction> real{nullptr};
+  ExitFunction next = real.load(std::memory_order_acquire);
+  if (next == nullptr) {
+    next = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, "exit"));
+    real.store(next, std::memory_order_release);
+  }
+  const pid_t pid = getpid();
+  const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
+  if (prof::g_exiting_pid.exchange(pid) != pid) prof::g_exiting_thread.store(0);  // a forked child: afresh
+  pid_t first = 0;
+  if (!prof::g_exiting_thread.compare_exchange_strong(first, tid) && first != tid) {
+    // A second exit() while the first runs the atexit handlers: the process
+    // must not end before the first has written the file. Nor may this
+    // thread run the exit handlers beside the first: glibc before 2.41 lets
+    // it (a double free of the handlers' list, seen under ASan once the
+    // second caller waited here). As glibc 2.41 does, it waits for the
+    // first exit() to end the process; bounded, so that a first exit whose
+    // handlers wait for this thread still ends. (An atexit handler that
+    // calls exit() again, on the first's thread, never waits: the agent's
+    // own handler may be the one still to run.)
+    prof::wait_for_finish(true, prof::kSecondExitWaitMs);
+    prof::wait_for_the_first_exit(prof::kSecondExitWaitMs);
+  }
+  if (next != nullptr) next(status);
+  exit_now(status);  // no libc exit found: end as _exit would
+}
+
+// ---- exec: every libc entry point, since glibc's exec functions call
+// execve internally, past any interposition ----
+
+namespace {
+
+template <typename Function>
+Function next_exec(std::atomic<Function>& cache, const char* name) {
+  Function function = cache.load(std::memory_order_acquire);
+  if (function == nullptr) {
+    function = reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+    cache.store(function, std::memory_order_release);
+  }
+  return function;
+}
+
+using ExecveFunction = int (*)(const char*, char* const[], char* const[]);
+using ExecvFunction = int (*)(const char*, char* const[]);
+using FexecveFunction = int (*)(int, char* const[], char* const[]);
+constinit std::atomic<ExecveFunction> g_execve{nullptr};
+constinit std::atomic<ExecveFunction> g_execvpe{nullptr};
+constinit std::atomic<ExecvFunction> g_execv{nullptr};
+constinit std::atomic<ExecvFunction> g_execvp{nullptr};
+constinit std::atomic<FexecveFunction> g_fexecve{nullptr};
+
+int no_function() {
+  errno = ENOSYS;
+  return -1;
+}
+
+// The variadic forms' arguments, up to the terminating null.
+constexpr int kMaxListedArguments = 4096;
+
+}  // namespace
+
+extern "C" [[gnu::visibility("default")]] int execve(const char* path, char* const argv[], char* const envp[]) {
+  prof::finish_before_exec();
+  ExecveFunction real = next_exec(g_execve, "execve");
+  return real != nullptr ? real(path, argv, envp) : no_function();
+}
+
+extern "C" [[gnu::visibility("default")]] int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  prof::finish_before_exec();
+  ExecveFunction real = next_exec(g_execvpe, "execvpe");
+  return real != nullptr ? real(file, argv, envp) : no_function();
+}
+
+extern "C" [[gnu::visibility("default")]] int execv(const char* path, char* const argv[]) {
+  prof::finish_before_exec();
+  ExecvFunction real = next_exec(g_execv, "execv");
+  return real != nullptr ? real(path, argv) : no_function();
+}
+
+extern "C" [[gnu::visibility("default")]] int execvp(const char* file, char* const argv[]) {
+  prof::finish_before_exec();
+  ExecvFunction real = next_exec(g_execvp, "execvp");
+  return real != nullptr ? real(file, argv) : no_function();
+}
+
+extern "C" [[gnu::visibility("default")]] int fexecve(int fd, char* const argv[], char* const envp[]) {
+  prof::finish_before_exec();
+  FexecveFunction real = next_exec(g_fexecve, "fexecve");
+  return real != nullptr ? real(fd, argv, envp) : no_function();
+}
+
+namespace {
+
+// Collects a variadic exec's arguments (and, for execle, the environment
+// after them) without allocating: exec may follow vfork.
+template <typename Then>
+int with_listed_arguments(const char* first, va_list args, bool environment_follows, Then then) {
+  char* argv[kMaxListedArguments + 1];
+  int count = 0;
+  argv[count++] = const_cast<char*>(first);
+  if (first != nullptr) {
+    while (count < kMaxListedArguments) {
+      char* next = va_arg(args, char*);
+      argv[count++] = next;
+      if (next == nullptr) break;
+    }
+  }
+  if (count == kMaxListedArguments && argv[count - 1] != nullptr) {
+    errno = E2BIG;
+    return -1;
+  }
+  char* const* envp = environment_follows ? va_arg(args, char* const*) : nullptr;
+  return then(argv, envp);
+}
+
+}  // namespace
+
+extern "C" [[gnu::visibility("default")]] int execl(const char* path, const char* arg, ...) {
+  va_list args;
+  va_start(args, arg);
+  const int result = with_listed_arguments(arg, args, false, [&](char* const* argv, char* const*) {
+    return execv(path, argv);
+  });
+  va_end(args);
+  return result;
+}
+
+extern "C" [[gnu::visibility("default")]] int execlp(const char* file, const char* arg, ...) {
+  va_list args;
+  va_start(args, arg);
+  const int result = with_listed_arguments(arg, args, false, [&](char* const* argv, char* const*) {
+    return execvp(file, argv);
+  });
+  va_end(args);
+  return result;
+}
+
+extern "C" [[gnu::visibility("default")]] int execle(const char* path, const char* arg, ...) {
+  va_list args;
+  va_start(args, arg);
+  const int result = with_listed_arguments(arg, args, true, [&](char* const* argv, char* const* envp) {
+    return execve(path, argv, envp);
+  });
+  va_end(args);
+  return result;
 }

@@ -8,10 +8,15 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <map>
 #include <vector>
 
+#include "common/environment.h"
+#include "common/log.h"
 #include "config.h"
+#include "proc_stat.h"
 
 namespace prof {
 namespace {
@@ -76,41 +81,133 @@ void remove_folder(const std::string& folder) {
   ::rmdir(folder.c_str());
 }
 
+// The parent of `pid` (field 4 of /proc/PID/stat), 0 when unknown.
+uint32_t parent_of(uint32_t pid) {
+  const std::string stat = read_all("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos || paren + 4 >= stat.size()) return 0;
+  return static_cast<uint32_t>(strtoul(stat.c_str() + paren + 4, nullptr, 10));
+}
+
+// The run folders of this user in `dir`, by the pid of their first process.
+std::map<uint32_t, std::string> run_folders(const std::string& dir) {
+  std::map<uint32_t, std::string> folders;
+  char prefix[48];
+  std::snprintf(prefix, sizeof prefix, "libprof-run-%u-", static_cast<unsigned>(getuid()));
+  const size_t prefix_length = strlen(prefix);
+  DIR* listing = opendir(dir.c_str());
+  if (listing == nullptr) return folders;
+  while (const dirent* entry = readdir(listing)) {
+    if (strncmp(entry->d_name, prefix, prefix_length) != 0) continue;
+    const uint32_t pid = static_cast<uint32_t>(strtoul(entry->d_name + prefix_length, nullptr, 10));
+    if (pid != 0) folders[pid] = dir + "/" + entry->d_name;
+  }
+  closedir(listing);
+  return folders;
+}
+
+// Where runs keep their folders: $TMPDIR, else (unset, or unusable:
+// TMPDIR=/nonexistent) /tmp, as every process of a run finds the same.
+std::string runs_dir() {
+  const char* tmp = env_value("TMPDIR");
+  if (tmp != nullptr && *tmp != '\0') {
+    struct stat st {};
+    if (::stat(tmp, &st) == 0 && S_ISDIR(st.st_mode) && access(tmp, W_OK | X_OK) == 0) return tmp;
+  }
+  return "/tmp";
+}
+
 }  // namespace
 
 void RunClaim::join(uint32_t pid) {
   pid_ = pid;
-  const char* run = getenv(kRunVariable);
+  const char* run = env_value(kRunVariable);
   if (run != nullptr && *run != '\0') {
-    const char* first_pid = getenv(kRunPidVariable);
+    const char* first_pid = env_value(kRunPidVariable);
     first_ = first_pid != nullptr && std::to_string(pid) == first_pid;
     struct stat st {};
-    if (::stat(run, &st) == 0 && S_ISDIR(st.st_mode)) folder_ = run;
+    if (::stat(run, &st) == 0 && S_ISDIR(st.st_mode)) {
+      folder_ = run;
+    } else if (std::string(run) != "-") {
+      // Left in the environment by an earlier run, or the run's first
+      // process is gone: this process cannot claim PROF_OUTPUT, and says so.
+      log_error("PROF_RUN=%s names no run in progress; this process writes <name>.%u.pb", run, pid);
+    }
     return;
   }
+  const std::string dir = runs_dir();
+  std::map<uint32_t, std::string> folders = run_folders(dir);
+  // No PROF_RUN: this process may still belong to a run its environment
+  // lost. bash builds its children's environment from the one it was
+  // started with, never from what the agent's constructor set in it, so
+  // every process a shell script starts (a pyenv shim: 12 of them for
+  // `python3 -c pass`) took itself for a run of its own and said the run's
+  // line. A run whose first process is this one (an exec) or an ancestor
+  // is this process's run.
+  // (No run folder at all, the common case: no /proc reads.)
+  uint32_t ancestor = folders.empty() ? 0 : pid;
+  for (int generation = 0; generation < 64 && ancestor > 1; ++generation) {
+    auto found = folders.find(ancestor);
+    if (found != folders.end()) {
+      folder_ = found->second;
+      first_ = ancestor == pid;
+      env_set(kRunVariable, folder_.c_str(), true);
+      env_set(kRunPidVariable, std::to_string(ancestor).c_str(), true);
+      return;
+    }
+    ancestor = parent_of(ancestor);
+  }
+  // A new run. The folders of runs whose first process is gone (a SIGKILL
+  // gives no chance to remove one) go now.
+  for (const auto& [first_pid, folder] : folders) {
+    if (!process_exists(first_pid)) remove_folder(folder);
+  }
   first_ = true;
-  const char* tmp = getenv("TMPDIR");
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
   char name[96];
   std::snprintf(name, sizeof name, "/libprof-run-%u-%u-%lld%09ld", static_cast<unsigned>(getuid()), pid,
                 static_cast<long long>(now.tv_sec), now.tv_nsec);
-  std::string folder = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + name;
+  std::string folder = dir + name;
   if (::mkdir(folder.c_str(), 0700) == 0) folder_ = folder;
   // Set even without a folder: the processes started here are then not the
   // first of the run, and name their files by pid as before.
-  setenv(kRunVariable, folder_.empty() ? "-" : folder_.c_str(), 1);
-  setenv(kRunPidVariable, std::to_string(pid).c_str(), 1);
+  env_set(kRunVariable, folder_.empty() ? "-" : folder_.c_str(), true);
+  env_set(kRunPidVariable, std::to_string(pid).c_str(), true);
+}
+
+bool RunClaim::take(const std::string& path) const {
+  const std::string token = folder_ + "/" + claim_name(absolute(path));
+  const int fd = ::open(token.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return false;  // taken, or the run's first process is gone
+  ::close(fd);
+  return true;
 }
 
 std::string RunClaim::claim(const std::string& wanted) {
-  if (forked_) return disambiguate_for_child(wanted, pid_);
-  if (folder_.empty()) return first_ ? wanted : disambiguate_for_child(wanted, pid_);
-  const std::string token = folder_ + "/" + claim_name(absolute(wanted));
-  const int fd = ::open(token.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return disambiguate_for_child(wanted, pid_);  // taken, or the run's first process is gone
+  if (folder_.empty()) return first_ && !forked_ ? wanted : disambiguate_for_child(wanted, pid_);
+  if (!forked_ && take(wanted)) return wanted;
+  // <name>.<pid>.pb; a process that execs itself has one pid for several
+  // images, each with a file of its own: <name>.<pid>.2.pb, .3, ...
+  const std::string own = disambiguate_for_child(wanted, pid_);
+  if (take(own)) return own;
+  for (uint32_t image = 2; image < 10'000 && errno == EEXIST; ++image) {
+    const std::string next = disambiguate_for_child(own, image);
+    if (take(next)) return next;
+  }
+  return own;  // no claim can be made (no descriptor left): the name of old
+}
+
+bool RunClaim::say_once(const char* line) const {
+  if (folder_.empty()) return true;
+  uint64_t hash = 1469598103934665603ull;
+  for (const char* c = line; *c != '\0'; ++c) hash = (hash ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+  char name[40];
+  std::snprintf(name, sizeof name, "/said-%016llx", static_cast<unsigned long long>(hash));
+  const int fd = ::open((folder_ + name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return errno != EEXIST;  // said already; any other failure: say it
   ::close(fd);
-  return wanted;
+  return true;
 }
 
 bool RunClaim::note_written(const std::string& path, uint64_t bytes) {
@@ -137,7 +234,7 @@ std::string RunClaim::finish() {
     if (tab != std::string::npos) files.push_back(line.substr(tab + 1) + " (" + line.substr(0, tab) + " bytes)");
     begin = end + 1;
   }
-  if (files.empty()) return "nothing recorded; no file written";
+  if (files.empty()) return kNothingWritten;
   if (files.size() == 1) return "wrote " + files[0];
   std::string line = "wrote " + std::to_string(files.size()) + " files: ";
   for (size_t i = 0; i < files.size(); ++i) line += (i ? ", " : "") + files[i];

@@ -24,6 +24,8 @@ namespace prof {
 
 class RunClaim {
  public:
+  static constexpr char kNothingWritten[] = "nothing recorded; no file written";
+
   // Joins the run named in the environment, or starts one (this process is
   // then the run's first). Sets PROF_RUN for the processes this one starts.
   void join(uint32_t pid);
@@ -35,9 +37,14 @@ class RunClaim {
   bool has_folder() const { return !folder_.empty(); }
 
   // The file this process writes instead of `wanted`: `wanted` itself when
-  // no other process of the run has claimed it, else <name>.<pid>.<ext>.
+  // no other process of the run has claimed it, else <name>.<pid>.<ext>, or
+  // for a later image of the same pid (exec) <name>.<pid>.<n>.<ext>.
   // Called once, when the process has something to write.
   std::string claim(const std::string& wanted);
+
+  // Whether this process should say `line` (a configuration warning): once
+  // per run, by whichever process says it first. True without a folder.
+  bool say_once(const char* line) const;
 
   // Notes a file this process wrote. False when the run's first process is
   // gone (or there is no folder): the caller says it itself.
@@ -49,6 +56,9 @@ class RunClaim {
   std::string finish();
 
  private:
+  // Claims `path` for this process (an O_EXCL file in the folder).
+  bool take(const std::string& path) const;
+
   uint32_t pid_ = 0;
   bool first_ = false;
   bool forked_ = false;

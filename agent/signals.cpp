@@ -3,7 +3,10 @@
 #include <dlfcn.h>
 #include <signal.h>
 
+#include <time.h>
+
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 
 #include "agent_state.h"
@@ -14,9 +17,23 @@ namespace {
 
 using SigactionFunction = int (*)(int, const struct sigaction*, struct sigaction*);
 
-constexpr int kManaged[] = {SIGTERM, SIGINT};
+constexpr int kManaged[] = {SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 constexpr uint32_t kFinalFlushTimeoutMs = 3000;
 constexpr uint32_t kCheckpointTimeoutMs = 1000;
+// A crash waits this long at most for the writer to write what the rings
+// hold: the writer may be the thread that crashed, or be stuck on a lock
+// (malloc's) the crashing thread holds; the process then dies without it.
+constexpr uint32_t kCrashFlushTimeoutMs = 500;
+
+bool is_crash(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT;
+}
+
+// Set by the first thread that crashes: a second crash (another thread, or
+// this handler itself faulting on a different signal) does not flush again.
+// Not in AgentState: a crash may come before the agent has one, and the
+// handler reads it first, with nothing else known to be sound.
+std::atomic<bool> g_crashing{false};
 
 SignalState::Managed& managed_signal(int sig) { return agent_state().signals.managed[sig]; }
 
@@ -33,6 +50,8 @@ Function next_definition(std::atomic<Function>& cache, const char* name) {
   return function;
 }
 
+// Not in AgentState: the program's and the sanitizers' sigaction() calls
+// reach the interposer before the agent's constructor has run.
 std::atomic<SigactionFunction> g_real_sigaction{nullptr};
 
 SigactionFunction real_sigaction() { return next_definition(g_real_sigaction, "sigaction"); }
@@ -55,6 +74,9 @@ struct sigaction real_action_for(const struct sigaction& app) {
     ours.sa_flags = SA_RESTART;
   }
   ours.sa_flags |= SA_SIGINFO;
+  // A crash may come from a thread whose stack is spent: its alternate
+  // stack, if the app gave it one.
+  ours.sa_flags |= SA_ONSTACK;
   // SA_RESETHAND is emulated in on_signal, where the app's view is updated.
   ours.sa_flags &= ~SA_RESETHAND;
   ours.sa_sigaction = on_signal;
@@ -73,11 +95,64 @@ void die_of(int sig) {
   raise(sig);
 }
 
+void sleep_ms(uint32_t ms) {
+  timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1'000'000};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+// The app left a crash signal at its default: write what the rings hold
+// (bounded), then die of the signal as the process would have, core dump
+// included. A fault (SIGSEGV from the CPU, not from kill()) returns to the
+// faulting instruction with the default action back in place, so that the
+// core shows the fault itself; a sent signal is raised again, and delivered
+// as the handler returns.
+void crash(int sig, const siginfo_t* info, Writer* writer) {
+  if (!g_crashing.exchange(true)) {
+    if (writer != nullptr) {
+      writer->wait_until_written(writer->request_flush(true, file::ProcessEnd::Reason::signal, sig),
+                                 kCrashFlushTimeoutMs);
+    }
+  } else {
+    // Another thread is writing: let it, for as long as it may take.
+    sleep_ms(kCrashFlushTimeoutMs);
+  }
+  struct sigaction dfl = {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  real_sigaction()(sig, &dfl, nullptr);
+  const bool fault = info != nullptr && info->si_code > 0 && sig != SIGABRT;
+  if (!fault) raise(sig);  // pending (blocked in this handler) until we return
+}
+
 void on_signal(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   SignalState::Managed& managed = managed_signal(sig);
   const struct sigaction app = managed.app_action;
   Writer* writer = agent_state().writer.load(std::memory_order_acquire);
+
+  if (is_crash(sig)) {
+    // An app's handler of its own runs as before, unflushed: SIGSEGV is
+    // routine in some programs (garbage collectors, guard pages).
+    if (is_default(app)) {
+      crash(sig, info, writer);
+      errno = saved_errno;
+      return;
+    }
+    errno = saved_errno;
+    if (app.sa_flags & SA_RESETHAND) {
+      managed.app_action.sa_handler = SIG_DFL;
+      managed.app_action.sa_flags &= ~(SA_SIGINFO | SA_RESETHAND);
+      struct sigaction real = real_action_for(managed.app_action);
+      real_sigaction()(sig, &real, nullptr);
+    }
+    if (app.sa_flags & SA_SIGINFO) {
+      app.sa_sigaction(sig, info, context);
+    } else if (app.sa_handler != SIG_IGN && app.sa_handler != SIG_DFL) {
+      app.sa_handler(sig);
+    }
+    return;
+  }
 
   if (is_default(app)) {
     if (writer != nullptr) {

@@ -1,6 +1,10 @@
 #pragma once
 // SIGTERM and SIGINT: write the file before the process dies of them, and
-// keep the app's own handlers working exactly as before.
+// keep the app's own handlers working exactly as before. SIGSEGV, SIGBUS,
+// SIGFPE, SIGILL and SIGABRT left at their default: write what the rings
+// hold (500 ms at most, never waiting on a lock), then die of the signal
+// as before, core dump included; an app's own handler of these runs as
+// before, with nothing flushed.
 //
 // The agent's handler stays installed; the app's sigaction()/signal() calls
 // for these two signals are interposed (LD_PRELOAD) and remembered as "the

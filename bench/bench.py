@@ -37,6 +37,9 @@ TARGET_BYTES = 32
 TARGET_REPORT_S = 5.0
 TARGET_RSS_MB = 2048
 TARGET_HTML_LOAD_S = 2.0  # issue 19: a 10M-event capture's page opens in under 2 s
+TARGET_STARTUP_MS = 0.2   # issue 30: a process that never records pays a few syscalls
+STARTUP_SPAWNS = 300      # /bin/true runs per start-up round
+STARTUP_ROUNDS = 7        # rounds per configuration, interleaved
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -615,6 +618,59 @@ class Bench:
             self.add("analyzer", f"html page of {events:,} events", f"{size_mb:.2f} MB (no browser: load not timed)",
                      "", "", "", None)
 
+    # ------------------------------------------------------------- startup --
+    def startup(self):
+        """Wall time of fork+exec+exit of /bin/true, a process that never
+        uses CUDA, with and without the agent preloaded: what a shell pipeline
+        or `make` under an exported LD_PRELOAD pays per process."""
+        program = shutil.which("true") or "/bin/true"
+        spawns = 50 if self.quick else STARTUP_SPAWNS
+        rounds = 3 if self.quick else STARTUP_ROUNDS
+        configs = {"without the agent": self.env(),
+                   "LD_PRELOAD=libprof.so": self.env(LD_PRELOAD=self.lib)}
+        # Each process's stderr line ("nothing recorded") and run folder
+        # go to /dev/null and our temporary folder.
+        for env in configs.values():
+            env["TMPDIR"] = self.tmp
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        actions = [(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
+        per_spawn_ms = {name: [] for name in configs}
+        cpu_ms = {name: [] for name in configs}  # user + sys of the process: steadier on a loaded machine
+        order = list(configs)
+        progress(f"startup: {rounds} rounds of {spawns} x {program}, with and without the agent")
+        for round_index in range(rounds):
+            for name in (order if round_index % 2 == 0 else reversed(order)):
+                env = configs[name]
+                start = time.monotonic()
+                cpu = 0.0
+                for _ in range(spawns):
+                    pid = os.posix_spawn(program, [program], env, file_actions=actions)
+                    _, status, usage = os.wait4(pid, 0)
+                    if status != 0:
+                        raise RuntimeError(f"{program} under {name} exited with status {status}")
+                    cpu += usage.ru_utime + usage.ru_stime
+                per_spawn_ms[name].append((time.monotonic() - start) * 1000 / spawns)
+                cpu_ms[name].append(cpu * 1000 / spawns)
+        os.close(devnull)
+        base = median(per_spawn_ms["without the agent"])
+        self.add("startup", f"{program}, without the agent (fork+exec+exit, wall)", f"{base:.3f} ms",
+                 "", "1.00x", "", None)
+        agent = median(per_spawn_ms["LD_PRELOAD=libprof.so"])
+        added = agent - base
+        self.add("startup", f"{program} under LD_PRELOAD=libprof.so (default options)",
+                 f"{agent:.3f} ms, +{added:.3f} ms", f"{base:.3f} ms", f"{agent / base:.2f}x",
+                 f"<= +{TARGET_STARTUP_MS} ms", added <= TARGET_STARTUP_MS)
+        base_cpu = median(cpu_ms["without the agent"])
+        agent_cpu = median(cpu_ms["LD_PRELOAD=libprof.so"])
+        self.add("startup", f"{program} under LD_PRELOAD=libprof.so, CPU (user + sys of the process)",
+                 f"{agent_cpu:.3f} ms, +{agent_cpu - base_cpu:.3f} ms", f"{base_cpu:.3f} ms",
+                 f"{agent_cpu / base_cpu:.2f}x", "", None)
+        self.notes.append(
+            f"startup: median over {rounds} interleaved rounds of the mean wall time of {spawns} posix_spawn + "
+            f"waitpid of {program} (stdout and stderr to /dev/null); baseline: the same without LD_PRELOAD, "
+            "same run. The agent's part is everything its constructor and exit handler do in a process "
+            "that records nothing.")
+
     # --------------------------------------------------------------- table --
     def print_table(self):
         header = ("section", "what", "measured", "baseline", "ratio", "target", "")
@@ -642,13 +698,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("build_dir")
     parser.add_argument("--quick", action="store_true", help="smaller runs, for trying the script out")
-    parser.add_argument("--only", default="overhead,backends,windows,throughput,names,size,analyzer",
+    parser.add_argument("--only", default="startup,overhead,backends,windows,throughput,names,size,analyzer",
                         help="comma-separated sections to run")
     args = parser.parse_args()
     bench = Bench(args.build_dir, args.quick)
     sections = args.only.split(",")
     try:
         started = time.monotonic()
+        if "startup" in sections:
+            bench.startup()
         if "overhead" in sections:
             bench.overhead()
         if "backends" in sections:

@@ -13,8 +13,23 @@ PACKAGES=(cmake ninja-build g++ pkg-config python3 python3-dev libprotobuf-dev
           # runs on our traces under Debian's python3
           python3-pandas python3-numpy python3-networkx python3-plotly python3-pydot
           python3-psutil python3-yaml
+          # TensorBoard's PyTorch profiler plugin, run headless by run_trace_reader_tests.py
+          python3-werkzeug
+          python3-absl
+          # speedscope and the Catapult viewer's polyfill come from npm
+          # (scripts/install_trace_readers.sh, which installs npm itself where
+          # this node lacks it: NodeSource's nodejs bundles it, Debian's not)
+          nodejs
+          # PyTorch 1.13 (CPU) for the Python bootstrap's tests (docs/pytorch.md)
+          python3-torch
           # callgrind: bench.py's exact instructions per launch
-          valgrind)
+          valgrind
+          # build.sh compiles through it when present
+          ccache
+          # a program on another C++ runtime (clang -stdlib=libc++) for
+          # test/install's libc++ test
+          libc++-dev
+          libc++abi-dev)
 
 missing=()
 for package in "${PACKAGES[@]}"; do
@@ -53,6 +68,11 @@ if ! command -v firefox-esr >/dev/null 2>&1 && ! command -v firefox >/dev/null 2
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends firefox-esr >/dev/null; } ||
     echo "bootstrap: warning: firefox-esr could not be installed; the html tests in Firefox will skip" >&2
 fi
+
+# speedscope and the Custom Elements polyfill the Catapult viewer needs, from
+# npm, for the trace reader tests (which skip without them).
+bash "$(dirname "$0")/install_trace_readers.sh" ||
+  echo "bootstrap: warning: the npm trace readers could not be installed; those tests will skip" >&2
 
 # The CUDA toolkit: headers for CUPTI and NVTX, nvcc for the test apps, and the
 # runtime libraries the apps link against.

@@ -16,7 +16,10 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-15}"
 seeds_from="${FUZZ_SEEDS_FROM:-build}"
-targets=(reader info report stacks trace dump)
+targets=(reader info report stacks trace dump advise html)
+
+# trace's annotation fitting over times taken straight from the bytes (issue 27).
+targets+=(trace_annotations)
 
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPROF_FUZZ=ON -DPROF_SANITIZE=address,undefined >/dev/null

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test in a ThreadSanitizer build (build-thread). Not part of CI: it
 # would add about 13 minutes on 2 idle cores (a build from scratch of 12.4
-# CPU-minutes, 5-7 minutes of tests; README "Reliability").
+# CPU-minutes, 5-7 minutes of tests; docs/reliability.md).
 #   scripts/tsan.sh [ctest arguments]     e.g. scripts/tsan.sh -R 'agent|integration'
 # Every process a test starts writes its ThreadSanitizer reports to
 # build-thread/tsan-reports/<test>.<pid> (cmake/ProfTest.cmake), with the

@@ -54,6 +54,18 @@ int remove_stale_control_files() {
   int removed = 0;
   while (const dirent* entry = readdir(dir)) {
     const std::string_view name = entry->d_name;
+    // PID.ctl, and PID.ctl.tmp (PID.req.tmp, PID.done.tmp): a process
+    // killed inside write_file_atomically leaves its temporary file.
+    const bool temporary = name.size() > 4 && name.substr(name.size() - 4) == ".tmp";
+    if (temporary) {
+      char* end = nullptr;
+      const long long pid = std::strtoll(entry->d_name, &end, 10);
+      if (pid > 0 && *end == '.' && !process_exists(pid) &&
+          unlinkat(dirfd(dir), entry->d_name, 0) == 0) {
+        ++removed;
+      }
+      continue;
+    }
     if (name.size() <= 4 || name.substr(name.size() - 4) != ".ctl") continue;
     char* end = nullptr;
     const long long pid = std::strtoll(entry->d_name, &end, 10);

@@ -10,20 +10,21 @@
 #include <mutex>
 
 #include "agent_state.h"
+#include "capture/api_call_writer.h"
 #include "capture/capture_range.h"
 #include "capture/cuda_call_args.h"
 #include "capture/cuda_call_kind.h"
 #include "capture/cuda_steps.h"
 #include "capture/cupti_activity.h"
+#include "step_rule.h"
 #include "capture/cupti_library.h"
 #include "capture/hooks/event_timing.h"
 #include "capture/hooks/hooked_call.h"
 #include "capture/quiet_callbacks.h"
-#include "capture/call_stack.h"
+#include "stacks/call_stack.h"
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
 #include "common/log.h"
-#include "control/capture_control.h"
 #include "record/recorder.h"
 #include "record/writer.h"
 
@@ -31,7 +32,8 @@ namespace prof {
 // What CUDA capture set up when CUDA started; agent_state().cuda.capture.
 struct CudaCapture {
   CuptiLibrary cupti;
-  CudaCaptureOptions options;
+  // AgentConfig::cuda, the one copy (leaked with the configuration).
+  const CudaCaptureOptions* options = nullptr;
   Recorder* recorder = nullptr;
   CuptiActivity* activity = nullptr;
   CUpti_SubscriberHandle subscriber = nullptr;
@@ -41,7 +43,6 @@ struct CudaCapture {
 
 namespace {
 
-constexpr uint32_t kMaxKernelName = 512;
 // The agent's own frames at the leaf of a captured stack: on_api_exit and
 // on_callback (both noinline, so the count holds at every optimisation
 // level). CUPTI's and the CUDA libraries' frames below them vary by release;
@@ -53,10 +54,9 @@ constexpr uint32_t kAgentFrames = 2;
 // launches, and the others.
 [[gnu::tls_model("initial-exec")]] thread_local uint32_t t_launches_in_flight = 0;
 [[gnu::tls_model("initial-exec")]] thread_local uint32_t t_other_work_in_flight = 0;
-// Times the callbacks of calls that describe work were switched off (a
-// window ended, or CUPTI was detached): the exits of such calls in flight
+// Times the callbacks of calls that describe work were switched off
+// (AgentState::cuda.work_callbacks_cut): the exits of such calls in flight
 // then never come, so a thread's counts from before are void.
-std::atomic<uint32_t> g_work_callbacks_cut{0};
 [[gnu::tls_model("initial-exec")]] thread_local uint32_t t_work_callbacks_cuts_seen = 0;
 
 uint32_t& work_in_flight(CudaCallKind kind) {
@@ -68,6 +68,7 @@ uint32_t& work_in_flight(CudaCallKind kind) {
 bool nested_in_work() { return t_launches_in_flight + t_other_work_in_flight > 0; }
 
 // Each callback id's kind, classified by name once.
+// Not in AgentState: a cache of a pure function (the name's kind).
 std::atomic<CudaCallKind> g_kinds[2][kMaxCallbackId];
 
 CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name) {
@@ -95,38 +96,21 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   // call, which shares its correlation id, stands for both. That halves the
   // cost of stacks per launch and the bytes per launch in the file.
   const bool nested = nested_in_work();
-  CallStack stack;
   const CudaCapture& capture = *agent_state().cuda.capture;
-  if (capture.stacks->any() && describes_work(kind) && !nested) capture_call_stack(*capture.stacks, kAgentFrames, stack);
-  uint32_t name_bytes = 0;
-  if (kind == CudaCallKind::launch && !nested && call.symbolName != nullptr) {
-    name_bytes = static_cast<uint32_t>(strnlen(call.symbolName, kMaxKernelName));
-  }
-  const uint32_t payload = stack.payload_bytes() + name_bytes;
-  auto* record = begin_record<ApiCallRecord>(*buffer, RecordType::api_call, payload);
-  if (record == nullptr) return;
-  record->start_ns = *call.correlationData;
-  record->end_ns = end_ns;
-  record->function_name = call.functionName;
-  record->correlation_id = call.correlationId;
-  record->return_code = call.functionReturnValue != nullptr
-                            ? *static_cast<const int32_t*>(call.functionReturnValue)
-                            : 0;
-  record->domain = static_cast<uint8_t>(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? file::ApiDomain::runtime
-                                                                              : file::ApiDomain::driver);
-  record->backend = static_cast<uint8_t>(file::CaptureBackend::cupti);
-  record->callback_id = static_cast<uint16_t>(cbid);
-  record->stack_depth = static_cast<uint16_t>(stack.native_depth);
-  record->python_depth = static_cast<uint16_t>(stack.python_depth);
-  record->kernel_name_bytes = static_cast<uint16_t>(name_bytes);
-  if (nested) {
-    record->args = ApiCallArgs::none;
-  } else {
-    read_call_args(domain, cbid, call.functionParams, *record);
-  }
-  char* out = stack.write(reinterpret_cast<char*>(record + 1));
-  if (name_bytes != 0) memcpy(out, call.symbolName, name_bytes);  // symbolName may be null
-  buffer->commit();
+  ApiCallSeen seen;
+  seen.start_ns = *call.correlationData;
+  seen.end_ns = end_ns;
+  seen.function_name = call.functionName;
+  seen.correlation_id = call.correlationId;
+  seen.return_code = call.functionReturnValue != nullptr ? *static_cast<const int32_t*>(call.functionReturnValue) : 0;
+  seen.domain = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? file::ApiDomain::runtime : file::ApiDomain::driver;
+  seen.backend = file::CaptureBackend::cupti;
+  seen.callback_id = static_cast<uint16_t>(cbid);
+  seen.kind = kind;
+  seen.nested = nested;
+  seen.params = call.functionParams;
+  seen.kernel_name = call.symbolName;  // may be null
+  write_api_call(*buffer, capture.stacks, kAgentFrames, seen);
 }
 
 // What on_callback keeps in CUPTI's correlationData slot for a call that
@@ -148,12 +132,12 @@ void find_step_at_entry(CudaCallKind kind, CUpti_CallbackDomain domain, CUpti_Ca
                         const CUpti_CallbackData& call) {
   const StepRule* rule = cuda_step_rule();
   if (rule == nullptr) return;
-  if (rule->kind == StepRule::Kind::kernel) {
+  if (rule->kind() == StepRule::Kind::kKernel) {
     // Counted on entry: above one, a launch inside a launch (cuLaunchKernel
     // in cudaLaunchKernel) names the same kernel again.
     if (kind != CudaCallKind::launch || t_launches_in_flight > 1) return;
     if (kernel_starts_step(*rule, call.symbolName)) step_starts_at(entry_time(call));
-  } else if (rule->kind == StepRule::Kind::api && !rule->ends_steps()) {
+  } else if (rule->kind() == StepRule::Kind::kApi && !rule->ends_steps()) {
     if (is_step_call(*rule, domain == CUPTI_CB_DOMAIN_RUNTIME_API, cbid, call.functionName)) {
       step_starts_at(entry_time(call));
     }
@@ -173,13 +157,13 @@ void detach_at_exit();
 [[gnu::noinline]] void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto& call = *static_cast<const CUpti_CallbackData*>(data);
-  if (const uint32_t cuts = g_work_callbacks_cut.load(std::memory_order_relaxed); t_work_callbacks_cuts_seen != cuts) {
+  if (const uint32_t cuts = agent_state().cuda.work_callbacks_cut.load(std::memory_order_relaxed); t_work_callbacks_cuts_seen != cuts) {
     t_work_callbacks_cuts_seen = cuts;
     t_other_work_in_flight = 0;
     if (!agent_state().cuda.capture->quiet.launches_always_on) t_launches_in_flight = 0;
   }
   const CudaCallKind kind = kind_of(domain, cbid, call.functionName);
-  if (kind == CudaCallKind::query && !agent_state().cuda.capture->options.all_api_calls) return;
+  if (kind == CudaCallKind::query && !agent_state().cuda.capture->options->all_api_calls) return;
 
   const file::ApiDomain api_domain =
       domain == CUPTI_CB_DOMAIN_RUNTIME_API ? file::ApiDomain::runtime : file::ApiDomain::driver;
@@ -189,7 +173,7 @@ void detach_at_exit();
     // like a call whose entry CUPTI never saw, it is left to them.
     if (!cupti_sees_entry(api_domain, cbid)) return;
     if (work) ++work_in_flight(kind);
-    if (kind == CudaCallKind::profiler_stop && agent_state().cuda.capture->options.range == CaptureRange::cuda_profiler_api) {
+    if (kind == CudaCallKind::profiler_stop && agent_state().cuda.capture->options->range == CaptureRange::cuda_profiler_api) {
       set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
     }
     // CUPTI keeps this slot for us from the call's entry to its exit.
@@ -201,14 +185,14 @@ void detach_at_exit();
   // Balanced with the entry above; a call whose entry we never saw (it
   // began before the subscription) did not count either.
   if (work && *call.correlationData != 0 && work_in_flight(kind) > 0) --work_in_flight(kind);
-  if (kind == CudaCallKind::profiler_start && agent_state().cuda.capture->options.range == CaptureRange::cuda_profiler_api) {
+  if (kind == CudaCallKind::profiler_start && agent_state().cuda.capture->options->range == CaptureRange::cuda_profiler_api) {
     set_capture_gate(CaptureGate::profiler_api, true, *call.correlationData);
   }
   std::atomic<bool>& ready = agent_state().cuda.ready;
   if (!ready.load(std::memory_order_relaxed) && !ready.exchange(true)) {
     // The first call to return ran after the CUDA runtime initialised, and
     // so after it registered its own exit-time teardown.
-    if (agent_state().cuda.capture->options.on_cuda_ready != nullptr) agent_state().cuda.capture->options.on_cuda_ready();
+    if (agent_state().cuda.capture->options->on_cuda_ready != nullptr) agent_state().cuda.capture->options->on_cuda_ready();
   }
   // No entry time: the call began before we subscribed (cuInit, which loads
   // the agent through CUDA_INJECTION64_PATH from inside itself), and the
@@ -238,8 +222,8 @@ void detach_at_exit();
 
 bool detach_allowed(const CudaCapture& capture) {
   // A CUDA step rule or cudaProfilerStart/Stop needs callbacks between windows.
-  return capture.options.detach_between_windows && capture.cupti.Finalize != nullptr &&
-         agent_state().cuda.step_rule == StepRuleOrigin::none && capture.options.range == CaptureRange::all;
+  return capture.options->detach_between_windows && capture.cupti.Finalize != nullptr &&
+         agent_state().cuda.step_rule == StepRuleOrigin::none && capture.options->range == CaptureRange::all;
 }
 
 bool detach_wanted() {
@@ -269,7 +253,7 @@ void detach_at_exit() {
   if (!capture.activity->try_detach(capture.cupti.Finalize)) return;
   state.detach_requested.store(false, std::memory_order_relaxed);
   state.applied_full = false;
-  g_work_callbacks_cut.fetch_add(1, std::memory_order_relaxed);
+  agent_state().cuda.work_callbacks_cut.fetch_add(1, std::memory_order_relaxed);
   log_debug("CUPTI detached until the next window");
 }
 
@@ -349,7 +333,7 @@ void apply_mode(CudaCapture& capture, bool full, bool first) {
   for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
     capture.cupti.EnableDomain(all_on ? 1 : 0, capture.subscriber, domain);
     if (capture.cupti.EnableCallback == nullptr) continue;
-    if (all_on && !capture.options.all_api_calls) {
+    if (all_on && !capture.options->all_api_calls) {
       for (CUpti_CallbackId cbid : query_callback_ids(domain)) {
         capture.cupti.EnableCallback(0, capture.subscriber, domain, cbid);
       }
@@ -358,13 +342,12 @@ void apply_mode(CudaCapture& capture, bool full, bool first) {
       for (CUpti_CallbackId cbid : capture.quiet.ids(domain)) capture.cupti.EnableCallback(1, capture.subscriber, domain, cbid);
     }
   }
-  if (!all_on && !first) g_work_callbacks_cut.fetch_add(1, std::memory_order_relaxed);
+  if (!all_on && !first) agent_state().cuda.work_callbacks_cut.fetch_add(1, std::memory_order_relaxed);
 }
 
 void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options) {
   auto* capture = new CudaCapture;
-  capture->options = options;
-  capture->options.stack_depth = std::min(options.stack_depth, kMaxNativeStackDepth);
+  capture->options = &options;
   capture->recorder = &recorder;
 
   if (options.backend == CaptureBackend::hooks) {
@@ -397,7 +380,6 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
   }
 
   capture->stacks = &call_stack_settings(options.stacks, options.stack_depth);
-  const CaptureControl* control = agent_state().control.load();
   capture->quiet = quiet_callbacks(capture->cupti, cuda_step_rule(), options.range == CaptureRange::cuda_profiler_api);
   if (log_level() >= LogLevel::debug) {
     log_debug("outside capture windows, CUPTI calls back for: %s", describe(capture->quiet, capture->cupti).c_str());
@@ -408,7 +390,7 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
     capture->cupti.ActivityRegisterTimestampCallback(cupti_timestamp);
   }
   capture->activity = new CuptiActivity(capture->cupti);
-  const bool windowed = control != nullptr && control->options().windowed();
+  const bool windowed = options.windowed;
   if (options.range == CaptureRange::cuda_profiler_api || windowed) capture->activity->use_windows();
   if (windowed && detach_allowed(*capture)) capture->activity->set_detacher({detach_wanted, request_detach});
   // A window that opened before CUDA started (PROF_DELAY) holds its GPU work.
@@ -429,22 +411,6 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
 }
 
 }  // namespace
-
-const char* stack_mode_name(StackMode mode) {
-  switch (mode) {
-    case StackMode::none:
-      return "none";
-    case StackMode::native:
-      return "native";
-    case StackMode::python:
-      return "python";
-    case StackMode::mixed:
-      return "mixed";
-    case StackMode::automatic:
-      return "default";
-  }
-  return "?";
-}
 
 void set_cuda_capture_full(bool full) {
   CudaCaptureState& state = agent_state().cuda;

@@ -5,14 +5,14 @@
 // subscribes to CUPTI itself before its first CUDA call keeps its subscription.
 #include <cstdint>
 
+#include "common/option_words.h"
+#include "stacks/stack_mode.h"
+
 namespace prof {
 
 class Recorder;
 class Writer;
 
-// PROF_STACKS. automatic: mixed in a process running a CPython whose frames
-// the agent reads, native elsewhere (decided when CUDA starts).
-enum class StackMode { none, native, python, mixed, automatic };
 enum class CaptureRange { all, cuda_profiler_api };
 // Who records API calls (PROF_BACKEND). auto: CUPTI once it subscribes, the
 // hooks (capture/hooks/) for what CUPTI does not see: the calls that start
@@ -21,6 +21,18 @@ enum class CaptureBackend : uint8_t { automatic, cupti, hooks };
 // How GPU work is timed (PROF_GPU_TIMING). automatic: CUPTI's activity
 // records when CUPTI subscribed, else CUDA events around launches and copies.
 enum class GpuTiming : uint8_t { automatic, cupti, events, none };
+
+// The words of each option (common/option_words.h): PROF_CAPTURE,
+// PROF_BACKEND, PROF_GPU_TIMING, PROF_API, PROF_CUPTI_DETACH.
+inline constexpr OptionWord<CaptureRange> kCaptureRangeWords[] = {
+    {"all", CaptureRange::all}, {"cudaProfilerApi", CaptureRange::cuda_profiler_api}};
+inline constexpr OptionWord<CaptureBackend> kCaptureBackendWords[] = {
+    {"auto", CaptureBackend::automatic}, {"cupti", CaptureBackend::cupti}, {"hooks", CaptureBackend::hooks}};
+inline constexpr OptionWord<GpuTiming> kGpuTimingWords[] = {
+    {"auto", GpuTiming::automatic}, {"cupti", GpuTiming::cupti}, {"events", GpuTiming::events},
+    {"none", GpuTiming::none}};
+inline constexpr OptionWord<bool> kApiCallWords[] = {{"default", false}, {"all", true}};
+inline constexpr OptionWord<bool> kOffOnDigitWords[] = {{"0", false}, {"1", true}};
 
 struct CudaCaptureOptions {
   bool all_api_calls = false;  // PROF_API=all: also the query calls skipped by default
@@ -34,14 +46,16 @@ struct CudaCaptureOptions {
   // where no CUDA callback is needed between windows (PROF_STEP=nvtx:..., a
   // time window or on-demand capture; not with PROF_CAPTURE=cudaProfilerApi).
   bool detach_between_windows = false;
+  // The process records in capture windows (CaptureControlOptions::windowed).
+  bool windowed = false;
   // Called once, when the first CUDA call returns: the CUDA runtime has
   // initialised by then, and an atexit handler registered now runs before
   // the runtime's own teardown (atexit handlers run last-in, first-out).
   void (*on_cuda_ready)() = nullptr;
 };
 
-const char* stack_mode_name(StackMode mode);
-
+// `options` is AgentConfig::cuda, which lives as long as the process: the
+// capture keeps a pointer to it, the one copy of the CUDA options.
 // Once per process; later calls do nothing. Every failure is reported once
 // and leaves the rest of the agent recording.
 void start_cuda_capture(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options);

@@ -2,18 +2,24 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstring>
 
 #include "capture/cuda_call_kind.h"
 #include "common/clock.h"
-#include "control/step_rule.h"
+#include "control/step_listener.h"
+#include "control/step_names.h"
+#include "step_rule.h"
 
 namespace prof {
 namespace cuda_steps_detail {
 
+// Not in AgentState: a cache of a pure function (the rule's answer for a
+// kernel name), read inline on every launch (cuda_steps.h).
 std::atomic<uint64_t> g_seen_names[kSeenNames];
 
 bool kernel_matches(const StepRule& rule, const char* name, std::atomic<uint64_t>& slot) {
-  const bool matches = rule.matches(name);
+  const std::string_view symbol(name, strnlen(name, kMaxKernelSymbol));
+  const bool matches = rule_takes_kernel(rule, symbol, step_name_key(symbol));
   slot.store((uint64_t{reinterpret_cast<uintptr_t>(name)} << 1) | (matches ? 1 : 0), std::memory_order_relaxed);
   return matches;
 }
@@ -22,12 +28,14 @@ bool kernel_matches(const StepRule& rule, const char* name, std::atomic<uint64_t
 
 namespace {
 
-// Per callback id: 0: not yet known, 1: no, 2: yes.
+// Per callback id: 0: not yet known, 1: no, 2: yes. Not in AgentState: a
+// cache of a pure function, as g_seen_names.
 std::atomic<uint8_t> g_api_matches[2][kMaxCallbackId];
 
 }  // namespace
 
 bool is_step_call(const StepRule& rule, bool runtime, uint32_t callback_id, const char* function_name) {
+  if (function_name == nullptr) return false;
   if (callback_id >= kMaxCallbackId) return rule.matches(function_name);
   std::atomic<uint8_t>& slot = g_api_matches[runtime ? 0 : 1][callback_id];
   const uint8_t seen = slot.load(std::memory_order_relaxed);
@@ -38,15 +46,15 @@ bool is_step_call(const StepRule& rule, bool runtime, uint32_t callback_id, cons
 }
 
 void step_starts_at(uint64_t time_ns) {
-  if (CaptureControl* control = agent_state().control.load(std::memory_order_acquire)) control->step_boundary(time_ns);
+  if (StepListener* steps = agent_state().steps.load(std::memory_order_acquire)) steps->step_boundary(time_ns);
 }
 
 void step_ends_now() {
-  CaptureControl* control = agent_state().control.load(std::memory_order_acquire);
-  if (control == nullptr) return;
+  StepListener* steps = agent_state().steps.load(std::memory_order_acquire);
+  if (steps == nullptr) return;
   const uint64_t now = monotonic_ns();
-  control->step_ends(now);
-  control->step_begins(now);
+  steps->step_ends(now);
+  steps->step_begins(now);
 }
 
 }  // namespace prof

@@ -8,19 +8,18 @@
 #include <cstdint>
 
 #include "agent_state.h"
-#include "control/capture_control.h"
 
 namespace prof {
 
-struct StepRule;
+class StepRule;
 
 // The CUDA step rule in force (kernel: or api:), or null: an NVTX rule, none,
 // or no capture control. Inline, as the two questions below: CUDA calls ask
 // them between windows.
 inline const StepRule* cuda_step_rule() {
   if (agent_state().cuda.step_rule == StepRuleOrigin::none) return nullptr;
-  const CaptureControl* control = agent_state().control.load(std::memory_order_acquire);
-  return control != nullptr ? control->step_rule() : nullptr;
+  if (agent_state().steps.load(std::memory_order_acquire) == nullptr) return nullptr;
+  return agent_state().step_rule;
 }
 
 namespace cuda_steps_detail {
@@ -28,13 +27,17 @@ namespace cuda_steps_detail {
 // stay small enough for the driver to dlopen it (CUDA_INJECTION64_PATH).
 // Each slot packs the pointer and the answer in one word: (name << 1) | match.
 constexpr size_t kSeenNames = 64;
+// A kernel's symbol is read up to this many bytes: a longer one is corrupt.
+constexpr size_t kMaxKernelSymbol = 1 << 20;
 extern std::atomic<uint64_t> g_seen_names[kSeenNames];
 bool kernel_matches(const StepRule& rule, const char* name, std::atomic<uint64_t>& slot);
 }  // namespace cuda_steps_detail
 
-// kernel:REGEX: whether a launch of the kernel `name` starts a step. Cached
-// per name pointer (CUPTI's symbolName and the driver's cuFuncGetName are the
-// registered function's, stable for the process): the regex runs once per
+// kernel:REGEX: whether a launch of the kernel `name` (as CUPTI and the
+// driver name it: mangled for C++) starts a step; the rule matches it
+// demangled (step_names.h). Cached per name pointer (CUPTI's symbolName and
+// the driver's cuFuncGetName are the registered function's, stable for the
+// process), in front of the table of every name seen: the regex runs once per
 // kernel, not per launch.
 inline bool kernel_starts_step(const StepRule& rule, const char* name) {
   if (name == nullptr) return false;

@@ -7,12 +7,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <cwchar>
+#include <string_view>
 
 #include <nvtx3/nvToolsExt.h>
 
 #include "agent_state.h"
 #include "capture/capture_range.h"
-#include "control/capture_control.h"
+#include "control/step_listener.h"
+#include "control/step_names.h"
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
 #include "record/recorder.h"
@@ -146,9 +148,6 @@ thread_local int t_tracked = 0;
 // %fs-relative load on every push, no __tls_get_addr call.
 constexpr int kUntracked = 1 << 30;
 [[gnu::tls_model("initial-exec")]] thread_local int t_open_pushes = 0;
-// Start/end ranges open in the process: they may end on another thread, so
-// any of them may hold any thread's time.
-std::atomic<int64_t> g_open_started{0};
 
 DomainDepth* depth_of(const NvtxDomain* domain) {
   for (int i = 0; i < t_tracked; ++i) {
@@ -180,7 +179,7 @@ ThreadBuffer* current_buffer(InRangeOnly in_range_only = InRangeOnly::yes) {
 // makes ranges faster than the writer interns them (a million distinct
 // names) is then held at its outermost level instead of losing ranges.
 [[gnu::noinline]] void wait_for_room_now(ThreadBuffer* registered) {
-  if (g_open_started.load(std::memory_order_relaxed) > 0) return;
+  if (agent_state().nvtx.open_started.load(std::memory_order_relaxed) > 0) return;
   ReentryGuard guard;
   if (!guard) return;
   ThreadBuffer* buffer = current_buffer();
@@ -249,33 +248,34 @@ struct StepRange {
 };
 thread_local StepRange t_step_range;
 
-CaptureControl* nvtx_step_control() {
-  CaptureControl* control = agent_state().control.load(std::memory_order_acquire);
-  if (control == nullptr || control->step_rule() == nullptr ||
-      control->step_rule()->kind != StepRule::Kind::nvtx) {
+// The listener of an NVTX step rule, or null.
+StepListener* nvtx_step_listener() {
+  StepListener* steps = agent_state().steps.load(std::memory_order_acquire);
+  if (steps == nullptr || agent_state().step_rule == nullptr ||
+      agent_state().step_rule->kind() != StepRule::Kind::kNvtx) {
     return nullptr;
   }
-  return control;
+  return steps;
 }
 
-// Whether a range name is a step, remembered per distinct name: the regex
-// runs once per name, not once per push (a loop pushes the same few names
-// outside its steps again and again; std::regex costs microseconds). Keyed
-// by a 64-bit hash of the name's bytes, so a buffer reused for another name
-// is looked up afresh; two names colliding (about 1 in 2^63 per lookup)
-// would share an answer. A process-wide table of words, not thread_local:
-// the agent's static TLS must stay small (see kernel_matches).
+// Whether a range name is a step: the regex runs once per distinct name, not
+// once per push (a loop pushes the same few names outside its steps again
+// and again), answered here for the names seen last and by step_names.h's
+// table for the others. Keyed by a 64-bit hash of the name's bytes, so a
+// buffer reused for another name is looked up afresh. A process-wide table
+// of words, not thread_local: the agent's static TLS must stay small (see
+// kernel_matches).
 constexpr size_t kSeenNames = 256;
+// Not in AgentState: a cache of a pure function (the rule's answer for a name).
 std::atomic<uint64_t> g_seen_names[kSeenNames];
 
 bool name_is_step(const StepRule& rule, const char* text, uint32_t bytes) {
-  uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a
-  for (uint32_t i = 0; i < bytes; ++i) hash = (hash ^ static_cast<uint8_t>(text[i])) * 0x100000001b3ull;
-  hash |= 1ull << 63;  // never 0, the empty slot
+  const std::string_view name(text, bytes);
+  const uint64_t hash = step_name_key(name);
   std::atomic<uint64_t>& slot = g_seen_names[hash % kSeenNames];
   const uint64_t seen = slot.load(std::memory_order_relaxed);
   if ((seen | 1) == (hash | 1)) return (seen & 1) != 0;
-  const bool matches = rule.matches(text);
+  const bool matches = rule_takes_range(rule, name, hash);
   slot.store((hash & ~uint64_t{1}) | (matches ? 1 : 0), std::memory_order_relaxed);
   return matches;
 }
@@ -283,15 +283,15 @@ bool name_is_step(const StepRule& rule, const char* text, uint32_t bytes) {
 // Before the range is recorded: a step's own range is in its window.
 void find_step_start(const NvtxDomain* domain, int depth, uint64_t range_id, const MessageText& message) {
   if (t_step_range.open) return;
-  CaptureControl* control = nvtx_step_control();
-  if (control == nullptr) return;
+  StepListener* steps = nvtx_step_listener();
+  if (steps == nullptr) return;
   char text[kMaxPayloadString + 8];
   const uint32_t bytes = std::min<uint32_t>(message.bytes(), kMaxPayloadString);
   message.copy_to(text);
   text[bytes] = '\0';
-  if (!name_is_step(*control->step_rule(), text, bytes)) return;
+  if (!name_is_step(*agent_state().step_rule, text, bytes)) return;
   t_step_range = {true, domain, depth, range_id};
-  control->step_begins(monotonic_ns());
+  steps->step_begins(monotonic_ns());
 }
 
 // After the range's end is recorded.
@@ -301,7 +301,7 @@ void find_step_end(const NvtxDomain* domain, int depth, uint64_t range_id) {
     return;
   }
   t_step_range.open = false;
-  if (CaptureControl* control = nvtx_step_control()) control->step_ends(monotonic_ns());
+  if (StepListener* steps = nvtx_step_listener()) steps->step_ends(monotonic_ns());
 }
 
 // ---- the functions NVTX calls ----
@@ -313,7 +313,7 @@ void mark(const NvtxDomain* domain, const MessageText& message, EventStyle style
 
 nvtxRangeId_t range_start(const NvtxDomain* domain, const MessageText& message, EventStyle style) {
   wait_for_room_between_ranges();
-  g_open_started.fetch_add(1, std::memory_order_relaxed);
+  agent_state().nvtx.open_started.fetch_add(1, std::memory_order_relaxed);
   const uint64_t id = agent_state().nvtx.next_range_id.fetch_add(1, std::memory_order_relaxed);
   find_step_start(domain, -1, id, message);
   record_event(RecordType::nvtx_range_start, domain, id, message, style);
@@ -325,8 +325,8 @@ void range_end(const NvtxDomain* domain, nvtxRangeId_t id) {
   find_step_end(domain, -1, id);
   // Never below 0: an end the app never started must not make a later
   // start look closed.
-  int64_t open = g_open_started.load(std::memory_order_relaxed);
-  while (open > 0 && !g_open_started.compare_exchange_weak(open, open - 1, std::memory_order_relaxed)) {
+  int64_t open = agent_state().nvtx.open_started.load(std::memory_order_relaxed);
+  while (open > 0 && !agent_state().nvtx.open_started.compare_exchange_weak(open, open - 1, std::memory_order_relaxed)) {
   }
 }
 
@@ -485,6 +485,10 @@ bool install(const NvtxExportTableCallbacks* callbacks) {
 
 }  // namespace
 
+int push_named_range(const char* name) { return range_push(nullptr, MessageText(name), {}); }
+int pop_named_range() { return range_pop(nullptr); }
+uint64_t start_named_range(const char* name) { return range_start(nullptr, MessageText(name), {}); }
+void end_named_range(uint64_t id) { range_end(nullptr, id); }
 
 }  // namespace prof
 

@@ -3,13 +3,13 @@
 #include "capture/cuda_call_kind.h"
 #include "capture/cupti_library.h"
 #include "common/log.h"
-#include "control/step_rule.h"
+#include "step_rule.h"
 
 namespace prof {
 namespace {
 
 bool needed_for_rule(const StepRule& rule, std::string_view function_name) {
-  if (rule.kind == StepRule::Kind::api) return function_name == rule.pattern;
+  if (rule.kind() == StepRule::Kind::kApi) return function_name == rule.pattern();
   // kernel:REGEX matches the kernel a launch names, known only at the call.
   return classify_cuda_call(std::string(function_name).c_str()) == CudaCallKind::launch;
 }
@@ -53,7 +53,7 @@ QuietCallbacks quiet_callbacks(const CuptiLibrary& cupti, const StepRule* rule, 
   }
   if (profiler_range) add_profiler_range(quiet);
   if (rule == nullptr) return quiet;
-  quiet.launches_always_on = rule->kind == StepRule::Kind::kernel;
+  quiet.launches_always_on = rule->kind() == StepRule::Kind::kKernel;
   size_t matched = 0;
   size_t named = 0;
   if (cupti.GetCallbackName != nullptr) {
@@ -72,7 +72,7 @@ QuietCallbacks quiet_callbacks(const CuptiLibrary& cupti, const StepRule* rule, 
   if (matched == 0) {
     // Also where CUPTI names ids in a way this code does not expect: a rule
     // that matched no name must not go blind.
-    if (named > 0 && rule->kind == StepRule::Kind::api) {
+    if (named > 0 && rule->kind() == StepRule::Kind::kApi) {
       log_info("PROF_STEP=%s: CUPTI knows no CUDA call of that name (runtime and driver names, e.g. "
                "cudaLaunchKernel, cuLaunchKernel); every call is checked for it", rule->spelling().c_str());
     } else {

@@ -14,7 +14,7 @@
 namespace prof {
 
 struct CuptiLibrary;
-struct StepRule;
+class StepRule;
 
 struct QuietCallbacks {
   // The ids could not be named (a CUPTI without cuptiGetCallbackName or

@@ -7,11 +7,27 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "common/own_fd.h"
+
 namespace prof {
 namespace {
 
+// Not in AgentState: logging runs before AgentState is set up, in
+// signal handlers and in unit tests without an agent.
 std::atomic<LogLevel> g_level{LogLevel::info};
 std::atomic<int> g_kept_stderr{-1};
+// What the copy names: the program may have closed it and reused the number.
+OwnFd g_kept_stderr_file;
+
+struct HeldLines {
+  bool holding = false;
+  int count = 0;
+  char lines[kHeldLines][1024];
+  size_t lengths[kHeldLines];
+};
+// Used at start-up and around fork only, on the thread that starts the
+// agent: no lock. Not in AgentState: as the level above.
+HeldLines g_held;
 
 void vlog(LogLevel needed, const char* format, va_list args) {
   if (g_level.load(std::memory_order_relaxed) < needed) return;
@@ -24,9 +40,16 @@ void vlog(LogLevel needed, const char* format, va_list args) {
   used += static_cast<size_t>(n) < sizeof(line) - used - 1 ? static_cast<size_t>(n)
                                                            : sizeof(line) - used - 2;
   line[used++] = '\n';
+  if (g_held.holding) {
+    if (g_held.count < kHeldLines) {
+      __builtin_memcpy(g_held.lines[g_held.count], line, used);
+      g_held.lengths[g_held.count++] = used;
+    }
+    return;
+  }
   if (write(STDERR_FILENO, line, used) < 0 && errno == EBADF) {
-    const int kept = g_kept_stderr.load(std::memory_order_relaxed);
-    if (kept >= 0) {
+    const int kept = g_kept_stderr.load(std::memory_order_acquire);
+    if (kept >= 0 && still_ours(g_kept_stderr_file)) {
       ssize_t ignored = write(kept, line, used);
       (void)ignored;
     }
@@ -37,9 +60,33 @@ void vlog(LogLevel needed, const char* format, va_list args) {
 
 void set_log_level(LogLevel level) { g_level.store(level, std::memory_order_relaxed); }
 
+void hold_lines() {
+  g_held.holding = true;
+  g_held.count = 0;
+}
+
+void release_held_lines(bool (*say)(const char* line, void* context), void* context) {
+  if (!g_held.holding) return;
+  g_held.holding = false;
+  for (int i = 0; i < g_held.count; ++i) {
+    char* line = g_held.lines[i];
+    line[g_held.lengths[i] - 1] = '\0';  // for `say`: the line without its newline
+    const bool said = say(line, context);
+    line[g_held.lengths[i] - 1] = '\n';
+    if (said) {
+      ssize_t ignored = write(STDERR_FILENO, line, g_held.lengths[i]);
+      (void)ignored;
+    }
+  }
+  g_held.count = 0;
+}
+
 void keep_stderr_for_exit() {
   if (g_kept_stderr.load(std::memory_order_relaxed) >= 0) return;
-  g_kept_stderr.store(fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 64), std::memory_order_relaxed);
+  // From 64 up: under a tiny RLIMIT_NOFILE (ulimit -n 5) no copy is made
+  // rather than one that takes the capture file's descriptor.
+  g_kept_stderr_file = keep_out_of_the_way(fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 64));
+  g_kept_stderr.store(g_kept_stderr_file.fd, std::memory_order_release);
 }
 LogLevel log_level() { return g_level.load(std::memory_order_relaxed); }
 

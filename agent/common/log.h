@@ -4,9 +4,14 @@
 // and without stdio so the app's stdio buffers and locks are never touched.
 #include <cstdarg>
 
+#include "common/option_words.h"
+
 namespace prof {
 
 enum class LogLevel { quiet = 0, info = 1, debug = 2 };
+// PROF_LOG's words (unset: info).
+inline constexpr OptionWord<LogLevel> kLogLevelWords[] = {
+    {"info", LogLevel::info}, {"quiet", LogLevel::quiet}, {"debug", LogLevel::debug}};
 
 void set_log_level(LogLevel level);
 // Keeps a copy of stderr for lines written at exit, after the program may
@@ -14,6 +19,14 @@ void set_log_level(LogLevel level);
 // atexit handler that runs before the agent's): lines then go to the copy.
 void keep_stderr_for_exit();
 LogLevel log_level();
+
+// A bad PROF_* value is said once per run, not by each of its processes:
+// the lines said while reading the configuration are held until the
+// process knows its run, then each is said unless the run has said it
+// (`say` decides; run_claim.h). At most kHeldLines are held.
+inline constexpr int kHeldLines = 16;
+void hold_lines();
+void release_held_lines(bool (*say)(const char* line, void* context), void* context);
 
 // Errors are printed unless PROF_LOG=quiet: the user must learn that a part
 // of the agent is off.

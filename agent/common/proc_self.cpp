@@ -32,8 +32,19 @@ std::string executable_path() {
 }
 
 std::vector<std::string> command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  const std::string all{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  // read(2), not an ifstream: with no descriptor left (ulimit -n 5) the
+  // failed stream tripped UBSan's vptr check inside libstdc++.
+  std::string all;
+  const int fd = ::open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    char buffer[4096];
+    for (;;) {
+      const ssize_t n = ::read(fd, buffer, sizeof buffer);
+      if (n <= 0) break;
+      all.append(buffer, static_cast<size_t>(n));
+    }
+    ::close(fd);
+  }
   std::vector<std::string> args;
   for (size_t begin = 0; begin < all.size();) {
     size_t end = all.find('\0', begin);

@@ -2,11 +2,7 @@
 
 #include <algorithm>
 
-#include "capture/capture_range.h"
-#include "capture/cuda_capture.h"
 #include "common/clock.h"
-#include "common/log.h"
-#include "record/writer.h"
 
 namespace prof {
 namespace {
@@ -18,8 +14,9 @@ bool records(ScheduleAction action) {
 
 }  // namespace
 
-CaptureControl::CaptureControl(CaptureControlOptions options, std::string output_path, uint64_t start_ns)
-    : options_(std::move(options)), output_path_(std::move(output_path)), start_ns_(start_ns) {}
+CaptureControl::CaptureControl(CaptureControlOptions options, std::string output_path, uint64_t start_ns,
+                               CaptureSwitch& capture)
+    : options_(std::move(options)), output_path_(std::move(output_path)), start_ns_(start_ns), capture_(capture) {}
 
 std::string CaptureControl::schedule_path(int64_t first_step) const {
   // run.pb -> run.step12.pb, like on_trace_ready writing one trace per cycle.
@@ -29,12 +26,20 @@ std::string CaptureControl::schedule_path(int64_t first_step) const {
   return output_path_.substr(0, dot) + ".step" + std::to_string(first_step) + output_path_.substr(dot);
 }
 
-void CaptureControl::start(Writer& writer, uint64_t now_ns) {
+void CaptureControl::start(WindowSink& windows, uint64_t now_ns) {
   std::lock_guard lock(mutex_);
-  writer_ = &writer;
+  window_sink_ = &windows;
   if (!options_.windowed()) return;
-  set_capture_gate(CaptureGate::window, false, now_ns);
+  capture_.set_window_open(false, now_ns);
   update_cuda_mode();
+  // PROF_DURATION with no delay: the window opens now, not at the writer's
+  // first pass, which a short program may end before (it then recorded
+  // nothing at all).
+  if (options_.time_window() && options_.delay_ns == 0) {
+    delay_done_ = true;
+    open_window(Trigger::duration, -1, now_ns, output_path_);
+    update_cuda_mode();
+  }
 }
 
 void CaptureControl::step_boundary(uint64_t now_ns) {
@@ -44,10 +49,10 @@ void CaptureControl::step_boundary(uint64_t now_ns) {
 
 void CaptureControl::step_begins(uint64_t now_ns) {
   std::lock_guard lock(mutex_);
-  if (in_step_ || writer_ == nullptr) return;
+  if (in_step_ || window_sink_ == nullptr) return;
   in_step_ = true;
   ++step_;
-  writer_->note_step(step_);
+  window_sink_->note_step(step_);
   if (stopped_) return;
   if (!window_open_ && demand_armed_ && demand_.steps > 0) {
     demand_armed_ = false;
@@ -81,7 +86,7 @@ void CaptureControl::step_ends(uint64_t now_ns) {
 
 void CaptureControl::tick(uint64_t now_ns) {
   std::lock_guard lock(mutex_);
-  if (writer_ == nullptr || stopped_) return;
+  if (window_sink_ == nullptr || stopped_) return;
   if (options_.time_window() && !delay_done_ && !window_open_ && now_ns >= start_ns_ + options_.delay_ns) {
     delay_done_ = true;
     open_window(Trigger::duration, -1, now_ns, output_path_);
@@ -129,7 +134,7 @@ void CaptureControl::stop_for_good(uint64_t now_ns) {
   stopped_ = true;
   demand_armed_ = false;
   warmup_ = false;
-  set_capture_gate(CaptureGate::budget, false, now_ns);
+  capture_.close_for_good(now_ns);
   if (window_open_) close_window(now_ns);
   update_cuda_mode();
 }
@@ -151,11 +156,11 @@ void CaptureControl::open_window(Trigger trigger, int64_t first_step, uint64_t n
   // come before the gate opens.
   const bool by_time = first_step < 0;
   if (by_time) {
-    set_capture_gate(CaptureGate::window, true, monotonic_ns());
+    capture_.set_window_open(true, monotonic_ns());
     now_ns = std::max(now_ns, monotonic_ns());
   }
   window_start_ns_ = now_ns;
-  Writer::WindowStart start;
+  WindowStart start;
   start.index = windows_++;
   start.first_step = first_step;
   start.start_ns = now_ns;
@@ -165,17 +170,17 @@ void CaptureControl::open_window(Trigger trigger, int64_t first_step, uint64_t n
   // A step window: the writer learns of it before anything of it is
   // recorded. (A time window's first records, drained before the writer
   // handles its start, wait in the chunk being built for its file.)
-  writer_->begin_window(start);
-  if (!by_time) set_capture_gate(CaptureGate::window, true, now_ns);
+  window_sink_->begin_window(start);
+  if (!by_time) capture_.set_window_open(true, now_ns);
 }
 
 void CaptureControl::close_window(uint64_t now_ns) {
   window_open_ = false;
-  set_capture_gate(CaptureGate::window, false, now_ns);
-  writer_->end_window(trigger_ == Trigger::duration || (trigger_ == Trigger::on_demand && demand_.steps == 0)
+  capture_.set_window_open(false, now_ns);
+  window_sink_->end_window(trigger_ == Trigger::duration || (trigger_ == Trigger::on_demand && demand_.steps == 0)
                           ? -1 : step_, now_ns);
 }
 
-void CaptureControl::update_cuda_mode() { set_cuda_capture_full(wants_full_capture()); }
+void CaptureControl::update_cuda_mode() { capture_.set_cuda_full(wants_full_capture()); }
 
 }  // namespace prof

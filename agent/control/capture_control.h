@@ -5,12 +5,18 @@
 // PROF_START=off or PROF_STEP is set.
 //
 // Step boundaries come from app threads (an NVTX push or pop, a CUDA call:
-// see step_rule.h); they are rare (a few per step), so they may take a
+// see shared/step_rule.h); they are rare (a few per step), so they may take a
 // mutex. Everything else an app thread does outside windows is unchanged
 // in cost or skipped: the capture gate is closed, and CUPTI's callbacks and
 // activity kinds are off except those the step rule needs.
 //
-// Each window goes to its own file (Writer::begin_window/end_window):
+// It reaches the rest of the agent through three interfaces, so that it
+// knows nothing of capture/ or record/ and is unit-tested with fakes: the
+// capture side reports step boundaries to it (StepListener), it opens and
+// closes the capture gates and switches CUDA capture (CaptureSwitch), and
+// hands its windows to the writer (WindowSink).
+//
+// Each window goes to its own file (WindowSink::begin_window/end_window):
 // PROF_SCHEDULE's windows to run.stepN.pb (N: the window's first step),
 // PROF_DELAY/PROF_DURATION's one window to PROF_OUTPUT, a capture asked for
 // by `profanalyze capture` to the file it names.
@@ -19,12 +25,14 @@
 #include <optional>
 #include <string>
 
-#include "control/step_rule.h"
+#include "common/option_words.h"
+#include "control/capture_switch.h"
+#include "control/step_listener.h"
+#include "control/window_sink.h"
+#include "step_rule.h"
 #include "schedule.h"
 
 namespace prof {
-
-class Writer;
 
 struct CaptureControlOptions {
   std::optional<StepRule> step_rule;                 // PROF_STEP
@@ -37,6 +45,9 @@ struct CaptureControlOptions {
   bool windowed() const { return schedule.has_value() || time_window() || start_off; }
 };
 
+// PROF_START's words: off starts with no window open.
+inline constexpr OptionWord<bool> kStartOffWords[] = {{"on", false}, {"off", true}};
+
 // What a `profanalyze capture` asks for.
 struct OnDemandRequest {
   int64_t steps = 0;         // > 0: the next N whole steps
@@ -44,22 +55,24 @@ struct OnDemandRequest {
   std::string path;          // the window's file
 };
 
-class CaptureControl {
+class CaptureControl final : public StepListener {
  public:
-  CaptureControl(CaptureControlOptions options, std::string output_path, uint64_t start_ns);
+  CaptureControl(CaptureControlOptions options, std::string output_path, uint64_t start_ns,
+                 CaptureSwitch& capture);
 
   const CaptureControlOptions& options() const { return options_; }
   const StepRule* step_rule() const { return options_.step_rule ? &*options_.step_rule : nullptr; }
+  // Where windows go, once started.
+  const WindowSink* window_sink() const { return window_sink_; }
 
   // Called once the writer runs; opens the first window when recording
   // starts at once (an end rule's step 0 begins here too).
-  void start(Writer& writer, uint64_t now_ns);
+  void start(WindowSink& windows, uint64_t now_ns);
 
-  // ---- app threads: step boundaries ----
-  void step_begins(uint64_t now_ns);
-  void step_ends(uint64_t now_ns);
-  // A start rule's boundary: the current step ends where the next begins.
-  void step_boundary(uint64_t now_ns);
+  // ---- app threads: step boundaries (StepListener) ----
+  void step_begins(uint64_t now_ns) override;
+  void step_ends(uint64_t now_ns) override;
+  void step_boundary(uint64_t now_ns) override;
 
   // ---- the writer thread ----
   // Time-based windows: opens or closes them when their time has come.
@@ -82,7 +95,8 @@ class CaptureControl {
   const CaptureControlOptions options_;
   const std::string output_path_;
   const uint64_t start_ns_;
-  Writer* writer_ = nullptr;
+  CaptureSwitch& capture_;
+  WindowSink* window_sink_ = nullptr;  // set by start()
 
   mutable std::mutex mutex_;
   int64_t step_ = -1;       // the step in progress or last ended

@@ -9,7 +9,6 @@
 #include "agent_state.h"
 #include "common/log.h"
 #include "control/capture_control.h"
-#include "record/writer.h"
 
 namespace prof {
 
@@ -42,16 +41,19 @@ void OnDemandTrigger::poll(uint64_t now_ns) {
   }
   next_poll_ns_ = now_ns + 100'000'000;
   AgentState& agent = agent_state();
-  Writer* writer = agent.writer.load(std::memory_order_acquire);
-  if (waiting_ && writer != nullptr && writer->windows_completed() > completed_before_) {
+  // The control is published before the writer (agent.cpp).
+  const bool writer_published = agent.writer.load(std::memory_order_acquire) != nullptr;
+  CaptureControl* control = agent.control.load(std::memory_order_acquire);
+  const WindowSink* windows = control != nullptr ? control->window_sink() : nullptr;
+  if (waiting_ && windows != nullptr && windows->windows_completed() > completed_before_) {
     waiting_ = false;
-    const std::string path = writer->last_window_path();
+    const std::string path = windows->last_window_path();
     answer(!path.empty(), path.empty() ? "the capture window recorded nothing" : path);
   }
   // The writer's first passes can come before the agent published it (and
   // the control): a request already waiting is read once they are there,
   // not answered as if this process recorded without windows.
-  if (writer == nullptr) return;
+  if (!writer_published) return;
   const std::string request_path = control_files(pid_).request;
   if (::access(request_path.c_str(), F_OK) != 0) return;
   const std::string text = read_small_file(request_path);
@@ -66,15 +68,14 @@ void OnDemandTrigger::poll(uint64_t now_ns) {
   request.steps = asked->steps;
   request.duration_ns = static_cast<uint64_t>(asked->duration_ms) * 1'000'000;
   request.path = asked->output;
-  CaptureControl* control = agent.control.load(std::memory_order_acquire);
-  if (control == nullptr || !control->options().windowed()) {
+  if (control == nullptr || windows == nullptr || !control->options().windowed()) {
     answer(false,
            "this process records everything from start to exit already (it runs without "
            "PROF_START=off, PROF_SCHEDULE or PROF_DELAY/PROF_DURATION)");
     return;
   }
   std::string error;
-  completed_before_ = writer->windows_completed();
+  completed_before_ = windows->windows_completed();
   if (!control->request(request, now_ns, error)) {
     answer(false, error);
     return;
@@ -89,10 +90,11 @@ void OnDemandTrigger::poll(uint64_t now_ns) {
 void OnDemandTrigger::stop() {
   if (!active_) return;
   active_ = false;
-  Writer* writer = agent_state().writer.load(std::memory_order_acquire);
-  if (waiting_ && writer != nullptr && writer->windows_completed() > completed_before_ &&
-      !writer->last_window_path().empty()) {
-    answer(true, writer->last_window_path());  // cut short by the exit: torch keeps it too
+  const CaptureControl* control = agent_state().control.load(std::memory_order_acquire);
+  const WindowSink* windows = control != nullptr ? control->window_sink() : nullptr;
+  if (waiting_ && windows != nullptr && windows->windows_completed() > completed_before_ &&
+      !windows->last_window_path().empty()) {
+    answer(true, windows->last_window_path());  // cut short by the exit: torch keeps it too
   } else if (waiting_) {
     answer(false, "the process ended before the capture recorded anything");
   }

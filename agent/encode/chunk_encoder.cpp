@@ -114,6 +114,11 @@ void ChunkEncoder::add(file::MemoryEvent& event, uint64_t time_ns) {
   append(ChunkField::memory_events, event);
 }
 
+void ChunkEncoder::add(file::TensorMemoryEvent& event, uint64_t time_ns) {
+  event.time_delta_ns = delta(ChunkField::tensor_memory_events, time_ns);
+  append(ChunkField::tensor_memory_events, event);
+}
+
 void ChunkEncoder::add(file::Synchronization& sync, Span span) {
   sync.start_delta_ns = delta(ChunkField::synchronizations, span.start_ns);
   sync.duration_ns = duration(span);

@@ -18,7 +18,7 @@ inline constexpr char kFileMagic[8] = {'\x89', 'P', 'R', 'O', 'F', '\r', '\n', '
 inline constexpr uint32_t kFormatMajor = 2;
 // 1: ApiCall.backend, event_timed GPU records; 2: Chunk.window (a capture
 // window's file) with Window.gpu_records_missing.
-inline constexpr uint32_t kFormatMinor = 2;
+inline constexpr uint32_t kFormatMinor = 3;
 
 // The magic, then the length-delimited Header.
 std::string encode_file_preamble(std::string_view producer);
@@ -54,6 +54,7 @@ class ChunkEncoder {
   void add(file::Memset& set, Span span);
   void add(file::NvtxRange& range, Span span);
   void add(file::MemoryEvent& event, uint64_t time_ns);
+  void add(file::TensorMemoryEvent& event, uint64_t time_ns);
   void add(file::Synchronization& sync, Span span);
   void add(file::NvtxMark& mark, uint64_t time_ns);
   void add(file::Overhead& overhead, Span span);

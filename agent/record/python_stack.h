@@ -8,7 +8,7 @@
 // kinds alike.
 #include <cstdint>
 
-#include "capture/python_frames.h"
+#include "stacks/python_frames.h"
 
 namespace prof {
 

@@ -13,6 +13,8 @@ namespace {
 // initial-exec: a plain %fs-relative load, no __tls_get_addr call per record.
 [[gnu::tls_model("initial-exec")]] thread_local ThreadBuffer* t_buffer = nullptr;
 
+// Not in AgentState: a pthread key and its once flag, whose destructor
+// runs at thread exit; the recorder runs in unit tests without an agent.
 pthread_key_t g_exit_key;
 pthread_once_t g_exit_key_once = PTHREAD_ONCE_INIT;
 
@@ -59,7 +61,10 @@ ThreadBuffer* Recorder::register_thread() {
   // The process's first record is on its way: the writer claims the
   // output file now (run_claim.h), not at its first write, so that of two
   // processes of a run the one that recorded first gets PROF_OUTPUT.
-  if (!recording_started_.exchange(true, std::memory_order_acq_rel)) ThreadBuffer::wake_consumer();
+  if (!recording_started_.exchange(true, std::memory_order_acq_rel)) {
+    if (first_record_hook_ != nullptr) first_record_hook_();
+    ThreadBuffer::wake_consumer();
+  }
   return buffer;
 }
 

@@ -36,6 +36,10 @@ class Recorder {
   bool recording_started() const { return recording_started_.load(std::memory_order_acquire); }
   // Later records are ignored; what is in the buffers stays for the writer.
   void stop_accepting() { accepting_.store(false, std::memory_order_release); }
+  // Called once, on the thread whose record is the process's first, before
+  // that record is written: the agent starts its writer thread there, so a
+  // process that never records starts none (issue #30).
+  void set_first_record_hook(void (*hook)()) { first_record_hook_ = hook; }
 
   // ---- writer thread ----
 
@@ -76,6 +80,7 @@ class Recorder {
   static constexpr size_t kSliceBytes = 1u << 20;
 
   const size_t buffer_bytes_;
+  void (*first_record_hook_)() = nullptr;  // set before recording starts
   std::atomic<bool> accepting_{true};
   mutable std::mutex mutex_;  // guards buffers_ and retired_dropped_
   std::atomic<bool> recording_started_{false};

@@ -24,6 +24,7 @@ enum class RecordType : uint16_t {
   thread_name,       // ThreadNameRecord + name
   api_call,          // ApiCallRecord + stack frames + kernel name
   ring_wait,         // RingWaitRecord
+  tensor_memory,     // TensorMemoryRecord
 };
 
 inline constexpr uint32_t kMaxPayloadString = 1024;
@@ -64,6 +65,27 @@ struct RingWaitRecord {
 static_assert(sizeof(RingWaitRecord) == 24);
 inline constexpr char kRingWaitName[] = "libprof ring wait";
 
+// The longest kernel name an ApiCallRecord carries (longer ones are cut):
+// C++ templates' mangled names run to a few hundred bytes.
+constexpr uint32_t kMaxKernelName = 512;
+
+// A block of a framework's caching allocator handed to a tensor or taken
+// back (libprof_torch_memory, from the Python bootstrap), followed by the
+// Python stack of the call that allocated or freed it.
+struct TensorMemoryRecord {
+  RecordHeader header;
+  uint64_t time_ns;
+  uint64_t address;
+  uint64_t bytes;
+  uint64_t stream;
+  uint64_t total_allocated;
+  uint64_t total_reserved;
+  int32_t device;  // -1: host memory
+  uint16_t action;  // file::TensorMemoryEvent::Action
+  uint16_t python_depth;  // PythonFrames (leaf first) follow
+};
+static_assert(sizeof(TensorMemoryRecord) == 64);
+
 // What an API call did, beyond its name and time (from CUPTI's params).
 enum class ApiCallArgs : uint8_t { none, launch, copy, memset };
 
@@ -89,7 +111,7 @@ struct ApiCallRecord {
   uint32_t grid[3];
   uint32_t block[3];
   uint32_t shared_bytes;
-  uint16_t kernel_name_bytes;  // at most kMaxKernelName (512)
+  uint16_t kernel_name_bytes;  // at most kMaxKernelName
   uint16_t python_depth;
 };
 static_assert(sizeof(ApiCallRecord) == 96);

@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "capture/python_frames.h"
+#include "stacks/python_frames.h"
 #include "encode/chunk_encoder.h"
 
 namespace prof {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "capture/native_stack.h"
-#include "capture/python_frames.h"
+#include "stacks/native_stack.h"
+#include "stacks/python_frames.h"
 #include "record/python_stack.h"
 #include "record/thread_buffer.h"
 
@@ -90,6 +90,27 @@ void Translator::translate(const ThreadBuffer& buffer, const RecordHeader& heade
       overhead.kind_id = strings_.intern_static(kRingWaitName, chunk);
       overhead.tid = tid;
       chunk.add(overhead, {wait.start_ns, wait.end_ns});
+      break;
+    }
+    case RecordType::tensor_memory: {
+      const auto& block = reinterpret_cast<const TensorMemoryRecord&>(header);
+      file::TensorMemoryEvent event;
+      event.action = static_cast<file::TensorMemoryEvent::Action>(block.action);
+      event.device = block.device;
+      event.stream = block.stream;
+      event.address = block.address;
+      event.bytes = block.bytes;
+      event.tid = tid;
+      event.total_allocated = block.total_allocated;
+      event.total_reserved = block.total_reserved;
+      if (block.python_depth > 0) {
+        uint64_t keys[kMaxPythonStackDepth];
+        const uint32_t depth = merge_python_stack(nullptr, 0, reinterpret_cast<const PythonFrame*>(payload_of(block)),
+                                                  std::min<uint32_t>(block.python_depth, kMaxPythonStackDepth), 0, 0,
+                                                  keys);
+        event.stack_id = stacks_.intern(keys, depth, chunk);
+      }
+      chunk.add(event, block.time_ns);
       break;
     }
     case RecordType::padding:

@@ -36,15 +36,17 @@ Writer::Writer(Recorder& recorder, Options options, file::Process process)
       options_(std::move(options)),
       process_(std::move(process)),
       file_(options_.windowed ? std::string() : options_.path),
-      translator_(read_thread_name) {}
+      translator_(read_thread_name),
+      windows_(recorder, options_.windows) {}
 
 Writer::~Writer() {
-  if (wake_fd_ >= 0) ::close(wake_fd_);
+  close_if_ours(wake_);
 }
 
 bool Writer::prepare() {
-  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wake_fd_ < 0) {
+  wake_ = keep_out_of_the_way(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  wake_fd_.store(wake_.fd, std::memory_order_release);
+  if (wake_.fd < 0) {
     log_error("eventfd: %s; recording is off", strerror(errno));
     return false;
   }
@@ -75,21 +77,45 @@ bool Writer::create_file() {
 
 namespace {
 // The running writer's eventfd, for ThreadBuffer's half-full hook (a plain
-// function pointer, so the descriptor lives here).
+// function pointer, so the descriptor lives here). Not in AgentState: the
+// Writer runs in unit tests with no agent around it.
 std::atomic<int> g_wake_fd{-1};
+// What an eventfd is (every eventfd is the same anonymous inode): a number
+// the program took over names something else, and is not written to. Beside
+// g_wake_fd for the same reason: the half-full hook reads them, with no Writer.
+std::atomic<dev_t> g_eventfd_device{0};
+std::atomic<ino_t> g_eventfd_inode{0};
 
-void wake_writer() {
-  const int fd = g_wake_fd.load(std::memory_order_acquire);
+// Async-signal-safe (fstat, write).
+void wake(int fd) {
   if (fd < 0) return;
+  const OwnFd expected{fd, g_eventfd_device.load(std::memory_order_relaxed),
+                       g_eventfd_inode.load(std::memory_order_relaxed)};
+  if (!still_ours(expected)) return;  // the writer renews it on its next pass
   const uint64_t one = 1;
   ssize_t ignored = ::write(fd, &one, sizeof(one));
   (void)ignored;
 }
+
+void wake_writer() { wake(g_wake_fd.load(std::memory_order_acquire)); }
 }  // namespace
+
+void Writer::renew_wake_fd_if_taken() {
+  if (still_ours(wake_)) return;
+  OwnFd renewed = keep_out_of_the_way(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (renewed.fd < 0) return;  // polls time out instead: flushes wait a drain interval
+  wake_ = renewed;
+  wake_fd_.store(wake_.fd, std::memory_order_release);
+  g_wake_fd.store(wake_.fd, std::memory_order_release);
+  log_debug("the program closed the writer's eventfd; made another");
+}
 
 void Writer::start() {
   running_.store(true, std::memory_order_release);
-  g_wake_fd.store(wake_fd_, std::memory_order_release);
+  g_eventfd_device.store(wake_.device, std::memory_order_relaxed);
+  g_eventfd_inode.store(wake_.inode, std::memory_order_relaxed);
+  g_wake_fd.store(wake_.fd, std::memory_order_release);
+  windows_.set_wake(wake_writer);
   ThreadBuffer::set_half_full_hook(wake_writer);
   ThreadBuffer::set_wait_limit_ns(uint64_t{options_.ring_wait_ms} * 1'000'000);
   // The app's SIGTERM/SIGINT must never run on this thread: the handler
@@ -116,9 +142,7 @@ uint64_t Writer::request_flush(bool final, file::ProcessEnd::Reason reason, int 
     final_requested_.store(true, std::memory_order_release);
   }
   const uint64_t ticket = requested_.fetch_add(1, std::memory_order_acq_rel) + 1;
-  const uint64_t one = 1;
-  ssize_t ignored = ::write(wake_fd_, &one, sizeof(one));  // eventfd: async-signal-safe
-  (void)ignored;
+  wake(wake_fd_.load(std::memory_order_acquire));  // async-signal-safe
   return ticket;
 }
 
@@ -144,11 +168,13 @@ void Writer::join() {
 void Writer::run() {
   last_write_ns_ = monotonic_ns();
   for (;;) {
-    pollfd wake{wake_fd_, POLLIN, 0};
-    poll(&wake, 1, static_cast<int>(options_.drain_interval_ms));
+    renew_wake_fd_if_taken();
+    pollfd woken{wake_.fd, POLLIN, 0};
+    poll(&woken, 1, static_cast<int>(options_.drain_interval_ms));
     std::lock_guard pass(pass_mutex_);  // see hold_for_fork()
     uint64_t ignored;
-    while (::read(wake_fd_, &ignored, sizeof(ignored)) > 0) {
+    // Never read a number the program took over: that would steal its data.
+    while (still_ours(wake_) && ::read(wake_.fd, &ignored, sizeof(ignored)) > 0) {
     }
     // Read the tickets before draining: everything recorded before a request
     // was made is in the buffers by now.
@@ -165,24 +191,36 @@ void Writer::run() {
       until = recorder_.positions();
       later_after_ns = monotonic_ns();
     }
-    handle_window_events();
+    windows_.handle_events(*this);
     if (final) {
       // Threads still recording as the process ends must not wait for a
       // writer that is about to stop.
       ThreadBuffer::set_wait_limit_ns(0);
       // Everything CUPTI still holds, unfinished work included, is part of
       // the last chunk. Done here rather than by whoever asked for the end:
-      // a signal handler must not call into CUPTI.
-      if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
+      // a signal handler must not call into CUPTI. Not when a signal ends
+      // the process (a crash, SIGTERM, SIGINT): the thread it interrupted
+      // may be inside a CUDA call holding CUPTI's or the driver's locks,
+      // and it waits in the handler for this very flush (SIGTERM to a loop
+      // of cudaMalloc deadlocked here in 3 runs of 6, and the process died
+      // at the handler's bound with no end-of-run line). What CUPTI holds
+      // then, at most the last flush interval's GPU work, is left out.
+      const bool ended_by_signal = end_signal_.load(std::memory_order_relaxed) != 0;
+      ActivitySource* source = activity_source_.load(std::memory_order_acquire);
+      if (source != nullptr && !ended_by_signal) {
         source->request_delivery(true);
       }
     }
     drain(until ? &*until : nullptr, later_after_ns);
-    if (options_.windowed && !final && !window_active_) between_windows();
+    if (options_.windowed && !final && !windows_.window_active()) between_windows();
     if (recorder_.recording_started()) claim_path();
     const uint64_t now = monotonic_ns();
     if (final) {
       finish(now);
+      if (options_.on_ended_by_signal != nullptr &&
+          end_reason_.load(std::memory_order_relaxed) == static_cast<uint32_t>(file::ProcessEnd::Reason::signal)) {
+        options_.on_ended_by_signal();
+      }
       written_.store(ticket, std::memory_order_release);
       break;
     }
@@ -210,10 +248,7 @@ void Writer::run() {
 void Writer::between_windows() {
   ActivitySource* source = activity_source_.load(std::memory_order_acquire);
   if (source == nullptr) return;
-  {
-    std::lock_guard lock(windows_mutex_);
-    if (!window_events_.empty()) return;  // a window begins (or ends) on the next pass
-  }
+  if (windows_.events_pending()) return;  // a window begins (or ends) on the next pass
   ChunkSink sink{chunk_, translator_.strings()};
   source->between_windows(sink);
 }
@@ -221,8 +256,8 @@ void Writer::between_windows() {
 void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
   auto visit = [this](const ThreadBuffer& buffer, const RecordHeader& header) {
     translator_.translate(buffer, header, chunk_);
-    if (launches_.active() && header.type == static_cast<uint16_t>(RecordType::api_call)) {
-      note_launch(reinterpret_cast<const ApiCallRecord&>(header));
+    if (windows_.launches() != nullptr && header.type == static_cast<uint16_t>(RecordType::api_call)) {
+      windows_.note_launch(reinterpret_cast<const ApiCallRecord&>(header));
     }
   };
   auto after_slice = [this] {
@@ -238,50 +273,15 @@ void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
 
 void Writer::drain_activity(uint64_t later_after_ns) {
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
-    ChunkSink sink{chunk_, translator_.strings(), launches_.active() ? &launches_ : nullptr, later_after_ns};
+    ChunkSink sink{chunk_, translator_.strings(), windows_.launches(), later_after_ns};
     source->drain(sink);
   }
-}
-
-void Writer::note_launch(const ApiCallRecord& call) {
-  // CUPTI's records of a call that succeeded in putting work on the GPU; a
-  // call that began before the window opened may have launched while
-  // CUPTI's activity kinds were still off, so it has no record to wait for.
-  if (call.args == ApiCallArgs::none || call.return_code != 0 || call.start_ns < window_.start_ns ||
-      call.backend != static_cast<uint8_t>(file::CaptureBackend::cupti)) {
-    return;
-  }
-  launches_.launched(call.correlation_id);
-}
-
-uint32_t Writer::wait_for_window_launches(uint64_t end_ns) {
-  ActivitySource* source = activity_source_.load(std::memory_order_acquire);
-  if (source == nullptr || !launches_.active()) return 0;
-  const uint64_t start = monotonic_ns();
-  const uint64_t deadline = start + uint64_t{options_.window_wait_ms} * 1'000'000;
-  while (launches_.outstanding() != 0 && monotonic_ns() < deadline) {
-    // Not forced: a forced flush would hand over work launched after the
-    // window (by a warmup step, or the next window) unfinished, and lose it.
-    sleep_ms(1);
-    source->request_delivery(false);
-    drain_activity(end_ns);
-  }
-  const auto missing = static_cast<uint32_t>(launches_.outstanding());
-  if (missing != 0) {
-    log_info("window %u: the GPU records of %u operations launched inside it had not arrived %u ms after "
-             "it ended; the file has their calls without them",
-             window_.index, missing, options_.window_wait_ms);
-  } else if (monotonic_ns() - start > 100'000'000) {
-    log_debug("window %u: waited %llu ms for the GPU records of its launches", window_.index,
-              static_cast<unsigned long long>((monotonic_ns() - start) / 1'000'000));
-  }
-  return missing;
 }
 
 void Writer::write_chunk() {
   // Between windows nothing is written; what was drained (thread names) waits
   // for the next window's file.
-  if (options_.windowed && !window_active_) return;
+  if (options_.windowed && !windows_.window_active()) return;
   // A process that records nothing leaves no file: a shell or a launcher
   // started under LD_PRELOAD next to the real program should not litter.
   const bool has_records = !chunk_.empty();
@@ -299,7 +299,7 @@ void Writer::write_chunk() {
     drops_written_ = drops;
   }
   const std::string& bytes = chunk_.finish();
-  if (!write_failed_ && !over_budget(bytes.size()) && !file_.write(bytes)) fail();
+  if (!write_failed_ && !windows_.over_budget(file_.bytes_written(), bytes.size()) && !file_.write(bytes)) fail();
   last_write_ns_ = monotonic_ns();
   chunk_.begin(last_write_ns_);
 }
@@ -315,30 +315,21 @@ file::DropCounts Writer::drop_counts() const {
 }
 
 void Writer::finish(uint64_t end_ns) {
+  file::ProcessEnd end;
+  end.end_ns = end_ns;
+  end.reason = static_cast<file::ProcessEnd::Reason>(end_reason_.load(std::memory_order_relaxed));
+  end.signal = end_signal_.load(std::memory_order_relaxed);
   if (options_.windowed) {
-    handle_window_events();
-    if (!window_active_) return;  // the process ended between windows
-    // The process ended inside a window: torch's profiler still saves it.
-    file::ProcessEnd end;
-    end.end_ns = end_ns;
-    end.reason = static_cast<file::ProcessEnd::Reason>(end_reason_.load(std::memory_order_relaxed));
-    end.signal = end_signal_.load(std::memory_order_relaxed);
-    chunk_.set(end);
-    // Its steps run from the first to the one in progress.
-    const int64_t step = step_begun_.load(std::memory_order_relaxed);
-    complete_window(window_.first_step >= 0 && step >= window_.first_step ? step : -1, end_ns, true);
+    windows_.finish(*this, end);
     return;
   }
   translator_.close_open_ranges(end_ns, chunk_);
   if (!file_.created() && chunk_.empty()) return;  // nothing was ever recorded
   // Always state the final drop counts, even when zero: "no drops" is a fact.
   final_drops_ = true;
-  file::ProcessEnd end;
-  end.end_ns = end_ns;
-  end.reason = static_cast<file::ProcessEnd::Reason>(end_reason_.load(std::memory_order_relaxed));
-  end.signal = end_signal_.load(std::memory_order_relaxed);
   chunk_.set(end);
   write_chunk();
+  file_.close();  // the last chunk: nothing more is written to it
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire);
       source != nullptr && source->unfinished() != 0) {
     log_info("%llu GPU operations were still running when recording ended; they have no end "
@@ -366,137 +357,35 @@ void Writer::fail() {
   recorder_.stop_accepting();
 }
 
-}  // namespace prof
+std::string Writer::path() const { return options_.windowed ? windows_.last_window_path() : file_.path(); }
 
-namespace prof {
+void Writer::open_file(const std::string& path) { file_.close_and_rename(path); }
 
-std::string Writer::path() const { return options_.windowed ? last_window_path() : file_.path(); }
-
-std::string Writer::last_window_path() const {
-  std::lock_guard lock(windows_mutex_);
-  return last_window_path_;
-}
-
-void Writer::begin_window(const WindowStart& start) {
-  WindowEvent event;
-  event.begin = true;
-  event.start = start;
-  push_window_event(std::move(event));
-}
-
-void Writer::end_window(int64_t last_step, uint64_t end_ns) {
-  WindowEvent event;
-  event.last_step = last_step;
-  event.end_ns = end_ns;
-  // The writer may handle this long after (a loaded machine): by then the
-  // threads may have recorded the next window too.
-  event.until = recorder_.positions();
-  push_window_event(std::move(event));
-}
-
-void Writer::push_window_event(WindowEvent event) {
-  {
-    std::lock_guard lock(windows_mutex_);
-    window_events_.push_back(std::move(event));
+uint64_t Writer::close_file(const file::Window& window, const file::ProcessEnd* end) {
+  translator_.close_open_ranges(window.end_ns, chunk_);
+  // A process that has recorded nothing writes no window file: a launcher
+  // or a shell started under the same LD_PRELOAD and PROF_DURATION would
+  // otherwise put its empty window in PROF_OUTPUT, over the program's.
+  if (file_.created() || recorder_.recording_started()) {
+    if (end != nullptr) chunk_.set(*end);
+    chunk_.set(window);
+    final_drops_ = true;
+    write_chunk();
   }
-  wake_writer();
-}
-
-void Writer::handle_window_events() {
-  std::vector<WindowEvent> events;
-  {
-    std::lock_guard lock(windows_mutex_);
-    events.swap(window_events_);
-  }
-  for (const WindowEvent& event : events) {
-    if (event.begin) {
-      if (window_active_) complete_window(-1, event.start.start_ns, true);
-      window_ = event.start;
-      window_active_ = true;
-      if (ActivitySource* source = activity_source_.load(std::memory_order_acquire);
-          source != nullptr && source->reports_launches()) {
-        launches_.begin();
-      }
-      file_.close_and_rename(window_.path);
-    } else if (window_active_) {
-      complete_window(event.last_step, event.end_ns, false, &event.until);
-    }
-  }
-}
-
-void Writer::complete_window(int64_t last_step, uint64_t end_ns, bool partial,
-                             const Recorder::Positions* until) {
-  // The window's GPU work goes into its file: what CUPTI holds of it now,
-  // then the records of launches still running, as they finish (bounded by
-  // PROF_WINDOW_WAIT_MS). At the process's end run() has already forced
-  // everything out.
-  if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
-    source->request_delivery(false);
-  }
-  // GPU work of a later window the writer has not opened yet (it fell
-  // behind) waits for it.
-  drain(until, end_ns);
-  const uint32_t missing = wait_for_window_launches(end_ns);
-  launches_.end();
-  translator_.close_open_ranges(end_ns, chunk_);
-  file::Window window;
-  window.index = window_.index;
-  window.first_step = window_.first_step;
-  window.last_step = last_step;
-  window.start_ns = window_.start_ns;
-  window.end_ns = end_ns;
-  window.step_rule = window_.step_rule;
-  window.trigger = window_.trigger;
-  window.partial = partial;
-  window.gpu_records_missing = missing;
-  chunk_.set(window);
-  final_drops_ = true;
-  write_chunk();
-  const bool created = file_.created();
-  const uint64_t bytes = file_.bytes_written();
-  total_bytes_.fetch_add(bytes, std::memory_order_relaxed);
-  if (created) {
-    files_written_.fetch_add(1, std::memory_order_relaxed);
-    log_debug("wrote %s (%llu bytes)", window_.path.c_str(), static_cast<unsigned long long>(bytes));
-    kept_files_.push_back(window_.path);
-    // PROF_KEEP: a ring of files on disk, the newest kept.
-    while (options_.keep != 0 && kept_files_.size() > options_.keep) {
-      ::unlink(kept_files_.front().c_str());
-      kept_files_.erase(kept_files_.begin());
-    }
-  }
+  const uint64_t bytes = file_.created() ? file_.bytes_written() : 0;
   file_.close_and_rename(std::string());
-  {
-    std::lock_guard lock(windows_mutex_);
-    if (created) last_window_path_ = window_.path;
-  }
-  windows_completed_.fetch_add(1, std::memory_order_release);
-  window_active_ = false;
   // The next file is read on its own: strings, stacks and threads are
   // defined again in it.
   translator_ = Translator(read_thread_name);
   chunk_.begin(monotonic_ns());
-  if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
+  if (ActivitySource* source = activity_source()) {
     ChunkSink sink{chunk_, translator_.strings()};
     source->restate(sink);
   }
   drops_written_ = {};
   final_drops_ = false;
   write_failed_ = false;
-}
-
-bool Writer::over_budget(size_t next_bytes) {
-  if (budget_spent_) return true;
-  if (options_.max_bytes == 0) return false;
-  if (total_bytes_.load(std::memory_order_relaxed) + file_.bytes_written() + next_bytes <= options_.max_bytes) {
-    return false;
-  }
-  budget_spent_ = true;
-  log_error("PROF_MAX_MB=%llu reached (%llu bytes written); recording stops here",
-            static_cast<unsigned long long>(options_.max_bytes >> 20),
-            static_cast<unsigned long long>(total_bytes_.load() + file_.bytes_written()));
-  if (options_.on_budget_spent != nullptr) options_.on_budget_spent(monotonic_ns());
-  return true;
+  return bytes;
 }
 
 }  // namespace prof

@@ -4,6 +4,8 @@
 // Translator), and appends a chunk to the file (FileSink) at least every
 // flush interval, so that a process killed with SIGKILL loses about one
 // interval. Flush requests come as tickets, also from signal handlers.
+// With capture windows, WindowFiles decides which file a chunk goes to and
+// when a window's file is complete; the writer drains and writes for it.
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -13,16 +15,17 @@
 #include <vector>
 
 #include "encode/chunk_encoder.h"
+#include "common/own_fd.h"
 #include "record/activity_source.h"
 #include "record/file_sink.h"
 #include "record/recorder.h"
 #include "record/translator.h"
-#include "record/window_launches.h"
+#include "record/window_files.h"
 #include "run_claim.h"
 
 namespace prof {
 
-class Writer {
+class Writer final : private WindowFiles::Output {
  public:
   struct Options {
     std::string path;
@@ -31,19 +34,18 @@ class Writer {
     // Capture windows: nothing is written outside them, each goes to its
     // own file (begin_window/end_window).
     bool windowed = false;
-    uint32_t keep = 0;        // PROF_KEEP: window files kept (0: all)
-    uint64_t max_bytes = 0;   // PROF_MAX_MB: bytes written in all (0: no cap)
-    // PROF_WINDOW_WAIT_MS: how long a window's end waits for the GPU records
-    // of work launched inside it.
-    uint32_t window_wait_ms = 2000;
+    // PROF_KEEP, PROF_MAX_MB (with windows or without), PROF_WINDOW_WAIT_MS.
+    WindowFiles::Options windows;
     // PROF_RING_WAIT_MS: the longest an app thread waits for room in its
     // ring (ThreadBuffer::wait_for_room) while this writer runs.
     uint32_t ring_wait_ms = 0;
     // Called on the writer thread at every pass (time-based windows, the
     // on-demand trigger).
     void (*on_pass)(uint64_t now_ns) = nullptr;
-    // Called once when max_bytes is reached.
-    void (*on_budget_spent)(uint64_t now_ns) = nullptr;
+    // Called on the writer thread after the final chunk when the process
+    // dies of a signal (no exit handler will run), before the flush is
+    // reported done to the signal handler that waits for it.
+    void (*on_ended_by_signal)() = nullptr;
   };
   Writer(Recorder& recorder, Options options, file::Process process);
   ~Writer();
@@ -69,28 +71,9 @@ class Writer {
     activity_source_.store(source, std::memory_order_release);
   }
 
-  // ---- capture windows (any thread; a few times per step at most) ----
-  struct WindowStart {
-    uint32_t index = 0;
-    int64_t first_step = -1;
-    uint64_t start_ns = 0;
-    std::string path;
-    std::string trigger;
-    std::string step_rule;
-  };
-  // Everything recorded from now goes to `start.path`.
-  void begin_window(const WindowStart& start);
-  // The window ends: its file is completed (GPU records delivered, a Window
-  // record last) and closed.
-  void end_window(int64_t last_step, uint64_t end_ns);
-  // The window files completed so far (their paths, newest last), and a
-  // counter of them: the on-demand trigger waits for one.
-  uint64_t windows_completed() const { return windows_completed_.load(std::memory_order_acquire); }
-  std::string last_window_path() const;
-
-  // The step in progress (CaptureControl, as each step begins): the last
-  // step of a window the process ends inside.
-  void note_step(int64_t step) { step_begun_.store(step, std::memory_order_relaxed); }
+  // Capture windows (CaptureControl's WindowSink).
+  WindowFiles& windows() { return windows_; }
+  const WindowFiles& windows() const { return windows_; }
 
   // Joins the thread after a final flush.
   void join();
@@ -115,21 +98,20 @@ class Writer {
   // The file could not be created or written (said once on stderr). Read
   // after join().
   bool failed() const { return write_failed_; }
-  uint64_t bytes_written() const { return total_bytes_.load(std::memory_order_relaxed) + file_.bytes_written(); }
-  bool any_file_written() const { return files_written_.load(std::memory_order_relaxed) != 0 || file_.created(); }
+  uint64_t bytes_written() const { return windows_.closed_bytes() + file_.bytes_written(); }
+  bool any_file_written() const { return windows_.files_written() != 0 || file_.created(); }
 
  private:
   void run();
   // No window open or being completed: the activity source may let go of
   // its producer (ActivitySource::between_windows).
   void between_windows();
-  void drain(const Recorder::Positions* until = nullptr, uint64_t later_after_ns = UINT64_MAX);
   // `later_after_ns`: see ChunkSink.
-  void drain_activity(uint64_t later_after_ns = UINT64_MAX);
-  void note_launch(const ApiCallRecord& call);
-  // Waits until CUPTI handed over the GPU record of every launch of the
-  // window, or window_wait_ms passed; returns how many did not arrive.
-  uint32_t wait_for_window_launches(uint64_t end_ns);
+  void drain(const Recorder::Positions* until = nullptr, uint64_t later_after_ns = UINT64_MAX) override;
+  void drain_activity(uint64_t later_after_ns = UINT64_MAX) override;
+  void open_file(const std::string& path) override;
+  uint64_t close_file(const file::Window& window, const file::ProcessEnd* end) override;
+  ActivitySource* activity_source() override { return activity_source_.load(std::memory_order_acquire); }
   void write_chunk();
   [[nodiscard]] bool create_file();
   // Takes the file name the run gives this process, once: when it first
@@ -138,20 +120,6 @@ class Writer {
   void claim_path();
   file::DropCounts drop_counts() const;
   void finish(uint64_t end_ns);
-  struct WindowEvent {
-    bool begin = false;
-    WindowStart start;      // begin
-    int64_t last_step = -1; // end
-    uint64_t end_ns = 0;    // end
-    Recorder::Positions until;  // end: where each thread's records of the window end
-  };
-  void push_window_event(WindowEvent event);
-  void handle_window_events();
-  // `until`: the window's records end there in each thread's buffer (null:
-  // everything recorded so far is the window's).
-  void complete_window(int64_t last_step, uint64_t end_ns, bool partial,
-                       const Recorder::Positions* until = nullptr);
-  bool over_budget(size_t next_bytes);
 
   Recorder& recorder_;
   const Options options_;
@@ -160,7 +128,13 @@ class Writer {
   RunClaim* claim_ = nullptr;
   bool claimed_ = false;  // writer thread only
 
-  int wake_fd_ = -1;  // eventfd: flush requests (also from signal handlers)
+  // eventfd: flush requests (also from signal handlers). Kept out of the
+  // program's way (own_fd.h); the writer makes a new one when the program
+  // closed it, and nobody writes to the number once it is not ours.
+  std::atomic<int> wake_fd_{-1};
+  OwnFd wake_;  // what wake_fd_ names; writer thread only, after start()
+  // A new eventfd when the program closed ours (closefrom, close_range).
+  void renew_wake_fd_if_taken();
   std::thread thread_;
   std::mutex pass_mutex_;  // held by the writer while it drains and writes
   std::atomic<bool> running_{false};
@@ -183,20 +157,7 @@ class Writer {
   void fail();
   bool write_failed_ = false;
 
-  // Capture windows.
-  mutable std::mutex windows_mutex_;  // guards window_events_ and last_window_path_
-  std::vector<WindowEvent> window_events_;
-  std::string last_window_path_;
-  std::atomic<uint64_t> windows_completed_{0};
-  std::atomic<int64_t> step_begun_{-1};
-  // Writer thread.
-  bool window_active_ = false;
-  WindowStart window_;
-  WindowLaunches launches_;
-  std::vector<std::string> kept_files_;  // PROF_KEEP's ring, oldest first
-  std::atomic<uint64_t> total_bytes_{0};  // of files already closed
-  std::atomic<uint32_t> files_written_{0};
-  bool budget_spent_ = false;
+  WindowFiles windows_;
 };
 
 }  // namespace prof

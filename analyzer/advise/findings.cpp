@@ -9,6 +9,7 @@
 #include "advise/call_sites.h"
 #include "advise/model_access.h"
 #include "views/folded_stacks.h"
+#include "views/tensor_memory.h"
 
 namespace prof::analyzer {
 namespace {
@@ -554,6 +555,42 @@ class Builder {
     }
   }
 
+  // --- the tensor memory peak (PyTorch's caching allocator, recorded by the
+  // Python bootstrap): where it is and what held it (a fact, no time cost).
+  void tensor_memory_peak() {
+    for (const TensorMemoryDevice& d : tensor_memory(events_)) {
+      if (d.peak.allocated == 0) continue;
+      Finding f;
+      f.kind = "tensor_memory_peak";
+      const std::string where = d.device < 0 ? "CPU" : "GPU " + std::to_string(d.device);
+      f.title = where + " tensor memory peaks at " + advise_bytes(d.peak.allocated) + " (pid " +
+                std::to_string(d.pid) + ", " + advise_bytes(d.peak.reserved) + " reserved then)";
+      f.measured = "tensors live at the peak, by the range that allocated them:";
+      const size_t shown = std::min<size_t>(d.holders.size(), 5);
+      for (size_t i = 0; i < shown; ++i) {
+        const TensorMemoryHolder& h = d.holders[i];
+        f.measured += std::string(i ? ";" : "") + " " + h.held_by + (h.line.empty() ? "" : " at " + h.line) + " " +
+                      advise_bytes(h.bytes) + " in " + std::to_string(h.blocks) +
+                      (h.blocks == 1 ? " tensor" : " tensors");
+      }
+      if (d.holders.size() > shown) f.measured += "; " + std::to_string(d.holders.size() - shown) + " more";
+      f.why = "The peak, not the average, decides whether a batch fits: an allocation past it fails or makes "
+              "the caching allocator free and retry, which synchronizes the device.";
+      f.action = "Free or reuse the largest holders' tensors sooner (del, in-place ops, activation "
+                 "checkpointing in the modules named), or lower the batch size; profanalyze report --view "
+                 "memory shows the timeline.";
+      f.metrics = {metric("peak_allocated_bytes", static_cast<double>(d.peak.allocated)),
+                   metric("reserved_at_peak_bytes", static_cast<double>(d.peak.reserved)),
+                   metric("device", static_cast<double>(d.device))};
+      if (!d.holders.empty()) {
+        f.metrics.push_back(text_metric("largest_holder", d.holders.front().held_by));
+        if (!d.holders.front().line.empty()) f.metrics.push_back(text_metric("largest_holder_line", d.holders.front().line));
+        f.metrics.push_back(metric("largest_holder_bytes", static_cast<double>(d.holders.front().bytes)));
+      }
+      add(std::move(f));
+    }
+  }
+
  private:
   const FindingInput& in_;
   AdviseWindow& w_;
@@ -586,6 +623,7 @@ void add_findings(const FindingInput& in, AdviseWindow& w) {
   b.kernel_variance();
   b.stragglers();
   b.memory();
+  b.tensor_memory_peak();
   // By the time they cost; risks with no time cost last; ties by kind (stable output).
   std::stable_sort(w.findings.begin(), w.findings.end(), [](const Finding& a, const Finding& b) {
     return a.cost_ns != b.cost_ns ? a.cost_ns > b.cost_ns : a.kind < b.kind;

@@ -1,11 +1,10 @@
 #include "cli/advise_command.h"
 
-#include <regex>
-
 #include "advise/advise_format.h"
 #include "advise/model_access.h"
 #include "cli/load_files.h"
 #include "cli/prof_analyze.h"
+#include "step_rule.h"
 #include "symbols/symbolizing_frame_namer.h"
 
 namespace prof::analyzer {
@@ -14,10 +13,10 @@ namespace {
 // torch.profiler's step() ranges when the run has them; otherwise the
 // period of the launch sequence.
 std::string default_step_rule(const Run& run) {
-  const std::regex profiler_step("^ProfilerStep#[0-9]+$");
+  std::string error;
+  const std::optional<StepRule> profiler_step = StepRule::parse(kProfilerStepRule, error);
   for (const CpuEvent& e : run.cpu_events)
-    if (e.kind != CpuEventKind::kApiCall && std::regex_search(run.name(e.name), profiler_step))
-      return "nvtx:^ProfilerStep#[0-9]+$";
+    if (e.kind != CpuEventKind::kApiCall && profiler_step->matches(run.name(e.name))) return kProfilerStepRule;
   return "auto";
 }
 

@@ -23,7 +23,7 @@ bool expand_capture_paths(const std::vector<std::string>& arguments, std::vector
       for (const fs::directory_entry& entry : fs::directory_iterator(argument, ec))
         if (entry.path().extension() == ".pb" && entry.is_regular_file(ec)) found.push_back(entry.path().string());
       if (found.empty()) {
-        err << "profanalyze: " << argument << ": byte 0: is a directory with no capture files (*.pb) in it\n";
+        err << "profanalyze: " << argument << ": is a directory with no capture files (*.pb) in it\n";
         return false;
       }
       std::sort(found.begin(), found.end());
@@ -33,7 +33,7 @@ bool expand_capture_paths(const std::vector<std::string>& arguments, std::vector
       const int result = glob(argument.c_str(), 0, nullptr, &matches);
       if (result != 0) {
         globfree(&matches);
-        err << "profanalyze: " << argument << ": byte 0: no file matches the pattern\n";
+        err << "profanalyze: " << argument << ": no file matches the pattern\n";
         return false;
       }
       for (size_t i = 0; i < matches.gl_pathc; ++i) paths.emplace_back(matches.gl_pathv[i]);  // glob sorts them

@@ -1,7 +1,6 @@
 #include "cli/flame_graph_command.h"
 
-#include <fstream>
-
+#include "cli/output_file.h"
 #include "cli/prof_analyze.h"
 #include "views/flame_graph_svg.h"
 
@@ -26,18 +25,7 @@ int run_flame_graph_command(const FlameGraphCommandOptions& options, std::ostrea
   svg.title = options.title.empty() ? "Flame Graph: " + options.stacks.metric : options.title;
   for (const std::string& f : options.stacks.files) svg.subtitle += (svg.subtitle.empty() ? "" : ", ") + f;
   svg.width = options.width;
-  if (options.output == "-") {
-    write_flame_graph_svg(stacks, svg, out);
-    return kExitOk;
-  }
-  std::ofstream file(options.output, std::ios::binary | std::ios::trunc);
-  write_flame_graph_svg(stacks, svg, file);
-  file.close();
-  if (!file) {
-    err << "profanalyze: " << options.output << ": cannot write\n";
-    return kExitBadInput;
-  }
-  return kExitOk;
+  return write_output(options.output, [&](std::ostream& to) { write_flame_graph_svg(stacks, svg, to); }, out, err);
 }
 
 }  // namespace prof::analyzer

@@ -1,12 +1,12 @@
 #include "cli/html_command.h"
 
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <sstream>
 
 #include "cli/advise_command.h"
 #include "cli/html_steps.h"
 #include "cli/load_files.h"
+#include "cli/output_file.h"
 #include "cli/prof_analyze.h"
 #include "model/range_tree.h"
 #include "symbols/symbolizing_frame_namer.h"
@@ -156,17 +156,7 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
   }
 
   const std::string page = html_page(page_title(options), data);
-  if (options.output == "-") {
-    out << page;
-    return kExitOk;
-  }
-  std::ofstream file(options.output, std::ios::binary | std::ios::trunc);
-  file << page;
-  if (!file.flush()) {
-    err << "profanalyze: " << options.output << ": cannot write\n";
-    return kExitBadInput;
-  }
-  return kExitOk;
+  return write_output(options.output, [&](std::ostream& to) { to << page; }, out, err);
 }
 
 }  // namespace prof::analyzer

@@ -7,9 +7,11 @@
 #include "views/frame_names.h"
 #include "views/key_average_cells.h"
 #include "views/key_averages.h"
+#include "views/module_tree.h"
 #include "views/nsys_summary.h"
 #include "views/sort_key.h"
 #include "views/table_formatter.h"
+#include "views/tensor_memory.h"
 #include "views/text_escape.h"
 
 namespace prof::analyzer {
@@ -77,12 +79,16 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
   report->add_option("--group-by-stack-n", options.group_by_stack_n,
                      "rows per N innermost frames of the API call's stack; adds Source Location")
       ->check(CLI::NonNegativeNumber);
-  report->add_option("--view", options.view, "table: torch's table; kernels|api|memcpy|nvtx: nsys stats summaries")
-      ->check(CLI::IsMember({"table", "kernels", "api", "memcpy", "nvtx"}))
+  report->add_option("--view", options.view,
+                     "table: torch's table; kernels|api|memcpy|nvtx: nsys stats summaries; modules: nn.Module tree; "
+                     "memory: tensor memory over time, its peak and what held it")
+      ->check(CLI::IsMember({"table", "kernels", "api", "memcpy", "nvtx", "modules", "memory"}))
       ->capture_default_str();
   report->add_option("--format", options.format, "table (text), csv (RFC 4180) or json (exact ns and bytes)")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
+  report->add_flag("--driver-calls", options.driver_calls,
+                   "driver calls made inside a runtime call as rows of their own (default: folded into it, as Kineto)");
   add_window_options(report, options.windows);
   report->add_flag("--merge-windows", options.merge_windows, "one table over all windows instead of one per window");
   return report;
@@ -109,7 +115,8 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
   for (const MemoryEvent& m : run.memory_events) (m.on_device ? table.show_cuda_memory : table.show_cpu_memory) = true;
   // Function names from the modules' symbol tables; module+offset where none.
   const SymbolizingFrameNamer namer;
-  const GroupOptions group{options.group_by_input_shape, options.group_by_stack_n, &namer};
+  GroupOptions group{options.group_by_input_shape, options.group_by_stack_n, &namer};
+  group.fold_driver_calls = !options.driver_calls;
   const std::optional<NsysView> nsys = parse_nsys_view(options.view);
   const DropTotals drops = drop_totals(run);
 
@@ -121,7 +128,20 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
     ViewTable cells;
     std::string text;
     std::string totals_json;
-    if (nsys) {
+    if (options.view == "modules") {
+      const RangeTree tree(events);
+      const auto rows = module_tree(events, tree);
+      if (options.format == "table") text = format_module_tree(rows, table.time_unit);
+      else cells = module_tree_cells(rows);
+    } else if (options.view == "memory") {
+      const auto devices = tensor_memory(events);
+      if (options.format == "table") {
+        const size_t limit = options.row_limit < 0 ? SIZE_MAX : static_cast<size_t>(options.row_limit);
+        text = format_tensor_memory(devices, 20, limit);
+      } else {
+        cells = tensor_memory_cells(devices);
+      }
+    } else if (nsys) {
       const auto rows = nsys_summary(events, *nsys);
       if (options.format == "table") text = format_nsys_summary(rows, *nsys);
       else cells = nsys_cells(rows, *nsys);

@@ -17,7 +17,8 @@ struct ReportOptions {
   bool top_level_only = false;
   bool group_by_input_shape = false;
   int64_t group_by_stack_n = 0;
-  std::string view = "table";   // table (torch) | kernels | api | memcpy | nvtx (nsys)
+  std::string view = "table";   // table (torch) | kernels | api | memcpy | nvtx (nsys) | modules
+  bool driver_calls = false;     // driver calls inside runtime calls as rows of their own
   std::string format = "table";  // table | csv | json
   WindowOptions windows;  // steps and schedule, as stacks, flamegraph and trace
   bool merge_windows = false;

@@ -1,9 +1,9 @@
 #include "cli/stacks_command.h"
 
-#include <fstream>
 #include <map>
 
 #include "cli/load_files.h"
+#include "cli/output_file.h"
 #include "cli/prof_analyze.h"
 #include "model/range_tree.h"
 #include "symbols/symbolizing_frame_namer.h"
@@ -78,18 +78,8 @@ int collect_folded_stacks(const StacksOptions& options, std::vector<FoldedStack>
 int run_stacks_command(const StacksOptions& options, std::ostream& out, std::ostream& err) {
   std::vector<FoldedStack> stacks;
   if (const int code = collect_folded_stacks(options, stacks, err); code != kExitOk) return code;
-  if (options.output.empty() || options.output == "-") {
-    write_folded_stacks(stacks, out);
-    return kExitOk;
-  }
-  std::ofstream file(options.output, std::ios::binary | std::ios::trunc);
-  write_folded_stacks(stacks, file);
-  file.close();
-  if (!file) {
-    err << "profanalyze: " << options.output << ": cannot write\n";
-    return kExitBadInput;
-  }
-  return kExitOk;
+  return write_output(options.output.empty() ? "-" : options.output,
+                      [&](std::ostream& to) { write_folded_stacks(stacks, to); }, out, err);
 }
 
 }  // namespace prof::analyzer

@@ -4,12 +4,12 @@
 #include <map>
 
 #include "window/auto_steps.h"
+#include "window/repeating_ranges.h"
 
 namespace prof::analyzer {
 namespace {
 
-// torch's default step annotation: what torch.profiler's step() emits.
-constexpr const char* kDefaultStepRule = "nvtx:^ProfilerStep#[0-9]+$";
+constexpr const char* kDefaultStepRule = kProfilerStepRule;
 
 // "3-5, 8, 10-11"
 std::string step_list(const std::vector<int64_t>& steps) {
@@ -23,6 +23,23 @@ std::string step_list(const std::vector<int64_t>& steps) {
     i = j + 1;
   }
   return out;
+}
+
+// After a schedule found no steps (a program without torch.profiler's
+// ProfilerStep# ranges): the NVTX ranges that repeat, and rules to try.
+void suggest_step_rules(const Run& run, std::ostream& err) {
+  const std::vector<RepeatingRange> ranges = repeating_ranges(run);
+  if (ranges.empty()) {
+    err << "profanalyze: no NVTX range repeats; try --step auto (the period of the CUDA calls), --step "
+           "kernel:REGEX or --step api:NAME\n";
+    return;
+  }
+  err << "profanalyze: NVTX ranges that repeat:";
+  const size_t shown = std::min<size_t>(ranges.size(), 5);
+  for (size_t i = 0; i < shown; ++i)
+    err << (i ? ", " : " ") << ranges[i].shape << " (" << ranges[i].count << " times)";
+  if (ranges.size() > shown) err << " and " << ranges.size() - shown << " more";
+  err << "\nprofanalyze: try --step '" << ranges.front().rule() << "' or --step auto\n";
 }
 
 }  // namespace
@@ -63,8 +80,8 @@ std::optional<RunWindows> RunWindows::from_options(const WindowOptions& options,
   const std::string text = options.step.empty() && options.schedule_given ? kDefaultStepRule : options.step;
   if (!text.empty()) {
     std::string error;
-    out.rule_ = parse_step_rule(text, error);
-    if (!out.rule_) {
+    out.step_ = parse_step_option(text, error);
+    if (!out.step_) {
       err << "profanalyze: " << error << '\n';
       return std::nullopt;
     }
@@ -117,14 +134,15 @@ bool RunWindows::resolve(const Run& run, std::ostream& err) {
   const bool window_files = std::any_of(run.processes.begin(), run.processes.end(),
                                         [](const ProcessInfo& p) { return p.window.has_value(); });
   if (window_files && !resolve_window_files(run, err)) return false;
-  if (!rule_) return true;
-  StepRule rule = *rule_;
-  if (rule.kind == StepRule::Kind::kAuto) {
+  if (!step_) return true;
+  std::optional<StepRule> found = step_->rule;
+  if (step_->automatic) {
     const AutoSteps detected = detect_steps(run);
     err << "profanalyze: --step auto: " << detected.message << '\n';
     if (!detected.rule) return !options_.schedule_given;
-    rule = *detected.rule;
+    found = detected.rule;
   }
+  const StepRule& rule = *found;
   steps_ = find_steps(run, rule);
   if (window_files) steps_ = number_from_windows(run, steps_);
   resolved_rule_ = rule;
@@ -132,6 +150,7 @@ bool RunWindows::resolve(const Run& run, std::ostream& err) {
   err << "profanalyze: --step " << rule.spelling() << ": " << steps.count() << " steps\n";
   if (steps.count() == 0) {
     err << "profanalyze: no steps found by --step " << rule.spelling() << '\n';
+    if (options_.schedule_given) suggest_step_rules(run, err);
     // Steps only matter for a schedule; without one the run is still one window.
     return !options_.schedule_given;
   }

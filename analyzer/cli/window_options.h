@@ -72,7 +72,7 @@ class RunWindows {
   bool resolve_window_files(const Run& run, std::ostream& err);
 
   WindowOptions options_;
-  std::optional<StepRule> rule_;
+  std::optional<StepOption> step_;
   std::optional<StepMembership> membership_;
   std::optional<StepRule> resolved_rule_;
   RunSteps steps_;

@@ -24,7 +24,11 @@ CaptureReader::VarintStatus CaptureReader::read_varint(uint64_t& value) {
 
 bool CaptureReader::open(const std::string& path) {
   path_ = path;
-  if (std::string why = bytes_.open(path); !why.empty()) return fail(0, "cannot read: " + why);
+  if (std::string why = bytes_.open(path); !why.empty()) {
+    fail(0, "cannot read: " + why);
+    error_.has_offset = false;
+    return false;
+  }
 
   std::string magic;
   size_t got = bytes_.read(sizeof kMagic, magic);
@@ -77,6 +81,13 @@ CaptureReader::Next CaptureReader::next(std::string_view& payload) {
     case VarintStatus::kMalformed:
       fail(chunk_offset_, "chunk length is not a valid varint (corrupt)");
       return Next::kError;
+  }
+  if (length == 0) {
+    // The agent writes a chunk only when it has records, so a zero length is
+    // not a chunk: typically zero bytes appended or preallocated, which
+    // would otherwise read as one empty chunk per byte, slowly.
+    fail(chunk_offset_, "a chunk of length 0 (the agent never writes one: zero bytes in the file?) (corrupt)");
+    return Next::kError;
   }
   if (length > kMaxChunkBytes) {
     fail(chunk_offset_, "chunk length " + std::to_string(length) + " exceeds 256 MiB (corrupt)");

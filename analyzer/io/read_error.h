@@ -11,10 +11,14 @@ struct ReadError {
   std::string path;
   uint64_t offset = 0;  // byte offset in the file where the problem starts
   std::string message;
+  // False when nothing of the file was read (it does not exist, cannot be
+  // opened): an offset would point into bytes nobody saw.
+  bool has_offset = true;
 
-  // "run.pb: byte 8: header truncated (3 of 12 bytes)"
+  // "run.pb: byte 8: header truncated (3 of 12 bytes)";
+  // "run.pb: cannot read: No such file or directory"
   std::string describe() const {
-    return path + ": byte " + std::to_string(offset) + ": " + message;
+    return path + (has_offset ? ": byte " + std::to_string(offset) : std::string()) + ": " + message;
   }
 };
 

@@ -1,8 +1,5 @@
 #include "model/gpu_names.h"
 
-#include <cstdlib>
-#include <cxxabi.h>
-#include <memory>
 
 namespace prof::analyzer {
 namespace {
@@ -34,14 +31,6 @@ const char* copy_kind_name(CopyKind kind) {
     case CopyKind::kDefault: return "Default";
     default: return "Unknown";
   }
-}
-
-std::string demangle(const std::string& mangled) {
-  if (mangled.rfind("_Z", 0) != 0) return mangled;
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> out(
-      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
-  return status == 0 && out ? std::string(out.get()) : mangled;
 }
 
 std::string memcpy_name(const recorded::Memcpy& copy) {

@@ -7,8 +7,8 @@
 
 namespace prof::analyzer {
 
-// Demangled C++ name, or the input when it is not a mangled name.
-std::string demangle(const std::string& mangled);
+// Kernel names: prof::demangled_kernel_name (shared/step_rule.h), so that a
+// step rule matches the names reports show, in both programs.
 std::string memcpy_name(const recorded::Memcpy& copy);
 std::string memset_name(const recorded::Memset& set);
 // Kineto's short copy kinds: "HtoD", "DtoH", "PtoP", ...

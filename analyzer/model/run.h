@@ -28,6 +28,7 @@ struct RecordCounts {
   uint64_t memcpys = 0;
   uint64_t memsets = 0;
   uint64_t memory_events = 0;
+  uint64_t tensor_memory_events = 0;
   uint64_t synchronizations = 0;
   uint64_t nvtx_ranges = 0;
   uint64_t nvtx_marks = 0;
@@ -151,6 +152,28 @@ struct GpuActivity {
 };
 static_assert(sizeof(GpuActivity) == 80, "GpuActivity is one of millions: keep it packed");
 
+// A block of a framework's caching allocator handed to a tensor or taken
+// back (PyTorch's, recorded by the Python bootstrap): what torch.profiler
+// calls memory. The MemoryEvents below are the segments it reserved.
+struct TensorMemoryEvent {
+  uint32_t process = 0;
+  bool allocation = true;  // false: freed
+  int32_t device = -1;     // CUDA device; -1: host memory
+  uint32_t tid = 0;
+  uint32_t stack = 0;  // index + 1 into Run::stacks; 0: none
+  uint64_t stream = 0;
+  uint64_t time_ns = 0;
+  uint64_t address = 0;
+  uint64_t bytes = 0;
+  // The allocator's totals on the device right after the event.
+  uint64_t total_allocated = 0;
+  uint64_t total_reserved = 0;
+
+  int64_t signed_bytes() const {
+    return allocation ? static_cast<int64_t>(bytes) : -static_cast<int64_t>(bytes);
+  }
+};
+
 // A CUPTI memory record (cudaMalloc, cudaFree, cudaMallocHost, ...).
 struct MemoryEvent {
   uint32_t process = 0;
@@ -226,11 +249,14 @@ class Run {
 
   NameId intern(std::string_view name);
   const std::string& name(NameId id) const { return names_[id]; }
+  // Names pooled so far: every NameId is below it.
+  NameId name_count() const { return static_cast<NameId>(names_.size()); }
 
   std::vector<ProcessInfo> processes;
   EventTable<CpuEvent> cpu_events;
   EventTable<GpuActivity> gpu_activities;
   EventTable<MemoryEvent> memory_events;
+  EventTable<TensorMemoryEvent> tensor_memory_events;  // by process, then time
   EventTable<Synchronization> synchronizations;
   // Call stacks, resolved from each file's interned ids into Run-wide
   // indices (ids are per file).

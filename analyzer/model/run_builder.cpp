@@ -9,6 +9,7 @@
 #include "io/record_decoder.h"
 #include "model/gpu_names.h"
 #include "model/launching_calls.h"
+#include "step_rule.h"
 
 namespace prof::analyzer {
 namespace {
@@ -108,6 +109,7 @@ class ChunkLoader {
   void load_memcpys();
   void load_memsets();
   void load_memory_events();
+  void load_tensor_memory_events();
   // Records the report does not show: decoded for the duration and checked
   // for undefined ids, then counted.
   void check_other_records();
@@ -278,6 +280,7 @@ std::string ChunkLoader::load() {
   load_memcpys();
   load_memsets();
   load_memory_events();
+  load_tensor_memory_events();
   check_other_records();
   return error_;
 }
@@ -342,7 +345,7 @@ void ChunkLoader::load_kernels() {
       resolve(k.name_id, "kernel", "");
     } else if (mangled) {
       auto [name, added] = ids_.kernel_names.try_emplace(k.name_id, 0);
-      if (added) name->second = run_.intern(demangle(*mangled));
+      if (added) name->second = run_.intern(demangled_kernel_name(*mangled));
       g.name = name->second;
     } else {
       g.name = run_.intern("<unnamed kernel>");
@@ -411,6 +414,28 @@ void ChunkLoader::load_memory_events() {
     if (keep_events_) run_.memory_events.push_back(e);
   }
   run_.processes[process_].counts.memory_events += chunk_.memory_events.size();
+}
+
+void ChunkLoader::load_tensor_memory_events() {
+  for (const recorded::TensorMemoryEvent& m : chunk_.tensor_memory_events) {
+    seen(m.time_ns, m.time_ns);
+    if (m.action != TensorMemoryEventAction::kAlloc && m.action != TensorMemoryEventAction::kFree) continue;
+    check_stack(m.stack_id, "tensor memory event");
+    TensorMemoryEvent e;
+    e.process = process_;
+    e.allocation = m.action == TensorMemoryEventAction::kAlloc;
+    e.device = m.device;
+    e.tid = m.tid;
+    e.stack = stack(m.stack_id);
+    e.stream = m.stream;
+    e.time_ns = m.time_ns;
+    e.address = m.address;
+    e.bytes = m.bytes;
+    e.total_allocated = m.total_allocated;
+    e.total_reserved = m.total_reserved;
+    if (keep_events_) run_.tensor_memory_events.push_back(e);
+  }
+  run_.processes[process_].counts.tensor_memory_events += chunk_.tensor_memory_events.size();
 }
 
 void ChunkLoader::check_other_records() {
@@ -552,6 +577,7 @@ void RunBuilder::align_clocks() {
     shift(g.process, g.end_ns);
   }
   for (MemoryEvent& m : run_.memory_events) shift(m.process, m.time_ns);
+  for (TensorMemoryEvent& m : run_.tensor_memory_events) shift(m.process, m.time_ns);
   for (Synchronization& s : run_.synchronizations) {
     shift(s.process, s.start_ns);
     shift(s.process, s.end_ns);

@@ -12,6 +12,7 @@
 #include "model/range_tree.h"
 #include "views/folded_stacks.h"
 #include "views/text_escape.h"
+#include "views/trace_operators.h"
 #include "views/occupancy.h"
 
 namespace prof::analyzer {
@@ -48,6 +49,24 @@ class JsonOut {
     buffer_.append(digits, sizeof digits);
     return *this;
   }
+  // The dur of [start_ns, end_ns) as the exact difference of the doubles
+  // readers parse for the two ends, so that any reader's sum comes out
+  // exactly: ts + dur (5029.716 + 1.328 is 5031.044000000001, past an
+  // event that starts at 5031.044), or speedscope's (ts - first ts) + dur.
+  // Both differences are exact in doubles (Sterbenz's lemma) because every
+  // ts is at least half of any other (the trace's time offset sees to it).
+  // Three decimals where they are that double, else its shortest round-trip
+  // digits (1.3279999999999745).
+  JsonOut& duration_between(uint64_t start_ns, uint64_t end_ns) {
+    const uint64_t exact_ns = end_ns >= start_ns ? end_ns - start_ns : 0;
+    // Below 2^53 ns (104 days) ns / 1000.0 is the double nearest the
+    // decimal micros() writes, as both are correctly rounded.
+    const double start = static_cast<double>(start_ns) / 1000.0;
+    const double end = static_cast<double>(start_ns + exact_ns) / 1000.0;
+    const double dur = end - start;
+    if (dur == static_cast<double>(exact_ns) / 1000.0 || start + dur != end) return micros(exact_ns);
+    return chars(dur, std::chars_format::fixed);
+  }
   // `,"key":`
   JsonOut& key(std::string_view name) {
     buffer_ += ',';
@@ -58,8 +77,11 @@ class JsonOut {
   // Ends one event; flushes now and then.
   void end_event() {
     buffer_ += "}";
+    ++events_;
     if (buffer_.size() >= kFlushAt) flush();
   }
+  // Events ended so far: every entry of traceEvents, metadata and flows too.
+  uint64_t events() const { return events_; }
   void flush() {
     if (buffer_.empty()) return;
     sink_.write(buffer_);
@@ -78,6 +100,7 @@ class JsonOut {
   }
 
   static constexpr size_t kFlushAt = 1 << 16;
+  uint64_t events_ = 0;
   TraceSink& sink_;
   std::string buffer_;
   uint64_t bytes_ = 0;
@@ -88,29 +111,38 @@ class JsonOut {
 // names an unnamed call of no domain "<cuda runtime cbid N>".
 bool is_runtime_call(const CpuEvent& e) { return e.api_domain() != ApiDomain::kDriver; }
 
-// "domain:name" outside the default domain, as the report names rows, but
-// "ProfilerStep#3" stays itself: on a timeline every step is its own.
-std::string range_name(const Run& run, const CpuEvent& e) {
-  return e.domain == Run::kNoName ? run.name(e.name) : run.name(e.domain) + ":" + run.name(e.name);
-}
-
 std::string base_name(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
-// One span of gpu_user_annotation: a push/pop range's launched work on one
-// stream, padded as Kineto pads it (1 ns before, 2 ns after) so that viewers
-// draw the range above its work rather than beside it.
-struct AnnotationSpan {
-  size_t range = 0;  // index into Run::cpu_events
-  uint32_t process = 0;
-  uint32_t device = 0;
-  uint32_t stream = 0;
+// One gpu_user_annotation, as Kineto writes them: one per GPU operation
+// launched inside a push/pop range, named after the innermost range only
+// (never a ProfilerStep#N: readers count each event of that name as a
+// step), padded around its operation (Kineto: 1 ns before, 2 ns after) so
+// that viewers draw the range above its work rather than beside it. The
+// padding stops at the stream's neighbouring operations and annotations,
+// so annotations never overlap and always nest.
+struct GpuAnnotation {
+  size_t range = 0;      // index into Run::cpu_events
+  size_t operation = 0;  // index into Run::gpu_activities
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
 };
 
-enum class ItemKind : uint8_t { kCpu, kGpu, kAnnotation, kSync, kMemory };
+// In this order at equal start times: a step before the call that begins
+// it, and an annotation before an operation it may equal (no room to pad),
+// so that readers that keep file order for ties nest them the same way.
+enum class ItemKind : uint8_t { kStep, kCpu, kAnnotation, kGpu, kSync, kMemory, kTensorMemory };
+
+// A ProfilerStep#N CPU annotation the program did not mark itself.
+struct StepMark {
+  uint32_t process = 0;
+  uint32_t tid = 0;
+  int64_t index = 0;
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  bool whole_run = false;  // no steps at all: the process's CPU events
+};
 
 struct Item {
   uint64_t start_ns;
@@ -122,13 +154,6 @@ struct Item {
     return index < o.index;
   }
 };
-
-// Where a viewer puts an "X" event's end: ts and dur are read as doubles
-// (microseconds) and added. Two events that end on the same nanosecond can
-// land a rounding step apart that way, the inner one after the outer.
-double reader_end_us(uint64_t start_ns, uint64_t duration_ns) {
-  return static_cast<double>(start_ns) / 1000.0 + static_cast<double>(duration_ns) / 1000.0;
-}
 
 // Kineto's names of CUPTI's synchronization kinds.
 const char* sync_name(SyncKind kind) {
@@ -151,7 +176,7 @@ constexpr int64_t kSyncRowOffset = 1000000;
 class TraceWriter {
  public:
   TraceWriter(const Run& run, const ChromeTraceOptions& options, JsonOut& out)
-      : run_(run), options_(options), out_(out), tree_(run), launching_(run) {}
+      : run_(run), options_(options), out_(out), tree_(run), launching_(run), operators_(run, tree_) {}
 
   ChromeTraceStats write();
 
@@ -163,6 +188,9 @@ class TraceWriter {
   uint64_t flow_id(uint32_t process, uint32_t correlation) const {
     return run_.processes.size() > 1 ? (uint64_t{process} << 32) | correlation : correlation;
   }
+  void collect_steps();
+  void step(size_t index);
+  int64_t annotated_range(const GpuActivity& operation) const;
   void collect_annotations();
   // Frame names of stack `stack` (1-based), root first, computed once.
   const std::vector<std::string>& stack_names(uint32_t stack) {
@@ -182,8 +210,6 @@ class TraceWriter {
   }
   std::map<uint32_t, std::vector<std::string>> stack_names_;
   void mark_launchers();
-  void fit_cpu_events_in_parents();
-  void fit_annotations_in_parents();
   void header();
   void device_properties();
   void distributed_info();
@@ -197,7 +223,10 @@ class TraceWriter {
     out_.raw("{\"ph\":\"").raw(ph).raw("\",\"cat\":").str(cat).raw(",\"name\":").str(name);
     out_.key("pid").num(pid).key("tid").snum(tid);
   }
-  void span(uint64_t start_ns, uint64_t duration_ns) { out_.key("ts").micros(ts(start_ns)).key("dur").micros(duration_ns); }
+  // ts and dur of [start_ns, end_ns), dur exact as readers add it.
+  void span(uint64_t start_ns, uint64_t end_ns) {
+    out_.key("ts").micros(ts(start_ns)).key("dur").duration_between(ts(start_ns), ts(end_ns));
+  }
   void meta_event(const char* name, uint64_t pid, const int64_t* tid, const char* arg_key, const std::string* text,
                  const int64_t* number) {
     begin_event();
@@ -209,16 +238,23 @@ class TraceWriter {
     out_.raw("}").end_event();
   }
   void cpu_event(size_t index);
+  void external_id_arg(uint64_t id) {
+    if (id != 0) out_.key("External id").num(id);
+  }
+  void fwdbwd_flow(size_t range);
   void api_call(size_t index);
   void gpu_event(size_t index);
   void kernel_args(const GpuActivity& g);
   void annotation(size_t index);
   void sync(size_t index);
   void memory(size_t index);
-  uint64_t ts(uint64_t ns) const { return ns >= origin_ ? ns - origin_ : 0; }
+  void tensor_memory(size_t index);
+  // Microseconds since origin_, plus offset_ns_.
+  uint64_t ts(uint64_t ns) const { return (ns >= origin_ ? ns - origin_ : 0) + offset_ns_; }
+  void choose_time_offset();
   // Kineto's "External id" of a push/pop range: its index + 1, the same on
   // its CPU event and its GPU spans.
-  static uint64_t external_id(size_t range) { return range + 1; }
+  static uint64_t external_id(size_t range) { return TraceOperators::range_external_id(range); }
   // The driver calls a runtime call makes share its correlation id; the
   // outermost call of an id (LaunchingCalls' choice) is the one readers
   // join its GPU work to. The others are nested, also when their runtime
@@ -228,18 +264,31 @@ class TraceWriter {
     return e.correlation_id != 0 && launching_.find(e.process, e.correlation_id) != static_cast<int64_t>(index);
   }
 
+  // A driver call inside a runtime call, left out unless driver_calls.
+  bool folded_driver_call(size_t index) const {
+    const CpuEvent& e = run_.cpu_events[index];
+    return e.kind == CpuEventKind::kApiCall && !is_runtime_call(e) && nested_call(index);
+  }
+
   const Run& run_;
   const ChromeTraceOptions& options_;
   JsonOut& out_;
   RangeTree tree_;
   LaunchingCalls launching_;
+  TraceOperators operators_;  // cpu_op events and External ids (trace_operators.h)
   bool first_ = true;
   uint64_t origin_ = 0;
+  // ts of the first event: at least the trace's span (choose_time_offset).
+  uint64_t offset_ns_ = 0;
   std::vector<uint64_t> cpu_pid_;
-  std::vector<AnnotationSpan> annotations_;
+  std::vector<GpuAnnotation> annotations_;
+  std::vector<StepMark> steps_;
   std::vector<int64_t> memory_in_use_;  // per memory event, the running total after it
+  // Processes with tensor-level memory (TensorMemoryEvent): their [memory]
+  // events are the tensors', as torch.profiler's; the cudaMalloc segments
+  // keep only their counter, which is then the memory reserved.
+  std::vector<bool> has_tensor_memory_;
   std::vector<bool> launcher_;        // per CPU event: launched GPU work (starts an ac2g flow)
-  std::vector<uint8_t> cpu_extra_ns_;   // per CPU event: added to dur (fit_cpu_events_in_parents)
   uint64_t async_ids_ = 0;
 };
 
@@ -255,26 +304,107 @@ void TraceWriter::assign_pids() {
   }
 }
 
-void TraceWriter::collect_annotations() {
-  // (range, device, stream) -> span of the work launched inside it.
-  std::map<std::tuple<size_t, uint32_t, uint32_t>, AnnotationSpan> spans;
-  for (const GpuActivity& g : run_.gpu_activities) {
-    if (g.launched_by < 0) continue;
-    for (int64_t p = tree_.parent(static_cast<size_t>(g.launched_by)); p != RangeTree::kNoParent;
-         p = tree_.parent(static_cast<size_t>(p))) {
-      const CpuEvent& e = run_.cpu_events[static_cast<size_t>(p)];
-      if (e.kind != CpuEventKind::kPushPopRange) continue;
-      auto [it, added] = spans.try_emplace({static_cast<size_t>(p), g.device_id, g.stream_id});
-      AnnotationSpan& s = it->second;
-      if (added) s = AnnotationSpan{static_cast<size_t>(p), g.process, g.device_id, g.stream_id, g.start_ns, g.end_ns};
-      s.start_ns = std::min(s.start_ns, g.start_ns);
-      s.end_ns = std::max(s.end_ns, g.end_ns);
-    }
+// TensorBoard's plugin finds steps only in events named ProfilerStep#N, and
+// without any takes the span of the trace's operators (cpu_op) for its one
+// step: none here, which made its step time -2^64 us. So a process without
+// ProfilerStep# ranges of its own gets the steps --step found, each on the
+// thread of its first event (the call or range that began it), or else one
+// ProfilerStep#0 over all its CPU events: the plugin's own choice for a
+// trace without steps, with the events it needs to make it.
+void TraceWriter::collect_steps() {
+  const size_t processes = run_.processes.size();
+  std::vector<bool> marked(processes, false);
+  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> starts(processes);  // (start, tid) per process
+  std::vector<std::map<uint32_t, uint64_t>> events_per_thread(processes);
+  std::vector<std::pair<uint64_t, uint64_t>> cpu_span(processes, {UINT64_MAX, 0});
+  for (const CpuEvent& e : run_.cpu_events) {
+    if (e.process >= processes) continue;
+    if (e.kind == CpuEventKind::kPushPopRange && run_.name(e.name).rfind("ProfilerStep#", 0) == 0)
+      marked[e.process] = true;
+    starts[e.process].emplace_back(e.start_ns, e.tid);
+    ++events_per_thread[e.process][e.tid];
+    cpu_span[e.process].first = std::min(cpu_span[e.process].first, e.start_ns);
+    cpu_span[e.process].second = std::max(cpu_span[e.process].second, std::max(e.start_ns, e.end_ns));
   }
-  for (auto& [k, s] : spans) {
-    s.start_ns = s.start_ns > 0 ? s.start_ns - 1 : 0;
-    s.end_ns += 2;
-    annotations_.push_back(s);
+  auto main_thread = [&](uint32_t p) {
+    uint32_t tid = 0;
+    uint64_t most = 0;
+    for (const auto& [t, n] : events_per_thread[p])
+      if (n > most) std::tie(tid, most) = std::tie(t, n);
+    return tid;
+  };
+  std::vector<bool> stepped(processes, false);
+  for (const TraceStep& step : options_.steps) {
+    if (step.process >= processes || marked[step.process] || step.end_ns < step.start_ns) continue;
+    std::vector<std::pair<uint64_t, uint32_t>>& s = starts[step.process];
+    if (!stepped[step.process]) std::sort(s.begin(), s.end());
+    stepped[step.process] = true;
+    const auto first = std::lower_bound(s.begin(), s.end(), std::pair<uint64_t, uint32_t>{step.start_ns, 0});
+    const uint32_t tid = first != s.end() && first->first < step.end_ns ? first->second : main_thread(step.process);
+    steps_.push_back({step.process, tid, step.index, step.start_ns, step.end_ns, false});
+  }
+  for (uint32_t p = 0; p < processes; ++p)
+    if (!marked[p] && !stepped[p] && !starts[p].empty())
+      steps_.push_back({p, main_thread(p), 0, cpu_span[p].first, cpu_span[p].second, true});
+}
+
+void TraceWriter::step(size_t index) {
+  const StepMark& s = steps_[index];
+  common("X", "user_annotation", "ProfilerStep#" + std::to_string(s.index), cpu_pid_[s.process], s.tid);
+  span(s.start_ns, s.end_ns);
+  out_.key("args").raw("{");
+  if (s.whole_run) out_.str("steps").raw(":").str("none: the whole run");
+  else out_.str("step rule").raw(":").str(options_.step_rule);
+  out_.raw("}").end_event();
+}
+
+// The innermost push/pop range around the call that launched `operation`,
+// or -1 (none, or a ProfilerStep#N).
+int64_t TraceWriter::annotated_range(const GpuActivity& operation) const {
+  if (operation.launched_by < 0) return -1;
+  // RangeTree's parents form a tree: the walk ends, whatever the file held.
+  for (int64_t p = tree_.parent(static_cast<size_t>(operation.launched_by)); p != RangeTree::kNoParent;
+       p = tree_.parent(static_cast<size_t>(p))) {
+    const CpuEvent& e = run_.cpu_events[static_cast<size_t>(p)];
+    if (e.kind != CpuEventKind::kPushPopRange) continue;
+    return run_.name(e.name).rfind("ProfilerStep#", 0) == 0 ? -1 : p;
+  }
+  return -1;
+}
+
+void TraceWriter::collect_annotations() {
+  // Each stream's operations in start order; a single pass per stream.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<size_t>> streams;
+  for (size_t i = 0; i < run_.gpu_activities.size(); ++i) {
+    const GpuActivity& g = run_.gpu_activities[i];
+    streams[{g.process, g.device_id, g.stream_id}].push_back(i);
+  }
+  for (auto& [row, operations] : streams) {
+    std::sort(operations.begin(), operations.end(), [&](size_t a, size_t b) {
+      const GpuActivity &x = run_.gpu_activities[a], &y = run_.gpu_activities[b];
+      return std::tie(x.start_ns, x.end_ns, a) < std::tie(y.start_ns, y.end_ns, b);
+    });
+    uint64_t taken_until = 0;  // the end of the stream's operations and annotations so far
+    for (size_t k = 0; k < operations.size(); ++k) {
+      const GpuActivity& g = run_.gpu_activities[operations[k]];
+      const uint64_t end = std::max(g.start_ns, g.end_ns);
+      const int64_t range = annotated_range(g);
+      if (range >= 0) {
+        const uint64_t next_start =
+            k + 1 < operations.size() ? run_.gpu_activities[operations[k + 1]].start_ns : UINT64_MAX;
+        const uint64_t padded_start = std::max(g.start_ns > 0 ? g.start_ns - 1 : 0, std::min(taken_until, g.start_ns));
+        const uint64_t padded_end = std::min(end <= UINT64_MAX - 2 ? end + 2 : end, std::max(next_start, end));
+        // Squeezed between neighbours on both sides, an annotation would be
+        // its operation's interval exactly, and readers could not tell which
+        // holds which (speedscope closes the outer one first and keeps it
+        // open to the end): then none.
+        if (padded_start < g.start_ns || padded_end > end) {
+          annotations_.push_back({static_cast<size_t>(range), operations[k], padded_start, padded_end});
+          taken_until = std::max(taken_until, padded_end);
+        }
+      }
+      taken_until = std::max(taken_until, end);
+    }
   }
 }
 
@@ -282,83 +412,6 @@ void TraceWriter::mark_launchers() {
   launcher_.assign(run_.cpu_events.size(), false);
   for (const GpuActivity& g : run_.gpu_activities)
     if (g.launched_by >= 0 && g.correlation_id != 0) launcher_[static_cast<size_t>(g.launched_by)] = true;
-}
-
-// An event that ends on the same nanosecond as its parent must not end
-// after it once read as doubles, or viewers close the parent first and leave
-// the child (and everything after it on the row) misplaced. Such a parent
-// is lengthened by a nanosecond until it holds; one pass checks, a second
-// only runs when a parent grew (its own parent may then need it too).
-void TraceWriter::fit_cpu_events_in_parents() {
-  cpu_extra_ns_.assign(run_.cpu_events.size(), 0);
-  auto end_of = [&](size_t i) {
-    const CpuEvent& e = run_.cpu_events[i];
-    return reader_end_us(ts(e.start_ns), e.duration_ns() + cpu_extra_ns_[i]);
-  };
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (size_t i = 0; i < run_.cpu_events.size(); ++i) {
-      const int64_t p = tree_.parent(i);
-      if (p == RangeTree::kNoParent || run_.cpu_events[i].kind == CpuEventKind::kStartEndRange) continue;
-      const auto parent = static_cast<size_t>(p);
-      if (run_.cpu_events[i].end_ns + cpu_extra_ns_[i] > run_.cpu_events[parent].end_ns + cpu_extra_ns_[parent]) continue;
-      while (end_of(i) > end_of(parent) && cpu_extra_ns_[parent] < UINT8_MAX) {
-        ++cpu_extra_ns_[parent];
-        grew = true;
-      }
-    }
-  }
-}
-
-// The same for the GPU spans of nested ranges, which often end together
-// (a step and its last phase end with the same kernel). Per row, by start
-// and longest first, children are settled before their parent is compared
-// with its own.
-void TraceWriter::fit_annotations_in_parents() {
-  std::vector<size_t> order(annotations_.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto row = [&](const AnnotationSpan& s) { return std::tuple(s.process, s.device, s.stream); };
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const AnnotationSpan &x = annotations_[a], &y = annotations_[b];
-    return std::tuple(row(x), x.start_ns, ~x.end_ns) < std::tuple(row(y), y.start_ns, ~y.end_ns);
-  });
-  auto end_of = [&](size_t i) {
-    return reader_end_us(ts(annotations_[i].start_ns), annotations_[i].end_ns - annotations_[i].start_ns);
-  };
-  // Open spans in start order, with the innermost span that holds each. The
-  // padding makes spans of back-to-back work overlap, so a span's parent is
-  // not always the last one opened.
-  struct Open {
-    size_t span;
-    int64_t parent;
-  };
-  std::vector<Open> open;
-  auto close = [&](size_t k) {
-    const Open o = open[k];
-    open.erase(open.begin() + static_cast<std::ptrdiff_t>(k));
-    if (o.parent < 0) return;
-    AnnotationSpan& p = annotations_[static_cast<size_t>(o.parent)];
-    while (end_of(o.span) > end_of(static_cast<size_t>(o.parent))) ++p.end_ns;
-  };
-  // Closes the open spans that end by `t`, the latest-starting first, so a
-  // child settles before its parent.
-  auto close_until = [&](uint64_t t) {
-    for (size_t k = open.size(); k-- > 0;)
-      if (annotations_[open[k].span].end_ns <= t) close(k);
-  };
-  for (size_t k = 0; k < order.size(); ++k) {
-    const size_t i = order[k];
-    if (k > 0 && row(annotations_[order[k - 1]]) != row(annotations_[i])) close_until(UINT64_MAX);
-    close_until(annotations_[i].start_ns);
-    int64_t parent = -1;
-    for (size_t j = open.size(); j-- > 0;)
-      if (annotations_[i].end_ns <= annotations_[open[j].span].end_ns) {
-        parent = static_cast<int64_t>(open[j].span);
-        break;
-      }
-    open.push_back({i, parent});
-  }
-  close_until(UINT64_MAX);
 }
 
 void TraceWriter::device_properties() {
@@ -406,12 +459,15 @@ void TraceWriter::header() {
   out_.raw("{\"schemaVersion\":1");
   distributed_info();
   device_properties();
-  out_.key("displayTimeUnit").str("ms");
+  // Kineto writes "ms", with which the Catapult viewer (chrome://tracing,
+  // TensorBoard's Trace tab) decides nesting at whole microseconds and puts
+  // sub-microsecond events under the wrong parent; "ns" makes it nanoseconds.
+  out_.key("displayTimeUnit").str("ns");
   for (const ProcessInfo& p : run_.processes) {
     // RunBuilder put every file on the clock of the first one with an anchor.
     if (!p.process || !p.process->clock_anchor) continue;
     const recorded::ClockAnchor& a = *p.process->clock_anchor;
-    out_.key("baseTimeNanoseconds").num(origin_ - a.monotonic_ns + a.realtime_ns);
+    out_.key("baseTimeNanoseconds").num(origin_ - offset_ns_ - a.monotonic_ns + a.realtime_ns);
     break;
   }
   out_.key("traceName").str(options_.trace_name);
@@ -429,6 +485,8 @@ void TraceWriter::metadata() {
     streams[{s.process, s.device_id}].insert(s.stream_id == kNoStream ? -1 : kSyncRowOffset + s.stream_id);
   for (const MemoryEvent& m : run_.memory_events)
     if (m.on_device) streams[{m.process, m.device_id}];
+  for (const TensorMemoryEvent& m : run_.tensor_memory_events)
+    if (m.device >= 0) streams[{m.process, static_cast<uint32_t>(m.device)}];
 
   for (size_t p = 0; p < run_.processes.size(); ++p) {
     const ProcessInfo& info = run_.processes[p];
@@ -491,9 +549,10 @@ void TraceWriter::api_call(size_t index) {
   const bool inner = nested_call(index);
   common("X", runtime ? "cuda_runtime" : inner ? "cuda_driver_nested" : "cuda_driver", name, pid,
          e.tid);
-  span(e.start_ns, e.duration_ns() + cpu_extra_ns_[index]);
+  span(e.start_ns, e.end_ns);
   out_.key("args").raw("{\"cbid\":").num(run_.callback_id(e.name));
   out_.key(inner ? "runtime correlation" : "correlation").num(e.correlation_id);
+  external_id_arg(operators_.enclosing_external_id(index));
   if (options_.namer != nullptr && e.stack != 0 && e.stack <= run_.stacks.size()) {
     out_.raw(",\"stack\":[");
     const std::vector<std::string>& names = stack_names(e.stack);
@@ -513,18 +572,20 @@ void TraceWriter::cpu_event(size_t index) {
   const CpuEvent& e = run_.cpu_events[index];
   if (e.kind == CpuEventKind::kApiCall) return api_call(index);
   const uint64_t pid = cpu_pid_[e.process];
-  const std::string full_name = range_name(run_, e);
+  const std::string full_name = operators_.name(index);
   auto args = [&] {
     out_.key("args").raw("{\"External id\":").num(external_id(index));
+    out_.raw(operators_.operator_args(index));
     if (e.domain) out_.key("domain").str(run_.name(e.domain));
     if (e.unterminated) out_.raw(",\"unterminated\":true");
     out_.raw("}");
   };
   if (e.kind == CpuEventKind::kPushPopRange) {
-    common("X", "user_annotation", full_name, pid, e.tid);
-    span(e.start_ns, e.duration_ns() + cpu_extra_ns_[index]);
+    common("X", operators_.category(index), full_name, pid, e.tid);
+    span(e.start_ns, e.end_ns);
     args();
     out_.end_event();
+    fwdbwd_flow(index);
     return;
   }
   // Start/end ranges may overlap each other and end on another thread:
@@ -536,6 +597,17 @@ void TraceWriter::cpu_event(size_t index) {
   out_.end_event();
   common("e", "user_annotation", full_name, pid, e.tid);
   out_.key("id").num(id).key("ts").micros(ts(e.end_ns)).end_event();
+}
+
+// Kineto's arrow from a forward op to its backward node (trace_operators.h).
+void TraceWriter::fwdbwd_flow(size_t range) {
+  const TraceOperators::Flow* flow = operators_.flow_at(range);
+  if (flow == nullptr) return;
+  const CpuEvent& e = run_.cpu_events[range];
+  common(flow->start ? "s" : "f", "fwdbwd", "fwdbwd", cpu_pid_[e.process], e.tid);
+  out_.key("id").num(flow->id).key("ts").micros(ts(e.start_ns));
+  if (!flow->start) out_.raw(",\"bp\":\"e\"");
+  out_.end_event();
 }
 
 // Kineto's kernel args, in its order. "queued" is CUPTI's queued
@@ -559,6 +631,7 @@ void TraceWriter::kernel_args(const GpuActivity& g) {
   out_.key("block").raw("[").num(k.block[0]).raw(",").num(k.block[1]).raw(",").num(k.block[2]).raw("]");
   out_.key("est. achieved occupancy %").num(occupancy.achieved_percent);
   out_.key("graph id").num(g.graph_id).key("graph node id").num(k.graph_node_id);
+  external_id_arg(operators_.external_id_of_call(g.launched_by));
   out_.raw("}");
 }
 
@@ -567,11 +640,12 @@ void TraceWriter::gpu_event(size_t index) {
   const uint64_t pid = gpu_pid(g.process, g.device_id);
   const char* cat = g.kind == GpuKind::kKernel ? "kernel" : g.kind == GpuKind::kMemcpy ? "gpu_memcpy" : "gpu_memset";
   common("X", cat, run_.name(g.name), pid, g.stream_id);
-  span(g.start_ns, g.duration_ns());
+  span(g.start_ns, g.end_ns);
   if (g.kind == GpuKind::kKernel) {
     kernel_args(g);
   } else {
     out_.key("args").raw("{\"device\":").num(g.device_id).key("context").num(g.context_id);
+    external_id_arg(operators_.external_id_of_call(g.launched_by));
     out_.key("stream").num(g.stream_id).key("correlation").num(g.correlation_id);
     out_.key("bytes").num(g.bytes);
     // bytes per ns is GB/s.
@@ -592,12 +666,34 @@ void TraceWriter::gpu_event(size_t index) {
 // Kineto gives a GPU span of a range its range's External id and nothing
 // else: readers (HTA, TensorBoard) take an event with device and stream
 // args for GPU work and would count the span as a kernel.
+// Readers compute an event's end as ts + dur, or (speedscope) as
+// (ts - the lane's first ts) + dur, in doubles; JsonOut's duration_between
+// makes both exact when every difference of two ts is exact, which holds
+// (Sterbenz's lemma) when no ts is more than twice another. So the trace's
+// time starts at a round number of microseconds no less than its whole
+// span (a power of ten: 10000.000 for a run of 6 ms) rather than at 0, as
+// Kineto's own traces start at the epoch's microseconds. Readers show
+// times from the first event, so nothing a user sees moves.
+void TraceWriter::choose_time_offset() {
+  uint64_t last = origin_;
+  for (const CpuEvent& e : run_.cpu_events) last = std::max({last, e.start_ns, e.end_ns});
+  for (const GpuActivity& g : run_.gpu_activities) last = std::max({last, g.start_ns, g.end_ns});
+  for (const Synchronization& s : run_.synchronizations) last = std::max({last, s.start_ns, s.end_ns});
+  for (const MemoryEvent& m : run_.memory_events) last = std::max(last, m.time_ns);
+  for (const TensorMemoryEvent& m : run_.tensor_memory_events) last = std::max(last, m.time_ns);
+  for (const GpuAnnotation& a : annotations_) last = std::max(last, a.end_ns);
+  for (const StepMark& s : steps_) last = std::max(last, s.end_ns);
+  uint64_t offset = 1000;  // 1 us
+  while (offset < last - origin_ && offset <= UINT64_MAX / 10) offset *= 10;
+  offset_ns_ = offset;
+}
+
 void TraceWriter::annotation(size_t index) {
-  const AnnotationSpan& s = annotations_[index];
-  const CpuEvent& range = run_.cpu_events[s.range];
-  common("X", "gpu_user_annotation", range_name(run_, range), gpu_pid(s.process, s.device), s.stream);
-  span(s.start_ns, s.end_ns - s.start_ns);
-  out_.key("args").raw("{\"External id\":").num(external_id(s.range)).raw("}").end_event();
+  const GpuAnnotation& a = annotations_[index];
+  const GpuActivity& g = run_.gpu_activities[a.operation];
+  common("X", "gpu_user_annotation", operators_.name(a.range), gpu_pid(g.process, g.device_id), g.stream_id);
+  span(a.start_ns, a.end_ns);
+  out_.key("args").raw("{\"External id\":").num(external_id(a.range)).raw("}").end_event();
 }
 
 void TraceWriter::sync(size_t index) {
@@ -605,11 +701,12 @@ void TraceWriter::sync(size_t index) {
   const bool on_stream = s.stream_id != kNoStream;
   const char* name = sync_name(s.kind);
   common("X", "cuda_sync", name, gpu_pid(s.process, s.device_id), on_stream ? kSyncRowOffset + s.stream_id : -1);
-  span(s.start_ns, s.duration_ns());
+  span(s.start_ns, s.end_ns);
   out_.key("args").raw("{\"cuda_sync_kind\":").str(name);
   if (s.kind == SyncKind::kEventSynchronize || s.kind == SyncKind::kStreamWaitEvent)
     out_.key("wait_on_cuda_event_id").num(s.event);
   out_.key("stream").snum(on_stream ? int64_t{s.stream_id} : -1).key("correlation").num(s.correlation_id);
+  external_id_arg(operators_.external_id_of_call(s.called_by));
   out_.key("device").num(s.device_id).key("context").num(s.context_id).raw("}").end_event();
 }
 
@@ -621,13 +718,14 @@ void TraceWriter::memory(size_t index) {
   const uint64_t cpu_pid = cpu_pid_[m.process];
   begin_event();
   if (m.on_device) {
-    out_.raw("{\"ph\":\"C\",\"name\":").str("GPU " + std::to_string(m.device_id) + " memory in use");
+    out_.raw("{\"ph\":\"C\",\"cat\":\"memory\",\"name\":").str("GPU " + std::to_string(m.device_id) + " memory in use");
     out_.key("pid").num(gpu_pid(m.process, m.device_id));
   } else {
-    out_.raw("{\"ph\":\"C\",\"name\":").str("CUDA host memory in use");
+    out_.raw("{\"ph\":\"C\",\"cat\":\"memory\",\"name\":").str("CUDA host memory in use");
     out_.key("pid").num(cpu_pid);
   }
   out_.key("ts").micros(ts(m.time_ns)).key("args").raw("{\"bytes\":").snum(memory_in_use_[index]).raw("}").end_event();
+  if (has_tensor_memory_[m.process]) return;
 
   begin_event();
   out_.raw("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\"");
@@ -636,21 +734,55 @@ void TraceWriter::memory(size_t index) {
   out_.key("pid").num(cpu_pid).key("tid").num(tid).key("ts").micros(ts(m.time_ns));
   // Kineto's device types: 0 CPU, 1 CUDA. Allocated and reserved are the
   // same here: CUDA's own allocator keeps no cache.
-  out_.key("args").raw("{\"Device Type\":").num(m.on_device ? 1 : 0).key("Device Id").snum(m.on_device ? m.device_id : -1);
+  // Host memory is device -1 as in Kineto: `m.on_device ? m.device_id : -1`
+  // is unsigned, and TensorBoard's plugin indexes its device list with the
+  // 4294967295 that made.
+  const int64_t device = m.on_device ? int64_t{m.device_id} : -1;
+  out_.key("args").raw("{\"Device Type\":").num(m.on_device ? 1 : 0).key("Device Id").snum(device);
   out_.key("Addr").num(m.address).key("Bytes").snum(m.signed_bytes());
   out_.key("Total Allocated").snum(memory_in_use_[index]).key("Total Reserved").snum(memory_in_use_[index]);
+  out_.raw("}").end_event();
+}
+
+// A tensor's block from the caching allocator, as torch.profiler writes it
+// with profile_memory: a "[memory]" instant event with the allocator's own
+// totals (device -1 for CPU memory), and the allocated total as a counter.
+void TraceWriter::tensor_memory(size_t index) {
+  const TensorMemoryEvent& m = run_.tensor_memory_events[index];
+  const uint64_t cpu_pid = cpu_pid_[m.process];
+  const bool on_device = m.device >= 0;
+  begin_event();
+  if (on_device) {
+    out_.raw("{\"ph\":\"C\",\"name\":").str("GPU " + std::to_string(m.device) + " tensor memory allocated");
+    out_.key("pid").num(gpu_pid(m.process, static_cast<uint32_t>(m.device)));
+  } else {
+    out_.raw("{\"ph\":\"C\",\"name\":").str("CPU tensor memory allocated");
+    out_.key("pid").num(cpu_pid);
+  }
+  out_.key("ts").micros(ts(m.time_ns)).key("args").raw("{\"bytes\":").num(m.total_allocated).raw("}").end_event();
+
+  begin_event();
+  out_.raw("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\"");
+  out_.key("pid").num(cpu_pid).key("tid").num(m.tid).key("ts").micros(ts(m.time_ns));
+  out_.key("args").raw("{\"Device Type\":").num(on_device ? 1 : 0).key("Device Id").snum(m.device);
+  out_.key("Addr").num(m.address).key("Bytes").snum(m.signed_bytes());
+  out_.key("Total Allocated").num(m.total_allocated).key("Total Reserved").num(m.total_reserved);
   out_.raw("}").end_event();
 }
 
 ChromeTraceStats TraceWriter::write() {
   assign_pids();
   collect_annotations();
+  collect_steps();
   mark_launchers();
   std::vector<Item> items;
-  items.reserve(run_.cpu_events.size() + run_.gpu_activities.size() + annotations_.size() +
+  items.reserve(steps_.size() + run_.cpu_events.size() + run_.gpu_activities.size() + annotations_.size() +
                 run_.synchronizations.size() + run_.memory_events.size());
+  for (size_t i = 0; i < steps_.size(); ++i)
+    items.push_back({steps_[i].start_ns, ItemKind::kStep, static_cast<uint32_t>(i)});
   for (size_t i = 0; i < run_.cpu_events.size(); ++i)
-    items.push_back({run_.cpu_events[i].start_ns, ItemKind::kCpu, static_cast<uint32_t>(i)});
+    if (options_.driver_calls || !folded_driver_call(i))
+      items.push_back({run_.cpu_events[i].start_ns, ItemKind::kCpu, static_cast<uint32_t>(i)});
   for (size_t i = 0; i < run_.gpu_activities.size(); ++i)
     items.push_back({run_.gpu_activities[i].start_ns, ItemKind::kGpu, static_cast<uint32_t>(i)});
   for (size_t i = 0; i < annotations_.size(); ++i)
@@ -659,12 +791,16 @@ ChromeTraceStats TraceWriter::write() {
     items.push_back({run_.synchronizations[i].start_ns, ItemKind::kSync, static_cast<uint32_t>(i)});
   for (size_t i = 0; i < run_.memory_events.size(); ++i)
     items.push_back({run_.memory_events[i].time_ns, ItemKind::kMemory, static_cast<uint32_t>(i)});
+  has_tensor_memory_.assign(run_.processes.size(), false);
+  for (size_t i = 0; i < run_.tensor_memory_events.size(); ++i) {
+    items.push_back({run_.tensor_memory_events[i].time_ns, ItemKind::kTensorMemory, static_cast<uint32_t>(i)});
+    has_tensor_memory_[run_.tensor_memory_events[i].process] = true;
+  }
   std::sort(items.begin(), items.end());
   origin_ = items.empty() ? 0 : items.front().start_ns;
   for (const GpuActivity& g : run_.gpu_activities)  // a flow's start may precede (clock skew)
     if (g.launched_by >= 0) origin_ = std::min(origin_, run_.cpu_events[static_cast<size_t>(g.launched_by)].start_ns);
-  fit_cpu_events_in_parents();
-  fit_annotations_in_parents();
+  choose_time_offset();
 
   // Memory in use, per (process, device or host), in time order.
   memory_in_use_.assign(run_.memory_events.size(), 0);
@@ -686,11 +822,13 @@ ChromeTraceStats TraceWriter::write() {
       break;
     }
     switch (item.kind) {
+      case ItemKind::kStep: step(item.index); break;
       case ItemKind::kCpu: cpu_event(item.index); break;
       case ItemKind::kGpu: gpu_event(item.index); break;
       case ItemKind::kAnnotation: annotation(item.index); break;
       case ItemKind::kSync: sync(item.index); break;
       case ItemKind::kMemory: memory(item.index); break;
+      case ItemKind::kTensorMemory: tensor_memory(item.index); break;
     }
     ++stats.events;
   }
@@ -699,6 +837,7 @@ ChromeTraceStats TraceWriter::write() {
   out_.raw("}}\n");
   out_.flush();
   stats.bytes = out_.bytes();
+  stats.events_in_file = out_.events();
   return stats;
 }
 

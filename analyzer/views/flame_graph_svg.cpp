@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "views/folded_stacks.h"
 #include "views/text_escape.h"
 
 namespace prof::analyzer {
@@ -21,7 +22,9 @@ constexpr double kMinWidth = 0.1;  // px
 struct Node {
   std::string name;
   uint64_t value = 0;  // counts (us), including children
-  std::map<std::string, std::unique_ptr<Node>> children;  // by name: flamegraph.pl's order
+  // By name as flamegraph.pl orders them, but numbers by value ("step#2"
+  // before "step#10").
+  std::map<std::string, std::unique_ptr<Node>, NaturalLess> children;
 };
 
 std::vector<std::string> split_frames(const std::string& frames) {

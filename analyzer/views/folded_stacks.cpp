@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "views/key_averages.h"
 
@@ -18,7 +19,7 @@ std::string_view base_name(std::string_view path) {
 // A folded stack as integers: what kind of leaf, then the fields below.
 // Events with equal keys have equal text, so the text is made once per key
 // rather than once per event (a string per event was most of `stacks`).
-using StackKey = std::array<uint32_t, 6>;
+using StackKey = std::array<uint32_t, 5>;
 struct StackKeyHash {
   size_t operator()(const StackKey& key) const {
     uint64_t hash = 1469598103934665603ull;  // FNV-1a over the words
@@ -27,30 +28,39 @@ struct StackKeyHash {
   }
 };
 
+// Where a push/pop range sits among the frames of a call stack: after the
+// first `length` frames (root first) of stack `stack` (index + 1 into
+// Run::stacks; 0: none).
+struct Placement {
+  uint32_t stack = 0;
+  uint32_t length = 0;
+};
+
 class StackBuilder {
  public:
   StackBuilder(const Run& run, const RangeTree& tree, const FoldedStacksOptions& options, const FrameNamer& namer)
-      : run_(run), tree_(tree), options_(options), namer_(namer), path_(run.cpu_events.size(), 0),
-        native_(run.cpu_events.size(), 0), paths_(1) {}
+      : run_(run), tree_(tree), options_(options), namer_(namer), node_(run.cpu_events.size(), kUnresolved),
+        placed_(run.cpu_events.size()), nodes_(1) {
+    place_ranges();
+  }
 
   // The stack down to and including CPU event `index`: its thread (with
-  // per_thread), the native stack it shows, and its path of enclosing
-  // ranges and calls.
+  // per_thread) and its trie node of frames and enclosing ranges and calls.
   StackKey cpu_key(size_t index) {
     resolve(index);
     const CpuEvent& e = run_.cpu_events[index];
-    return {kCpu, options_.per_thread ? e.process : 0, options_.per_thread ? e.tid : 0, native_[index], path_[index], 0};
+    return {kCpu, options_.per_thread ? e.process : 0, options_.per_thread ? e.tid : 0, node_[index], 0};
   }
 
   StackKey gpu_key(const GpuActivity& g) {
     if (g.launched_by >= 0 && static_cast<size_t>(g.launched_by) < run_.cpu_events.size()) {
       StackKey key = cpu_key(static_cast<size_t>(g.launched_by));
       key[0] = kLaunchedGpu;
-      key[5] = g.name;
+      key[4] = g.name;
       return key;
     }
-    if (options_.per_thread) return {kGpuByStream, g.device_id, g.stream_id, 0, 0, g.name};
-    return {kGpu, 0, 0, 0, 0, g.name};
+    if (options_.per_thread) return {kGpuByStream, g.device_id, g.stream_id, 0, g.name};
+    return {kGpu, 0, 0, 0, g.name};
   }
 
   std::string text(const StackKey& key) {
@@ -58,52 +68,150 @@ class StackBuilder {
     if (key[0] == kGpuByStream) append(out, "GPU " + std::to_string(key[1]) + " stream " + std::to_string(key[2]));
     if (key[0] == kCpu || key[0] == kLaunchedGpu) {
       if (options_.per_thread) append(out, thread_frame(key[1], key[2]));
-      if (key[3] != 0) append_native_stack(out, run_.stacks[key[3] - 1]);
-      std::vector<uint32_t> row_keys;
-      for (uint32_t p = key[4]; p != 0; p = paths_[p].parent) row_keys.push_back(paths_[p].row_key);
-      for (auto it = row_keys.rbegin(); it != row_keys.rend(); ++it) append(out, row_key_texts_[*it]);
+      std::vector<uint64_t> tokens;
+      for (uint32_t n = key[3]; n != 0; n = nodes_[n].parent) tokens.push_back(nodes_[n].token);
+      for (auto it = tokens.rbegin(); it != tokens.rend(); ++it)
+        append(out, (*it & kRowKeyToken) ? row_key_texts_[static_cast<uint32_t>(*it)] : frame_name(static_cast<uint32_t>(*it)));
     }
-    if (key[0] != kCpu) append(out, run_.name(key[5]));
+    if (key[0] != kCpu) append(out, run_.name(key[4]));
     return out;
   }
 
  private:
   enum Leaf : uint32_t { kCpu, kLaunchedGpu, kGpuByStream, kGpu };
+  static constexpr uint32_t kUnresolved = UINT32_MAX;
+  // A trie token is a frame index, or a row name id with this bit.
+  static constexpr uint64_t kRowKeyToken = uint64_t{1} << 32;
 
-  // A path of enclosing events, as a trie node: its last event's row name
-  // and the path before it (0: the root, no event).
-  struct PathNode {
+  // A node of the trie of stacks: its last token (a frame or a range or
+  // call's row name) and the node before it (0: the root, no token).
+  struct Node {
     uint32_t parent = 0;
-    uint32_t row_key = 0;
+    uint64_t token = 0;
   };
 
-  // Fills path_ and native_ for `index` and any of its ancestors not done
-  // yet, outermost first, since each extends its parent's.
+  // Frames of stack `stack` (1-based) the folded stack shows: all but the
+  // CUDA and agent frames at the leaf end.
+  uint32_t shown_length(uint32_t stack) const {
+    const std::vector<uint32_t>& frames = run_.stacks[stack - 1];
+    size_t leaf = 0;
+    while (leaf < frames.size() && in_cuda_or_agent(run_.frames[frames[leaf]])) ++leaf;
+    return static_cast<uint32_t>(frames.size() - leaf);
+  }
+  // Frame `k` from the root of stack `stack` (1-based).
+  uint32_t root_frame(uint32_t stack, uint32_t k) const {
+    const std::vector<uint32_t>& frames = run_.stacks[stack - 1];
+    return frames[frames.size() - 1 - k];
+  }
+  bool has_stack(const CpuEvent& e) const {
+    return e.kind == CpuEventKind::kApiCall && e.stack != 0 && e.stack <= run_.stacks.size();
+  }
+
+  // A range records no call stack of its own (NvtxRange has none), so it is
+  // placed where the calls made inside it agree: after the longest run of
+  // root frames every one of their stacks shares. That is the frame that
+  // opened it or one below it, never above; a range with no call inside
+  // sits where its parent does. Outermost ranges of one row name (every
+  // ProfilerStep#N) take the place all their calls agree on, so that the
+  // steps merge into one frame; nested ones (an operator called from two
+  // places) keep their own.
+  void place_ranges() {
+    place_each_range();
+    std::unordered_map<uint32_t, Placement> by_row_key;
+    const auto& events = run_.cpu_events;
+    auto outermost = [&](size_t i) { return placed_[i].stack != 0 && tree_.parent(i) == RangeTree::kNoParent; };
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (!outermost(i)) continue;
+      auto [it, added] = by_row_key.try_emplace(row_key_id(events[i]), placed_[i]);
+      if (!added) it->second.length = common_length(it->second, placed_[i]);
+    }
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (outermost(i)) placed_[i] = by_row_key[row_key_id(events[i])];
+      // A range opened around one launch agrees with it on every frame,
+      // the launch's own stub frames too; it was opened above them.
+      Placement& at = placed_[i];
+      while (at.length > 0 && is_launch_stub(root_frame(at.stack, at.length - 1))) --at.length;
+    }
+  }
+
+  // The host side of a kernel launch, which nvcc generates and the runtime's
+  // header inlines: the host function named as the kernel, its
+  // __device_stub__ and __wrapper__device_stub_ functions, and the
+  // cudaLaunchKernel<...> template.
+  bool is_launch_stub(uint32_t frame) {
+    if (!kernel_names_known_)
+      for (const GpuActivity& g : run_.gpu_activities)
+        if (g.kind == GpuKind::kKernel) kernel_names_.insert(run_.name(g.name));
+    kernel_names_known_ = true;
+    const std::string& name = frame_name(frame);
+    for (std::string_view prefix : {"__device_stub__", "__wrapper__device_stub_", "cudaLaunchKernel<", "cudaLaunchKernel("})
+      if (name.compare(0, prefix.size(), prefix) == 0) return true;
+    return kernel_names_.count(name) != 0;
+  }
+
+  // Frames compare by the name they show, not their address: the calls
+  // inside a range come from different lines of the function that opened
+  // it, and that function is where the range belongs.
+  uint32_t common_length(const Placement& a, const Placement& b) {
+    uint32_t common = 0;
+    while (common < a.length && common < b.length && same_frame(root_frame(a.stack, common), root_frame(b.stack, common)))
+      ++common;
+    return common;
+  }
+  bool same_frame(uint32_t a, uint32_t b) { return a == b || frame_name(a) == frame_name(b); }
+
+  void place_each_range() {
+    const auto& events = run_.cpu_events;
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (!has_stack(events[i])) continue;
+      const uint32_t stack = events[i].stack;
+      const uint32_t length = shown_length(stack);
+      for (int64_t p = tree_.parent(i); p != RangeTree::kNoParent; p = tree_.parent(static_cast<size_t>(p))) {
+        Placement& at = placed_[static_cast<size_t>(p)];
+        if (events[static_cast<size_t>(p)].kind != CpuEventKind::kPushPopRange || at.stack == stack) continue;
+        if (at.stack == 0) {
+          at = {stack, length};
+          continue;
+        }
+        at.length = common_length(at, {stack, length});
+      }
+    }
+  }
+
+  // Fills node_ (and placed_ for calls) for `index` and any of its
+  // ancestors not done yet, outermost first, since each extends its
+  // parent's.
   void resolve(size_t index) {
     pending_.clear();
-    for (int64_t i = static_cast<int64_t>(index); i != RangeTree::kNoParent && path_[static_cast<size_t>(i)] == 0;
+    for (int64_t i = static_cast<int64_t>(index); i != RangeTree::kNoParent && node_[static_cast<size_t>(i)] == kUnresolved;
          i = tree_.parent(static_cast<size_t>(i)))
       pending_.push_back(static_cast<size_t>(i));
     for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) {
       const size_t i = *it;
       const CpuEvent& e = run_.cpu_events[i];
       const int64_t parent = tree_.parent(i);
-      const uint32_t parent_path = parent == RangeTree::kNoParent ? 0 : path_[static_cast<size_t>(parent)];
-      const uint32_t parent_native = parent == RangeTree::kNoParent ? 0 : native_[static_cast<size_t>(parent)];
-      path_[i] = child(parent_path, row_key_id(e));
-      // The native stack of the innermost API call of the chain that has
-      // one: a driver call under a runtime call shares its call site once
-      // the CUDA library frames are dropped.
-      const bool has_stack = e.kind == CpuEventKind::kApiCall && e.stack != 0 && e.stack <= run_.stacks.size();
-      native_[i] = has_stack ? e.stack : parent_native;
+      uint32_t node = parent == RangeTree::kNoParent ? 0 : node_[static_cast<size_t>(parent)];
+      const Placement base = parent == RangeTree::kNoParent ? Placement{} : placed_[static_cast<size_t>(parent)];
+      // Where this event goes: a range where place_ranges put it; a call
+      // at the end of its own stack's shown frames, unless it is made inside
+      // another call (a driver call in a runtime call: the same call site).
+      Placement target = base;
+      if (e.kind == CpuEventKind::kPushPopRange && placed_[i].stack != 0) target = placed_[i];
+      const bool inside_call = parent != RangeTree::kNoParent && run_.cpu_events[static_cast<size_t>(parent)].kind == CpuEventKind::kApiCall;
+      if (has_stack(e) && !inside_call) target = {e.stack, shown_length(e.stack)};
+      if (target.length < base.length) target = base;  // never above its parent
+      if (target.stack != 0)
+        for (uint32_t k = base.length; k < target.length; ++k) node = child(node, root_frame(target.stack, k));
+      placed_[i] = target;
+      node_[i] = child(node, kRowKeyToken | row_key_id(e));
     }
   }
 
-  uint32_t child(uint32_t parent, uint32_t row_key) {
-    auto [it, added] = children_.try_emplace((uint64_t{parent} << 32) | row_key, 0);
+  uint32_t child(uint32_t parent, uint64_t token) {
+    auto [it, added] = children_.try_emplace({parent, token}, 0);
     if (added) {
-      paths_.push_back({parent, row_key});
-      it->second = static_cast<uint32_t>(paths_.size() - 1);
+      nodes_.push_back({parent, token});
+      it->second = static_cast<uint32_t>(nodes_.size() - 1);
     }
     return it->second;
   }
@@ -139,13 +247,6 @@ class StackBuilder {
     return frame;
   }
 
-  void append_native_stack(std::string& out, const std::vector<uint32_t>& frames) {
-    // Innermost first: skip the CUDA and agent frames at the leaf end.
-    size_t leaf = 0;
-    while (leaf < frames.size() && in_cuda_or_agent(run_.frames[frames[leaf]])) ++leaf;
-    for (size_t i = frames.size(); i > leaf; --i) append(out, frame_name(frames[i - 1]));
-  }
-
   bool in_cuda_or_agent(const Frame& f) const {
     if (f.kind != FrameKind::kNative || f.module < 0 || static_cast<size_t>(f.module) >= run_.modules.size())
       return false;
@@ -158,21 +259,29 @@ class StackBuilder {
     return it->second;
   }
 
+  struct ChildKeyHash {
+    size_t operator()(const std::pair<uint32_t, uint64_t>& k) const {
+      return std::hash<uint64_t>{}(k.second * 1099511628211ull ^ k.first);
+    }
+  };
+
   const Run& run_;
   const RangeTree& tree_;
   const FoldedStacksOptions& options_;
   const FrameNamer& namer_;
   std::unordered_map<uint32_t, std::string> frame_names_;
-  // Per CPU event: its path (0: not resolved yet) and native stack (index
-  // + 1 into Run::stacks; 0: none).
-  HugeVector<uint32_t> path_;
-  HugeVector<uint32_t> native_;
-  std::vector<PathNode> paths_;  // [0] is the root
-  std::unordered_map<uint64_t, uint32_t> children_;
+  // Per CPU event: its trie node (kUnresolved: not yet), and where it sits
+  // among the frames.
+  HugeVector<uint32_t> node_;
+  HugeVector<Placement> placed_;
+  std::vector<Node> nodes_;  // [0] is the root
+  std::unordered_map<std::pair<uint32_t, uint64_t>, uint32_t, ChildKeyHash> children_;
   std::unordered_map<uint64_t, uint32_t> row_key_ids_;
   std::unordered_map<std::string, uint32_t> row_key_by_text_;
   std::vector<std::string> row_key_texts_;
   std::vector<size_t> pending_;
+  std::unordered_set<std::string> kernel_names_;
+  bool kernel_names_known_ = false;
 };
 
 }  // namespace
@@ -181,6 +290,34 @@ std::optional<StackMetric> parse_stack_metric(std::string_view name) {
   if (name == "self_cpu_time_total") return StackMetric::kSelfCpu;
   if (name == "self_cuda_time_total") return StackMetric::kSelfCuda;
   return std::nullopt;
+}
+
+bool NaturalLess::operator()(std::string_view a, std::string_view b) const {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      // Compare the numbers by value: skip leading zeros, then the longer
+      // run of digits is the larger, then digit by digit.
+      size_t ai = i, bj = j;
+      while (ai < a.size() && a[ai] == '0') ++ai;
+      while (bj < b.size() && b[bj] == '0') ++bj;
+      size_t ae = ai, be = bj;
+      while (ae < a.size() && digit(a[ae])) ++ae;
+      while (be < b.size() && digit(b[be])) ++be;
+      if (ae - ai != be - bj) return ae - ai < be - bj;
+      const int order = a.substr(ai, ae - ai).compare(b.substr(bj, be - bj));
+      if (order != 0) return order < 0;
+      if (ae - i != be - j) return ae - i < be - j;  // fewer leading zeros first
+      i = ae;
+      j = be;
+      continue;
+    }
+    if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
 }
 
 bool is_cuda_or_agent_module(std::string_view path) {
@@ -212,7 +349,7 @@ std::vector<FoldedStack> folded_stacks(const Run& run, const RangeTree& tree, co
     for (const GpuActivity& g : run.gpu_activities)
       if (g.duration_ns() > 0) by_key[builder.gpu_key(g)] += g.duration_ns();
   }
-  std::map<std::string, uint64_t> merged;
+  std::map<std::string, uint64_t, NaturalLess> merged;
   for (const auto& [key, ns] : by_key) merged[builder.text(key)] += ns;
   std::vector<FoldedStack> out;
   out.reserve(merged.size());

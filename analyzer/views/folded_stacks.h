@@ -10,9 +10,15 @@
 //   native/Python frames the call stack recorded at the API call, with the
 //                       frames inside the CUDA libraries and the agent
 //                       (libcudart, libcuda, libcupti, libprof) dropped from
-//                       the leaf end, so it ends at the app's call site
-//   NVTX ranges         the push/pop ranges (and outer API calls) enclosing
-//                       the event on its thread, outermost first
+//                       the leaf end, so it ends at the app's call site;
+//   NVTX ranges         with the push/pop ranges (torch's operators too)
+//                       enclosing the event on its thread placed among
+//                       them: a range records no stack, so it goes after the
+//                       root frames that every call made inside it shares
+//                       (the frame that opened it, or one below it), so
+//                       `main;step#0;compute;cudaLaunchKernel` and, for
+//                       torch, `<python frames>;aten::addmm;<native frames
+//                       of libtorch>;cudaLaunchKernel`
 //   the event           the API call (or push/pop range) itself
 //   GPU work            self_cuda_time_total only: the kernel, copy or set
 //
@@ -52,8 +58,14 @@ struct FoldedStack {
   uint64_t ns = 0;     // summed over the events with this stack
 };
 
-// Identical stacks merged, sorted by their text (the order is stable, so the
-// output diffs well; flamegraph.pl sorts anyway).
+// Orders text as people count: "step#2" before "step#10" (runs of digits
+// compared by value), otherwise byte by byte.
+struct NaturalLess {
+  bool operator()(std::string_view a, std::string_view b) const;
+};
+
+// Identical stacks merged, sorted by their text in NaturalLess order (the
+// order is stable, so the output diffs well; flamegraph.pl sorts anyway).
 std::vector<FoldedStack> folded_stacks(const Run& run, const RangeTree& tree, const FoldedStacksOptions& options);
 
 // Writes "frames count\n" lines. Counts are microseconds rounded to the

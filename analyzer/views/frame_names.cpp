@@ -12,8 +12,12 @@ std::string hex(uint64_t value) {
 }  // namespace
 
 std::string ModuleOffsetFrameNamer::name(const Run& run, const Frame& frame) const {
-  if (frame.kind == FrameKind::kPython)
+  if (frame.kind == FrameKind::kPython) {
+    // The agent's mark where a deep stack's middle was left out: "...", as
+    // flame graphs write it (no file, no line).
+    if (run.name(frame.file).empty() && run.name(frame.function) == "...") return "...";
     return run.name(frame.file) + "(" + std::to_string(frame.line) + "): " + run.name(frame.function);
+  }
   if (frame.module < 0 || static_cast<size_t>(frame.module) >= run.modules.size()) return hex(frame.address);
   const Module& m = run.modules[static_cast<size_t>(frame.module)];
   const size_t slash = m.path.rfind('/');

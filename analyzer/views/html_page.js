@@ -232,7 +232,9 @@
     const filter = el("input", { id: "operator-filter", type: "search", placeholder: "filter by name" });
     function show() {
       const w = DATA.windows[Number(select.value)];
-      const table = sortableTable(OPERATOR_COLUMNS, w.rows, "operators");
+      // Not id "operators": that is the tab's address (#operators), which
+      // would scroll the page to the table, past the tab bar.
+      const table = sortableTable(OPERATOR_COLUMNS, w.rows, "operator-table");
       const text = filter.value.toLowerCase();
       table.filter = r => !text || r.name.toLowerCase().includes(text);
       table.rerender();
@@ -240,7 +242,7 @@
         text: "Self CPU time total: " + fmtNs(w.self_cpu_time_total_ns) + ", Self CUDA time total: " + fmtNs(w.self_cuda_time_total_ns) }), table);
     }
     select.addEventListener("change", show);
-    filter.addEventListener("input", () => { const t = document.getElementById("operators"); const text = filter.value.toLowerCase();
+    filter.addEventListener("input", () => { const t = document.getElementById("operator-table"); const text = filter.value.toLowerCase();
       t.filter = r => !text || r.name.toLowerCase().includes(text); t.rerender(); });
     sec.append(el("div", { class: "controls" }, el("label", { text: "window " }, select), filter), holder);
     show();

@@ -8,9 +8,8 @@
 namespace prof::analyzer {
 
 std::string row_key(const Run& run, const CpuEvent& event) {
-  std::string name = run.name(event.name);
-  static constexpr std::string_view kStep = "ProfilerStep#";
-  if (name.compare(0, kStep.size(), kStep) == 0) name = "ProfilerStep*";
+  if (event.kind == CpuEventKind::kApiCall) return run.name(event.name);
+  std::string name = merged_counter_name(parse_torch_range(run.name(event.name)).name);
   if (event.domain == Run::kNoName) return name;
   return run.name(event.domain) + ":" + name;
 }
@@ -34,7 +33,7 @@ struct Occurrence {
 // these integers first, and making the row's text key once per group,
 // replaces a string key and a map lookup per event.
 struct GroupKey {
-  uint32_t is_gpu;
+  uint32_t is_gpu;  // 0: an API call, 1: GPU work, 2: a range (name is a RangeRowIds id)
   NameId name;
   NameId domain;
   NameId shape;
@@ -57,6 +56,98 @@ struct Group {
   KeyAverage sums;
 };
 
+// What each CPU event counts in the table, when that differs from the
+// RangeTree's figures: folded driver calls and GPU work moved to operators.
+struct EventFigures {
+  HugeVector<uint64_t> self_cpu_ns;
+  HugeVector<uint64_t> self_gpu_ns;
+  HugeVector<uint64_t> gpu_total_ns;
+  std::vector<bool> hidden;  // folded into its runtime call: no row
+};
+
+bool is_runtime(const CpuEvent& e) { return e.kind == CpuEventKind::kApiCall && e.api_domain() != ApiDomain::kDriver; }
+bool is_driver(const CpuEvent& e) { return e.kind == CpuEventKind::kApiCall && e.api_domain() == ApiDomain::kDriver; }
+
+EventFigures event_figures(const Run& run, const RangeTree& tree, const GroupOptions& options) {
+  const size_t n = run.cpu_events.size();
+  EventFigures f;
+  f.self_cpu_ns.resize(n);
+  f.self_gpu_ns.resize(n);
+  f.gpu_total_ns.resize(n);
+  f.hidden.assign(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    f.self_cpu_ns[i] = tree.self_ns(i);
+    f.self_gpu_ns[i] = tree.self_gpu_ns(i);
+    f.gpu_total_ns[i] = tree.gpu_total_ns(i);
+  }
+  auto parent_of = [&](size_t i) { return tree.parent(i); };
+  if (options.fold_driver_calls) {
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t p = parent_of(i);
+      if (p == RangeTree::kNoParent || !is_driver(run.cpu_events[i]) || !is_runtime(run.cpu_events[static_cast<size_t>(p)]))
+        continue;
+      f.hidden[i] = true;
+      // Its self time was taken out of the runtime call's: put it back.
+      // Its GPU total is in the runtime call's already.
+      f.self_cpu_ns[static_cast<size_t>(p)] += f.self_cpu_ns[i];
+      f.self_gpu_ns[static_cast<size_t>(p)] += f.self_gpu_ns[i];
+    }
+  }
+  const TorchRanges torch(run);
+  if (!torch.any_operator()) return f;
+  auto owns_gpu_work = [&](const CpuEvent& e) {
+    if (e.kind != CpuEventKind::kPushPopRange || e.domain != Run::kNoName) return false;
+    const TorchRangeKind kind = torch.of(e.name).kind;
+    return kind == TorchRangeKind::kOperator || kind == TorchRangeKind::kAnnotation;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t moved = f.self_gpu_ns[i];
+    if (moved == 0 || f.hidden[i] || run.cpu_events[i].kind != CpuEventKind::kApiCall) continue;
+    int64_t owner = parent_of(i);
+    while (owner != RangeTree::kNoParent && !owns_gpu_work(run.cpu_events[static_cast<size_t>(owner)]))
+      owner = parent_of(static_cast<size_t>(owner));
+    if (owner == RangeTree::kNoParent) continue;
+    f.self_gpu_ns[static_cast<size_t>(owner)] += moved;
+    f.self_gpu_ns[i] = 0;
+    // The calls between hold it in their totals (a driver call's runtime
+    // call, with --driver-calls); the ranges between keep it: it ran inside them.
+    for (int64_t p = static_cast<int64_t>(i); p != owner; p = parent_of(static_cast<size_t>(p)))
+      if (run.cpu_events[static_cast<size_t>(p)].kind == CpuEventKind::kApiCall) f.gpu_total_ns[static_cast<size_t>(p)] -= moved;
+  }
+  return f;
+}
+
+// One id per distinct row of a range name: its row text (tail parsed off,
+// counter merged) and, grouping by shape, its sizes. Made once per NameId.
+class RangeRowIds {
+ public:
+  RangeRowIds(const Run& run, bool by_shape) : run_(run), by_shape_(by_shape), ids_(run.name_count(), kUnknown) {}
+  uint32_t id(NameId name) {
+    uint32_t& id = ids_[name];
+    if (id == kUnknown) {
+      const TorchRange r = parse_torch_range(run_.name(name));
+      std::string key = merged_counter_name(r.name);
+      if (by_shape_) key += '\0' + r.sizes.value_or("");
+      id = by_text_.try_emplace(std::move(key), static_cast<uint32_t>(by_text_.size())).first->second;
+    }
+    return id;
+  }
+
+ private:
+  static constexpr uint32_t kUnknown = UINT32_MAX;
+  const Run& run_;
+  bool by_shape_;
+  std::vector<uint32_t> ids_;
+  std::unordered_map<std::string, uint32_t> by_text_;
+};
+
+// The Input Shapes text of a CPU event: torch's sizes for its ranges, the
+// launch or transfer for API calls.
+std::string input_shape_of(const Run& run, const CpuEvent& e) {
+  if (e.kind == CpuEventKind::kApiCall) return run.name(e.input_shape);
+  return parse_torch_range(run.name(e.name)).sizes.value_or("");
+}
+
 }  // namespace
 
 std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, const GroupOptions& options) {
@@ -71,17 +162,25 @@ std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, cons
     return groups[it->second];
   };
   const bool by_stack = options.by_stack_frames > 0;
+  const EventFigures figures = event_figures(run, tree, options);
+  RangeRowIds range_rows(run, options.by_input_shape);
   for (size_t i = 0; i < run.cpu_events.size(); ++i) {
     const CpuEvent& e = run.cpu_events[i];
-    Group& g = group_for({0, e.name, e.domain, options.by_input_shape ? e.input_shape : Run::kNoName, by_stack ? e.stack : 0});
+    if (figures.hidden[i]) continue;
+    // A range's name counts by its row text: torch 2.x gives every call of
+    // an op its own op_id, so its names are as many as its calls.
+    const bool range = e.kind != CpuEventKind::kApiCall;
+    const NameId name = range ? range_rows.id(e.name) : e.name;
+    Group& g = group_for({range ? 2u : 0u, name, e.domain, range || !options.by_input_shape ? Run::kNoName : e.input_shape,
+                          by_stack ? e.stack : 0});
     const Occurrence o{e.start_ns, e.process, false, i};
     if (o < g.first) g.first = o;
     KeyAverage& row = g.sums;
     ++row.count;
     row.cpu_total_ns += e.duration_ns();
-    row.self_cpu_ns += tree.self_ns(i);
-    row.cuda_total_ns += tree.gpu_total_ns(i);
-    row.self_cuda_ns += tree.self_gpu_ns(i);
+    row.self_cpu_ns += figures.self_cpu_ns[i];
+    row.cuda_total_ns += figures.gpu_total_ns[i];
+    row.self_cuda_ns += figures.self_gpu_ns[i];
     row.cpu_mem_bytes += tree.cpu_mem_bytes(i);
     row.self_cpu_mem_bytes += tree.self_cpu_mem_bytes(i);
     row.cuda_mem_bytes += tree.cuda_mem_bytes(i);
@@ -135,7 +234,7 @@ std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, cons
     std::string shape;
     const std::vector<std::string>* stack = &kNoStack;
     bool top_level = true;
-    const bool is_gpu = g.key.is_gpu != 0;
+    const bool is_gpu = g.key.is_gpu == 1;
     if (is_gpu) {
       const GpuActivity& a = run.gpu_activities[g.first.index];
       key = run.name(a.name);
@@ -144,7 +243,7 @@ std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, cons
     } else {
       const CpuEvent& e = run.cpu_events[g.first.index];
       key = row_key(run, e);
-      if (options.by_input_shape) shape = run.name(e.input_shape);
+      if (options.by_input_shape) shape = input_shape_of(run, e);
       if (by_stack) stack = &frames_of(e.stack);
       top_level = tree.parent(g.first.index) == RangeTree::kNoParent;
     }

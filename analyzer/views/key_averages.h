@@ -6,6 +6,7 @@
 
 #include "model/range_tree.h"
 #include "model/run.h"
+#include "model/torch_ranges.h"
 #include "views/frame_names.h"
 
 namespace prof::analyzer {
@@ -34,13 +35,26 @@ struct GroupOptions {
   bool by_input_shape = false;
   int64_t by_stack_frames = 0;  // 0: stacks play no part
   const FrameNamer* frame_namer = nullptr;  // needed when by_stack_frames > 0
+  // A driver call made inside a runtime call is no row of its own: its
+  // self time (and any GPU work it launched) counts to the runtime call,
+  // as Kineto, which records runtime calls only, shows them. false: their
+  // own rows (report --driver-calls).
+  bool fold_driver_calls = true;
 };
 
 // The row name of a CPU event: the NVTX name, "domain:name" outside the
-// default domain (so equal names of different libraries stay apart), and
-// "ProfilerStep#N" folded to "ProfilerStep*" as torch's tables do.
+// default domain (so equal names of different libraries stay apart). A
+// range torch wrote under emit_nvtx is named as torch names it, its tail
+// (", seq = N, op_id = M, sizes = [...]") parsed off; "name#N" with a
+// counter folds to "name*", as torch's tables fold "ProfilerStep#N" to
+// "ProfilerStep*".
 std::string row_key(const Run& run, const CpuEvent& event);
 
+// With torch operator ranges in the run, the GPU work an API call launched
+// is its innermost enclosing operator's (or record_function scope's) Self
+// CUDA, and the call's row has none, as in torch's table, where a kernel is
+// its op's and cudaLaunchKernel shows 0.
+//
 // One row per key (CPU and GPU keys kept apart; with grouping options, per
 // key and input shape and/or innermost frames), in order of first
 // occurrence (earliest start over all processes), which is the order torch

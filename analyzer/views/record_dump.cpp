@@ -152,6 +152,19 @@ class ChunkDumper {
           .number("bytes", e.bytes)
           .text("memory_kind", schema_name(e.memory_kind));
     }
+    for (const recorded::TensorMemoryEvent& e : chunk.tensor_memory_events) {
+      JsonLine(out_, "tensor_memory")
+          .text("action", e.action == TensorMemoryEventAction::kFree ? "free" : "alloc")
+          .signed_number("device", e.device)
+          .number("stream", e.stream)
+          .number("time", e.time_ns)
+          .number("address", e.address)
+          .number("bytes", e.bytes)
+          .number("tid", e.tid)
+          .number("stack", e.stack_id)
+          .number("total_allocated", e.total_allocated)
+          .number("total_reserved", e.total_reserved);
+    }
     for (const recorded::Synchronization& s : chunk.synchronizations) {
       JsonLine(out_, "sync")
           .text("sync_type", schema_name(s.type))

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <string_view>
 #include <unordered_map>
+
+#include "window/repeating_ranges.h"
 
 namespace prof::analyzer {
 namespace {
@@ -15,29 +18,36 @@ constexpr double kMinCoverage = 0.5;
 constexpr double kTolerance = 0.02;
 constexpr size_t kMinRepetitions = 3;
 
-std::string regex_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 std::string percent(double share) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f%%", share * 100.0);
   return buf;
 }
 
+// Calls a program spins on while it waits (asyncAPI's cudaEventQuery loop):
+// thousands of them repeat with a period of one call, which is no step.
+bool is_polling(std::string_view call) {
+  return call == "cudaEventQuery" || call == "cudaStreamQuery" || call == "cuEventQuery" || call == "cuStreamQuery";
+}
+
 }  // namespace
 
 AutoSteps detect_steps(const Run& run) {
   AutoSteps out;
+  // 0. A loop that names its iterations with a counter (step#0, step#1 ...;
+  // "iter 3"): the user's own steps, taken before any period of calls.
+  for (const RepeatingRange& r : repeating_ranges(run)) {
+    if (r.counted_prefix.empty()) continue;
+    std::string error;
+    out.rule = StepRule::parse(r.rule(), error);
+    if (!out.rule) continue;
+    out.message = "NVTX ranges " + r.shape + " count " + std::to_string(r.count) + " iterations: --step " + r.rule();
+    return out;
+  }
   // 1. The busiest thread's calls.
   std::map<std::pair<uint32_t, uint32_t>, std::vector<size_t>> threads;
   for (size_t i = 0; i < run.cpu_events.size(); ++i)
-    if (run.cpu_events[i].kind == CpuEventKind::kApiCall)
+    if (run.cpu_events[i].kind == CpuEventKind::kApiCall && !is_polling(run.name(run.cpu_events[i].name)))
       threads[{run.cpu_events[i].process, run.cpu_events[i].tid}].push_back(i);
   const std::vector<size_t>* calls = nullptr;
   uint32_t tid = 0;
@@ -142,29 +152,35 @@ AutoSteps detect_steps(const Run& run) {
   };
   for (size_t i = first; i < first + period; ++i)
     if (in_period[tokens[i]] == 1 && (in_period[tokens[marker]] != 1 || better(tokens[i], tokens[marker]))) marker = i;
-  StepRule rule;
+  std::optional<StepRule> rule;
   std::string how;
+  std::string error;
   for (size_t i = first; i < first + period && how.empty(); ++i) {
     const auto [call, kernel] = token_names[tokens[i]];
     if (in_period[tokens[i]] == 1 && kernel == Run::kNoName &&
         run.name(call).find("Synchronize") != std::string::npos) {
-      rule = {StepRule::Kind::kApi, run.name(call)};
+      rule = StepRule::make(StepRule::Kind::kApi, run.name(call), error);
       how = "steps end at each " + run.name(call);
     }
   }
   if (how.empty()) {
     const auto [call, kernel] = token_names[tokens[marker]];
     if (kernel != Run::kNoName) {
-      rule = {StepRule::Kind::kKernel, "^" + regex_escape(run.name(kernel)) + "$"};
+      rule = StepRule::make(StepRule::Kind::kKernel, "^" + regex_literal(run.name(kernel)) + "$", error);
       how = "steps start at each launch of " + run.name(kernel);
     } else {
-      rule = {StepRule::Kind::kApi, run.name(call)};
+      rule = StepRule::make(StepRule::Kind::kApi, run.name(call), error);
       how = "steps start at each " + run.name(call);
     }
   }
+  const std::string found = "period of " + std::to_string(period) + " CUDA calls (" + percent(out.match) +
+                            " of the " + where + " are clean repetitions of it); " + how;
+  if (!rule) {  // a name no rule can spell (not UTF-8, say)
+    out.message = found + ", which no --step rule can name: it " + error;
+    return out;
+  }
   out.rule = rule;
-  out.message = "period of " + std::to_string(period) + " CUDA calls (" + percent(out.match) + " of the " + where +
-                " are clean repetitions of it); " + how + ": --step " + rule.spelling();
+  out.message = found + ": --step " + rule->spelling();
   return out;
 }
 

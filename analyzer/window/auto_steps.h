@@ -4,8 +4,14 @@
 // user can reuse.
 //
 // Algorithm:
+//  0. NVTX ranges whose names count (step#0, step#1, ...; "iter 3": at
+//     least 3 counters, repeating_ranges.h) are the loop's own steps: the
+//     rule takes them (nvtx:^step#[0-9]+$) before any period of calls.
 //  1. The sequence: the CUDA API calls of the busiest thread (most calls)
-//     of the busiest process, in start order, each a token of its name plus
+//     of the busiest process, in start order, polling calls left out
+//     (cudaEventQuery, cudaStreamQuery and the driver's: a wait spinning on
+//     them repeats with a period of one call, which is no step), each a
+//     token of its name plus
 //     the name of the kernel it launched (so launches of different kernels
 //     differ). At most the first kMaxCalls calls are used.
 //  2. The period: for each candidate p (1 .. min(n / 3, kMaxPeriod)), the

@@ -1,7 +1,6 @@
 #include "window/steps.h"
 
 #include <algorithm>
-#include <regex>
 
 namespace prof::analyzer {
 namespace {
@@ -22,54 +21,20 @@ void process_spans(const Run& run, std::vector<uint64_t>& first, std::vector<uin
   for (const CpuEvent& e : run.cpu_events) see(e.process, e.start_ns, e.end_ns);
   for (const GpuActivity& g : run.gpu_activities) see(g.process, g.start_ns, g.end_ns);
   for (const MemoryEvent& m : run.memory_events) see(m.process, m.time_ns, m.time_ns);
+  for (const TensorMemoryEvent& m : run.tensor_memory_events) see(m.process, m.time_ns, m.time_ns);
 }
 
 }  // namespace
 
-std::string StepRule::spelling() const {
-  switch (kind) {
-    case Kind::kNvtx: return "nvtx:" + pattern;
-    case Kind::kKernel: return "kernel:" + pattern;
-    case Kind::kApi: return "api:" + pattern;
-    case Kind::kAuto: return "auto";
-  }
-  return {};
-}
-
-bool StepRule::ends_steps() const {
-  return kind == Kind::kApi && pattern.find("Synchronize") != std::string::npos;
-}
-
-std::optional<StepRule> parse_step_rule(const std::string& text, std::string& error) {
-  if (text == "auto") return StepRule{StepRule::Kind::kAuto, {}};
-  const size_t colon = text.find(':');
-  const std::string kind = colon == std::string::npos ? text : text.substr(0, colon);
-  const std::string pattern = colon == std::string::npos ? "" : text.substr(colon + 1);
-  StepRule rule;
-  if (kind == "nvtx") {
-    rule.kind = StepRule::Kind::kNvtx;
-  } else if (kind == "kernel") {
-    rule.kind = StepRule::Kind::kKernel;
-  } else if (kind == "api") {
-    rule.kind = StepRule::Kind::kApi;
-  } else {
-    error = "--step: '" + text + "' is not nvtx:REGEX, kernel:REGEX, api:NAME or auto";
+std::optional<StepOption> parse_step_option(const std::string& text, std::string& error) {
+  if (text == "auto") return StepOption{true, std::nullopt};
+  std::string why;
+  std::optional<StepRule> rule = StepRule::parse(text, why);
+  if (!rule) {
+    error = "--step: '" + text + "' " + why + (why.rfind("is not ", 0) == 0 ? " (or auto)" : "");
     return std::nullopt;
   }
-  if (pattern.empty()) {
-    error = "--step: '" + text + "' needs a " + (rule.kind == StepRule::Kind::kApi ? "name" : "regex") + " after ':'";
-    return std::nullopt;
-  }
-  if (rule.kind != StepRule::Kind::kApi) {
-    try {
-      std::regex check(pattern);
-    } catch (const std::regex_error& e) {
-      error = "--step: bad regex '" + pattern + "': " + e.what();
-      return std::nullopt;
-    }
-  }
-  rule.pattern = pattern;
-  return rule;
+  return StepOption{false, std::move(rule)};
 }
 
 int64_t RunSteps::count() const {
@@ -96,27 +61,33 @@ int64_t RunSteps::step_at(uint32_t process, uint64_t time_ns) const {
 RunSteps find_steps(const Run& run, const StepRule& rule) {
   const size_t processes = run.processes.size();
   std::vector<std::vector<Boundary>> bounds(processes);
-  const std::regex regex(rule.kind == StepRule::Kind::kApi ? std::string(".") : rule.pattern);
 
-  if (rule.kind == StepRule::Kind::kNvtx) {
-    for (const CpuEvent& e : run.cpu_events)
-      if (e.kind != CpuEventKind::kApiCall && std::regex_search(run.name(e.name), regex))
-        bounds[e.process].push_back({e.start_ns, e.end_ns});
-  } else if (rule.kind == StepRule::Kind::kKernel) {
+  if (rule.kind() == StepRule::Kind::kNvtx) {
+    // Each range name is matched once, not once per range.
+    std::vector<int8_t> matches;  // by NameId: -1 unknown, 0 no, 1 yes
+    for (const CpuEvent& e : run.cpu_events) {
+      if (e.kind == CpuEventKind::kApiCall) continue;
+      if (matches.size() <= e.name) matches.resize(e.name + 1, -1);
+      if (matches[e.name] < 0) matches[e.name] = rule.matches(run.name(e.name)) ? 1 : 0;
+      if (matches[e.name] == 1) bounds[e.process].push_back({e.start_ns, e.end_ns});
+    }
+  } else if (rule.kind() == StepRule::Kind::kKernel) {
     // Each kernel name is matched once, not once per launch.
     std::vector<int8_t> matches;  // by NameId: -1 unknown, 0 no, 1 yes
     for (const GpuActivity& g : run.gpu_activities) {
       if (g.kind != GpuKind::kKernel) continue;
       if (matches.size() <= g.name) matches.resize(g.name + 1, -1);
-      if (matches[g.name] < 0) matches[g.name] = std::regex_search(run.name(g.name), regex) ? 1 : 0;
+      // Kernel names are demangled when read (model/run_builder.cpp), as
+      // the agent matches them.
+      if (matches[g.name] < 0) matches[g.name] = rule.matches(run.name(g.name)) ? 1 : 0;
       if (matches[g.name] == 0) continue;
       const uint64_t t = g.launched_by >= 0 ? run.cpu_events[static_cast<size_t>(g.launched_by)].start_ns : g.start_ns;
       bounds[g.process].push_back({t, t});
     }
-  } else if (rule.kind == StepRule::Kind::kApi) {
+  } else if (rule.kind() == StepRule::Kind::kApi) {
     const bool ends = rule.ends_steps();
     for (const CpuEvent& e : run.cpu_events)
-      if (e.kind == CpuEventKind::kApiCall && run.name(e.name) == rule.pattern)
+      if (e.kind == CpuEventKind::kApiCall && rule.matches(run.name(e.name)))
         bounds[e.process].push_back({ends ? e.end_ns : e.start_ns, 0});
   }
 
@@ -130,7 +101,7 @@ RunSteps find_steps(const Run& run, const StepRule& rule) {
     auto add = [&](uint64_t start, uint64_t end) {
       if (end > start) steps.push_back({static_cast<int64_t>(steps.size()), start, end});
     };
-    if (rule.kind == StepRule::Kind::kNvtx) {
+    if (rule.kind() == StepRule::Kind::kNvtx) {
       uint64_t open_until = 0;
       for (const Boundary& r : b) {
         if (!steps.empty() && r.start_ns < open_until) continue;  // nested in the previous step
@@ -164,6 +135,8 @@ StepMembership step_membership(const Run& run, const RunSteps& steps) {
   m.memory.reserve(run.memory_events.size());
   for (const MemoryEvent& e : run.memory_events)
     m.memory.push_back(e.called_by >= 0 ? m.cpu[static_cast<size_t>(e.called_by)] : steps.step_at(e.process, e.time_ns));
+  m.tensor_memory.reserve(run.tensor_memory_events.size());
+  for (const TensorMemoryEvent& e : run.tensor_memory_events) m.tensor_memory.push_back(steps.step_at(e.process, e.time_ns));
   return m;
 }
 
@@ -187,6 +160,8 @@ Run select_steps(const Run& run, const StepMembership& membership, const std::ve
       out.memory_events.push_back(run.memory_events[i]);
       out.memory_events.back().called_by = remap(run.memory_events[i].called_by);
     }
+  for (size_t i = 0; i < run.tensor_memory_events.size(); ++i)
+    if (wanted(membership.tensor_memory[i])) out.tensor_memory_events.push_back(run.tensor_memory_events[i]);
   // A wait belongs with the call that waited.
   for (const Synchronization& s : run.synchronizations)
     if (s.called_by >= 0 && new_index[static_cast<size_t>(s.called_by)] >= 0) {
@@ -207,6 +182,8 @@ Run select_processes(const Run& run, const std::vector<uint32_t>& processes) {
   for (const GpuActivity& g : run.gpu_activities) m.gpu.push_back(in(g.process));
   m.memory.reserve(run.memory_events.size());
   for (const MemoryEvent& e : run.memory_events) m.memory.push_back(in(e.process));
+  m.tensor_memory.reserve(run.tensor_memory_events.size());
+  for (const TensorMemoryEvent& e : run.tensor_memory_events) m.tensor_memory.push_back(in(e.process));
   return select_steps(run, m, {0});
 }
 

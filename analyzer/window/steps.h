@@ -1,18 +1,13 @@
 #pragma once
 // Step boundaries (`--step RULE`) and which step each event belongs to.
 //
-// Rules:
-//   nvtx:REGEX    each NVTX range whose name REGEX finds (ECMAScript,
-//                 searched: anchor with ^...$) is one step, [start, end).
-//                 A match nested in an earlier step's range is not a step.
-//   kernel:REGEX  a step starts at each launch of a kernel whose demangled
-//                 name REGEX finds: the start of the API call that launched
-//                 it (the kernel's own start when no call was recorded).
-//   api:NAME      a step starts at each call of the CUDA API NAME
-//                 (cudaGraphLaunch); when NAME is a synchronization
-//                 (contains "Synchronize") a step instead ends where each call
-//                 ends, since a loop waits for its GPU work at the end.
-//   auto          see auto_steps.h; resolved to one of the rules above.
+// Rules: nvtx:REGEX, kernel:REGEX, api:NAME, the agent's PROF_STEP rules
+// (shared/step_rule.h, one parser and one meaning for both programs), and
+// `auto` (auto_steps.h), which resolves to one of them. A step of nvtx: is
+// its range, [start, end); a kernel: step starts at the start of the API
+// call that launched the kernel (the kernel's own start when no call was
+// recorded); an api: step starts where the call starts, or for a
+// synchronization ends where it ends.
 // Steps of start rules run to the next boundary, the last one to the end of
 // its process's events; the first step of an end rule starts at its
 // process's first event. Steps are found per process (each rank counts its
@@ -29,22 +24,20 @@
 #include <vector>
 
 #include "model/run.h"
+#include "step_rule.h"
 
 namespace prof::analyzer {
 
-struct StepRule {
-  enum class Kind { kNvtx, kKernel, kApi, kAuto };
-  Kind kind = Kind::kNvtx;
-  std::string pattern;
+using prof::StepRule;
 
-  // Back to the command-line spelling: "nvtx:ProfilerStep#\d+".
-  std::string spelling() const;
-  // api:NAME rules whose NAME is a synchronization end a step.
-  bool ends_steps() const;
+// `--step TEXT`: `auto`, or a StepRule.
+struct StepOption {
+  bool automatic = false;
+  std::optional<StepRule> rule;  // when not automatic
 };
-
-// nullopt with `error` set when the text is no rule or its regex is bad.
-std::optional<StepRule> parse_step_rule(const std::string& text, std::string& error);
+// nullopt with `error` set ("--step: 'kernel:*' has a bad regular
+// expression: ...") when the text is neither.
+std::optional<StepOption> parse_step_option(const std::string& text, std::string& error);
 
 struct Step {
   int64_t index = 0;
@@ -67,7 +60,6 @@ class RunSteps {
   std::vector<std::vector<Step>> per_process_;
 };
 
-// Applies a rule that is not kAuto.
 RunSteps find_steps(const Run& run, const StepRule& rule);
 
 // Per event, the step it belongs to (-1: none), by the membership rules above.
@@ -75,6 +67,7 @@ struct StepMembership {
   std::vector<int64_t> cpu;
   std::vector<int64_t> gpu;
   std::vector<int64_t> memory;
+  std::vector<int64_t> tensor_memory;
 };
 StepMembership step_membership(const Run& run, const RunSteps& steps);
 

@@ -4,32 +4,14 @@
 // toolkit's stub libcuda.so; LD_LIBRARY_PATH picks the real driver or simcuda.
 #include <cuda.h>
 
+#include "driver_app_common.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
 namespace {
-
-#define CHECK_CU(call)                                                                        \
-  do {                                                                                        \
-    CUresult check_cu_error_ = (call);                                                        \
-    if (check_cu_error_ != CUDA_SUCCESS) {                                                    \
-      const char* name = nullptr;                                                             \
-      if (cuGetErrorName(check_cu_error_, &name) != CUDA_SUCCESS) name = "unknown";         \
-      std::fprintf(stderr, "CUDA driver error %d (%s) at %s:%d: %s\n",                       \
-                   static_cast<int>(check_cu_error_), name, __FILE__, __LINE__, #call);       \
-      std::exit(2);                                                                           \
-    }                                                                                         \
-  } while (0)
-
-#define CHECK_TRUE(condition)                                                       \
-  do {                                                                              \
-    if (!(condition)) {                                                             \
-      std::fprintf(stderr, "check failed at %s:%d: %s\n", __FILE__, __LINE__, #condition); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
 
 // Two empty kernels; valid PTX for any GPU of sm_75 or newer, JIT-compiled by a
 // real driver, and read for its .entry names by simcuda.

@@ -4,30 +4,14 @@
 // Linked against the toolkit's stub libcuda.so, like driver_api.
 #include <cuda.h>
 
+#include "driver_app_common.h"
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 namespace {
-
-#define CHECK_CU(call)                                                                        \
-  do {                                                                                        \
-    CUresult check_cu_error_ = (call);                                                        \
-    if (check_cu_error_ != CUDA_SUCCESS) {                                                    \
-      std::fprintf(stderr, "CUDA driver error %d at %s:%d: %s\n", static_cast<int>(check_cu_error_), \
-                   __FILE__, __LINE__, #call);                                                \
-      std::exit(2);                                                                           \
-    }                                                                                         \
-  } while (0)
-
-#define CHECK_TRUE(condition)                                                       \
-  do {                                                                              \
-    if (!(condition)) {                                                             \
-      std::fprintf(stderr, "check failed at %s:%d: %s\n", __FILE__, __LINE__, #condition); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
 
 const char kModulePtx[] = R"(
 .version 8.0

@@ -1,5 +1,5 @@
 // libFuzzer target: one profanalyze subcommand (FUZZ_VIEW: info, report,
-// stacks, trace, dump) over arbitrary file bytes, through the CLI's own entry
+// stacks, trace, dump, advise, html) over arbitrary file bytes, through the CLI's own entry
 // point. It must behave as the corrupt-capture test demands: exit 0, or exit
 // 1 with one error line naming the byte offset; anything else (a crash, a
 // sanitizer report, another exit code) is a finding.
@@ -37,8 +37,9 @@ std::vector<std::string> command_line() {
   std::vector<std::string> args{"profanalyze", view};
   // No symbol lookups: module paths come from the fuzzed bytes and could name
   // any file (a FIFO, /dev/zero).
-  if (view == "stacks") args.push_back("--no-symbols");
+  if (view == "stacks" || view == "advise" || view == "html") args.push_back("--no-symbols");
   if (view == "trace") args.insert(args.end(), {"-o", "/dev/null"});
+  if (view == "html") args.insert(args.end(), {"-o", "-"});  // into the discarded stream
   args.push_back(g_path);
   return args;
 }

@@ -218,7 +218,7 @@ def numbers_equal_report_and_advise(page):
     tmp = page.tmp
     # Operators: the whole run's table is report's.
     report = report_windows(tmp, "--row-limit", "-1", "run.pb")
-    compare_operator_rows(page.table("#operators"), report[0]["rows"], "whole run")
+    compare_operator_rows(page.table("#operator-table"), report[0]["rows"], "whole run")
     # Kernels: the --view kernels summary.
     kernels = report_windows(tmp, "--view", "kernels", "run.pb")[0]["rows"]
     shown = page.table("#kernels")
@@ -273,18 +273,18 @@ def sorting_filter_and_window_selector(page):
     page.eval("document.querySelector('nav button[data-view=operators]').click()")
     for key in ("self_cuda_ns", "calls", "name"):
         for direction in ("desc", "asc"):
-            page.eval("document.querySelector('#operators th[data-key=%s]').click()" % key)
-            values = [r[key] for r in page.table("#operators")]
+            page.eval("document.querySelector('#operator-table th[data-key=%s]').click()" % key)
+            values = [r[key] for r in page.table("#operator-table")]
             ordered = sorted(values, key=(lambda v: v) if key == "name" else float, reverse=direction == "desc")
             if key == "name":
                 ordered = page.eval("(%s).sort((a, b) => %sa.localeCompare(b))" % (json.dumps(values), "-" if direction == "desc" else ""))
             check(values == ordered, "sorted by %s %s: %s" % (key, direction, values))
-            cls = page.eval("document.querySelector('#operators th[data-key=%s]').className" % key)
+            cls = page.eval("document.querySelector('#operator-table th[data-key=%s]').className" % key)
             check(("sorted-" + direction) in cls, "header of %s shows %r after sorting %s" % (key, cls, direction))
     # Filter: only the rows whose name contains the text.
     report = report_windows(tmp, "--row-limit", "-1", "run.pb")[0]["rows"]
     page.eval("(() => { const f = document.getElementById('operator-filter'); f.value = 'KERNEL'; f.dispatchEvent(new Event('input')); })()")
-    names = [r["name"] for r in page.table("#operators")]
+    names = [r["name"] for r in page.table("#operator-table")]
     expected = sorted(r["name"] for r in report if "kernel" in r["name"].lower())
     check(sorted(names) == expected and expected, "filter 'KERNEL' shows %s, expected %s" % (names, expected))
     page.eval("(() => { const f = document.getElementById('operator-filter'); f.value = ''; f.dispatchEvent(new Event('input')); })()")
@@ -296,7 +296,7 @@ def sorting_filter_and_window_selector(page):
           "window selector offers %s" % options)
     for index, expected in enumerate(windows + merged, start=1):
         page.eval("(() => { const s = document.getElementById('window-select'); s.value = '%d'; s.dispatchEvent(new Event('change')); })()" % index)
-        compare_operator_rows(page.table("#operators"), expected["rows"], expected["title"])
+        compare_operator_rows(page.table("#operator-table"), expected["rows"], expected["title"])
     def forward_calls(rows):
         return [r["calls"] for r in rows if r["name"].startswith("forward_kernel(")]
     check(forward_calls(windows[0]["rows"]) == [1] and forward_calls(report) == [STEPS],
@@ -329,6 +329,38 @@ def many_steps_in_bounded_bars(page):
     check(page.eval("document.getElementById('steps-grouped') !== null"), "the page does not say that steps are grouped")
     size = os.path.getsize(page.path)
     check(size < 512 << 10, "page of a %d-step run is %d bytes" % (MANY_STEPS, size))
+
+
+def operators_tab_readable_at_1280_and_1920(page):
+    """The operators tab at 1280 and 1920 px wide (Chromium's device
+    metrics): its name column keeps room for the names (word-break:
+    break-all let the numbers squeeze it to a letter per line at 1400 px),
+    no id is on two elements, and the tab's address #operators opens the
+    tab at the top of the page, not scrolled to a table of that id past the
+    tab bar."""
+    page.eval("document.querySelector('nav button[data-view=operators]').click()")
+    for width in (1280, 1920):
+        page.browser.send("Emulation.setDeviceMetricsOverride",
+                          {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+        column = page.eval("document.querySelector('#operator-table th.name').getBoundingClientRect().width")
+        check(column >= 200, "at %d px the operators' name column is %.0f px wide" % (width, column))
+        # The widest name cell holds at least 20 characters per line.
+        chars_per_line = page.eval("""(() => {
+            const td = [...document.querySelectorAll('#operator-table td.name')]
+                .reduce((a, b) => a.textContent.length >= b.textContent.length ? a : b);
+            const range = document.createRange(); range.selectNodeContents(td);
+            const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
+            return td.textContent.length / Math.max(lines, 1); })()""")
+        check(chars_per_line >= 20, "at %d px the longest operator name wraps at %.1f characters per line"
+              % (width, chars_per_line))
+    duplicates = page.eval("""(() => { const ids = [...document.querySelectorAll('[id]')].map(e => e.id);
+        return ids.filter((id, i) => ids.indexOf(id) !== i); })()""")
+    check(duplicates == [], "ids on more than one element: %s" % duplicates)
+    page.browser.navigate("about:blank")  # a hash alone would not load the page again
+    page.browser.navigate("file://" + page.path + "#operators")
+    state = page.eval("""[document.querySelector('#view-operators').classList.contains('active'), window.scrollY,
+        document.getElementById('operators') === null]""")
+    check(state == [True, 0, True], "#operators: tab active, scrolled, no element of that id: %s" % state)
 
 
 def main():

@@ -258,7 +258,12 @@ def exports_only_the_entry_points(tmp):
     check(result.returncode == 0, result.stderr)
     exported = sorted(line.split()[-1] for line in result.stdout.splitlines() if line.strip())
     allowed = {"InitializeInjection", "InitializeInjectionNvtx2", "libprof_agent_marker",
-               "sigaction", "signal", "dlsym", "_exit", "_Exit"}
+               "sigaction", "signal", "dlsym", "_exit", "_Exit", "exit", "execve", "execvpe",
+               "execv", "execvp", "execl", "execlp", "execle", "fexecve"}
+    # The Python bootstrap's entry points (agent/torch_entry.cpp).
+    allowed |= {"libprof_torch_options", "libprof_torch_range_push", "libprof_torch_range_pop",
+                "libprof_torch_range_start", "libprof_torch_range_end", "libprof_torch_memory",
+                "libprof_torch_say"}
     # The CUDA hooks: exactly the functions of hooked_functions.txt, plus
     # the driver's lookup entry points.
     listed = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "agent", "capture", "hooks",
@@ -275,7 +280,8 @@ def exports_only_the_entry_points(tmp):
     check("InitializeInjectionNvtx2" in exported, f"exports: {exported}")
     # What a stock GPU server has: glibc (libc, libm, the loader; libdl and
     # libpthread are glibc too), libstdc++ and libgcc. Nothing else, so no
-    # libunwind and no libprotobuf (the app may carry its own).
+    # libunwind, no libprotobuf and no RE2 (the app may carry its own; RE2
+    # is built into the agent, third_party/CMakeLists.txt).
     dynamic = run(["readelf", "-d", ARGS.agent]).stdout
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dynamic)
     check("libc.so.6" in needed, dynamic)
@@ -285,6 +291,30 @@ def exports_only_the_entry_points(tmp):
     unexpected = [name for name in needed if name not in allowed_needed and name not in sanitizer_runtimes
                   and not name.startswith("ld-linux")]
     check(not unexpected, f"libprof.so needs more than glibc, libstdc++ and libgcc: {unexpected}")
+
+
+def a_process_that_never_records_starts_no_thread_and_makes_no_control_file(tmp):
+    """Issue #30: a shell under an exported LD_PRELOAD pays a few syscalls, no
+    writer thread and no control file for `profanalyze capture`. The shell
+    lists its own threads and looks for its control file; a run without the
+    agent is the baseline (a sanitizer's runtime may start threads of its own)."""
+    script = ('ls /proc/$$/task | wc -l; '
+              'if [ -e /tmp/libprof-$(id -u)/$$.ctl ]; then echo control file; else echo none; fi')
+    plain = run(["sh", "-c", script], env=plain_env(), cwd=tmp)
+    traced = run(["sh", "-c", script], env=agent_env({"PROF_LOG": "quiet"}), cwd=tmp)
+    check(plain.returncode == 0 and traced.returncode == 0,
+          f"sh exited {plain.returncode} / {traced.returncode}: {plain.stderr}{traced.stderr}")
+    threads_plain, control_plain = plain.stdout.split("\n")[:2]
+    threads_traced, control_traced = traced.stdout.split("\n")[:2]
+    check(threads_traced.strip() == threads_plain.strip(),
+          f"the agent started threads in a process that records nothing: {threads_traced.strip()} "
+          f"threads, {threads_plain.strip()} without it")
+    check(control_plain == "none" and control_traced == "none",
+          f"a process that records nothing made a control file: {control_traced}")
+    # The same process recording (an NVTX range) starts them as before.
+    recording = run([app("nvtx_threads")], env=agent_env({"PROF_LOG": "quiet"}), cwd=tmp)
+    check(recording.returncode == 3, f"nvtx_threads exited {recording.returncode}: {recording.stderr}")
+    check(info_count(info("run.pb", tmp), "NVTX ranges") == 1805, "the recording process's file lacks its ranges")
 
 
 def main():

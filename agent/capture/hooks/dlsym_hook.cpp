@@ -7,7 +7,13 @@
 //
 // RTLD_NEXT and RTLD_DEFAULT lookups depend on who calls dlsym (glibc reads
 // the return address): on x86-64 they jump straight to glibc's dlsym, so the
-// caller it sees is the program's, never the agent.
+// caller it sees is the program's, never the agent. One exception: an
+// RTLD_DEFAULT lookup of a name we export (a hooked CUDA function) finds our
+// wrapper first, in the global scope, whoever asks; it must fail where the
+// loaded CUDA library lacks the function, as it would without the agent
+// (feature probes: `dlsym(RTLD_DEFAULT, "cudaLaunchCooperativeKernel")`).
+// Those lookups go through prof_dlsym_default, whose answer is the same for
+// any caller, since the global scope is searched first.
 #include <dlfcn.h>
 
 #include "capture/hooks/driver_hooks.h"
@@ -31,6 +37,24 @@ __attribute__((visibility("hidden"))) void* prof_dlsym_lookup(void* handle, cons
   return found;
 }
 
+// Whether an RTLD_DEFAULT lookup of `name` finds one of our wrappers.
+__attribute__((visibility("hidden"))) bool prof_dlsym_default_finds_a_wrapper(const char* name) {
+  return name != nullptr && name[0] == 'c' && name[1] == 'u' &&
+         (prof::is_driver_wrapper_name(name) || prof::is_runtime_wrapper_name(name));
+}
+
+// RTLD_DEFAULT for a name we export: our wrapper only where a real
+// definition stands behind it.
+__attribute__((visibility("hidden"))) void* prof_dlsym_default(void* handle, const char* name) {
+  prof::DlsymFn real = prof::real_dlsym();
+  if (real == nullptr) return nullptr;
+  void* found = real(handle, name);
+  if (prof::driver_wrapper_lacks_definition(found) || prof::runtime_wrapper_lacks_definition(found)) {
+    return nullptr;
+  }
+  return found;
+}
+
 // Where the trampoline sends pseudo handles: glibc's dlsym once known.
 __attribute__((visibility("hidden"))) void* prof_real_dlsym_target = nullptr;
 
@@ -50,7 +74,19 @@ asm(R"(
   .type dlsym, @function
 dlsym:
   test %rdi, %rdi
+  jne 3f
+  push %rdi
+  push %rsi
+  sub $8, %rsp
+  mov %rsi, %rdi
+  call prof_dlsym_default_finds_a_wrapper
+  add $8, %rsp
+  pop %rsi
+  pop %rdi
+  test %al, %al
   je 1f
+  jmp prof_dlsym_default
+3:
   cmp $-1, %rdi
   je 1f
   jmp prof_dlsym_lookup
@@ -66,6 +102,7 @@ dlsym:
 #else
 // Elsewhere in C: a pseudo-handle lookup then sees the agent as its caller.
 extern "C" __attribute__((visibility("default"))) void* dlsym(void* handle, const char* name) {
+  if (handle == RTLD_DEFAULT && prof_dlsym_default_finds_a_wrapper(name)) return prof_dlsym_default(handle, name);
   if (handle == RTLD_DEFAULT || handle == RTLD_NEXT) return prof_dlsym_first_pseudo(handle, name);
   return prof_dlsym_lookup(handle, name);
 }

@@ -12,6 +12,7 @@
 
 #include <atomic>
 
+#include "capture/hooks/context_teardown.h"
 #include "capture/hooks/cuda_hook_params.h"
 #include "capture/hooks/hooked_call.h"
 #include "capture/hooks/real_symbols.h"
@@ -33,6 +34,9 @@ enum class DriverHook : uint32_t {
 };
 constexpr uint32_t kDriverHooks = static_cast<uint32_t>(DriverHook::count);
 
+// Not in AgentState: the generated table of what is hooked, and
+// (g_real, g_wrappers_on) what each wrapper forwards to and whether it
+// records, read by the wrappers' fast path.
 HookedFunction g_functions[kDriverHooks] = {
 #define PROF_DRIVER_HOOK(name, params, decl, args) {#name, CUPTI_DRIVER_TRACE_CBID_##name, file::ApiDomain::driver},
 #define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)
@@ -43,13 +47,22 @@ HookedFunction g_functions[kDriverHooks] = {
     {"cuGetProcAddress_v2", CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2, file::ApiDomain::driver},
 };
 
-// What each wrapper forwards to; nullptr until first needed.
+// What each wrapper forwards to; nullptr until first needed. Not in
+// AgentState: as the runtime's (runtime_hooks.cpp).
 std::atomic<void*> g_real[kDriverHooks];
 std::atomic<bool> g_wrappers_on{false};
 
 void* real_of(DriverHook hook) {
   const auto i = static_cast<uint32_t>(hook);
   return resolve_real(g_real[i], g_functions[i].name, "libcuda.so");
+}
+
+// The calls that destroy a context wait for the GPU work timed in it.
+inline void before_real_call(DriverHook hook) {
+  if (hook == DriverHook::hook_cuCtxDestroy_v2 || hook == DriverHook::hook_cuDevicePrimaryCtxReset_v2 ||
+      hook == DriverHook::hook_cuDevicePrimaryCtxRelease_v2) {
+    before_context_teardown();
+  }
 }
 
 }  // namespace
@@ -111,6 +124,15 @@ void enable_driver_wrappers() { g_wrappers_on.store(true, std::memory_order_rele
 void* wrap_driver_function(const char* name, void* real) {
   if (real == nullptr || !g_wrappers_on.load(std::memory_order_acquire)) return real;
   return hand_out_wrapper({kNames, kWrappers, g_real, kDriverHooks}, driver_name(name, real), real);
+}
+
+bool is_driver_wrapper_name(const char* name) {
+  return wrapper_index_by_name({kNames, kWrappers, g_real, kDriverHooks}, name) >= 0;
+}
+
+bool driver_wrapper_lacks_definition(const void* address) {
+  const int i = wrapper_index_by_address({kNames, kWrappers, g_real, kDriverHooks}, address);
+  return i >= 0 && resolve_real(g_real[i], kNames[i], "libcuda.so") == nullptr;
 }
 
 }  // namespace prof

@@ -30,6 +30,9 @@ struct TimedOperation {
   uint8_t copy_kind = 0;
   bool per_thread_stream = false;
   uint32_t correlation_id = 0;
+  // When the call that launched it began (its record's start): a window's
+  // file takes the work its calls launched, also when it ran after the end.
+  uint64_t call_start_ns = 0;
   uint64_t stream = 0;
   uint64_t bytes = 0;
   uint32_t grid[3] = {};
@@ -125,12 +128,16 @@ const Driver& driver() {
   return loaded;
 }
 
+// Not in AgentState: event timing's own rings and counters, used by the
+// hooks on the app's threads and drained by the writer through EventTiming
+// (an ActivitySource) alone; nothing else in the agent reads them.
 std::mutex g_rings_mutex;
 std::vector<OperationRing*> g_rings;       // the writer drains these
 std::vector<OperationRing*> g_free_rings;  // emptied rings of exited threads, for new threads
 thread_local OperationRing* t_ring = nullptr;
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<int> g_captures{0};
+std::atomic<bool> g_synchronize_requested{false};
 
 pthread_key_t g_exit_key;
 pthread_once_t g_exit_key_once = PTHREAD_ONCE_INIT;
@@ -204,6 +211,18 @@ Anchor* anchor_for(CUcontext context) {
     return nullptr;
   }
   if (anchor.event == nullptr && d.event_create(&anchor.event, CU_EVENT_DEFAULT) != CUDA_SUCCESS) return nullptr;
+  const CUresult anchor_state = d.event_query(anchor.event);
+  if (anchor_state == CUDA_ERROR_INVALID_HANDLE || anchor_state == CUDA_ERROR_INVALID_CONTEXT ||
+      anchor_state == CUDA_ERROR_CONTEXT_IS_DESTROYED) {
+    // The anchor's context was destroyed and this one has its address (a
+    // reset): its stream and event went with the old one.
+    anchor.stream = nullptr;
+    anchor.event = nullptr;
+    if (d.stream_create(&anchor.stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+        d.event_create(&anchor.event, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+      return nullptr;
+    }
+  }
   // The host time is read just before the record; a record call that took
   // long (this thread preempted in it) would put every time mapped through
   // the anchor, for up to kAnchorAgeNs, that much early: 1.4 ms in one test
@@ -226,12 +245,13 @@ uint32_t stream_id(const TimedOperation& op, uint32_t tid) {
   return it->second;
 }
 
-void emit(const TimedOperation& op, const Anchor& anchor, uint32_t tid, ChunkSink& sink) {
+// False when the events cannot be read (then counted, not written).
+bool emit(const TimedOperation& op, const Anchor& anchor, uint32_t tid, ChunkSink& sink) {
   const Driver& d = driver();
   float offset_ms = 0, duration_ms = 0;
   if (d.elapsed(&offset_ms, anchor.event, op.start) != CUDA_SUCCESS ||
       d.elapsed(&duration_ms, op.start, op.end) != CUDA_SUCCESS) {
-    return;
+    return false;
   }
   const auto start = static_cast<uint64_t>(static_cast<int64_t>(anchor.host_ns) +
                                            static_cast<int64_t>(static_cast<double>(offset_ms) * 1e6));
@@ -251,7 +271,7 @@ void emit(const TimedOperation& op, const Anchor& anchor, uint32_t tid, ChunkSin
       set_dims(kernel, op.grid, op.block);
       kernel.dynamic_shared_bytes = op.shared_bytes;
       sink.chunk.add(kernel, {start, end});
-      return;
+      return true;
     }
     case ApiCallArgs::copy: {
       file::Memcpy copy;
@@ -259,18 +279,19 @@ void emit(const TimedOperation& op, const Anchor& anchor, uint32_t tid, ChunkSin
       copy.bytes = op.bytes;
       copy.kind = static_cast<file::CopyKind>(op.copy_kind);
       sink.chunk.add(copy, {start, end});
-      return;
+      return true;
     }
     case ApiCallArgs::memset: {
       file::Memset set;
       timed(set);
       set.bytes = op.bytes;
       sink.chunk.add(set, {start, end});
-      return;
+      return true;
     }
     case ApiCallArgs::none:
-      return;
+      return true;
   }
+  return true;
 }
 
 }  // namespace
@@ -322,7 +343,8 @@ TimedOperation* EventTiming::before(const ApiCallRecord& work, bool per_thread_s
   return &op;
 }
 
-void EventTiming::after(TimedOperation* op, bool succeeded, uint32_t correlation_id, const char* kernel_name) {
+void EventTiming::after(TimedOperation* op, bool succeeded, uint32_t correlation_id, uint64_t call_start_ns,
+                        const char* kernel_name) {
   const Driver& d = driver();
   auto record = op->per_thread_stream && d.event_record_ptsz ? d.event_record_ptsz : d.event_record;
   if (!succeeded || record(op->end, reinterpret_cast<CUstream>(op->stream)) != CUDA_SUCCESS) {
@@ -330,6 +352,7 @@ void EventTiming::after(TimedOperation* op, bool succeeded, uint32_t correlation
     return;
   }
   op->correlation_id = correlation_id;
+  op->call_start_ns = call_start_ns;
   op->kernel_name = kernel_name;
   op->state.store(SlotState::pending, std::memory_order_release);
 }
@@ -352,6 +375,18 @@ void EventTiming::forget_after_fork() {
   instance().unfinished_ = 0;
 }
 
+bool EventTiming::synchronize_at_next_drain() {
+  bool any = false;
+  {
+    // Any thread that ever timed an operation (reading their tails here
+    // would race with the writer): one writer pass is cheap next to a reset.
+    std::lock_guard lock(g_rings_mutex);
+    any = !g_rings.empty();
+  }
+  if (any) g_synchronize_requested.store(true, std::memory_order_release);
+  return any;
+}
+
 EventTiming& EventTiming::instance() {
   static EventTiming* timing = new EventTiming;  // leaked: the writer may drain during exit
   return *timing;
@@ -362,6 +397,9 @@ void EventTiming::request_delivery(bool forced) { forced_ = forced_ || forced; }
 void EventTiming::drain(ChunkSink& sink) {
   const Driver& d = driver();
   if (!d.complete) return;
+  // At exit, and before a context is destroyed: wait for what is still on
+  // the GPU (a synchronize request made before this pass's ticket is seen).
+  const bool synchronize = forced_ || g_synchronize_requested.exchange(false, std::memory_order_acq_rel);
   std::vector<OperationRing*> rings;
   {
     std::lock_guard lock(g_rings_mutex);
@@ -384,13 +422,18 @@ void EventTiming::drain(ChunkSink& sink) {
       // Never waits while the app runs: only the last drain, at exit, waits
       // for work still on the GPU.
       CUresult ready = d.event_query(op.end);
-      if (ready == CUDA_ERROR_NOT_READY && forced_) ready = d.event_synchronize(op.end);
+      if (ready == CUDA_ERROR_NOT_READY && synchronize) ready = d.event_synchronize(op.end);
       if (ready == CUDA_ERROR_NOT_READY) break;
-      if (ready == CUDA_SUCCESS) {
-        if (Anchor* anchor = anchor_for(op.context)) emit(op, *anchor, ring->tid, sink);
-      } else {
-        ++unfinished_;  // the context is gone (cuCtxDestroy, cudaDeviceReset)
-      }
+      // A window's file is being completed and this work was launched after
+      // its end (the writer fell behind the next steps): it is the next
+      // window's, so it and the rest of this thread's ring wait for the next
+      // drain. Without this a loaded machine put one window's kernels into
+      // the file of the window before it.
+      if (op.call_start_ns > sink.later_after_ns) break;
+      // Not readable: the context is gone (cuCtxDestroy, cudaDeviceReset
+      // from a thread the hooks do not see). Counted, never dropped silently.
+      Anchor* anchor = ready == CUDA_SUCCESS ? anchor_for(op.context) : nullptr;
+      if (anchor == nullptr || !emit(op, *anchor, ring->tid, sink)) ++unfinished_;
       op.state.store(SlotState::free, std::memory_order_release);
       ++ring->tail;
     }

@@ -28,8 +28,9 @@ class EventTiming final : public ActivitySource {
   // App thread, before the driver call that enqueues the work. `work` holds
   // the call's arguments (read_call_args). nullptr: not timed.
   static TimedOperation* before(const ApiCallRecord& work, bool per_thread_stream);
-  // After the call returned; `kernel_name` as the launch record has it.
-  static void after(TimedOperation* operation, bool succeeded, uint32_t correlation_id,
+  // After the call returned; `call_start_ns` and `kernel_name` as the
+  // launch record has them.
+  static void after(TimedOperation* operation, bool succeeded, uint32_t correlation_id, uint64_t call_start_ns,
                     const char* kernel_name);
   // Streams under capture are not timed (the events would become part of
   // the graph); the hooks of the capture calls keep count.
@@ -38,6 +39,13 @@ class EventTiming final : public ActivitySource {
   // In a forked child: the parent's operations, events and contexts are
   // not the child's (CUDA does not survive fork); they are dropped unread.
   static void forget_after_fork();
+
+  // App thread, before a call that destroys a context (cudaDeviceReset,
+  // cuCtxDestroy, a primary context's reset or release): the events of the
+  // operations still to be read die with it, so the writer's next drain
+  // waits for each of them. False when there is nothing to read (the
+  // caller need not wait for the writer).
+  static bool synchronize_at_next_drain();
 
   static EventTiming& instance();
 

@@ -6,19 +6,23 @@
 #include <cstring>
 
 #include "agent_state.h"
+#include "capture/api_call_writer.h"
 #include "capture/capture_range.h"
 #include "capture/cuda_steps.h"
 #include "capture/cuda_call_args.h"
 #include "capture/hooks/event_timing.h"
 #include "capture/hooks/real_symbols.h"
-#include "capture/call_stack.h"
+#include "stacks/call_stack.h"
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
-#include "control/step_rule.h"
+#include "step_rule.h"
 #include "record/recorder.h"
 
 namespace prof {
 namespace hooks_detail {
+// Not in AgentState: every wrapper's pass-through loads it inline (two
+// loads, a test and a jump, hooked_call.h); through AgentState it would be
+// a third load.
 std::atomic<HookMode> g_mode{HookMode::off};
 }  // namespace hooks_detail
 
@@ -27,13 +31,10 @@ namespace {
 using hooks_detail::g_mode;
 using hooks_detail::HookMode;
 
-Recorder* g_recorder = nullptr;
-CudaCaptureOptions g_options;
-std::atomic<uint32_t> g_next_correlation_id{1};
-std::atomic<bool> g_cuda_ready{false};
-std::atomic<bool> g_event_timing{false};
-void (*g_cupti_absent)() = nullptr;
-std::atomic<bool> g_cupti_absent_called{false};
+HookState& hooks() { return agent_state().hooks; }
+// AgentConfig::cuda, the one copy (leaked with the configuration), once
+// start_cuda_hooks has set it, before the hooks record.
+const CudaCaptureOptions& options() { return *agent_state().hooks.options; }
 
 bool per_thread_stream(const char* name) {
   const size_t length = strlen(name);
@@ -47,7 +48,6 @@ bool is_capture_call(uint16_t callback_id, bool begin) {
                      callback_id == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz;
 }
 
-constexpr uint32_t kMaxKernelName = 512;
 // HookedCall::start_ns_ of a call that began with nothing being recorded.
 constexpr uint64_t kNotTimed = 0;
 // write_record, HookedCall::end and the wrapper: the app's call site (or the
@@ -144,13 +144,13 @@ bool is_step_call(const StepRule& rule, const HookedFunction& function) {
                                           bool outermost, const ThreadHookState& t) {
   const StepRule* rule = cuda_step_rule();
   if (rule == nullptr) return;
-  if (rule->kind == StepRule::Kind::kernel) {
+  if (rule->kind() == StepRule::Kind::kKernel) {
     if (kind != CudaCallKind::launch || function.domain != file::ApiDomain::driver) return;
     ReentryGuard guard;
     if (!guard) return;
     const char* name = kernel_name_of(launched_function(function.callback_id, params));
     if (kernel_starts_step(*rule, name)) step_starts_at(outermost ? monotonic_ns() : t.outermost_start_ns);
-  } else if (rule->kind == StepRule::Kind::api && !rule->ends_steps() && is_step_call(*rule, function)) {
+  } else if (rule->kind() == StepRule::Kind::kApi && !rule->ends_steps() && is_step_call(*rule, function)) {
     step_starts_at(monotonic_ns());
   }
 }
@@ -169,52 +169,40 @@ bool needed_outside_windows(const HookedFunction& function, CudaCallKind kind) {
   }
   const StepRule* rule = cuda_step_rule();
   if (rule == nullptr) return false;
-  if (rule->kind == StepRule::Kind::kernel) return kind == CudaCallKind::launch;
+  if (rule->kind() == StepRule::Kind::kKernel) return kind == CudaCallKind::launch;
   return is_step_call(*rule, function);
 }
 
 [[gnu::noinline]] void write_record(const HookedFunction& function, CudaCallKind kind, bool nested,
                                     uint64_t start_ns, uint64_t end_ns, uint32_t correlation_id,
                                     int32_t result, const void* params, const char* kernel_name) {
-  ThreadBuffer* buffer = g_recorder->thread_buffer();
+  ThreadBuffer* buffer = hooks().recorder->thread_buffer();
   if (buffer == nullptr) return;
-  CallStack stack;
-  if (g_options.stacks != StackMode::none && describes_work(kind) && !nested) {
-    capture_call_stack(call_stack_settings(g_options.stacks, g_options.stack_depth), kAgentFrames, stack);
-  }
-  uint32_t name_bytes = 0;
-  if (kind == CudaCallKind::launch && !nested && kernel_name != nullptr) {
-    name_bytes = static_cast<uint32_t>(strnlen(kernel_name, kMaxKernelName));
-  }
-  auto* record = begin_record<ApiCallRecord>(*buffer, RecordType::api_call, stack.payload_bytes() + name_bytes);
-  if (record == nullptr) return;
-  record->start_ns = start_ns;
-  record->end_ns = end_ns;
-  record->function_name = function.name;
-  record->correlation_id = correlation_id;
-  record->return_code = result;
-  record->domain = static_cast<uint8_t>(function.domain);
-  record->backend = static_cast<uint8_t>(file::CaptureBackend::hooks);
-  record->callback_id = function.callback_id;
-  record->stack_depth = static_cast<uint16_t>(stack.native_depth);
-  record->python_depth = static_cast<uint16_t>(stack.python_depth);
-  record->kernel_name_bytes = static_cast<uint16_t>(name_bytes);
-  if (nested) {
-    record->args = ApiCallArgs::none;
-  } else {
-    read_call_args(function.domain == file::ApiDomain::runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
-                   function.callback_id, params, *record);
-  }
-  char* out = stack.write(reinterpret_cast<char*>(record + 1));
-  if (name_bytes != 0) memcpy(out, kernel_name, name_bytes);
-  buffer->commit();
+  // The stack settings are chosen on the first call that takes a stack.
+  const CallStackSettings* stacks = options().stacks != StackMode::none && describes_work(kind) && !nested
+                                        ? &call_stack_settings(options().stacks, options().stack_depth)
+                                        : nullptr;
+  ApiCallSeen seen;
+  seen.start_ns = start_ns;
+  seen.end_ns = end_ns;
+  seen.function_name = function.name;
+  seen.correlation_id = correlation_id;
+  seen.return_code = result;
+  seen.domain = function.domain;
+  seen.backend = file::CaptureBackend::hooks;
+  seen.callback_id = function.callback_id;
+  seen.kind = kind;
+  seen.nested = nested;
+  seen.params = params;
+  seen.kernel_name = kernel_name;
+  write_api_call(*buffer, stacks, kAgentFrames, seen);
 }
 
 }  // namespace
 
 void start_cuda_hooks(Recorder& recorder, const CudaCaptureOptions& options) {
-  g_recorder = &recorder;
-  g_options = options;
+  hooks().recorder = &recorder;
+  hooks().options = &options;
   // Stacks are set up with the first one recorded (call_stack_settings):
   // in a Python program, Python is running by then, not yet now.
   g_mode.store(options.backend == CaptureBackend::hooks ? HookMode::only : HookMode::before_cupti,
@@ -224,9 +212,9 @@ void start_cuda_hooks(Recorder& recorder, const CudaCaptureOptions& options) {
 void reset_cuda_hooks_after_fork() {
   g_mode.store(HookMode::off, std::memory_order_release);
   t_hook = ThreadHookState{};  // the forking thread's, possibly inside a call
-  g_cuda_ready.store(false, std::memory_order_relaxed);
-  g_cupti_absent_called.store(false, std::memory_order_relaxed);
-  g_event_timing.store(false, std::memory_order_relaxed);
+  hooks().cuda_ready.store(false, std::memory_order_relaxed);
+  hooks().cupti_absent_called.store(false, std::memory_order_relaxed);
+  hooks().event_timing.store(false, std::memory_order_relaxed);
   EventTiming::forget_after_fork();
 }
 
@@ -235,9 +223,9 @@ void hand_over_to_cupti() {
   g_mode.compare_exchange_strong(expected, HookMode::cupti);
 }
 
-void set_cupti_absent_handler(void (*handler)()) { g_cupti_absent = handler; }
+void set_cupti_absent_handler(void (*handler)()) { hooks().cupti_absent = handler; }
 
-void use_event_timing() { g_event_timing.store(true, std::memory_order_release); }
+void use_event_timing() { hooks().event_timing.store(true, std::memory_order_release); }
 
 void hooks_keep_recording() {
   HookMode expected = HookMode::before_cupti;
@@ -282,7 +270,7 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
     kind = classify_cuda_call(function.name);  // races compute the same answer
     function.kind.store(kind, std::memory_order_relaxed);
   }
-  if (kind == CudaCallKind::query && !g_options.all_api_calls) return false;
+  if (kind == CudaCallKind::query && !options().all_api_calls) return false;
   if (mode == HookMode::only && !capture_range_open() && !needed_outside_windows(function, kind)) return false;
 
   ThreadHookState& t = t_hook;
@@ -291,7 +279,7 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
   params_ = params;
   outermost_ = t.depth++ == 0;
   if (mode == HookMode::only && t.correlation_id == 0) {
-    t.correlation_id = g_next_correlation_id.fetch_add(1, std::memory_order_relaxed);
+    t.correlation_id = hooks().next_correlation_id.fetch_add(1, std::memory_order_relaxed);
   }
   work_ = describes_work(kind);
   nested_work_ = work_ && t.work_in_flight > 0;
@@ -301,7 +289,7 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
     t.pending_domain = static_cast<uint8_t>(function.domain);
     t.pending_callback_id = function.callback_id;
   }
-  if (kind == CudaCallKind::profiler_stop && g_options.range == CaptureRange::cuda_profiler_api) {
+  if (kind == CudaCallKind::profiler_stop && options().range == CaptureRange::cuda_profiler_api) {
     set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
   }
   // Before GPU timing is decided below: the launch that starts a window is timed.
@@ -309,7 +297,7 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
     find_step_at_begin(function, kind, params, outermost_, t);
   }
   if (mode == HookMode::only && function.domain == file::ApiDomain::driver &&
-      g_event_timing.load(std::memory_order_relaxed)) {
+      hooks().event_timing.load(std::memory_order_relaxed)) {
     if (is_capture_call(function.callback_id, true)) EventTiming::capture_began();
     if ((kind == CudaCallKind::launch || kind == CudaCallKind::copy || kind == CudaCallKind::memset) &&
         capture_range_open()) {
@@ -338,7 +326,7 @@ void HookedCall::end(int32_t result) {
   if (work_) --t.work_in_flight;
   if (t.correlation_id == 0 && g_mode.load(std::memory_order_relaxed) == HookMode::only) {
     // CUPTI was refused while this call ran (inside cuInit): ids are ours now.
-    t.correlation_id = g_next_correlation_id.fetch_add(1, std::memory_order_relaxed);
+    t.correlation_id = hooks().next_correlation_id.fetch_add(1, std::memory_order_relaxed);
   }
   uint32_t correlation_id = t.correlation_id;
   if (t.unseen_correlation_id != 0 && t.unseen_domain == static_cast<uint8_t>(function_->domain) &&
@@ -359,27 +347,27 @@ void HookedCall::end(int32_t result) {
   }
   if (timed_ != nullptr) {
     ReentryGuard guard;
-    EventTiming::after(timed_, result == 0, correlation_id, kernel_name);
+    EventTiming::after(timed_, result == 0, correlation_id, start_ns_, kernel_name);
   }
-  if (g_event_timing.load(std::memory_order_relaxed) && function_->domain == file::ApiDomain::driver &&
+  if (hooks().event_timing.load(std::memory_order_relaxed) && function_->domain == file::ApiDomain::driver &&
       is_capture_call(function_->callback_id, false)) {
     EventTiming::capture_ended();
   }
   if (function_->callback_id == CUPTI_DRIVER_TRACE_CBID_cuInit && function_->domain == file::ApiDomain::driver &&
-      g_mode.load(std::memory_order_acquire) == HookMode::before_cupti && g_cupti_absent != nullptr &&
-      !g_cupti_absent_called.exchange(true)) {
+      g_mode.load(std::memory_order_acquire) == HookMode::before_cupti && hooks().cupti_absent != nullptr &&
+      !hooks().cupti_absent_called.exchange(true)) {
     // The driver calls its injection library from inside cuInit: none
     // subscribed CUPTI by now, so none will.
-    g_cupti_absent();
+    hooks().cupti_absent();
   }
-  if (kind_ == CudaCallKind::profiler_start && g_options.range == CaptureRange::cuda_profiler_api) {
+  if (kind_ == CudaCallKind::profiler_start && options().range == CaptureRange::cuda_profiler_api) {
     set_capture_gate(CaptureGate::profiler_api, true, monotonic_ns());
   }
-  if (!g_cuda_ready.load(std::memory_order_relaxed) && !g_cuda_ready.exchange(true) &&
-      g_options.on_cuda_ready != nullptr) {
+  if (!hooks().cuda_ready.load(std::memory_order_relaxed) && !hooks().cuda_ready.exchange(true) &&
+      options().on_cuda_ready != nullptr) {
     // As the CUPTI path: the first call to return ran after the runtime
     // initialised, so an atexit handler registered now runs before its teardown.
-    g_options.on_cuda_ready();
+    options().on_cuda_ready();
   }
   if (timed && capture_range_open()) {
     ReentryGuard guard;

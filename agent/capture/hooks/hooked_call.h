@@ -27,6 +27,7 @@ struct HookedFunction {
 };
 
 // At agent start: the hooks record from now on (PROF_BACKEND=auto or hooks).
+// `options`: AgentConfig::cuda, kept by pointer (see start_cuda_capture).
 void start_cuda_hooks(Recorder& recorder, const CudaCaptureOptions& options);
 // CUPTI subscribed and enabled its callbacks: calls that begin from now on
 // are CUPTI's to record.
@@ -64,6 +65,9 @@ enum class HookMode : uint8_t {
   cupti,         // auto: CUPTI records every call that begins from now on
   only,          // the hooks record everything (CUPTI refused, or PROF_BACKEND=hooks)
 };
+// Not in AgentState: read by every exported wrapper's inline fast
+// path (two loads, a test and a jump between windows) through this header,
+// which includes no AgentState.
 extern std::atomic<HookMode> g_mode;
 }  // namespace hooks_detail
 

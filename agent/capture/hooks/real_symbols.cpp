@@ -9,6 +9,8 @@
 namespace prof {
 namespace {
 
+// Not in AgentState: the interposed dlsym is called by the loader, libc and
+// sanitizer runtimes before the agent's constructor has run.
 std::atomic<DlsymFn> g_real_dlsym{nullptr};
 
 struct LibrarySearch {
@@ -16,10 +18,24 @@ struct LibrarySearch {
   const char* path;
 };
 
+// Whether the object `info` describes holds this code: the agent is known
+// by its own address, never by its name (a CUDA library may well live under
+// /opt/libprof/ or a checkout named libprof).
+bool is_the_agent(const dl_phdr_info* info) {
+  const auto own = reinterpret_cast<ElfW(Addr)>(&is_the_agent);
+  for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+    if (segment.p_type != PT_LOAD) continue;
+    const ElfW(Addr) begin = info->dlpi_addr + segment.p_vaddr;
+    if (own >= begin && own < begin + segment.p_memsz) return true;
+  }
+  return false;
+}
+
 int find_library(dl_phdr_info* info, size_t, void* data) {
   auto* search = static_cast<LibrarySearch*>(data);
   if (info->dlpi_name != nullptr && strstr(info->dlpi_name, search->part) != nullptr &&
-      strstr(info->dlpi_name, "libprof") == nullptr) {
+      !is_the_agent(info)) {
     search->path = info->dlpi_name;
     return 1;
   }

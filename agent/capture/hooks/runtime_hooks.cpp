@@ -9,6 +9,7 @@
 #include <atomic>
 
 #include "capture/hooks/runtime_hooks.h"
+#include "capture/hooks/context_teardown.h"
 #include "capture/hooks/cuda_hook_params.h"
 #include "capture/hooks/hooked_call.h"
 #include "capture/hooks/real_symbols.h"
@@ -28,6 +29,8 @@ enum class RuntimeHook : uint32_t {
 };
 constexpr uint32_t kRuntimeHooks = static_cast<uint32_t>(RuntimeHook::count);
 
+// Not in AgentState: the generated table of what is hooked, and
+// (g_real) what each wrapper forwards to, read by the wrappers' fast path.
 HookedFunction g_functions[kRuntimeHooks] = {
 #define PROF_DRIVER_HOOK(name, params, decl, args)
 #define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) {recorded, CUPTI_RUNTIME_TRACE_CBID_##key, file::ApiDomain::runtime},
@@ -45,11 +48,20 @@ const char* const kExportedNames[kRuntimeHooks] = {
 #undef PROF_RUNTIME_HOOK
 };
 
+// What each wrapper forwards to; nullptr until first needed. Not in
+// AgentState: the wrappers load it inline on every call, and a program
+// calls them before the agent's constructor has run.
 std::atomic<void*> g_real[kRuntimeHooks];
 
 void* real_of(RuntimeHook hook) {
   const auto i = static_cast<uint32_t>(hook);
   return resolve_real(g_real[i], kExportedNames[i], "libcudart.so");
+}
+
+// cudaDeviceReset destroys the device's primary context: it waits for the
+// GPU work timed in it.
+inline void before_real_call(RuntimeHook hook) {
+  if (hook == RuntimeHook::hook_cudaDeviceReset) before_context_teardown();
 }
 
 }  // namespace
@@ -58,7 +70,7 @@ void* real_of(RuntimeHook hook) {
 // The wrappers (wrapper_definition.h).
 #define PROF_DRIVER_HOOK(name, params, decl, args)
 #define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)                                  \
-  PROF_DEFINE_WRAPPER(cudaError_t, cudaErrorSharedObjectSymbolNotFound, prof::RuntimeHook::hook_##name,     \
+  PROF_DEFINE_WRAPPER(cudaError_t, cudaErrorCallRequiresNewerDriver, prof::RuntimeHook::hook_##name,     \
                       prof_record_##name, prof_hook_##name, #name, params, decl, args)
 #include "capture/hooks/hooked_functions.inc"
 #undef PROF_DRIVER_HOOK
@@ -80,6 +92,15 @@ void* const kWrappers[kRuntimeHooks] = {
 void* wrap_runtime_function(const char* name, void* real) {
   if (real == nullptr) return real;
   return hand_out_wrapper({kExportedNames, kWrappers, g_real, kRuntimeHooks}, name, real);
+}
+
+bool is_runtime_wrapper_name(const char* name) {
+  return wrapper_index_by_name({kExportedNames, kWrappers, g_real, kRuntimeHooks}, name) >= 0;
+}
+
+bool runtime_wrapper_lacks_definition(const void* address) {
+  const int i = wrapper_index_by_address({kExportedNames, kWrappers, g_real, kRuntimeHooks}, address);
+  return i >= 0 && resolve_real(g_real[i], kExportedNames[i], "libcudart.so") == nullptr;
 }
 
 }  // namespace prof

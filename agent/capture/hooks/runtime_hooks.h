@@ -11,4 +11,11 @@ namespace prof {
 // wrapper already forwards to. Remembers `real` as the wrapper's target.
 void* wrap_runtime_function(const char* name, void* real);
 
+// dlsym(RTLD_DEFAULT, name) finds our exported wrapper first, whether or not
+// the loaded library defines the function: whether `name` is one of ours,
+// and whether the wrapper at `address` has no real definition behind it (the
+// lookup then fails, as it would without the agent).
+bool is_runtime_wrapper_name(const char* name);
+bool runtime_wrapper_lacks_definition(const void* address);
+
 }  // namespace prof

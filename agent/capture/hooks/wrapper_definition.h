@@ -4,6 +4,14 @@
 // namespace prof, `real_of(Hook)`, `g_real` (what each wrapper forwards to)
 // and `g_functions`.
 //
+// `before_real_call(hook)` (defined by the includer, constant-folded for
+// all but a few hooks) runs before the call is recorded: the context
+// teardowns (context_teardown.h).
+//
+// A bound call whose function the loaded library lacks returns `not_found`:
+// the error the real runtime gives for an entry point it cannot reach
+// (docs/reliability.md).
+//
 // An asm label gives the wrapper the CUDA function's own (ABI) name while its
 // C++ name stays clear of the CUDA headers' declarations and version macros.
 // While the hooks record nothing (CUPTI does), the wrapper is two loads, a
@@ -25,6 +33,7 @@
     const auto hook = hook_value;                                                                \
     auto real = reinterpret_cast<Real>(prof::real_of(hook));                                     \
     if (real == nullptr) return not_found;                                                       \
+    prof::before_real_call(hook);                                                                \
     prof::HookedCall call;                                                                       \
     const params hook_params{PROF_UNPACK args};                                                  \
     if (!call.begin(prof::g_functions[static_cast<uint32_t>(hook)],                              \

@@ -60,4 +60,20 @@ inline void* hand_out_wrapper(const WrapperTable& table, const char* name, void*
   return real;
 }
 
+// The index of `name` among the table's names, or -1.
+inline int wrapper_index_by_name(const WrapperTable& table, const char* name) {
+  for (uint32_t i = 0; i < table.count; ++i) {
+    if (strcmp(table.names[i], name) == 0) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The index of the wrapper at `address`, or -1 when it is none of ours.
+inline int wrapper_index_by_address(const WrapperTable& table, const void* address) {
+  for (uint32_t i = 0; i < table.count; ++i) {
+    if (table.wrappers[i] == address) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 }  // namespace prof

@@ -1,5 +1,5 @@
 /* Prints, from a CPython's own headers, the offsets and sizes the agent's
-   table (agent/capture/python_layouts.cpp) holds for that version, under the
+   table (agent/stacks/python_layouts.cpp) holds for that version, under the
    table's field names: the Python stacks test compiles it against each
    interpreter's headers and compares. */
 #define Py_BUILD_CORE 1

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "capture/native_stack.h"
-#include "capture/python_frames.h"
-#include "capture/python_layouts.h"
+#include "stacks/native_stack.h"
+#include "stacks/python_frames.h"
+#include "stacks/python_layouts.h"
 
 namespace {
 

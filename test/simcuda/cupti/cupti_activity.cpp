@@ -10,8 +10,8 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <queue>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -22,12 +22,21 @@ namespace {
 
 constexpr size_t kRecordAlignment = 8;  // every CUpti_Activity* struct is 8-byte aligned
 constexpr uint64_t kWorkerPeriodNs = 2000000;
+// The worker's stack: it runs the drain and the tool's buffer callbacks, which
+// need far less than the 8 MiB a default thread reserves (a program under
+// `ulimit -v` has no room for that; the agent under test stays within it).
+constexpr size_t kWorkerStackBytes = 1 << 20;
+// Room for the largest record struct (CUpti_ActivityKernel10), checked in push().
+constexpr size_t kMaxRecordBytes = 256;
 
-// A record waiting for its completion time, stored as raw bytes of its struct.
+// A record waiting for its completion time, stored as raw bytes of its struct,
+// inline: the worker moves records without allocating, so it never makes
+// glibc give it a malloc arena of its own (64 MiB of address space).
 struct PendingRecord {
-  uint64_t complete_at_ns;  // CLOCK_MONOTONIC
-  uint64_t sequence;        // keeps records that complete together in report order
-  std::vector<uint8_t> bytes;
+  uint64_t complete_at_ns = 0;  // CLOCK_MONOTONIC
+  uint64_t sequence = 0;        // keeps records that complete together in report order
+  uint32_t size = 0;
+  alignas(kRecordAlignment) uint8_t bytes[kMaxRecordBytes];
   bool operator>(const PendingRecord& other) const {
     return complete_at_ns != other.complete_at_ns ? complete_at_ns > other.complete_at_ns
                                                   : sequence > other.sequence;
@@ -49,14 +58,28 @@ bool kind_enabled(CUpti_ActivityKind kind) {
   return kind > 0 && kind < CUPTI_ACTIVITY_KIND_COUNT && g_kind_enabled[kind].load(std::memory_order_relaxed);
 }
 
+// Never destroyed (see queue()): threads of the program may still report work
+// while it exits, and a forked child replaces it rather than tearing it down.
 class ActivityQueue {
  public:
-  ~ActivityQueue() { stop(); }
+  ActivityQueue() = default;
+  // A forked child's queue: the tool's callbacks, none of the parent's records,
+  // its partial buffer or its worker (which the child does not have).
+  ActivityQueue(CUpti_BuffersCallbackRequestFunc requested, CUpti_BuffersCallbackCompleteFunc completed)
+      : requested_(requested), completed_(completed) {}
+  ActivityQueue(const ActivityQueue&) = delete;
+  ActivityQueue& operator=(const ActivityQueue&) = delete;
 
   void set_kind(CUpti_ActivityKind kind, bool on) {
     g_kind_enabled[kind].store(on, std::memory_order_relaxed);
-    if (on) start_worker();
+    if (!on) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    start_worker_locked();
   }
+  // Read without the lock by the fork handler: the child must not wait for a
+  // mutex some thread of the parent held when it forked.
+  CUpti_BuffersCallbackRequestFunc requested_unlocked() const { return requested_; }
+  CUpti_BuffersCallbackCompleteFunc completed_unlocked() const { return completed_; }
   void register_callbacks(CUpti_BuffersCallbackRequestFunc requested, CUpti_BuffersCallbackCompleteFunc completed) {
     std::lock_guard<std::mutex> lock(mutex_);
     requested_ = requested;
@@ -70,11 +93,15 @@ class ActivityQueue {
 
   template <typename Record>
   void push(const Record& record, uint64_t complete_at_ns) {
-    PendingRecord pending{complete_at_ns, 0, std::vector<uint8_t>(sizeof(Record))};
-    std::memcpy(pending.bytes.data(), &record, sizeof(Record));
+    static_assert(sizeof(Record) <= kMaxRecordBytes, "kMaxRecordBytes is smaller than a record");
+    PendingRecord pending;
+    pending.complete_at_ns = complete_at_ns;
+    pending.size = sizeof(Record);
+    std::memcpy(pending.bytes, &record, sizeof(Record));
     std::lock_guard<std::mutex> lock(mutex_);
     pending.sequence = next_sequence_++;
-    pending_.push(std::move(pending));
+    pending_.push(pending);
+    start_worker_locked();  // a forked child's queue starts its own on first use
     wake_.notify_one();
   }
 
@@ -94,38 +121,47 @@ class ActivityQueue {
         pending_.pop();
       }
       if (forced && record.complete_at_ns > now) mark_incomplete(record, now);
-      write(record.bytes);
+      write(record.bytes, record.size);
     }
     if (deliver_partial && current_.data != nullptr && current_.used > 0) deliver_current();
   }
 
-  void stop() {
+  // cuptiFinalize: everything held goes to the tool (unfinished work marked
+  // so), the worker ends, then the queue forgets the tool and is as new.
+  void finalize() {
+    drain(true, true);
+    bool joinable = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
       wake_.notify_all();
+      joinable = worker_running_;
     }
-    if (worker_.joinable()) worker_.join();
-  }
-
-  // cuptiFinalize: everything held goes to the tool (unfinished work marked
-  // so), then the queue forgets the tool and is as new.
-  void finalize() {
-    drain(true, true);
-    stop();
+    if (joinable) pthread_join(worker_, nullptr);
     std::lock_guard<std::mutex> lock(mutex_);
     requested_ = nullptr;
     completed_ = nullptr;
-    worker_started_ = false;
+    worker_running_ = false;
+    worker_unavailable_ = false;
     stopping_ = false;
   }
 
  private:
-  void start_worker() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (worker_started_ || stopping_) return;
-    worker_started_ = true;
-    worker_ = std::thread([this] { run_worker(); });
+  // The worker delivers records as their work completes. Where no thread can be
+  // made (an address-space limit), records still reach the tool at its flushes.
+  void start_worker_locked() {
+    if (worker_running_ || worker_unavailable_ || stopping_) return;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setstacksize(&attributes, kWorkerStackBytes);
+    auto body = [](void* self) -> void* {
+      pthread_setname_np(pthread_self(), "cupti-activity");
+      static_cast<ActivityQueue*>(self)->run_worker();
+      return nullptr;
+    };
+    worker_running_ = pthread_create(&worker_, &attributes, body, this) == 0;
+    worker_unavailable_ = !worker_running_;
+    pthread_attr_destroy(&attributes);
   }
 
   void run_worker() {
@@ -146,34 +182,34 @@ class ActivityQueue {
   // start = 0 if it had not started), as real CUPTI does.
   static void mark_incomplete(PendingRecord& record, uint64_t now) {
     CUpti_ActivityKind kind;
-    std::memcpy(&kind, record.bytes.data(), sizeof kind);
+    std::memcpy(&kind, record.bytes, sizeof kind);
     auto zero_times = [&](auto* typed) {
       if (typed->start > tool_time(now)) typed->start = 0;
       typed->end = 0;
     };
     if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || kind == CUPTI_ACTIVITY_KIND_KERNEL) {
-      zero_times(reinterpret_cast<CUpti_ActivityKernel10*>(record.bytes.data()));
-      reinterpret_cast<CUpti_ActivityKernel10*>(record.bytes.data())->completed = 0;
+      zero_times(reinterpret_cast<CUpti_ActivityKernel10*>(record.bytes));
+      reinterpret_cast<CUpti_ActivityKernel10*>(record.bytes)->completed = 0;
     } else if (kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
-      zero_times(reinterpret_cast<CUpti_ActivityMemcpy6*>(record.bytes.data()));
+      zero_times(reinterpret_cast<CUpti_ActivityMemcpy6*>(record.bytes));
     } else if (kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE) {
-      zero_times(reinterpret_cast<CUpti_ActivityGraphTrace2*>(record.bytes.data()));
+      zero_times(reinterpret_cast<CUpti_ActivityGraphTrace2*>(record.bytes));
     } else if (kind == CUPTI_ACTIVITY_KIND_MEMCPY2) {
-      zero_times(reinterpret_cast<CUpti_ActivityMemcpyPtoP4*>(record.bytes.data()));
+      zero_times(reinterpret_cast<CUpti_ActivityMemcpyPtoP4*>(record.bytes));
     } else if (kind == CUPTI_ACTIVITY_KIND_MEMSET) {
-      zero_times(reinterpret_cast<CUpti_ActivityMemset4*>(record.bytes.data()));
+      zero_times(reinterpret_cast<CUpti_ActivityMemset4*>(record.bytes));
     }
   }
 
-  void write(const std::vector<uint8_t>& bytes) {
-    size_t size = (bytes.size() + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment;
+  void write(const uint8_t* bytes, size_t record_bytes) {
+    size_t size = (record_bytes + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment;
     if (current_.data != nullptr && current_.used + size > current_.size) deliver_current();
     if (current_.data == nullptr) request_buffer();
     if (current_.data == nullptr || size > current_.size) {
       dropped_.fetch_add(1);  // the tool gave no (big enough) buffer
       return;
     }
-    std::memcpy(current_.data + current_.used, bytes.data(), bytes.size());
+    std::memcpy(current_.data + current_.used, bytes, record_bytes);
     current_.used += size;
   }
 
@@ -208,16 +244,32 @@ class ActivityQueue {
   uint64_t next_sequence_ = 0;
   CUpti_BuffersCallbackRequestFunc requested_ = nullptr;
   CUpti_BuffersCallbackCompleteFunc completed_ = nullptr;
-  bool worker_started_ = false;
+  bool worker_running_ = false;      // this process has a worker, joinable
+  bool worker_unavailable_ = false;  // pthread_create failed: flushes deliver
   bool stopping_ = false;
-  std::thread worker_;
+  pthread_t worker_{};
   std::mutex drain_mutex_;  // guards current_
   ToolBuffer current_;
 };
 
+std::atomic<ActivityQueue*> g_queue{nullptr};
+void forget_graph_launches_in_child();
+
+// Made on first use and never destroyed, so a thread that reports work while
+// `main` returns finds it. A forked child gets a fresh one: the parent's may
+// be locked by a thread the child does not have, and its records and worker
+// are the parent's.
 ActivityQueue& queue() {
-  static ActivityQueue instance;
-  return instance;
+  static std::once_flag created;
+  std::call_once(created, [] {
+    g_queue.store(new ActivityQueue);
+    pthread_atfork(nullptr, nullptr, [] {
+      ActivityQueue* parent = g_queue.load();
+      g_queue.store(new ActivityQueue(parent->requested_unlocked(), parent->completed_unlocked()));
+      forget_graph_launches_in_child();
+    });
+  });
+  return *g_queue.load();
 }
 
 std::atomic<CUpti_ActivityThreadIdType> g_thread_id_type{CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT};
@@ -247,6 +299,7 @@ size_t record_size(CUpti_ActivityKind kind) {
     case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
     case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
     case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: return sizeof(CUpti_ActivityGraphTrace2);
+    case CUPTI_ACTIVITY_KIND_MEMORY_POOL: return sizeof(CUpti_ActivityMemoryPool3);
     default: return 0;
   }
 }
@@ -301,12 +354,19 @@ struct GraphLaunchSpan {
   uint64_t end_ns = 0;
   uint32_t device = 0, context_id = 0, stream_id = 0, graph_id = 0;
 };
-std::mutex g_graph_mutex;
-std::unordered_map<uint32_t, GraphLaunchSpan> g_graph_launches;  // by correlation id
+// Both never destroyed (threads may report while the program exits); a
+// forked child starts with new ones, as with the queue.
+std::mutex* g_graph_mutex = new std::mutex;
+auto* g_graph_launches = new std::unordered_map<uint32_t, GraphLaunchSpan>;  // by correlation id
+
+void forget_graph_launches_in_child() {
+  g_graph_mutex = new std::mutex;
+  g_graph_launches = new std::unordered_map<uint32_t, GraphLaunchSpan>;
+}
 
 void note_graph_operation(const SimOperation& op) {
-  std::lock_guard<std::mutex> lock(g_graph_mutex);
-  GraphLaunchSpan& span = g_graph_launches[op.correlation_id];
+  std::lock_guard<std::mutex> lock(*g_graph_mutex);
+  GraphLaunchSpan& span = (*g_graph_launches)[op.correlation_id];
   if (op.start_ns < span.start_ns) {
     span.start_ns = op.start_ns;
     span.device = op.device;
@@ -320,11 +380,11 @@ void note_graph_operation(const SimOperation& op) {
 void emit_graph_trace(uint32_t correlation_id) {
   GraphLaunchSpan span;
   {
-    std::lock_guard<std::mutex> lock(g_graph_mutex);
-    auto found = g_graph_launches.find(correlation_id);
-    if (found == g_graph_launches.end()) return;
+    std::lock_guard<std::mutex> lock(*g_graph_mutex);
+    auto found = g_graph_launches->find(correlation_id);
+    if (found == g_graph_launches->end()) return;
     span = found->second;
-    g_graph_launches.erase(found);
+    g_graph_launches->erase(found);
   }
   CUpti_ActivityGraphTrace2 r{};
   r.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
@@ -419,7 +479,10 @@ bool is_graph_launch(const SimApiCall* call) {
     r.name = op->name;
     r.queued = CUPTI_TIMESTAMP_UNKNOWN;  // only with cuptiActivityEnableLatencyTimestamps
     r.submitted = CUPTI_TIMESTAMP_UNKNOWN;
-    r.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+    r.launchType = static_cast<uint8_t>(op->launch_type);  // CUpti_ActivityLaunchType
+    r.clusterX = op->cluster[0];
+    r.clusterY = op->cluster[1];
+    r.clusterZ = op->cluster[2];
     r.graphNodeId = op->graph_node_id;
     r.graphId = op->graph_id;
     r.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
@@ -480,7 +543,32 @@ void activity_operation(const SimOperation* op) {
   write_operation_record(op);
 }
 
+// A pool's creation, destruction or trim: a MEMORY_POOL record.
+void activity_memory_pool(const SimMemoryEvent* event) {
+  if (!kind_enabled(CUPTI_ACTIVITY_KIND_MEMORY_POOL)) return;
+  CUpti_ActivityMemoryPool3 r{};
+  r.kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL;
+  r.memoryPoolOperationType = event->operation == SIM_MEMORY_POOL_CREATED     ? CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED
+                              : event->operation == SIM_MEMORY_POOL_DESTROYED ? CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED
+                                                                              : CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED;
+  r.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+  r.correlationId = event->correlation_id;
+  r.processId = static_cast<uint32_t>(getpid());
+  r.deviceId = event->device;
+  r.minBytesToKeep = event->pool_min_bytes_to_keep;
+  r.address = event->pool_address;
+  r.size = event->pool_reserved_bytes;
+  r.releaseThreshold = event->pool_release_threshold;
+  r.timestamp = tool_time(event->timestamp_ns);
+  r.utilizedSize = event->pool_used_bytes;
+  queue().push(r, event->timestamp_ns);
+}
+
 void activity_memory(const SimMemoryEvent* event) {
+  if (event->operation >= SIM_MEMORY_POOL_CREATED) {
+    activity_memory_pool(event);
+    return;
+  }
   if (!kind_enabled(CUPTI_ACTIVITY_KIND_MEMORY2)) return;
   CUpti_ActivityMemory4 r{};
   r.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
@@ -496,6 +584,13 @@ void activity_memory(const SimMemoryEvent* event) {
   r.contextId = event->context_id;
   r.streamId = event->stream_id;
   r.isAsync = event->is_async;
+  if (event->pool_address != 0) {  // a stream-ordered allocation's pool, after the event
+    r.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+    r.memoryPoolConfig.address = event->pool_address;
+    r.memoryPoolConfig.releaseThreshold = event->pool_release_threshold;
+    r.memoryPoolConfig.pool.size = event->pool_reserved_bytes;
+    r.memoryPoolConfig.utilizedSize = event->pool_used_bytes;
+  }
   queue().push(r, event->timestamp_ns);
 }
 

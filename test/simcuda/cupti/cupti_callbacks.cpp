@@ -26,8 +26,9 @@ constexpr uint32_t kDomainSizes[CUPTI_CB_DOMAIN_SIZE] = {
 
 std::mutex g_subscribe_mutex;
 std::atomic<Subscriber*> g_subscriber{nullptr};
-// Enable bits, read on every API call from any thread without a lock.
-std::unique_ptr<std::atomic<bool>[]> g_enabled[CUPTI_CB_DOMAIN_SIZE];
+// Enable bits, read on every API call from any thread without a lock. Never
+// freed: a thread may still make API calls while the program exits.
+std::atomic<bool>* g_enabled[CUPTI_CB_DOMAIN_SIZE] = {};
 // How many of a domain's bits are set: with none, an API call pays one load.
 std::atomic<uint32_t> g_enabled_in_domain[CUPTI_CB_DOMAIN_SIZE] = {};
 
@@ -94,7 +95,7 @@ CUptiResult subscribe(CUpti_SubscriberHandle* handle, CUpti_CallbackFunc callbac
   }
   for (uint32_t d = 0; d < CUPTI_CB_DOMAIN_SIZE; ++d) {
     if (kDomainSizes[d] > 0 && !g_enabled[d]) {
-      g_enabled[d] = std::make_unique<std::atomic<bool>[]>(kDomainSizes[d]);
+      g_enabled[d] = new std::atomic<bool>[kDomainSizes[d]]();
     }
     for (uint32_t i = 0; i < kDomainSizes[d]; ++i) set_enabled(d, i, false);
   }

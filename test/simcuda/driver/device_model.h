@@ -67,9 +67,18 @@ CUresult event_query(CUevent event);
 CUresult event_elapsed_ms(float* ms, CUevent start, CUevent end);
 
 // ---- memory. Device memory is host memory; CUdeviceptr values are host addresses.
-enum class MemoryKind : uint8_t { Pageable = 1, Pinned = 2, Device = 3, Managed = 5 };
+enum class MemoryKind : uint8_t { Pageable = 1, Pinned = 2, Device = 3, Array = 4, Managed = 5 };
+// Stream-ordered device allocations come from `pool`, or the device's default
+// pool when it is null.
 CUresult memory_allocate(void** out, size_t bytes, MemoryKind kind, CUstream stream_ordered,
-                         bool per_thread);
+                         bool per_thread, CUmemoryPool pool = nullptr);
+// Stream-ordered memory pools (model_pools.cpp).
+CUresult pool_default(CUmemoryPool* out, CUdevice device);
+CUresult pool_create(CUmemoryPool* out, const CUmemPoolProps* props);
+CUresult pool_destroy(CUmemoryPool pool);
+CUresult pool_set_attribute(CUmemoryPool pool, CUmemPool_attribute attribute, const void* value);
+CUresult pool_get_attribute(CUmemoryPool pool, CUmemPool_attribute attribute, void* value);
+CUresult pool_trim(CUmemoryPool pool, size_t min_bytes_to_keep);
 CUresult memory_free(void* address, MemoryKind kind, CUstream stream_ordered, bool per_thread);
 CUresult host_register(void* address, size_t bytes);
 CUresult host_unregister(void* address);
@@ -79,6 +88,26 @@ CUresult pointer_memory_type(CUdeviceptr address, CUmemorytype* type, CUdevice* 
 // Checks that [address, address + bytes) is managed memory and `stream` valid:
 // prefetches and stream attachment have no simulated effect beyond that.
 CUresult check_managed_range(CUdeviceptr address, size_t bytes, CUstream stream, bool per_thread);
+
+// Virtual memory management (model_vmm.cpp).
+CUresult vmm_granularity(size_t* granularity, const CUmemAllocationProp* prop);
+CUresult vmm_create(CUmemGenericAllocationHandle* handle, size_t bytes, const CUmemAllocationProp* prop);
+CUresult vmm_release(CUmemGenericAllocationHandle handle);
+CUresult vmm_reserve(CUdeviceptr* out, size_t bytes, size_t alignment, CUdeviceptr wanted);
+CUresult vmm_free(CUdeviceptr address, size_t bytes);
+CUresult vmm_map(CUdeviceptr address, size_t bytes, size_t offset, CUmemGenericAllocationHandle handle);
+CUresult vmm_set_access(CUdeviceptr address, size_t bytes, const CUmemAccessDesc* desc, size_t count);
+CUresult vmm_unmap(CUdeviceptr address, size_t bytes);
+
+// CUDA arrays (model_arrays.cpp): device memory of `rows` rows of `pitch` bytes,
+// and texture and surface objects viewing an array or device memory.
+CUresult array_create(CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR& shape);
+CUresult array_destroy(CUarray array);
+CUresult array_rows(CUarray array, char** base, size_t* pitch, size_t* rows);
+CUresult texture_create(CUtexObject* out, const CUDA_RESOURCE_DESC* resource);
+CUresult texture_destroy(CUtexObject texture);
+CUresult surface_create(CUsurfObject* out, const CUDA_RESOURCE_DESC* resource);
+CUresult surface_destroy(CUsurfObject surface);
 
 // Where a copy end must lie; the typed cuMemcpyHtoD-style calls are strict.
 enum class Side : uint8_t { Host, Device, Any };
@@ -116,6 +145,11 @@ CUresult enqueue_peer_copy(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr s
 // ---- modules, kernels and graphs
 CUresult module_load(CUmodule* out, const void* image);
 CUresult module_unload(CUmodule module);
+// cuLink*: inputs joined into one image (model_launch.cpp).
+CUresult link_create(CUlinkState* out);
+CUresult link_add(CUlinkState state, CUjitInputType type, const void* data, size_t size);
+CUresult link_complete(CUlinkState state, void** image, size_t* size);
+CUresult link_destroy(CUlinkState state);
 CUresult module_function(CUfunction* out, CUmodule module, const char* name);
 const char* function_name(CUfunction function);  // nullptr for an unknown handle
 CUkernel function_kernel(CUfunction function);   // its CUkernel twin, what the runtime launches with
@@ -124,6 +158,17 @@ const char* launched_name(CUfunction handle);    // a launch's handle: a CUfunct
 // A module's __device__/__constant__ variable (declared ".global name[size]" in its image).
 CUresult module_global(CUdeviceptr* address, size_t* bytes, CUmodule module, const char* name);
 
+// Function attributes: the settable ones as set (defaults otherwise), others
+// CUDA_ERROR_INVALID_VALUE from the setter. `function` is a CUfunction or a CUkernel.
+CUresult function_set_attribute(CUfunction function, CUfunction_attribute attribute, int value);
+CUresult function_settable_attribute(CUfunction function, CUfunction_attribute attribute, int* value);
+CUresult function_set_cache_config(CUfunction function, CUfunc_cache config);
+// The current context's limits (cuCtxSetLimit) and cache preference.
+CUresult context_set_limit(CUlimit limit, size_t value);
+CUresult context_get_limit(CUlimit limit, size_t* value);
+CUresult context_set_cache_config(CUfunc_cache config);
+CUresult context_get_cache_config(CUfunc_cache* config);
+
 struct LaunchRequest {
   CUfunction function;
   unsigned grid[3];
@@ -131,6 +176,8 @@ struct LaunchRequest {
   unsigned dynamic_shared_bytes;
   CUstream stream;
   bool per_thread;
+  bool cooperative = false;           // cuLaunchCooperativeKernel, or the launch attribute
+  unsigned cluster[3] = {0, 0, 0};    // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
 };
 CUresult enqueue_kernel(const LaunchRequest& request);
 
@@ -144,6 +191,14 @@ CUresult graph_add_memset(CUgraphNode* out, CUgraph graph, const MemsetRequest& 
 CUresult graph_add_host(CUgraphNode* out, CUgraph graph, std::function<void()> call);
 CUresult graph_add_alloc(CUgraphNode* out, CUgraph graph, size_t bytes, CUdeviceptr* address);
 CUresult graph_add_free(CUgraphNode* out, CUgraph graph, CUdeviceptr address);
+CUresult graph_add_empty(CUgraphNode* out, CUgraph graph);
+CUresult graph_add_event(CUgraphNode* out, CUgraph graph, CUevent event, bool wait);
+// A child graph node: the child's nodes, copied in at the node's place.
+CUresult graph_add_child(CUgraphNode* out, CUgraph graph, CUgraph child);
+CUresult graph_set_kernel(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS* params);
+// Graph memory of a device (cuDeviceGetGraphMemAttribute): what graphs' allocation
+// nodes reserve, and of it what is live (allocated by a launch, not yet freed).
+CUresult graph_memory_attribute(CUdevice device, CUgraphMem_attribute attribute, void* value);
 CUresult graph_clone(CUgraph* out, CUgraph original);
 CUresult graph_nodes(CUgraph graph, CUgraphNode* nodes, size_t* count);
 CUresult graph_exec_update(CUgraphExec exec, CUgraph graph, CUgraphExecUpdateResultInfo* info);

@@ -25,6 +25,8 @@
 #undef cuCtxSynchronize
 #undef cuEventElapsedTime
 #undef cuGetProcAddress
+#undef cuLinkCreate
+#undef cuLinkAddData
 #endif
 
 // ---- initialisation, versions, errors
@@ -72,11 +74,18 @@ SIM_FN(cuCtxGetDevice, 2000, cuCtxGetDevice, (CUdevice* device), (device))
 SIM_FN(cuCtxGetId, 12000, cuCtxGetId, (CUcontext ctx, unsigned long long* ctxId), (ctx, ctxId))
 SIM_FN_NOARGS(cuCtxSynchronize, 2000, cuCtxSynchronize)
 SIM_FN(cuCtxSynchronize, 13000, cuCtxSynchronize_v2, (CUcontext ctx), (ctx))
+SIM_FN(cuDeviceGetP2PAttribute, 8000, cuDeviceGetP2PAttribute,
+       (int* value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice),
+       (value, attrib, srcDevice, dstDevice))
 SIM_FN(cuDeviceCanAccessPeer, 4000, cuDeviceCanAccessPeer, (int* canAccessPeer, CUdevice dev, CUdevice peerDev),
        (canAccessPeer, dev, peerDev))
 SIM_FN(cuCtxEnablePeerAccess, 4000, cuCtxEnablePeerAccess, (CUcontext peerContext, unsigned int Flags),
        (peerContext, Flags))
 SIM_FN(cuCtxDisablePeerAccess, 4000, cuCtxDisablePeerAccess, (CUcontext peerContext), (peerContext))
+SIM_FN(cuCtxSetLimit, 3010, cuCtxSetLimit, (CUlimit limit, size_t value), (limit, value))
+SIM_FN(cuCtxGetLimit, 3010, cuCtxGetLimit, (size_t* pvalue, CUlimit limit), (pvalue, limit))
+SIM_FN(cuCtxSetCacheConfig, 3020, cuCtxSetCacheConfig, (CUfunc_cache config), (config))
+SIM_FN(cuCtxGetCacheConfig, 3020, cuCtxGetCacheConfig, (CUfunc_cache* pconfig), (pconfig))
 SIM_FN(cuCtxGetStreamPriorityRange, 5050, cuCtxGetStreamPriorityRange, (int* leastPriority, int* greatestPriority),
        (leastPriority, greatestPriority))
 
@@ -85,6 +94,25 @@ SIM_FN(cuModuleLoadData, 2000, cuModuleLoadData, (CUmodule* module, const void* 
 SIM_FN(cuModuleLoadDataEx, 2010, cuModuleLoadDataEx,
        (CUmodule* module, const void* image, unsigned int numOptions, CUjit_option* options, void** optionValues),
        (module, image, numOptions, options, optionValues))
+SIM_FN(cuModuleLoadFatBinary, 2000, cuModuleLoadFatBinary, (CUmodule* module, const void* fatCubin),
+       (module, fatCubin))
+SIM_FN(cuLibraryLoadData, 12000, cuLibraryLoadData,
+       (CUlibrary* library, const void* code, CUjit_option* jitOptions, void** jitOptionsValues,
+        unsigned int numJitOptions, CUlibraryOption* libraryOptions, void** libraryOptionValues,
+        unsigned int numLibraryOptions),
+       (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues,
+        numLibraryOptions))
+SIM_FN(cuLibraryUnload, 12000, cuLibraryUnload, (CUlibrary library), (library))
+SIM_FN(cuLinkCreate, 6050, cuLinkCreate_v2,
+       (unsigned int numOptions, CUjit_option* options, void** optionValues, CUlinkState* stateOut),
+       (numOptions, options, optionValues, stateOut))
+SIM_FN(cuLinkAddData, 6050, cuLinkAddData_v2,
+       (CUlinkState state, CUjitInputType type, void* data, size_t size, const char* name, unsigned int numOptions,
+        CUjit_option* options, void** optionValues),
+       (state, type, data, size, name, numOptions, options, optionValues))
+SIM_FN(cuLinkComplete, 5050, cuLinkComplete, (CUlinkState state, void** cubinOut, size_t* sizeOut),
+       (state, cubinOut, sizeOut))
+SIM_FN(cuLinkDestroy, 5050, cuLinkDestroy, (CUlinkState state), (state))
 SIM_FN(cuModuleUnload, 2000, cuModuleUnload, (CUmodule hmod), (hmod))
 SIM_FN(cuModuleGetFunction, 2000, cuModuleGetFunction, (CUfunction* hfunc, CUmodule hmod, const char* name),
        (hfunc, hmod, name))
@@ -96,6 +124,9 @@ SIM_FN(cuModuleGetGlobal, 3020, cuModuleGetGlobal_v2, (CUdeviceptr* dptr, size_t
        (dptr, bytes, hmod, name))
 SIM_FN(cuFuncGetAttribute, 2020, cuFuncGetAttribute, (int* pi, CUfunction_attribute attrib, CUfunction hfunc),
        (pi, attrib, hfunc))
+SIM_FN(cuFuncSetAttribute, 9000, cuFuncSetAttribute, (CUfunction hfunc, CUfunction_attribute attrib, int value),
+       (hfunc, attrib, value))
+SIM_FN(cuFuncSetCacheConfig, 3000, cuFuncSetCacheConfig, (CUfunction hfunc, CUfunc_cache config), (hfunc, config))
 SIM_FN(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050, cuOccupancyMaxActiveBlocksPerMultiprocessor,
        (int* numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize),
        (numBlocks, func, blockSize, dynamicSMemSize))
@@ -121,6 +152,13 @@ SIM_LAUNCH_PT(cuLaunchKernel, 4000, cuLaunchKernel, ptsz,
 SIM_LAUNCH_PT(cuLaunchKernelEx, 11060, cuLaunchKernelEx, ptsz,
               (const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra),
               (config, f, kernelParams, extra), f)
+SIM_LAUNCH_PT(cuLaunchCooperativeKernel, 9000, cuLaunchCooperativeKernel, ptsz,
+              (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+               unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+               unsigned int sharedMemBytes, CUstream hStream, void** kernelParams),
+              (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
+               kernelParams),
+              f)
 
 // ---- memory
 SIM_FN(cuMemAlloc, 3020, cuMemAlloc_v2, (CUdeviceptr* dptr, size_t bytesize), (dptr, bytesize))
@@ -133,6 +171,48 @@ SIM_FN(cuMemFreeHost, 2000, cuMemFreeHost, (void* p), (p))
 SIM_FN_PT(cuMemAllocAsync, 11020, cuMemAllocAsync, ptsz, (CUdeviceptr* dptr, size_t bytesize, CUstream hStream),
           (dptr, bytesize, hStream))
 SIM_FN_PT(cuMemFreeAsync, 11020, cuMemFreeAsync, ptsz, (CUdeviceptr dptr, CUstream hStream), (dptr, hStream))
+SIM_FN(cuMemGetAllocationGranularity, 10020, cuMemGetAllocationGranularity,
+       (size_t* granularity, const CUmemAllocationProp* prop, CUmemAllocationGranularity_flags option),
+       (granularity, prop, option))
+SIM_FN(cuMemCreate, 10020, cuMemCreate,
+       (CUmemGenericAllocationHandle* handle, size_t size, const CUmemAllocationProp* prop, unsigned long long flags),
+       (handle, size, prop, flags))
+SIM_FN(cuMemRelease, 10020, cuMemRelease, (CUmemGenericAllocationHandle handle), (handle))
+SIM_FN(cuMemAddressReserve, 10020, cuMemAddressReserve,
+       (CUdeviceptr* ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags),
+       (ptr, size, alignment, addr, flags))
+SIM_FN(cuMemAddressFree, 10020, cuMemAddressFree, (CUdeviceptr ptr, size_t size), (ptr, size))
+SIM_FN(cuMemMap, 10020, cuMemMap,
+       (CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags),
+       (ptr, size, offset, handle, flags))
+SIM_FN(cuMemSetAccess, 10020, cuMemSetAccess,
+       (CUdeviceptr ptr, size_t size, const CUmemAccessDesc* desc, size_t count), (ptr, size, desc, count))
+SIM_FN(cuMemUnmap, 10020, cuMemUnmap, (CUdeviceptr ptr, size_t size), (ptr, size))
+SIM_FN(cuArrayCreate, 3020, cuArrayCreate_v2, (CUarray* pHandle, const CUDA_ARRAY_DESCRIPTOR* pAllocateArray),
+       (pHandle, pAllocateArray))
+SIM_FN(cuArray3DCreate, 3020, cuArray3DCreate_v2, (CUarray* pHandle, const CUDA_ARRAY3D_DESCRIPTOR* pAllocateArray),
+       (pHandle, pAllocateArray))
+SIM_FN(cuArrayDestroy, 2000, cuArrayDestroy, (CUarray hArray), (hArray))
+SIM_FN(cuTexObjectCreate, 5000, cuTexObjectCreate,
+       (CUtexObject* pTexObject, const CUDA_RESOURCE_DESC* pResDesc, const CUDA_TEXTURE_DESC* pTexDesc,
+        const CUDA_RESOURCE_VIEW_DESC* pResViewDesc),
+       (pTexObject, pResDesc, pTexDesc, pResViewDesc))
+SIM_FN(cuTexObjectDestroy, 5000, cuTexObjectDestroy, (CUtexObject texObject), (texObject))
+SIM_FN(cuSurfObjectCreate, 5000, cuSurfObjectCreate, (CUsurfObject* pSurfObject, const CUDA_RESOURCE_DESC* pResDesc),
+       (pSurfObject, pResDesc))
+SIM_FN(cuSurfObjectDestroy, 5000, cuSurfObjectDestroy, (CUsurfObject surfObject), (surfObject))
+SIM_FN_PT(cuMemAllocFromPoolAsync, 11020, cuMemAllocFromPoolAsync, ptsz,
+          (CUdeviceptr* dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream), (dptr, bytesize, pool, hStream))
+SIM_FN(cuDeviceGetDefaultMemPool, 11020, cuDeviceGetDefaultMemPool, (CUmemoryPool* pool_out, CUdevice dev),
+       (pool_out, dev))
+SIM_FN(cuMemPoolCreate, 11020, cuMemPoolCreate, (CUmemoryPool* pool, const CUmemPoolProps* poolProps),
+       (pool, poolProps))
+SIM_FN(cuMemPoolDestroy, 11020, cuMemPoolDestroy, (CUmemoryPool pool), (pool))
+SIM_FN(cuMemPoolSetAttribute, 11020, cuMemPoolSetAttribute, (CUmemoryPool pool, CUmemPool_attribute attr, void* value),
+       (pool, attr, value))
+SIM_FN(cuMemPoolGetAttribute, 11020, cuMemPoolGetAttribute, (CUmemoryPool pool, CUmemPool_attribute attr, void* value),
+       (pool, attr, value))
+SIM_FN(cuMemPoolTrimTo, 11020, cuMemPoolTrimTo, (CUmemoryPool pool, size_t minBytesToKeep), (pool, minBytesToKeep))
 SIM_FN(cuMemGetInfo, 3020, cuMemGetInfo_v2, (size_t* free, size_t* total), (free, total))
 SIM_FN(cuMemHostRegister, 6050, cuMemHostRegister_v2, (void* p, size_t bytesize, unsigned int Flags),
        (p, bytesize, Flags))
@@ -261,6 +341,25 @@ SIM_FN(cuGraphAddMemFreeNode, 11040, cuGraphAddMemFreeNode,
        (CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
         CUdeviceptr dptr),
        (phGraphNode, hGraph, dependencies, numDependencies, dptr))
+SIM_FN(cuGraphAddEmptyNode, 10000, cuGraphAddEmptyNode,
+       (CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies),
+       (phGraphNode, hGraph, dependencies, numDependencies))
+SIM_FN(cuGraphAddEventRecordNode, 11010, cuGraphAddEventRecordNode,
+       (CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+        CUevent event),
+       (phGraphNode, hGraph, dependencies, numDependencies, event))
+SIM_FN(cuGraphAddEventWaitNode, 11010, cuGraphAddEventWaitNode,
+       (CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+        CUevent event),
+       (phGraphNode, hGraph, dependencies, numDependencies, event))
+SIM_FN(cuGraphAddChildGraphNode, 10000, cuGraphAddChildGraphNode,
+       (CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+        CUgraph childGraph),
+       (phGraphNode, hGraph, dependencies, numDependencies, childGraph))
+SIM_FN(cuGraphKernelNodeSetParams, 12000, cuGraphKernelNodeSetParams_v2,
+       (CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS* nodeParams), (hNode, nodeParams))
+SIM_FN(cuDeviceGetGraphMemAttribute, 11040, cuDeviceGetGraphMemAttribute,
+       (CUdevice device, CUgraphMem_attribute attr, void* value), (device, attr, value))
 SIM_FN(cuGraphClone, 10000, cuGraphClone, (CUgraph* phGraphClone, CUgraph originalGraph), (phGraphClone, originalGraph))
 SIM_FN(cuGraphGetNodes, 10000, cuGraphGetNodes, (CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes),
        (hGraph, nodes, numNodes))

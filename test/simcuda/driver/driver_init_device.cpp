@@ -206,6 +206,24 @@ CUresult cuDeviceCanAccessPeer(int* canAccessPeer, CUdevice dev, CUdevice peerDe
   return CUDA_SUCCESS;
 }
 
+// Every pair of simulated devices is linked as an NVLink pair of H100s would
+// be (assumed, not measured: rank 0, every atomic native, arrays accessible).
+CUresult cuDeviceGetP2PAttribute(int* value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice) {
+  if (value == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult error = check_device(srcDevice)) return error;
+  if (CUresult error = check_device(dstDevice)) return error;
+  if (srcDevice == dstDevice) return CUDA_ERROR_INVALID_DEVICE;
+  switch (attrib) {
+    case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: *value = 0; break;
+    case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED:
+    case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED:
+    case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *value = 1; break;
+    case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: *value = 0; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
 CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
   if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
   return context_enable_peer(peerContext);

@@ -30,18 +30,39 @@ Side side_of(CUmemorytype type) {
   }
 }
 
-CUresult copy_2d(const CUDA_MEMCPY2D* c, CUstream stream, bool per_thread, bool async) {
-  if (c == nullptr || c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
-    return CUDA_ERROR_INVALID_VALUE;  // CUDA arrays are not modelled
+// One end of a 2D copy: its first byte and pitch. An array end is its rows
+// (the copy must lie within them).
+CUresult copy_end(CUmemorytype type, const void* host, CUdeviceptr device, CUarray array, size_t x, size_t y,
+                  size_t pitch, size_t width, size_t height, char** start, size_t* start_pitch) {
+  if (type == CU_MEMORYTYPE_ARRAY) {
+    char* base = nullptr;
+    size_t rows = 0;
+    if (CUresult error = array_rows(array, &base, start_pitch, &rows)) return error;
+    if (x + width > *start_pitch || y + height > rows) return CUDA_ERROR_INVALID_VALUE;
+    *start = base + y * *start_pitch + x;
+    return CUDA_SUCCESS;
   }
-  const char* src = c->srcMemoryType == CU_MEMORYTYPE_HOST ? static_cast<const char*>(c->srcHost)
-                                                            : reinterpret_cast<const char*>(c->srcDevice);
-  char* dst = c->dstMemoryType == CU_MEMORYTYPE_HOST ? static_cast<char*>(c->dstHost)
-                                                      : reinterpret_cast<char*>(c->dstDevice);
-  if (src == nullptr || dst == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  CopyRequest request{dst + c->dstY * c->dstPitch + c->dstXInBytes,
-                      src + c->srcY * c->srcPitch + c->srcXInBytes, c->WidthInBytes, c->Height,
-                      c->dstPitch, c->srcPitch, side_of(c->dstMemoryType), side_of(c->srcMemoryType)};
+  char* base = type == CU_MEMORYTYPE_HOST ? static_cast<char*>(const_cast<void*>(host)) : reinterpret_cast<char*>(device);
+  if (base == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *start = base + y * pitch + x;
+  *start_pitch = pitch;
+  return CUDA_SUCCESS;
+}
+
+CUresult copy_2d(const CUDA_MEMCPY2D* c, CUstream stream, bool per_thread, bool async) {
+  if (c == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  char *src = nullptr, *dst = nullptr;
+  size_t src_pitch = 0, dst_pitch = 0;
+  if (CUresult error = copy_end(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray, c->srcXInBytes, c->srcY,
+                                c->srcPitch, c->WidthInBytes, c->Height, &src, &src_pitch)) {
+    return error;
+  }
+  if (CUresult error = copy_end(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray, c->dstXInBytes, c->dstY,
+                                c->dstPitch, c->WidthInBytes, c->Height, &dst, &dst_pitch)) {
+    return error;
+  }
+  CopyRequest request{dst, src, c->WidthInBytes, c->Height, dst_pitch, src_pitch, side_of(c->dstMemoryType),
+                      side_of(c->srcMemoryType)};
   return enqueue_copy(request, stream, per_thread, async);
 }
 
@@ -88,6 +109,91 @@ CUresult cuMemAllocAsync(bool per_thread, CUdeviceptr* dptr, size_t bytesize, CU
 CUresult cuMemFreeAsync(bool per_thread, CUdeviceptr dptr, CUstream hStream) {
   return memory_free(host_ptr(dptr), MemoryKind::Device, ordered_on(hStream, per_thread), per_thread);
 }
+
+CUresult cuMemAllocFromPoolAsync(bool per_thread, CUdeviceptr* dptr, size_t bytesize, CUmemoryPool pool,
+                                 CUstream hStream) {
+  if (pool == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return memory_allocate(reinterpret_cast<void**>(dptr), bytesize, MemoryKind::Device, ordered_on(hStream, per_thread),
+                         per_thread, pool);
+}
+
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool* pool_out, CUdevice dev) { return pool_default(pool_out, dev); }
+
+CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* poolProps) { return pool_create(pool, poolProps); }
+
+CUresult cuMemPoolDestroy(CUmemoryPool pool) { return pool_destroy(pool); }
+
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) {
+  return pool_set_attribute(pool, attr, value);
+}
+
+CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) {
+  return pool_get_attribute(pool, attr, value);
+}
+
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) { return pool_trim(pool, minBytesToKeep); }
+
+CUresult cuMemGetAllocationGranularity(size_t* granularity, const CUmemAllocationProp* prop,
+                                       CUmemAllocationGranularity_flags) {
+  return vmm_granularity(granularity, prop);
+}
+
+CUresult cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size, const CUmemAllocationProp* prop,
+                     unsigned long long) {
+  return vmm_create(handle, size, prop);
+}
+
+CUresult cuMemRelease(CUmemGenericAllocationHandle handle) { return vmm_release(handle); }
+
+CUresult cuMemAddressReserve(CUdeviceptr* ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long) {
+  return vmm_reserve(ptr, size, alignment, addr);
+}
+
+CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size) { return vmm_free(ptr, size); }
+
+CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+                  unsigned long long flags) {
+  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  return vmm_map(ptr, size, offset, handle);
+}
+
+CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc* desc, size_t count) {
+  return vmm_set_access(ptr, size, desc, count);
+}
+
+CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) { return vmm_unmap(ptr, size); }
+
+CUresult cuArrayCreate_v2(CUarray* pHandle, const CUDA_ARRAY_DESCRIPTOR* pAllocateArray) {
+  if (pAllocateArray == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUDA_ARRAY3D_DESCRIPTOR shape{};
+  shape.Width = pAllocateArray->Width;
+  shape.Height = pAllocateArray->Height;
+  shape.Format = pAllocateArray->Format;
+  shape.NumChannels = pAllocateArray->NumChannels;
+  return array_create(pHandle, shape);
+}
+
+CUresult cuArray3DCreate_v2(CUarray* pHandle, const CUDA_ARRAY3D_DESCRIPTOR* pAllocateArray) {
+  if (pAllocateArray == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return array_create(pHandle, *pAllocateArray);
+}
+
+CUresult cuArrayDestroy(CUarray hArray) { return array_destroy(hArray); }
+
+// The texture description (filtering, addressing) changes nothing without device code.
+CUresult cuTexObjectCreate(CUtexObject* pTexObject, const CUDA_RESOURCE_DESC* pResDesc, const CUDA_TEXTURE_DESC* pTexDesc,
+                           const CUDA_RESOURCE_VIEW_DESC*) {
+  if (pTexDesc == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return texture_create(pTexObject, pResDesc);
+}
+
+CUresult cuTexObjectDestroy(CUtexObject texObject) { return texture_destroy(texObject); }
+
+CUresult cuSurfObjectCreate(CUsurfObject* pSurfObject, const CUDA_RESOURCE_DESC* pResDesc) {
+  return surface_create(pSurfObject, pResDesc);
+}
+
+CUresult cuSurfObjectDestroy(CUsurfObject surfObject) { return surface_destroy(surfObject); }
 
 CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
   return memory_info(free, total);

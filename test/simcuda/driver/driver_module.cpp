@@ -13,6 +13,17 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, C
   return module_load(module, image);
 }
 
+CUresult cuModuleLoadFatBinary(CUmodule* module, const void* fatCubin) { return module_load(module, fatCubin); }
+
+// simcuda loads modules, not libraries: a CUlibrary is the CUmodule it stands for.
+CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUjit_option*, void**, unsigned int,
+                           CUlibraryOption*, void**, unsigned int) {
+  if (library == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return module_load(reinterpret_cast<CUmodule*>(library), code);
+}
+
+CUresult cuLibraryUnload(CUlibrary library) { return module_unload(reinterpret_cast<CUmodule>(library)); }
+
 CUresult cuModuleUnload(CUmodule hmod) { return module_unload(hmod); }
 
 CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
@@ -48,11 +59,34 @@ CUresult cuLaunchKernel(bool per_thread, CUfunction f, unsigned int gridDimX, un
                          hStream, per_thread});
 }
 
+CUresult cuLaunchCooperativeKernel(bool per_thread, CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                   unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                   unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void**) {
+  LaunchRequest request{f, {gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ}, sharedMemBytes,
+                        hStream, per_thread};
+  request.cooperative = true;
+  return enqueue_kernel(request);
+}
+
+// The launch attributes simcuda models: cooperative and the cluster shape.
+// Others (priority, access policy, programmatic serialisation...) are accepted
+// and have no simulated effect.
 CUresult cuLaunchKernelEx(bool per_thread, const CUlaunchConfig* config, CUfunction f, void**, void**) {
-  if (config == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  return enqueue_kernel({f, {config->gridDimX, config->gridDimY, config->gridDimZ},
-                         {config->blockDimX, config->blockDimY, config->blockDimZ}, config->sharedMemBytes,
-                         config->hStream, per_thread});
+  if (config == nullptr || (config->numAttrs > 0 && config->attrs == nullptr)) return CUDA_ERROR_INVALID_VALUE;
+  LaunchRequest request{f, {config->gridDimX, config->gridDimY, config->gridDimZ},
+                        {config->blockDimX, config->blockDimY, config->blockDimZ}, config->sharedMemBytes,
+                        config->hStream, per_thread};
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const CUlaunchAttribute& attribute = config->attrs[i];
+    if (attribute.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
+      request.cooperative = attribute.value.cooperative != 0;
+    } else if (attribute.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      request.cluster[0] = attribute.value.clusterDim.x;
+      request.cluster[1] = attribute.value.clusterDim.y;
+      request.cluster[2] = attribute.value.clusterDim.z;
+    }
+  }
+  return enqueue_kernel(request);
 }
 
 CUresult cuModuleGetGlobal_v2(CUdeviceptr* dptr, size_t* bytes, CUmodule hmod, const char* name) {
@@ -66,21 +100,53 @@ constexpr int kRegistersPerThread = 32;
 CUresult cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUfunction hfunc) {
   if (pi == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (function_name(hfunc) == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (function_settable_attribute(hfunc, attrib, pi) == CUDA_SUCCESS) return CUDA_SUCCESS;
   switch (attrib) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
     case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = kRegistersPerThread; break;
     case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = 90; break;
     case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = 90; break;
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = 48 * 1024; break;
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
-    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
-    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
     default: return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
 }
+
+// The JIT linker: PTX inputs are joined into one module image (simcuda reads
+// PTX's declarations, so linking is concatenation); a single cubin or fatbin
+// input is the image itself. Unresolved externals are not checked.
+CUresult cuLinkCreate_v2(unsigned int, CUjit_option*, void**, CUlinkState* stateOut) {
+  if (stateOut == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return link_create(stateOut);
+}
+
+CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void* data, size_t size, const char*, unsigned int,
+                          CUjit_option*, void**) {
+  return link_add(state, type, data, size);
+}
+
+CUresult cuLinkComplete(CUlinkState state, void** cubinOut, size_t* sizeOut) {
+  return link_complete(state, cubinOut, sizeOut);
+}
+
+CUresult cuLinkDestroy(CUlinkState state) { return link_destroy(state); }
+
+CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
+  return function_set_attribute(hfunc, attrib, value);
+}
+
+CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config) { return function_set_cache_config(hfunc, config); }
+
+CUresult cuCtxSetLimit(CUlimit limit, size_t value) { return context_set_limit(limit, value); }
+
+CUresult cuCtxGetLimit(size_t* pvalue, CUlimit limit) { return context_get_limit(limit, pvalue); }
+
+CUresult cuCtxSetCacheConfig(CUfunc_cache config) { return context_set_cache_config(config); }
+
+CUresult cuCtxGetCacheConfig(CUfunc_cache* pconfig) { return context_get_cache_config(pconfig); }
 
 // Blocks of `block_size` threads resident on one SM of the simulated H100, limited
 // by its threads (2048), registers (65536), shared memory and block slots (32).

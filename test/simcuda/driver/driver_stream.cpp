@@ -132,6 +132,31 @@ CUresult cuGraphAddMemFreeNode(CUgraphNode* phGraphNode, CUgraph hGraph, const C
   return graph_add_free(phGraphNode, hGraph, dptr);
 }
 
+CUresult cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t) {
+  return graph_add_empty(phGraphNode, hGraph);
+}
+
+CUresult cuGraphAddEventRecordNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t, CUevent event) {
+  return graph_add_event(phGraphNode, hGraph, event, false);
+}
+
+CUresult cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t, CUevent event) {
+  return graph_add_event(phGraphNode, hGraph, event, true);
+}
+
+CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                                  CUgraph childGraph) {
+  return graph_add_child(phGraphNode, hGraph, childGraph);
+}
+
+CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  return graph_set_kernel(hNode, nodeParams);
+}
+
+CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void* value) {
+  return graph_memory_attribute(device, attr, value);
+}
+
 CUresult cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) { return graph_clone(phGraphClone, originalGraph); }
 
 CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes) {

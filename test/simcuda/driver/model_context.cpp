@@ -52,6 +52,7 @@ CUctx_st* create_context_locked(int device, bool primary, unsigned flags) {
   context->device = device;
   context->is_primary = primary;
   context->flags = flags;
+  set_default_limits(context.get());
   CUctx_st* raw = context.get();
   m.all_contexts.push_back(std::move(context));
   m.contexts.insert(raw);
@@ -214,6 +215,12 @@ CUresult device_attribute(int* value, CUdevice_attribute attribute, CUdevice dev
     case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: *value = d.memory_clock_khz; break;
     case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: *value = d.memory_bus_width; break;
     case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *value = d.l2_cache_bytes; break;
+    // Assumed: three quarters of L2 may be set aside for persisting accesses.
+    case CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: *value = d.l2_cache_bytes / 4 * 3; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: *value = 128 << 20; break;
+    case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: *value = 1; break;
+    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: *value = 1; break;
+    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: *value = 0; break;
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *value = 2048; break;
     case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: *value = 2; break;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *value = 1; break;

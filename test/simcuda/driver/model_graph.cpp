@@ -185,6 +185,92 @@ CUresult graph_add_free(CUgraphNode* out, CUgraph handle, CUdeviceptr address) {
   return CUDA_SUCCESS;
 }
 
+CUresult graph_add_empty(CUgraphNode* out, CUgraph handle) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  Graph* graph = graph_locked(handle);
+  if (graph == nullptr || out == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  GraphNode node;
+  node.kind = GraphNode::Kind::Empty;
+  *out = add_locked(*graph, std::move(node));
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_add_event(CUgraphNode* out, CUgraph handle, CUevent event, bool wait) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  Graph* graph = graph_locked(handle);
+  if (graph == nullptr || out == nullptr || event == nullptr || !m.events.count(event)) return CUDA_ERROR_INVALID_VALUE;
+  GraphNode node;
+  node.kind = wait ? GraphNode::Kind::EventWait : GraphNode::Kind::EventRecord;
+  node.event = event;
+  *out = add_locked(*graph, std::move(node));
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_add_child(CUgraphNode* out, CUgraph handle, CUgraph child_handle) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  Graph* graph = graph_locked(handle);
+  Graph* child = graph_locked(child_handle);
+  if (graph == nullptr || child == nullptr || out == nullptr || graph == child) return CUDA_ERROR_INVALID_VALUE;
+  GraphNode marker;
+  marker.kind = GraphNode::Kind::Empty;
+  *out = add_locked(*graph, std::move(marker));
+  std::vector<GraphNode> nodes = child->nodes;  // a copy: the child may be the parent's own node list's source
+  for (GraphNode& node : nodes) add_locked(*graph, std::move(node));
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_set_kernel(CUgraphNode handle, const CUDA_KERNEL_NODE_PARAMS* params) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (handle == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  for (CUgraph_st* graph : m.graphs) {
+    for (GraphNode& node : graph->graph.nodes) {
+      if (node.op.graph_node_id != handle->id) continue;
+      if (node.kind != GraphNode::Kind::Operation || node.op.kind != SIM_OP_KERNEL) return CUDA_ERROR_INVALID_VALUE;
+      PlannedOperation plan;
+      if (CUresult error = plan_kernel_node_locked(params, &plan)) return error;
+      uint32_t graph_id = node.op.graph_id;
+      uint64_t node_id = node.op.graph_node_id;
+      node = operation_node(std::move(plan));
+      node.function = function_of(params);
+      node.op.graph_id = graph_id;
+      node.op.graph_node_id = node_id;
+      return CUDA_SUCCESS;
+    }
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult graph_memory_attribute(CUdevice device, CUgraphMem_attribute attribute, void* value) {
+  if (value == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (device < 0 || device >= static_cast<int>(m.devices.size())) return CUDA_ERROR_INVALID_DEVICE;
+  uint64_t reserved = 0, used = 0;
+  for (uintptr_t address : m.graph_reserved) {
+    auto found = m.allocations.find(address);
+    if (found == m.allocations.end() || found->second.device != device) continue;
+    reserved += found->second.bytes;
+    if (m.graph_live.count(address)) used += found->second.bytes;
+  }
+  Device& d = m.devices[static_cast<size_t>(device)];
+  d.graph_used_high = std::max(d.graph_used_high, used);
+  d.graph_reserved_high = std::max(d.graph_reserved_high, reserved);
+  uint64_t answer = 0;
+  switch (attribute) {
+    case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT: answer = used; break;
+    case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH: answer = d.graph_used_high; break;
+    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT: answer = reserved; break;
+    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH: answer = d.graph_reserved_high; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  std::memcpy(value, &answer, sizeof answer);
+  return CUDA_SUCCESS;
+}
+
 CUresult graph_clone(CUgraph* out, CUgraph original) {
   if (out == nullptr) return CUDA_ERROR_INVALID_VALUE;
   Model& m = model();
@@ -308,12 +394,29 @@ CUresult graph_launch(CUgraphExec exec, CUstream handle, bool per_thread) {
       }
       continue;
     }
+    if (node.kind == GraphNode::Kind::Empty) continue;
+    if (node.kind == GraphNode::Kind::EventRecord || node.kind == GraphNode::Kind::EventWait) {
+      CUevent event = node.event;
+      if (!m.events.count(event)) continue;  // destroyed since: nothing to record or wait for
+      if (node.kind == GraphNode::Kind::EventRecord) {  // as cuEventRecord at this place of the launch
+        event->recorded = true;
+        event->capture = nullptr;
+        event->complete_at_ns = std::max(now_ns(), stream_frontier_locked(stream));
+        stream->ready_at_ns = std::max(stream->ready_at_ns, event->complete_at_ns);
+      } else if (event->recorded) {
+        stream->ready_at_ns = std::max(stream->ready_at_ns, event->complete_at_ns);
+      }
+      continue;
+    }
     auto address = reinterpret_cast<uintptr_t>(node.address);
     SimMemoryEvent event{0, static_cast<uint32_t>(MemoryKind::Device), static_cast<uint32_t>(context->device),
-                         context->id, stream->id, current_correlation_id(), 1, address, node.bytes, now_ns()};
+                         context->id, stream->id, current_correlation_id(), 1, address, node.bytes, now_ns(),
+                         0, 0, 0, 0, 0};
     if (node.kind == GraphNode::Kind::MemAlloc) {
       event.operation = SIM_MEMORY_ALLOCATE;
+      m.graph_live.insert(address);
     } else {
+      m.graph_live.erase(address);
       auto found = m.allocations.find(address);
       if (found == m.allocations.end()) continue;  // freed already
       event.operation = SIM_MEMORY_RELEASE;

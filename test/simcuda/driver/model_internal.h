@@ -40,6 +40,8 @@ struct CUctx_st {
   std::unordered_map<uint32_t, CUstream_st*> per_thread_streams;  // by gettid()
   std::vector<CUstream_st*> streams;  // every stream of this context, live ones
   std::unordered_set<CUctx_st*> peers;  // contexts whose memory this one may access
+  size_t limits[CU_LIMIT_MAX] = {};     // cuCtxSetLimit's values, defaults set at creation
+  CUfunc_cache cache_config = CU_FUNC_CACHE_PREFER_NONE;
 };
 
 struct CUevent_st {
@@ -64,6 +66,15 @@ struct CUfunc_st {
   bool faults;  // matches SIMCUDA_FAULT_KERNEL
   CUmod_st* module;
   CUkern_st kernel{nullptr};  // {this function}, set where it is made
+  // What cuFuncSetAttribute / cuFuncSetCacheConfig set (no effect on timing):
+  // the dynamic shared memory a launch may use (the 48 KiB every kernel may
+  // use without opting in, up to the device's 227 KiB), and the rest as given.
+  int max_dynamic_shared_bytes = 48 * 1024;
+  int preferred_carveout = -1;
+  int required_cluster[3] = {0, 0, 0};
+  int non_portable_cluster_allowed = 0;
+  int cluster_scheduling_policy = 0;
+  CUfunc_cache cache_config = CU_FUNC_CACHE_PREFER_NONE;
 };
 
 struct CUmod_st {
@@ -80,7 +91,9 @@ namespace simcuda {
 // (free) at its place in the launch. The address is reserved for the graph's life,
 // as graph memory keeps its virtual address from launch to launch.
 struct GraphNode {
-  enum class Kind : uint8_t { Operation, MemAlloc, MemFree };
+  // Empty: an empty node, or a child graph's node (its nodes follow it).
+  // EventRecord/EventWait: the launch records `event` / waits for it in stream order.
+  enum class Kind : uint8_t { Operation, MemAlloc, MemFree, Empty, EventRecord, EventWait };
   Kind kind = Kind::Operation;
   SimOperation op{};  // op.graph_node_id identifies the node
   uint64_t duration_ns = 0;
@@ -89,6 +102,7 @@ struct GraphNode {
   CUfunction function = nullptr;  // kernel nodes
   void* address = nullptr;        // memory nodes
   size_t bytes = 0;
+  CUevent event = nullptr;        // event nodes
 };
 
 struct Graph {
@@ -115,6 +129,25 @@ struct CUgraphNode_st {
   uint64_t id;  // the GraphNode's op.graph_node_id
 };
 
+// A stream-ordered memory pool (cudaMemPoolCreate, or a device's default pool,
+// from which cuMemAllocAsync allocates). Freed memory stays reserved by the
+// pool until cuMemPoolTrimTo (synchronisations do not release it here).
+struct CUmemPoolHandle_st {
+  uint32_t id;
+  int device;
+  bool is_default = false;
+  uint64_t release_threshold = 0;
+  uint64_t reserved = 0, reserved_high = 0;  // used + held for reuse
+  uint64_t used = 0, used_high = 0;
+  int reuse[3] = {1, 1, 1};  // CU_MEMPOOL_ATTR_REUSE_* (no effect on the model)
+};
+
+struct CUarray_st {
+  void* memory;  // an allocation of MemoryKind::Array
+  size_t pitch;  // bytes of a row: width * channels * element size
+  size_t rows;   // height * depth (at least 1 each)
+};
+
 struct CUgraphExec_st {
   simcuda::Graph graph;  // a copy: the source graph may be destroyed after instantiation
 };
@@ -127,6 +160,8 @@ struct Allocation {
   int device;
   uint32_t context_id;
   bool owned;  // false for cuMemHostRegister'ed ranges
+  CUmemPoolHandle_st* pool = nullptr;  // stream-ordered allocations
+  bool mapped = false;  // cuMemMap'ed ranges, adjacent ones joined into one
 };
 
 struct Device {
@@ -135,6 +170,8 @@ struct Device {
   int primary_refcount = 0;
   unsigned primary_flags = 0;
   uint64_t allocated_bytes = 0;
+  CUmemPoolHandle_st* default_pool = nullptr;  // made on first use
+  uint64_t graph_used_high = 0, graph_reserved_high = 0;  // graph memory's high-water marks
 };
 
 // Destroyed objects are kept (never reused) so a stale handle stays invalid.
@@ -164,6 +201,14 @@ struct Model {
   std::vector<std::unique_ptr<CUgraphExec_st>> all_graph_execs;
   std::unordered_map<uint64_t, std::unique_ptr<CUgraphNode_st>> graph_nodes;  // handles by node id
   std::unordered_set<uintptr_t> graph_reserved;  // addresses graphs' memory nodes own
+  std::unordered_set<uintptr_t> graph_live;      // of those, allocated by a launch and not freed
+  std::unordered_set<CUarray_st*> arrays;
+  std::vector<std::unique_ptr<CUarray_st>> all_arrays;
+  unsigned long long next_object_id = 1;  // texture and surface objects
+  std::unordered_set<unsigned long long> textures, surfaces;
+  uint32_t next_pool_id = 1;
+  std::unordered_set<CUmemPoolHandle_st*> pools;
+  std::vector<std::unique_ptr<CUmemPoolHandle_st>> all_pools;
 };
 
 Model& model();
@@ -178,6 +223,8 @@ CUstream_st* resolve_stream_locked(CUstream handle, bool per_thread, CUresult* e
 // The same, for enqueuing work: also fails with the context's sticky error.
 CUstream_st* work_stream_locked(CUstream handle, bool per_thread, CUresult* error);
 CUstream_st* new_stream_locked(CUctx_st* context, unsigned flags, int priority);
+// A new context's limits, as cuCtxGetLimit answers before any cuCtxSetLimit.
+void set_default_limits(CUctx_st* context);
 // Earliest time new work on `stream` may start, honouring legacy-stream semantics.
 uint64_t stream_frontier_locked(const CUstream_st* stream);
 // Latest end of all work in a context.
@@ -191,6 +238,10 @@ bool schedule_locked(Lock& lock, CUstream_st* stream, SimOperation& op, uint64_t
                      bool faults, std::function<void()> move_data);
 void report_operation(const SimOperation& op);
 void report_memory(const SimMemoryEvent& event);
+// A device's default memory pool (made on first use), and the pool fields of a
+// memory event.
+CUmemPoolHandle_st* default_pool_locked(int device);
+void describe_pool(const CUmemPoolHandle_st* pool, SimMemoryEvent* event);
 // Validated operations of each kind, not yet on a stream.
 CUresult plan_copy_locked(const CopyRequest& request, bool async, PlannedOperation* plan);
 CUresult plan_memset_locked(const MemsetRequest& request, bool async, PlannedOperation* plan);

@@ -1,8 +1,12 @@
 // Modules and kernel launches.
+#include <elf.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <regex>
+#include <unordered_set>
 
 #include "api_trace.h"
 #include "model_internal.h"
@@ -12,8 +16,8 @@
 namespace simcuda {
 namespace {
 
-// A module image is PTX text (or simcuda's own listing, which uses the same syntax):
-// every ".entry <name>" declares a function. Binary cubins/fatbins are not parsed.
+// A PTX module image (or simcuda's own listing, which uses the same syntax):
+// every ".entry <name>" declares a function.
 std::vector<std::string> entry_names(const char* image) {
   std::vector<std::string> names;
   const char* p = image;
@@ -57,6 +61,160 @@ std::vector<std::pair<std::string, size_t>> global_names(const char* image) {
   return globals;
 }
 
+// Blocks of `block_threads` threads one SM holds at once (simcuda's kernels use
+// 32 registers a thread): the bound of a cooperative grid, as the occupancy API.
+int resident_blocks_per_sm(uint64_t block_threads, unsigned dynamic_shared) {
+  int by_threads = static_cast<int>(2048 / block_threads);
+  int by_registers = static_cast<int>(65536 / (32 * block_threads));
+  int by_shared = dynamic_shared ? static_cast<int>(228 * 1024 / dynamic_shared) : 32;
+  return std::max(0, std::min({32, by_threads, by_registers, by_shared}));
+}
+
+// A cooperative grid must be resident all at once; a cluster must divide the
+// grid and hold at most 8 blocks (16 with the function's non-portable opt-in).
+CUresult check_launch_shape_locked(const LaunchRequest& request, PlannedOperation& plan) {
+  const unsigned* grid = request.grid;
+  uint64_t blocks = uint64_t{grid[0]} * grid[1] * grid[2];
+  uint64_t block_threads = uint64_t{request.block[0]} * request.block[1] * request.block[2];
+  if (request.cooperative) {
+    int multiprocessors = model().devices[static_cast<size_t>(plan.function->module->context->device)].info.multiprocessors;
+    uint64_t resident = uint64_t(resident_blocks_per_sm(block_threads, request.dynamic_shared_bytes)) * multiprocessors;
+    if (blocks > resident) return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    plan.op.launch_type = 1;  // CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE
+  }
+  const unsigned* cluster = request.cluster;
+  if (cluster[0] == 0 && cluster[1] == 0 && cluster[2] == 0) return CUDA_SUCCESS;
+  uint64_t cluster_blocks = 1;
+  for (int i = 0; i < 3; ++i) {
+    unsigned size = cluster[i] ? cluster[i] : 1;
+    if (grid[i] % size != 0) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    cluster_blocks *= size;
+    plan.op.cluster[i] = size;
+  }
+  if (cluster_blocks > (plan.function->non_portable_cluster_allowed ? 16u : 8u)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  return CUDA_SUCCESS;
+}
+
+// What a module image declares: its kernels and its __device__/__constant__
+// variables (name, bytes).
+struct ImageSymbols {
+  std::vector<std::string> entries;
+  std::vector<std::pair<std::string, size_t>> globals;
+};
+
+// A cubin (what `nvcc -cubin` makes) is an ELF file: kernels are global FUNC
+// symbols marked as CUDA entries (st_other 0x10), variables are OBJECT symbols
+// of its .nv.global and .nv.constant sections.
+bool elf_symbols(const unsigned char* image, size_t size, ImageSymbols* out) {
+  if (size < sizeof(Elf64_Ehdr) || std::memcmp(image, ELFMAG, SELFMAG) != 0 || image[EI_CLASS] != ELFCLASS64) {
+    return false;
+  }
+  Elf64_Ehdr header;
+  std::memcpy(&header, image, sizeof header);
+  if (header.e_shentsize != sizeof(Elf64_Shdr) || header.e_shoff + uint64_t{header.e_shnum} * sizeof(Elf64_Shdr) > size ||
+      header.e_shstrndx >= header.e_shnum) {
+    return false;
+  }
+  std::vector<Elf64_Shdr> sections(header.e_shnum);
+  std::memcpy(sections.data(), image + header.e_shoff, sections.size() * sizeof(Elf64_Shdr));
+  auto within = [&](const Elf64_Shdr& s) { return s.sh_offset + s.sh_size <= size; };
+  auto text = [&](const Elf64_Shdr& table, uint32_t offset) -> std::string {
+    if (!within(table) || offset >= table.sh_size) return {};
+    const char* start = reinterpret_cast<const char*>(image + table.sh_offset + offset);
+    return std::string(start, strnlen(start, table.sh_size - offset));
+  };
+  const Elf64_Shdr& section_names = sections[header.e_shstrndx];
+  for (const Elf64_Shdr& table : sections) {
+    if (table.sh_type != SHT_SYMTAB || !within(table) || table.sh_link >= sections.size()) continue;
+    const Elf64_Shdr& names = sections[table.sh_link];
+    for (size_t i = 0; i + 1 <= table.sh_size / sizeof(Elf64_Sym); ++i) {
+      Elf64_Sym symbol;
+      std::memcpy(&symbol, image + table.sh_offset + i * sizeof(Elf64_Sym), sizeof symbol);
+      std::string name = text(names, symbol.st_name);
+      if (name.empty() || symbol.st_shndx == SHN_UNDEF || symbol.st_shndx >= sections.size()) continue;
+      if (ELF64_ST_TYPE(symbol.st_info) == STT_FUNC && ELF64_ST_BIND(symbol.st_info) == STB_GLOBAL &&
+          (symbol.st_other & 0x10) != 0) {
+        out->entries.push_back(name);
+      } else if (ELF64_ST_TYPE(symbol.st_info) == STT_OBJECT && symbol.st_size > 0) {
+        std::string section = text(section_names, sections[symbol.st_shndx].sh_name);
+        if (section.rfind(".nv.global", 0) == 0 || section.rfind(".nv.constant", 0) == 0) {
+          out->globals.emplace_back(name, symbol.st_size);
+        }
+      }
+    }
+  }
+  return !out->entries.empty() || !out->globals.empty();
+}
+
+bool ptx_symbols(const char* text, ImageSymbols* out) {
+  out->entries = entry_names(text);
+  out->globals = global_names(text);
+  return !out->entries.empty() || !out->globals.empty();
+}
+
+// A fatbin (`nvcc -fatbin`, or what nvcc embeds in a program): a header
+// (magic 0xBA55ED50, version, header size, size of the entries) and entries,
+// each a header (kind, version, its own size, payload size...) and a payload:
+// a cubin or PTX text. Compressed payloads are skipped (not modelled).
+constexpr uint32_t kFatbinMagic = 0xBA55ED50;
+
+bool fatbin_symbols(const unsigned char* image, ImageSymbols* out) {
+  uint32_t magic = 0;
+  uint16_t header_size = 0;
+  uint64_t entries_size = 0;
+  std::memcpy(&magic, image, 4);
+  if (magic != kFatbinMagic) return false;
+  std::memcpy(&header_size, image + 6, 2);
+  std::memcpy(&entries_size, image + 8, 8);
+  const unsigned char* entry = image + header_size;
+  const unsigned char* end = entry + entries_size;
+  while (entry + 16 <= end) {
+    uint16_t kind = 0;
+    uint32_t entry_header = 0;
+    uint64_t payload_size = 0;
+    std::memcpy(&kind, entry, 2);
+    std::memcpy(&entry_header, entry + 4, 4);
+    std::memcpy(&payload_size, entry + 8, 8);
+    if (entry_header < 16 || entry + entry_header + payload_size > end) break;
+    const unsigned char* payload = entry + entry_header;
+    ImageSymbols found;
+    if (kind == 2 && elf_symbols(payload, payload_size, &found)) {
+      *out = std::move(found);
+      return true;  // one cubin describes the module
+    }
+    if (kind == 1 && out->entries.empty()) {
+      std::string text(reinterpret_cast<const char*>(payload), strnlen(reinterpret_cast<const char*>(payload), payload_size));
+      if (ptx_symbols(text.c_str(), &found)) *out = std::move(found);  // kept unless a cubin follows
+    }
+    entry += entry_header + payload_size;
+  }
+  return !out->entries.empty() || !out->globals.empty();
+}
+
+// The fatbin wrapper nvcc's host code passes (__fatBinC_Wrapper_t: magic
+// 0x466243b1, version, the fatbin's address) leads to the fatbin.
+const unsigned char* unwrap_fatbin(const unsigned char* image) {
+  uint32_t magic = 0;
+  std::memcpy(&magic, image, 4);
+  if (magic != 0x466243b1) return image;
+  const unsigned char* inner = nullptr;
+  std::memcpy(&inner, image + 8, sizeof inner);
+  return inner != nullptr ? inner : image;
+}
+
+bool image_symbols(const void* image, ImageSymbols* out) {
+  const auto* bytes = unwrap_fatbin(static_cast<const unsigned char*>(image));
+  // A cubin's length is in its header: enough of it is read to find the section table.
+  if (std::memcmp(bytes, ELFMAG, SELFMAG) == 0) {
+    Elf64_Ehdr header;
+    std::memcpy(&header, bytes, sizeof header);
+    size_t size = header.e_shoff + uint64_t{header.e_shnum} * header.e_shentsize;
+    return elf_symbols(bytes, size, out);
+  }
+  if (fatbin_symbols(bytes, out)) return true;
+  return ptx_symbols(reinterpret_cast<const char*>(bytes), out);
+}
+
 bool faults(const std::string& name) {
   const std::string& pattern = config().fault_kernel_pattern;
   return !pattern.empty() && std::regex_search(name, std::regex(pattern));
@@ -66,9 +224,10 @@ bool faults(const std::string& name) {
 
 CUresult module_load(CUmodule* out, const void* image) {
   if (out == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  std::vector<std::string> names = entry_names(static_cast<const char*>(image));
-  auto globals = global_names(static_cast<const char*>(image));
-  if (names.empty() && globals.empty()) return CUDA_ERROR_INVALID_IMAGE;
+  ImageSymbols symbols;
+  if (!image_symbols(image, &symbols)) return CUDA_ERROR_INVALID_IMAGE;
+  const std::vector<std::string>& names = symbols.entries;
+  const auto& globals = symbols.globals;
   Model& m = model();
   Lock lock(m.mutex);
   if (!m.initialized) return CUDA_ERROR_NOT_INITIALIZED;
@@ -99,6 +258,73 @@ CUresult module_load(CUmodule* out, const void* image) {
   *out = module.get();
   m.modules.insert(module.get());
   m.all_modules.push_back(std::move(module));
+  return CUDA_SUCCESS;
+}
+
+}  // namespace simcuda
+
+struct CUlinkState_st {
+  std::string ptx;             // PTX inputs, joined
+  std::vector<uint8_t> binary;  // a cubin or fatbin input
+  std::vector<uint8_t> output;  // what cuLinkComplete gave, until cuLinkDestroy
+};
+
+namespace simcuda {
+namespace {
+
+std::mutex g_link_mutex;
+auto* g_links = new std::unordered_set<CUlinkState_st*>;  // live states; never destroyed (exit)
+
+}  // namespace
+
+CUresult link_create(CUlinkState* out) {
+  std::lock_guard<std::mutex> lock(g_link_mutex);
+  *out = new CUlinkState_st;
+  g_links->insert(*out);
+  return CUDA_SUCCESS;
+}
+
+CUresult link_add(CUlinkState state, CUjitInputType type, const void* data, size_t size) {
+  if (data == nullptr || size == 0) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(g_link_mutex);
+  if (!g_links->count(state)) return CUDA_ERROR_INVALID_HANDLE;
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  if (type == CU_JIT_INPUT_PTX) {
+    std::string text(reinterpret_cast<const char*>(bytes), strnlen(reinterpret_cast<const char*>(bytes), size));
+    if (text.find(".version") == std::string::npos) return CUDA_ERROR_INVALID_PTX;
+    state->ptx += text + "\n";
+    return CUDA_SUCCESS;
+  }
+  if (type == CU_JIT_INPUT_CUBIN || type == CU_JIT_INPUT_FATBINARY) {
+    ImageSymbols symbols;
+    if (!state->binary.empty() || !image_symbols(data, &symbols)) return CUDA_ERROR_INVALID_IMAGE;
+    state->binary.assign(bytes, bytes + size);
+    return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_NOT_SUPPORTED;  // objects and libraries (-rdc device linking) are not modelled
+}
+
+CUresult link_complete(CUlinkState state, void** image, size_t* size) {
+  if (image == nullptr || size == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(g_link_mutex);
+  if (!g_links->count(state)) return CUDA_ERROR_INVALID_HANDLE;
+  if (!state->binary.empty() && !state->ptx.empty()) return CUDA_ERROR_NOT_SUPPORTED;
+  if (state->binary.empty() && state->ptx.empty()) return CUDA_ERROR_INVALID_VALUE;
+  if (!state->binary.empty()) {
+    state->output = state->binary;
+  } else {
+    state->output.assign(state->ptx.begin(), state->ptx.end());
+    state->output.push_back(0);
+  }
+  *image = state->output.data();
+  *size = state->output.size();
+  return CUDA_SUCCESS;
+}
+
+CUresult link_destroy(CUlinkState state) {
+  std::lock_guard<std::mutex> lock(g_link_mutex);
+  if (!g_links->erase(state)) return CUDA_ERROR_INVALID_HANDLE;
+  delete state;
   return CUDA_SUCCESS;
 }
 
@@ -172,7 +398,8 @@ CUresult plan_kernel_locked(CUfunction handle, const unsigned grid[3], const uns
   }
   uint64_t threads = uint64_t{block[0]} * block[1] * block[2];
   if (threads > 1024 || block[2] > 64 || grid[1] > 65535 || grid[2] > 65535) return CUDA_ERROR_INVALID_VALUE;
-  if (dynamic_shared_bytes > 227 * 1024) return CUDA_ERROR_INVALID_VALUE;
+  // More than 48 KiB needs the function's opt-in (cuFuncSetAttribute).
+  if (dynamic_shared_bytes > static_cast<unsigned>(function->max_dynamic_shared_bytes)) return CUDA_ERROR_INVALID_VALUE;
   SimOperation& op = plan->op;
   op = {};
   op.kind = SIM_OP_KERNEL;
@@ -198,6 +425,7 @@ CUresult enqueue_kernel(const LaunchRequest& request) {
                                         &plan)) {
     return bad;
   }
+  if (CUresult bad = check_launch_shape_locked(request, plan)) return bad;
   CUresult error;
   CUstream_st* stream = work_stream_locked(request.stream, request.per_thread, &error);
   if (stream == nullptr) return error;

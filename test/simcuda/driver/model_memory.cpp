@@ -36,7 +36,9 @@ MemoryKind kind_of_locked(const void* pointer, size_t bytes) {
   return allocation ? allocation->kind : MemoryKind::Pageable;
 }
 
-bool on_device(MemoryKind kind) { return kind == MemoryKind::Device || kind == MemoryKind::Managed; }
+bool on_device(MemoryKind kind) {
+  return kind == MemoryKind::Device || kind == MemoryKind::Managed || kind == MemoryKind::Array;
+}
 
 uint64_t transfer_ns(uint64_t bytes, double gbps) {
   return config().copy_overhead_ns + static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) / gbps));
@@ -50,7 +52,7 @@ void report_memory(const SimMemoryEvent& event) {
 }
 
 CUresult memory_allocate(void** out, size_t bytes, MemoryKind kind, CUstream stream_ordered,
-                         bool per_thread) {
+                         bool per_thread, CUmemoryPool pool) {
   if (out == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   Model& m = model();
   Lock lock(m.mutex);
@@ -69,6 +71,8 @@ CUresult memory_allocate(void** out, size_t bytes, MemoryKind kind, CUstream str
     }
     stream_id = stream->id;
   }
+  if (pool != nullptr && (!m.pools.count(pool) || pool->device != context->device)) return CUDA_ERROR_INVALID_VALUE;
+  if (pool == nullptr && stream_id != 0 && kind == MemoryKind::Device) pool = default_pool_locked(context->device);
   Device& device = m.devices[static_cast<size_t>(context->device)];
   bool counts_on_device = on_device(kind);
   if (counts_on_device && device.allocated_bytes + bytes > device.info.global_memory_bytes) {
@@ -79,13 +83,21 @@ CUresult memory_allocate(void** out, size_t bytes, MemoryKind kind, CUstream str
   if (memory == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   // Fresh device memory holds garbage on a GPU; a fixed pattern keeps runs reproducible.
   std::memset(memory, 0xcd, rounded);
-  m.allocations[reinterpret_cast<uintptr_t>(memory)] = {bytes, kind, context->device, context->id, true};
+  m.allocations[reinterpret_cast<uintptr_t>(memory)] = {bytes, kind, context->device, context->id, true, pool};
   if (counts_on_device) device.allocated_bytes += bytes;
   *out = memory;
   SimMemoryEvent event{SIM_MEMORY_ALLOCATE, static_cast<uint32_t>(kind),
                        static_cast<uint32_t>(context->device), context->id, stream_id,
                        current_correlation_id(), stream_id != 0, reinterpret_cast<uint64_t>(memory),
-                       bytes, now_ns()};
+                       bytes, now_ns(), 0, 0, 0, 0, 0};
+  if (pool != nullptr) {
+    // Memory the pool held for reuse serves first; beyond it the pool grows.
+    pool->used += bytes;
+    pool->reserved = std::max(pool->reserved, pool->used);
+    pool->used_high = std::max(pool->used_high, pool->used);
+    pool->reserved_high = std::max(pool->reserved_high, pool->reserved);
+    describe_pool(pool, &event);
+  }
   lock.unlock();
   report_memory(event);
   return CUDA_SUCCESS;
@@ -109,7 +121,10 @@ CUresult memory_free(void* address, MemoryKind kind, CUstream stream_ordered, bo
     }
   }
   auto it = m.allocations.find(reinterpret_cast<uintptr_t>(address));
-  bool kind_matches = it != m.allocations.end() && it->second.owned &&
+  // A graph's allocation may be freed outside the graph, as CUDA allows when
+  // the graph has no free node for it: the record comes, the address stays the graph's.
+  bool graph_memory = m.graph_reserved.count(reinterpret_cast<uintptr_t>(address)) != 0;
+  bool kind_matches = it != m.allocations.end() && (it->second.owned || graph_memory) &&
                       (it->second.kind == kind || (on_device(kind) && on_device(it->second.kind)));
   if (!kind_matches) return CUDA_ERROR_INVALID_VALUE;
   uint32_t stream_id = 0;
@@ -135,19 +150,26 @@ CUresult memory_free(void* address, MemoryKind kind, CUstream stream_ordered, bo
     if (it == m.allocations.end()) return CUDA_ERROR_INVALID_VALUE;  // freed meanwhile
   }
   Allocation allocation = it->second;
-  m.allocations.erase(it);
-  if (on_device(allocation.kind)) {
-    m.devices[static_cast<size_t>(allocation.device)].allocated_bytes -= allocation.bytes;
-  }
-  if (stream_id != 0) {
-    run_at(release_at, [address] { std::free(address); });  // after the work due before it
-  } else {
-    std::free(address);
+  if (graph_memory) m.graph_live.erase(reinterpret_cast<uintptr_t>(address));
+  if (!graph_memory) {  // a graph's memory stays reserved: its next launch makes it live again
+    m.allocations.erase(it);
+    if (on_device(allocation.kind)) {
+      m.devices[static_cast<size_t>(allocation.device)].allocated_bytes -= allocation.bytes;
+    }
+    if (stream_id != 0) {
+      run_at(release_at, [address] { std::free(address); });  // after the work due before it
+    } else {
+      std::free(address);
+    }
   }
   SimMemoryEvent event{SIM_MEMORY_RELEASE, static_cast<uint32_t>(allocation.kind),
                        static_cast<uint32_t>(allocation.device), allocation.context_id, stream_id,
                        current_correlation_id(), stream_id != 0, reinterpret_cast<uint64_t>(address),
-                       allocation.bytes, now_ns()};
+                       allocation.bytes, now_ns(), 0, 0, 0, 0, 0};
+  if (allocation.pool != nullptr && m.pools.count(allocation.pool)) {
+    allocation.pool->used -= std::min(allocation.pool->used, uint64_t{allocation.bytes});  // stays reserved
+    describe_pool(allocation.pool, &event);
+  }
   lock.unlock();
   report_memory(event);
   return CUDA_SUCCESS;
@@ -250,7 +272,30 @@ CUresult plan_copy_locked(const CopyRequest& request, bool async, PlannedOperati
   op.is_async = async;
   const SimConfig& c = config();
   double gbps;
-  if (on_device(src_kind) && on_device(dst_kind)) {
+  const Allocation* from = find_allocation_locked(reinterpret_cast<uintptr_t>(request.src), src_span, nullptr);
+  const Allocation* to = find_allocation_locked(reinterpret_cast<uintptr_t>(request.dst), dst_span, nullptr);
+  if (from != nullptr && to != nullptr && from->kind == MemoryKind::Device && to->kind == MemoryKind::Device &&
+      from->device != to->device) {
+    // Device memory of two devices (cudaMemcpyDefault, unified addressing): a
+    // peer copy, as cudaMemcpyPeer makes, between the devices' contexts.
+    op.copy_kind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+    op.src_device = static_cast<uint32_t>(from->device);
+    op.dst_device = static_cast<uint32_t>(to->device);
+    op.src_context_id = from->context_id;
+    op.dst_context_id = to->context_id;
+    gbps = c.peer_gbps;
+  } else if (src_kind == MemoryKind::Array || dst_kind == MemoryKind::Array) {
+    bool from_array = src_kind == MemoryKind::Array, to_array = dst_kind == MemoryKind::Array;
+    if (from_array && to_array) {
+      op.copy_kind = CUPTI_ACTIVITY_MEMCPY_KIND_ATOA;
+    } else if (from_array) {
+      op.copy_kind = on_device(dst_kind) ? CUPTI_ACTIVITY_MEMCPY_KIND_ATOD : CUPTI_ACTIVITY_MEMCPY_KIND_ATOH;
+    } else {
+      op.copy_kind = on_device(src_kind) ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOA : CUPTI_ACTIVITY_MEMCPY_KIND_HTOA;
+    }
+    MemoryKind host = from_array ? dst_kind : src_kind;  // the other end
+    gbps = on_device(host) ? c.device_to_device_gbps : host == MemoryKind::Pinned ? c.pinned_gbps : c.pageable_gbps;
+  } else if (on_device(src_kind) && on_device(dst_kind)) {
     op.copy_kind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOD;
     gbps = c.device_to_device_gbps;
   } else if (on_device(dst_kind)) {

@@ -78,8 +78,10 @@ uint64_t SimConfig::kernel_duration_ns(const std::string& name) const {
 }
 
 const SimConfig& config() {
-  static const SimConfig instance = load();
-  return instance;
+  // Leaked: threads may still launch (and look up durations) while static
+  // destructors run at exit.
+  static const SimConfig* instance = new SimConfig(load());
+  return *instance;
 }
 
 }  // namespace simcuda

@@ -19,6 +19,11 @@ const char* copy_kind_name(uint8_t kind) {
   switch (kind) {
     case 1: return "HtoD";
     case 2: return "DtoH";
+    case 3: return "HtoA";
+    case 4: return "AtoH";
+    case 5: return "AtoA";
+    case 6: return "AtoD";
+    case 7: return "DtoA";
     case 8: return "DtoD";
     case 9: return "HtoH";
     case 10: return "PtoP";
@@ -31,6 +36,7 @@ const char* memory_kind_name(uint32_t kind) {
     case 1: return "pageable";
     case 2: return "pinned";
     case 3: return "device";
+    case 4: return "array";
     case 5: return "managed";
     default: return "unknown";
   }
@@ -147,9 +153,10 @@ void truth_operation(const SimOperation& op) {
   line += numbers;
   if (op.kind == SIM_OP_KERNEL) {
     std::snprintf(numbers, sizeof numbers,
-                  ",\"grid\":[%d,%d,%d],\"block\":[%d,%d,%d],\"shared\":%d", op.grid[0],
-                  op.grid[1], op.grid[2], op.block[0], op.block[1], op.block[2],
-                  op.dynamic_shared_memory);
+                  ",\"grid\":[%d,%d,%d],\"block\":[%d,%d,%d],\"shared\":%d,\"launch_type\":%u,"
+                  "\"cluster\":[%u,%u,%u]",
+                  op.grid[0], op.grid[1], op.grid[2], op.block[0], op.block[1], op.block[2],
+                  op.dynamic_shared_memory, op.launch_type, op.cluster[0], op.cluster[1], op.cluster[2]);
     line += numbers;
   } else if (op.kind == SIM_OP_MEMCPY) {
     std::snprintf(numbers, sizeof numbers,
@@ -171,16 +178,26 @@ void truth_operation(const SimOperation& op) {
 }
 
 void truth_memory(const SimMemoryEvent& event) {
-  char line[512];
-  std::snprintf(line, sizeof line,
+  static const char* const types[] = {"", "alloc", "free", "pool_created", "pool_destroyed", "pool_trimmed"};
+  char line[768];
+  int length = std::snprintf(line, sizeof line,
                 "{\"type\":\"%s\",\"memory_kind\":\"%s\",\"device\":%u,\"context\":%u,"
                 "\"stream\":%u,\"corr\":%u,\"async\":%u,\"address\":%" PRIu64
-                ",\"bytes\":%" PRIu64 ",\"time\":%" PRIu64 "}",
-                event.operation == SIM_MEMORY_ALLOCATE ? "alloc" : "free",
+                ",\"bytes\":%" PRIu64 ",\"time\":%" PRIu64,
+                types[event.operation <= SIM_MEMORY_POOL_TRIMMED ? event.operation : 0],
                 memory_kind_name(event.memory_kind), event.device, event.context_id,
                 event.stream_id, event.correlation_id, event.is_async, event.address,
                 event.bytes, event.timestamp_ns);
-  truth_file().write(line);
+  if (event.pool_address != 0 && length > 0 && static_cast<size_t>(length) < sizeof line) {
+    length += std::snprintf(line + length, sizeof line - static_cast<size_t>(length),
+                            ",\"pool\":%" PRIu64 ",\"pool_reserved\":%" PRIu64 ",\"pool_used\":%" PRIu64
+                            ",\"pool_release_threshold\":%" PRIu64 ",\"pool_min_bytes_to_keep\":%" PRIu64,
+                            event.pool_address, event.pool_reserved_bytes, event.pool_used_bytes,
+                            event.pool_release_threshold, event.pool_min_bytes_to_keep);
+  }
+  std::string text(line);
+  text += '}';
+  truth_file().write(text);
 }
 
 void truth_sync(const SimSyncEvent& event) {

@@ -20,35 +20,13 @@ struct ErrorText {
   const char* text;
 };
 
-// The real runtime's names and strings for the errors simcuda can produce.
+// Every cudaError_t of the CUDA headers, with the real runtime's name and text
+// (generated at build time by gen_error_table.py).
 constexpr ErrorText kErrors[] = {
-    {cudaSuccess, "cudaSuccess", "no error"},
-    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
-    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
-    {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
-    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
-    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
-    {cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver", "CUDA driver version is insufficient for CUDA runtime version"},
-    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
-    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
-    {cudaErrorInvalidKernelImage, "cudaErrorInvalidKernelImage", "device kernel image is invalid"},
-    {cudaErrorDeviceUninitialized, "cudaErrorDeviceUninitialized", "invalid device context"},
-    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
-    {cudaErrorIllegalState, "cudaErrorIllegalState", "the operation cannot be performed in the present state"},
-    {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
-    {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
-    {cudaErrorPeerAccessAlreadyEnabled, "cudaErrorPeerAccessAlreadyEnabled", "peer access is already enabled"},
-    {cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled", "peer access has not been enabled"},
-    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
-    {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"},
-    {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"},
-    {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
-    {cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing"},
-    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
-    {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
-    {cudaErrorGraphExecUpdateFailure, "cudaErrorGraphExecUpdateFailure", "the graph update was not performed because it included changes which violated constraints specific to instantiated graph update"},
-    {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
+#include "cuda_error_table.inc"
 };
+
+constexpr const char* kUnrecognized = "unrecognized error code";
 
 const ErrorText* find_error(cudaError_t code) {
   for (const ErrorText& e : kErrors) {
@@ -69,12 +47,12 @@ extern "C" {
 
 const char* CUDARTAPI cudaGetErrorString(cudaError_t error) {
   const ErrorText* e = find_error(error);
-  return e ? e->text : "unrecognized error code";
+  return e ? e->text : kUnrecognized;
 }
 
 const char* CUDARTAPI cudaGetErrorName(cudaError_t error) {
   const ErrorText* e = find_error(error);
-  return e ? e->name : "cudaErrorUnknown";
+  return e ? e->name : kUnrecognized;  // the real runtime's answer for both
 }
 
 // Traced without the rows' last-error bookkeeping: reporting the error must not
@@ -168,6 +146,23 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPr
   return cudaSuccess;
 }
 
+// cudaLimit and cudaFuncCache have the driver's values (CUlimit, CUfunc_cache).
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+  SIM_IN_CONTEXT(cuCtxSetLimit(static_cast<CUlimit>(limit), value));
+}
+
+cudaError_t cudaDeviceGetLimit(size_t* pValue, enum cudaLimit limit) {
+  SIM_IN_CONTEXT(cuCtxGetLimit(pValue, static_cast<CUlimit>(limit)));
+}
+
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
+  SIM_IN_CONTEXT(cuCtxSetCacheConfig(static_cast<CUfunc_cache>(cacheConfig)));
+}
+
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache* pCacheConfig) {
+  SIM_IN_CONTEXT(cuCtxGetCacheConfig(reinterpret_cast<CUfunc_cache*>(pCacheConfig)));
+}
+
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
   if (prop == nullptr) return cudaErrorInvalidValue;
   if (cudaError_t error = ensure_driver()) return error;
@@ -241,6 +236,11 @@ cudaError_t cudaProfilerStop() {
   return cudaSuccess;
 }
 
+
+cudaError_t cudaDeviceGetP2PAttribute(int* value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+  if (cudaError_t error = ensure_driver()) return error;
+  return from_driver(cuDeviceGetP2PAttribute(value, static_cast<CUdevice_P2PAttribute>(attr), srcDevice, dstDevice));
+}
 
 cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice) {
   if (cudaError_t error = ensure_driver()) return error;

@@ -1,5 +1,6 @@
 // Kernel registration and launch: the entry points nvcc's generated host code calls
 // (__cudaRegisterFatBinary ... __cudaLaunchKernel) and the explicit launch API.
+#include <functional>
 #include <vector>
 
 #include "driver_per_thread.h"
@@ -31,32 +32,53 @@ struct GetKernelParams {
 
 RegisteredKernel* as_kernel(cudaKernel_t handle) { return reinterpret_cast<RegisteredKernel*>(handle); }
 
-cudaError_t launch(RegisteredKernel* kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes,
-                   cudaStream_t stream, bool per_thread) {
+// The driver launch a runtime launch makes, given the kernel's handle.
+using DriverLaunch = std::function<CUresult(CUfunction launched)>;
+
+// The real runtime launches with the kernel's CUkernel handle (passed as a
+// CUfunction), and asks its name before every launch.
+cudaError_t launch_through(RegisteredKernel* kernel, const DriverLaunch& driver_launch) {
   if (kernel == nullptr) return cudaErrorInvalidDeviceFunction;
-  // The real runtime launches with the kernel's CUkernel handle (passed as
-  // a CUfunction), and asks its name before every launch.
   CUkernel handle = nullptr;
   if (cudaError_t error = kernel_launch_handle(kernel, &handle)) return error;
   const char* name = nullptr;
   cuKernelGetName(&name, handle);
-  auto* launched = reinterpret_cast<CUfunction>(handle);
-  CUresult result =
-      per_thread ? cuLaunchKernel_ptsz(launched, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                       static_cast<unsigned>(shared_bytes), stream, args, nullptr)
-                 : cuLaunchKernel(launched, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                  static_cast<unsigned>(shared_bytes), stream, args, nullptr);
+  CUresult result = driver_launch(reinterpret_cast<CUfunction>(handle));
   // The runtime reports a bad launch configuration as its own error code.
   if (result == CUDA_ERROR_INVALID_VALUE) return cudaErrorInvalidConfiguration;
   return from_driver(result);
 }
 
+cudaError_t launch(RegisteredKernel* kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes,
+                   cudaStream_t stream, bool per_thread) {
+  return launch_through(kernel, [&](CUfunction launched) {
+    return SIM_PT(cuLaunchKernel, ptsz)(launched, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                        static_cast<unsigned>(shared_bytes), stream, args, nullptr);
+  });
+}
+
 const char* name_or_null(const RegisteredKernel* kernel) { return kernel ? kernel_name(kernel) : nullptr; }
 
+// cudaLaunchKernelExC goes to cuLaunchKernelEx with the same attributes
+// (cudaLaunchAttribute and CUlaunchAttribute share ids and layout). Assumed,
+// not measured: which driver call the real runtime makes here.
 cudaError_t launch_ex(const cudaLaunchConfig_t* config, const void* func, void** args, bool per_thread) {
-  if (config == nullptr) return cudaErrorInvalidValue;
-  return launch(kernel_for_stub(func), config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
-                config->stream, per_thread);
+  if (config == nullptr || (config->numAttrs > 0 && config->attrs == nullptr)) return cudaErrorInvalidValue;
+  static_assert(sizeof(cudaLaunchAttribute) == sizeof(CUlaunchAttribute), "launch attribute layouts differ");
+  return launch_through(kernel_for_stub(func), [&](CUfunction launched) {
+    CUlaunchConfig driver_config{};
+    driver_config.gridDimX = config->gridDim.x;
+    driver_config.gridDimY = config->gridDim.y;
+    driver_config.gridDimZ = config->gridDim.z;
+    driver_config.blockDimX = config->blockDim.x;
+    driver_config.blockDimY = config->blockDim.y;
+    driver_config.blockDimZ = config->blockDim.z;
+    driver_config.sharedMemBytes = static_cast<unsigned>(config->dynamicSmemBytes);
+    driver_config.hStream = config->stream;
+    driver_config.attrs = reinterpret_cast<CUlaunchAttribute*>(config->attrs);
+    driver_config.numAttrs = config->numAttrs;
+    return SIM_PT(cuLaunchKernelEx, ptsz)(&driver_config, launched, args, nullptr);
+  });
 }
 
 }  // namespace
@@ -184,7 +206,31 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* f
   SIM_TRY(cuFuncGetAttribute(&attr->binaryVersion, CU_FUNC_ATTRIBUTE_BINARY_VERSION, function));
   SIM_TRY(cuFuncGetAttribute(&attr->maxDynamicSharedSizeBytes, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                              function));
+  SIM_TRY(cuFuncGetAttribute(&attr->preferredShmemCarveout, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                             function));
+  SIM_TRY(cuFuncGetAttribute(&attr->requiredClusterWidth, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, function));
+  SIM_TRY(cuFuncGetAttribute(&attr->requiredClusterHeight, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, function));
+  SIM_TRY(cuFuncGetAttribute(&attr->requiredClusterDepth, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, function));
+  SIM_TRY(cuFuncGetAttribute(&attr->nonPortableClusterSizeAllowed, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                             function));
+  SIM_TRY(cuFuncGetAttribute(&attr->clusterSchedulingPolicyPreference,
+                             CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, function));
   return cudaSuccess;
+}
+
+// The runtime's function attributes and cache preference are the driver's, of
+// the kernel's function on the current device (assumed: cuFuncSet*, where a
+// CUDA 12 runtime may use cuKernelSet* instead).
+cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value) {
+  CUfunction function = nullptr;
+  if (cudaError_t error = function_of(func, &function)) return error;
+  return from_driver(cuFuncSetAttribute(function, static_cast<CUfunction_attribute>(attr), value));
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void* func, enum cudaFuncCache cacheConfig) {
+  CUfunction function = nullptr;
+  if (cudaError_t error = function_of(func, &function)) return error;
+  return from_driver(cuFuncSetCacheConfig(function, static_cast<CUfunc_cache>(cacheConfig)));
 }
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func, int blockSize,
@@ -198,6 +244,14 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlock
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize,
                                                           size_t dynamicSMemSize) {
   return impl::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, 0);
+}
+
+cudaError_t cudaLaunchCooperativeKernel(bool per_thread, const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                        size_t sharedMem, cudaStream_t stream) {
+  return launch_through(kernel_for_stub(func), [&](CUfunction launched) {
+    return SIM_PT(cuLaunchCooperativeKernel, ptsz)(launched, gridDim.x, gridDim.y, gridDim.z, blockDim.x, blockDim.y,
+                                                   blockDim.z, static_cast<unsigned>(sharedMem), stream, args);
+  });
 }
 
 cudaError_t cudaLaunchKernelExC(bool per_thread, const cudaLaunchConfig_t* config, const void* func, void** args) {

@@ -156,6 +156,41 @@ cudaError_t cudaFreeAsync(bool per_thread, void* devPtr, cudaStream_t hStream) {
   return cudaSuccess;
 }
 
+cudaError_t cudaMallocFromPoolAsync(bool per_thread, void** ptr, size_t size, cudaMemPool_t memPool,
+                                    cudaStream_t stream) {
+  if (ptr == nullptr) return cudaErrorInvalidValue;
+  if (cudaError_t error = ensure_context()) return error;
+  SIM_TRY(SIM_PT(cuMemAllocFromPoolAsync, ptsz)(reinterpret_cast<CUdeviceptr*>(ptr), size, memPool, stream));
+  return cudaSuccess;
+}
+
+// cudaMemPool_t is CUmemoryPool; cudaMemPoolProps and cudaMemPoolAttr are the
+// driver's CUmemPoolProps and CUmemPool_attribute.
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* memPool, int device) {
+  if (cudaError_t error = ensure_driver()) return error;
+  return from_driver(cuDeviceGetDefaultMemPool(memPool, device));
+}
+
+cudaError_t cudaMemPoolCreate(cudaMemPool_t* memPool, const struct cudaMemPoolProps* poolProps) {
+  static_assert(sizeof(cudaMemPoolProps) == sizeof(CUmemPoolProps), "pool properties differ");
+  if (cudaError_t error = ensure_driver()) return error;
+  return from_driver(cuMemPoolCreate(memPool, reinterpret_cast<const CUmemPoolProps*>(poolProps)));
+}
+
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) { return from_driver(cuMemPoolDestroy(memPool)); }
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void* value) {
+  return from_driver(cuMemPoolSetAttribute(memPool, static_cast<CUmemPool_attribute>(attr), value));
+}
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void* value) {
+  return from_driver(cuMemPoolGetAttribute(memPool, static_cast<CUmemPool_attribute>(attr), value));
+}
+
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
+  return from_driver(cuMemPoolTrimTo(memPool, minBytesToKeep));
+}
+
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
   if (cudaError_t error = ensure_context()) return error;
   SIM_TRY(cuMemGetInfo(free, total));
@@ -289,3 +324,166 @@ cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) {
 
 }  // namespace impl
 }  // namespace simcuda_rt
+
+// ---- CUDA arrays, texture and surface objects (assumed: the runtime makes an
+// array with cuArray3DCreate_v2 and copies to and from it with cuMemcpy2D_v2).
+
+namespace simcuda_rt {
+namespace {
+
+// A channel format (bits per channel x, y, z, w and their kind) as the driver's
+// array format and channel count; false for one simcuda does not model.
+bool driver_format(const cudaChannelFormatDesc& desc, CUarray_format* format, unsigned* channels) {
+  int bits[] = {desc.x, desc.y, desc.z, desc.w};
+  *channels = 0;
+  for (int b : bits) {
+    if (b == 0) break;
+    if (b != desc.x) return false;
+    ++*channels;
+  }
+  if (*channels == 0 || *channels == 3) return false;
+  switch (desc.f) {
+    case cudaChannelFormatKindSigned:
+      *format = desc.x == 8 ? CU_AD_FORMAT_SIGNED_INT8 : desc.x == 16 ? CU_AD_FORMAT_SIGNED_INT16 : CU_AD_FORMAT_SIGNED_INT32;
+      return desc.x == 8 || desc.x == 16 || desc.x == 32;
+    case cudaChannelFormatKindUnsigned:
+      *format = desc.x == 8    ? CU_AD_FORMAT_UNSIGNED_INT8
+                : desc.x == 16 ? CU_AD_FORMAT_UNSIGNED_INT16
+                               : CU_AD_FORMAT_UNSIGNED_INT32;
+      return desc.x == 8 || desc.x == 16 || desc.x == 32;
+    case cudaChannelFormatKindFloat:
+      *format = desc.x == 16 ? CU_AD_FORMAT_HALF : CU_AD_FORMAT_FLOAT;
+      return desc.x == 16 || desc.x == 32;
+    default: return false;
+  }
+}
+
+cudaError_t make_array(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width, size_t height,
+                       size_t depth) {
+  if (array == nullptr || desc == nullptr) return cudaErrorInvalidValue;
+  CUDA_ARRAY3D_DESCRIPTOR shape{};
+  if (!driver_format(*desc, &shape.Format, &shape.NumChannels)) return cudaErrorInvalidChannelDescriptor;
+  shape.Width = width;
+  shape.Height = height;
+  shape.Depth = depth;
+  SIM_NEED_CONTEXT();
+  return from_driver(cuArray3DCreate_v2(reinterpret_cast<CUarray*>(array), &shape));
+}
+
+cudaError_t array_copy(CUDA_MEMCPY2D& c, cudaMemcpyKind kind, bool per_thread) {
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  if (c.WidthInBytes == 0 || c.Height == 0) return cudaSuccess;
+  SIM_NEED_CONTEXT();
+  return from_driver(SIM_PT(cuMemcpy2D_v2, ptds)(&c));
+}
+
+cudaError_t driver_resource(const cudaResourceDesc* in, CUDA_RESOURCE_DESC* out) {
+  if (in == nullptr) return cudaErrorInvalidValue;
+  *out = {};
+  unsigned channels = 0;
+  switch (in->resType) {
+    case cudaResourceTypeArray:
+      out->resType = CU_RESOURCE_TYPE_ARRAY;
+      out->res.array.hArray = reinterpret_cast<CUarray>(in->res.array.array);
+      return cudaSuccess;
+    case cudaResourceTypeLinear:
+      out->resType = CU_RESOURCE_TYPE_LINEAR;
+      out->res.linear.devPtr = reinterpret_cast<CUdeviceptr>(in->res.linear.devPtr);
+      out->res.linear.sizeInBytes = in->res.linear.sizeInBytes;
+      if (!driver_format(in->res.linear.desc, &out->res.linear.format, &channels)) return cudaErrorInvalidChannelDescriptor;
+      out->res.linear.numChannels = channels;
+      return cudaSuccess;
+    case cudaResourceTypePitch2D:
+      out->resType = CU_RESOURCE_TYPE_PITCH2D;
+      out->res.pitch2D.devPtr = reinterpret_cast<CUdeviceptr>(in->res.pitch2D.devPtr);
+      out->res.pitch2D.width = in->res.pitch2D.width;
+      out->res.pitch2D.height = in->res.pitch2D.height;
+      out->res.pitch2D.pitchInBytes = in->res.pitch2D.pitchInBytes;
+      if (!driver_format(in->res.pitch2D.desc, &out->res.pitch2D.format, &channels)) {
+        return cudaErrorInvalidChannelDescriptor;
+      }
+      out->res.pitch2D.numChannels = channels;
+      return cudaSuccess;
+    default: return cudaErrorNotSupported;  // mipmapped arrays
+  }
+}
+
+}  // namespace
+}  // namespace simcuda_rt
+
+extern "C" struct cudaChannelFormatDesc CUDARTAPI cudaCreateChannelDesc(int x, int y, int z, int w,
+                                                                        enum cudaChannelFormatKind f) {
+  return {x, y, z, w, f};  // not traced here
+}
+
+namespace simcuda_rt::impl {
+
+cudaError_t cudaMallocArray(cudaArray_t* array, const struct cudaChannelFormatDesc* desc, size_t width, size_t height,
+                            unsigned int) {
+  return make_array(array, desc, width, height, 0);
+}
+
+cudaError_t cudaMalloc3DArray(cudaArray_t* array, const struct cudaChannelFormatDesc* desc, struct cudaExtent extent,
+                              unsigned int) {
+  return make_array(array, desc, extent.width, extent.height, extent.depth);
+}
+
+cudaError_t cudaFreeArray(cudaArray_t array) {
+  if (array == nullptr) return cudaSuccess;
+  SIM_IN_CONTEXT(cuArrayDestroy(reinterpret_cast<CUarray>(array)));
+}
+
+cudaError_t cudaMemcpy2DToArray(bool per_thread, cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src,
+                                size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  CUDA_MEMCPY2D c{};
+  set_copy_ends(c, nullptr, src, kind);
+  c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+  c.dstArray = reinterpret_cast<CUarray>(dst);
+  c.dstXInBytes = wOffset;
+  c.dstY = hOffset;
+  c.srcPitch = spitch;
+  c.WidthInBytes = width;
+  c.Height = height;
+  return array_copy(c, kind, per_thread);
+}
+
+cudaError_t cudaMemcpy2DFromArray(bool per_thread, void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset,
+                                  size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  CUDA_MEMCPY2D c{};
+  set_copy_ends(c, dst, nullptr, kind);
+  c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+  c.srcArray = reinterpret_cast<CUarray>(const_cast<cudaArray*>(src));
+  c.srcXInBytes = wOffset;
+  c.srcY = hOffset;
+  c.dstPitch = dpitch;
+  c.WidthInBytes = width;
+  c.Height = height;
+  return array_copy(c, kind, per_thread);
+}
+
+cudaError_t cudaCreateTextureObject(cudaTextureObject_t* pTexObject, const struct cudaResourceDesc* pResDesc,
+                                    const struct cudaTextureDesc* pTexDesc, const struct cudaResourceViewDesc*) {
+  if (pTexDesc == nullptr) return cudaErrorInvalidValue;
+  CUDA_RESOURCE_DESC resource;
+  if (cudaError_t error = driver_resource(pResDesc, &resource)) return error;
+  CUDA_TEXTURE_DESC texture{};  // filtering and addressing change nothing without device code
+  texture.filterMode = static_cast<CUfilter_mode>(pTexDesc->filterMode);
+  for (int i = 0; i < 3; ++i) texture.addressMode[i] = static_cast<CUaddress_mode>(pTexDesc->addressMode[i]);
+  SIM_IN_CONTEXT(cuTexObjectCreate(pTexObject, &resource, &texture, nullptr));
+}
+
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+  SIM_IN_CONTEXT(cuTexObjectDestroy(texObject));
+}
+
+cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* pSurfObject, const struct cudaResourceDesc* pResDesc) {
+  CUDA_RESOURCE_DESC resource;
+  if (cudaError_t error = driver_resource(pResDesc, &resource)) return error;
+  SIM_IN_CONTEXT(cuSurfObjectCreate(pSurfObject, &resource));
+}
+
+cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
+  SIM_IN_CONTEXT(cuSurfObjectDestroy(surfObject));
+}
+
+}  // namespace simcuda_rt::impl

@@ -202,6 +202,62 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGra
   return from_driver(cuGraphExecKernelNodeSetParams(hGraphExec, node, &params));
 }
 
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                  size_t numDependencies) {
+  SIM_IN_CONTEXT(cuGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies));
+}
+
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                        const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaEvent_t event) {
+  SIM_IN_CONTEXT(cuGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event));
+}
+
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                      const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaEvent_t event) {
+  SIM_IN_CONTEXT(cuGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event));
+}
+
+// A 3D copy description with pointer ends and a depth of 1 (arrays and 3D
+// copies are not modelled in graphs): the driver's CUDA_MEMCPY3D.
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                   size_t numDependencies, const struct cudaMemcpy3DParms* p) {
+  if (p == nullptr || p->srcArray != nullptr || p->dstArray != nullptr || p->extent.depth > 1) {
+    return cudaErrorInvalidValue;
+  }
+  if (p->kind < cudaMemcpyHostToHost || p->kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  SIM_NEED_CONTEXT();
+  CUDA_MEMCPY3D c{};
+  set_copy_ends(c, p->dstPtr.ptr, p->srcPtr.ptr, p->kind);
+  c.srcXInBytes = p->srcPos.x;
+  c.srcY = p->srcPos.y;
+  c.srcPitch = p->srcPtr.pitch;
+  c.dstXInBytes = p->dstPos.x;
+  c.dstY = p->dstPos.y;
+  c.dstPitch = p->dstPtr.pitch;
+  c.WidthInBytes = p->extent.width;
+  c.Height = p->extent.height;
+  c.Depth = 1;
+  return from_driver(cuGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, &c, nullptr));
+}
+
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                       const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                       cudaGraph_t childGraph) {
+  SIM_IN_CONTEXT(cuGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph));
+}
+
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams* pNodeParams) {
+  CUDA_KERNEL_NODE_PARAMS params;
+  if (cudaError_t error = driver_kernel_params(pNodeParams, &params)) return error;
+  return from_driver(cuGraphKernelNodeSetParams(node, &params));
+}
+
+// cudaGraphMemAttributeType has CUgraphMem_attribute's values.
+cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value) {
+  if (cudaError_t error = ensure_driver()) return error;
+  return from_driver(cuDeviceGetGraphMemAttribute(device, static_cast<CUgraphMem_attribute>(attr), value));
+}
+
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
   SIM_IN_CONTEXT(cuGraphExecDestroy(graphExec));
 }

@@ -46,6 +46,40 @@ SIM_RT(cudaHostUnregister, v4000, (void* ptr), (ptr))
 SIM_RT_PT(cudaMallocAsync, v11020, ptsz, v11020, (void** devPtr, size_t size, cudaStream_t hStream),
           (devPtr, size, hStream))
 SIM_RT_PT(cudaFreeAsync, v11020, ptsz, v11020, (void* devPtr, cudaStream_t hStream), (devPtr, hStream))
+SIM_RT_PT(cudaMallocFromPoolAsync, v11020, ptsz, v11020,
+          (void** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream), (ptr, size, memPool, stream))
+SIM_RT(cudaDeviceGetDefaultMemPool, v11020, (cudaMemPool_t* memPool, int device), (memPool, device))
+SIM_RT(cudaMemPoolCreate, v11020, (cudaMemPool_t* memPool, const struct cudaMemPoolProps* poolProps),
+       (memPool, poolProps))
+SIM_RT(cudaMemPoolDestroy, v11020, (cudaMemPool_t memPool), (memPool))
+SIM_RT(cudaMemPoolSetAttribute, v11020, (cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void* value),
+       (memPool, attr, value))
+SIM_RT(cudaMemPoolGetAttribute, v11020, (cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void* value),
+       (memPool, attr, value))
+SIM_RT(cudaMemPoolTrimTo, v11020, (cudaMemPool_t memPool, size_t minBytesToKeep), (memPool, minBytesToKeep))
+SIM_RT(cudaMallocArray, v3020,
+       (cudaArray_t* array, const struct cudaChannelFormatDesc* desc, size_t width, size_t height, unsigned int flags),
+       (array, desc, width, height, flags))
+SIM_RT(cudaMalloc3DArray, v3020,
+       (cudaArray_t* array, const struct cudaChannelFormatDesc* desc, struct cudaExtent extent, unsigned int flags),
+       (array, desc, extent, flags))
+SIM_RT(cudaFreeArray, v3020, (cudaArray_t array), (array))
+SIM_RT_PT(cudaMemcpy2DToArray, v3020, ptds, v7000,
+          (cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch, size_t width, size_t height,
+           enum cudaMemcpyKind kind),
+          (dst, wOffset, hOffset, src, spitch, width, height, kind))
+SIM_RT_PT(cudaMemcpy2DFromArray, v3020, ptds, v7000,
+          (void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height,
+           enum cudaMemcpyKind kind),
+          (dst, dpitch, src, wOffset, hOffset, width, height, kind))
+SIM_RT(cudaCreateTextureObject, v5000,
+       (cudaTextureObject_t* pTexObject, const struct cudaResourceDesc* pResDesc, const struct cudaTextureDesc* pTexDesc,
+        const struct cudaResourceViewDesc* pResViewDesc),
+       (pTexObject, pResDesc, pTexDesc, pResViewDesc))
+SIM_RT(cudaDestroyTextureObject, v5000, (cudaTextureObject_t texObject), (texObject))
+SIM_RT(cudaCreateSurfaceObject, v5000, (cudaSurfaceObject_t* pSurfObject, const struct cudaResourceDesc* pResDesc),
+       (pSurfObject, pResDesc))
+SIM_RT(cudaDestroySurfaceObject, v5000, (cudaSurfaceObject_t surfObject), (surfObject))
 SIM_RT(cudaMemGetInfo, v3020, (size_t* free, size_t* total), (free, total))
 SIM_RT(cudaPointerGetAttributes, v4000, (struct cudaPointerAttributes* attributes, const void* ptr),
        (attributes, ptr))
@@ -134,6 +168,29 @@ SIM_RT(cudaGraphAddMemFreeNode, v11040,
        (cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies,
         void* dptr),
        (pGraphNode, graph, pDependencies, numDependencies, dptr))
+SIM_RT(cudaGraphAddEmptyNode, v10000,
+       (cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies),
+       (pGraphNode, graph, pDependencies, numDependencies))
+SIM_RT(cudaGraphAddEventRecordNode, v11010,
+       (cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies,
+        cudaEvent_t event),
+       (pGraphNode, graph, pDependencies, numDependencies, event))
+SIM_RT(cudaGraphAddEventWaitNode, v11010,
+       (cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies,
+        cudaEvent_t event),
+       (pGraphNode, graph, pDependencies, numDependencies, event))
+SIM_RT(cudaGraphAddMemcpyNode, v10000,
+       (cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies,
+        const struct cudaMemcpy3DParms* pCopyParams),
+       (pGraphNode, graph, pDependencies, numDependencies, pCopyParams))
+SIM_RT(cudaGraphAddChildGraphNode, v10000,
+       (cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies,
+        cudaGraph_t childGraph),
+       (pGraphNode, graph, pDependencies, numDependencies, childGraph))
+SIM_RT(cudaGraphKernelNodeSetParams, v10000, (cudaGraphNode_t node, const struct cudaKernelNodeParams* pNodeParams),
+       (node, pNodeParams))
+SIM_RT(cudaDeviceGetGraphMemAttribute, v11040, (int device, enum cudaGraphMemAttributeType attr, void* value),
+       (device, attr, value))
 SIM_RT(cudaGraphClone, v10000, (cudaGraph_t* pGraphClone, cudaGraph_t originalGraph), (pGraphClone, originalGraph))
 SIM_RT(cudaGraphGetNodes, v10000, (cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes),
        (graph, nodes, numNodes))
@@ -155,6 +212,8 @@ SIM_RT_PT(cudaStreamAddCallback, v5000, ptsz, v7000,
           (stream, callback, userData, flags))
 
 // ---- peers
+SIM_RT(cudaDeviceGetP2PAttribute, v8000, (int* value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice),
+       (value, attr, srcDevice, dstDevice))
 SIM_RT(cudaDeviceCanAccessPeer, v4000, (int* canAccessPeer, int device, int peerDevice),
        (canAccessPeer, device, peerDevice))
 SIM_RT(cudaDeviceEnablePeerAccess, v4000, (int peerDevice, unsigned int flags), (peerDevice, flags))
@@ -185,6 +244,12 @@ SIM_RT(cudaGetSymbolSize, v3020, (size_t* size, const void* symbol), (size, symb
 
 // ---- kernels' attributes and occupancy
 SIM_RT(cudaFuncGetAttributes, v3020, (struct cudaFuncAttributes* attr, const void* func), (attr, func))
+SIM_RT(cudaFuncSetAttribute, v9000, (const void* func, enum cudaFuncAttribute attr, int value), (func, attr, value))
+SIM_RT(cudaFuncSetCacheConfig, v3020, (const void* func, enum cudaFuncCache cacheConfig), (func, cacheConfig))
+SIM_RT(cudaDeviceSetLimit, v3020, (enum cudaLimit limit, size_t value), (limit, value))
+SIM_RT(cudaDeviceGetLimit, v3020, (size_t* pValue, enum cudaLimit limit), (pValue, limit))
+SIM_RT(cudaDeviceSetCacheConfig, v3020, (enum cudaFuncCache cacheConfig), (cacheConfig))
+SIM_RT(cudaDeviceGetCacheConfig, v3020, (enum cudaFuncCache* pCacheConfig), (pCacheConfig))
 SIM_RT(cudaOccupancyMaxActiveBlocksPerMultiprocessor, v6050,
        (int* numBlocks, const void* func, int blockSize, size_t dynamicSMemSize),
        (numBlocks, func, blockSize, dynamicSMemSize))
@@ -196,6 +261,9 @@ SIM_RT(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, v7000,
 // __cudaLaunchKernel(_ptsz), which <<<>>> calls, is written out in rt_launch.cpp: it
 // is reported as cudaLaunchKernel(_ptsz).
 SIM_RT_LAUNCH_PT(cudaLaunchKernel, v7000, ptsz, v7000,
+                 (const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem, cudaStream_t stream),
+                 (func, gridDim, blockDim, args, sharedMem, stream), stub_symbol(func))
+SIM_RT_LAUNCH_PT(cudaLaunchCooperativeKernel, v9000, ptsz, v9000,
                  (const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem, cudaStream_t stream),
                  (func, gridDim, blockDim, args, sharedMem, stream), stub_symbol(func))
 SIM_RT_LAUNCH_PT(cudaLaunchKernelExC, v11060, ptsz, v11060,

@@ -35,11 +35,21 @@ KERNEL_NS = {
     "graph_node_kernel": 17000,
     "capture_fork_kernel": 19000,
     "driver_extra_kernel": 23000,
+    "attributed_kernel": 27000,
+    "cooperative_kernel": 29000,
+    "cluster_kernel": 31000,
+    "pool_kernel": 33000,
+    "graph_api_kernel": 35000,
+    "child_kernel": 37000,
+    "sample_kernel": 39000,
+    "surface_kernel": 41000,
+    "module_scale_kernel": 43000,
+    "module_fill_kernel": 45000,
 }
 # Per-app simulation settings: async_copy's copy lasts long enough (67 ms) that a
 # loaded machine's scheduling delays cannot pass for the host doing the copy.
 APP_ENV = {"async_copy": {"SIMCUDA_PINNED_GBPS": "2"}, "peer_copies": {"SIMCUDA_DEVICES": "2"},
-           "driver_extras": {"SIMCUDA_DEVICES": "2"}}
+           "driver_extras": {"SIMCUDA_DEVICES": "2"}, "peer_default_copies": {"SIMCUDA_DEVICES": "2"}}
 QUEUE_DEPTH = 1024  # simcuda's default, as a real GPU's stream queue (README)
 
 
@@ -249,6 +259,136 @@ def expect_driver_extras(truth, args, f):
     f.expect(len([l for l in truth.lines if l["type"] == "host_function"]) == 1, "one host function")
     f.expect([c["copy_kind"] for c in truth.of_type("memcpy")] == ["HtoD", "DtoH", "PtoP", "DtoH"],
              "copies: %s" % [c["copy_kind"] for c in truth.of_type("memcpy")])
+
+
+def expect_kernel_attributes(truth, args, f):
+    kernels = truth.kernels("attributed_kernel")
+    f.expect(len(kernels) == 1 and kernels[0]["shared"] == 96 * 1024,
+             "one launch with 96 KiB of dynamic shared memory: %s" % kernels)
+    launches = truth.api("cudaLaunchKernel")
+    results = [l["result"] for l in launches]
+    f.expect(len(results) == 2 and results[0] != 0 and results[1] == 0,
+             "the launch before the opt-in fails, the one after runs: %s" % results)
+    f.expect(nests(truth, "cudaFuncSetAttribute", "cuFuncSetAttribute"), "cudaFuncSetAttribute nests cuFuncSetAttribute")
+    f.expect(nests(truth, "cudaDeviceSetLimit", "cuCtxSetLimit"), "cudaDeviceSetLimit nests cuCtxSetLimit")
+    f.expect(nests(truth, "cudaDeviceGetCacheConfig", "cuCtxGetCacheConfig"), "cache config through the driver")
+    refused = [a for a in truth.api("cuFuncSetAttribute") if a["result"] != 0]
+    f.expect(len(refused) == 1 and refused[0]["result"] == 1, "a read-only attribute is refused: %s" % refused)
+
+
+def expect_cooperative_launch(truth, args, f):
+    cooperative = truth.kernels("cooperative_kernel")
+    f.expect(len(cooperative) == 2 and all(k["launch_type"] == 1 for k in cooperative),
+             "two cooperative launches (CUPTI launch type 1): %s" % [k.get("launch_type") for k in cooperative])
+    f.expect(all(k["grid"][0] == 132 * 8 for k in cooperative), "grid of 8 blocks of 256 threads on each of 132 SMs")
+    clusters = truth.kernels("cluster_kernel")
+    f.expect(len(clusters) == 1 and clusters[0]["cluster"] == [2, 1, 1] and clusters[0]["launch_type"] == 0,
+             "one cluster launch of 2x1x1: %s" % clusters)
+    f.expect([a["result"] for a in truth.api("cudaLaunchCooperativeKernel")] == [0, 720],
+             "a grid one block too large is refused with 720")
+    f.expect(nests(truth, "cudaLaunchCooperativeKernel", "cuLaunchCooperativeKernel"), "nested driver launch")
+    f.expect(nests(truth, "cudaLaunchKernelExC", "cuLaunchKernelEx"), "cudaLaunchKernelExC nests cuLaunchKernelEx")
+
+
+def expect_peer_default_copies(truth, args, f):
+    copies = truth.of_type("memcpy")
+    f.expect([c["copy_kind"] for c in copies] == ["HtoD", "PtoP", "PtoP", "DtoH"],
+             "copies: %s" % [c["copy_kind"] for c in copies])
+    peer = [c for c in copies if c["copy_kind"] == "PtoP"]
+    f.expect([(c.get("src_device"), c.get("dst_device")) for c in peer] == [(0, 1), (1, 0)],
+             "peer copies 0 -> 1 and 1 -> 0: %s" % [(c.get("src_device"), c.get("dst_device")) for c in peer])
+    # At SIMCUDA_PEER_GBPS (100), not the 800 GB/s of a copy within a device.
+    f.expect(all(c["end"] - c["start"] == 1000 + (1 << 20) // 100 + 1 for c in peer),
+             "peer copy durations: %s" % [c["end"] - c["start"] for c in peer])
+    attributes = truth.api("cudaDeviceGetP2PAttribute")
+    f.expect([a["result"] for a in attributes] == [0, 0, 0, 101], "P2P attributes: %s" % [a["result"] for a in attributes])
+    f.expect(nests(truth, "cudaDeviceGetP2PAttribute", "cuDeviceGetP2PAttribute"), "nested driver call")
+
+
+def expect_memory_pools(truth, args, f):
+    allocs = [m for m in truth.memory if m["type"] == "alloc" and m["async"]]
+    frees = [m for m in truth.memory if m["type"] == "free" and m["async"]]
+    f.expect([m["bytes"] for m in allocs] == [1 << 20, 2 << 20] and len(frees) == 2,
+             "two stream-ordered allocations and frees: %s" % [m["bytes"] for m in allocs])
+    if len(allocs) == 2 and len(frees) == 2:
+        f.expect(allocs[0]["pool"] != allocs[1]["pool"], "the two allocations come from two pools")
+        f.expect(allocs[1]["pool_used"] == 2 << 20 and allocs[1]["pool_release_threshold"] == 4 << 20,
+                 "the pool's state at the allocation: %s" % allocs[1])
+        f.expect(frees[1]["pool_used"] == 0 and frees[1]["pool_reserved"] == 2 << 20,
+                 "freed memory stays reserved: %s" % frees[1])
+    pools = [l for l in truth.lines if l["type"].startswith("pool_")]
+    f.expect([p["type"] for p in pools] == ["pool_created", "pool_trimmed", "pool_destroyed", "pool_trimmed"],
+             "pool records: %s" % [p["type"] for p in pools])
+    if len(pools) == 4:
+        f.expect(pools[1]["pool_reserved"] == 0 and pools[3]["pool_reserved"] == 0, "trimmed to nothing")
+    f.expect(nests(truth, "cudaMallocFromPoolAsync", "cuMemAllocFromPoolAsync"), "nested driver allocation")
+    f.expect(all(a["result"] == 0 for a in truth.apis), "every call succeeds")
+
+
+def expect_graph_api(truth, args, f):
+    launches = [a["corr"] for a in truth.api("cudaGraphLaunch")]
+    f.expect(len(launches) == 2, "two graph launches")
+    for name, grid in (("graph_api_kernel", 4096), ("child_kernel", 4096)):
+        kernels = truth.kernels(name)
+        f.expect(len(kernels) == 2 and all(k["grid"][0] == grid and k["graph"] for k in kernels),
+                 "%s once per launch, grid %d: %s" % (name, grid, [k["grid"] for k in kernels]))
+        f.expect(all(k["corr"] in launches for k in kernels), "%s not correlated with its launch" % name)
+    f.expect(len(truth.of_type("memset")) == 2, "one memset per launch")
+    copies = truth.of_type("memcpy")
+    f.expect(len(copies) == 2 and all(c["copy_kind"] == "DtoH" and c["graph"] for c in copies),
+             "one copy node per launch: %s" % [(c["copy_kind"], c["graph"]) for c in copies])
+    syncs = [s for s in truth.lines if s["type"] == "sync" and s["sync_type"] == "event"]
+    f.expect(len(syncs) == 2 and all(s["end"] >= c["end"] for s, c in zip(syncs, copies)),
+             "cudaEventSynchronize on the graph's event returns after the copy before it")
+    graph_allocs = [m for m in truth.memory if m["type"] == "alloc" and m["corr"] in launches]
+    frees = truth.api("cudaFree")
+    f.expect(len(graph_allocs) == 2, "the allocation node allocates at each launch: %d" % len(graph_allocs))
+    f.expect(len(frees) == 3 and all(a["result"] == 0 for a in frees),
+             "cudaFree of the graph's allocation is allowed: %s" % [a["result"] for a in frees])
+    f.expect(all(a["result"] == 0 for a in truth.apis), "every call succeeds")
+
+
+def expect_texture_objects(truth, args, f):
+    copies = truth.of_type("memcpy")
+    f.expect([(c["copy_kind"], c["src_kind"], c["dst_kind"]) for c in copies] ==
+             [("HtoA", "pageable", "array"), ("AtoH", "array", "pageable")],
+             "copies into and out of the array: %s" % [(c["copy_kind"], c["src_kind"], c["dst_kind"]) for c in copies])
+    arrays = [m for m in truth.memory if m["memory_kind"] == "array"]
+    f.expect([m["type"] for m in arrays].count("alloc") == 3 and [m["type"] for m in arrays].count("free") == 3,
+             "three arrays made and freed: %s" % [(m["type"], m["bytes"]) for m in arrays])
+    f.expect(sorted(m["bytes"] for m in arrays if m["type"] == "alloc") == [32 * 32 * 8 * 4, 256 * 128 * 4, 256 * 128 * 4],
+             "array sizes")
+    f.expect(len(truth.kernels("sample_kernel")) == 1 and len(truth.kernels("surface_kernel")) == 1, "two launches")
+    for outer, inner in (("cudaMallocArray", "cuArray3DCreate_v2"), ("cudaMemcpy2DToArray", "cuMemcpy2D_v2"),
+                         ("cudaCreateTextureObject", "cuTexObjectCreate"), ("cudaCreateSurfaceObject", "cuSurfObjectCreate"),
+                         ("cudaFreeArray", "cuArrayDestroy")):
+        f.expect(nests(truth, outer, inner), "%s nests %s" % (outer, inner))
+    f.expect(all(a["result"] == 0 for a in truth.apis), "every call succeeds")
+
+
+def expect_module_loading(truth, args, f):
+    f.expect([k["name"] for k in truth.kernels("module_")] ==
+             ["module_scale_kernel", "module_fill_kernel", "module_scale_kernel", "module_fill_kernel"],
+             "one launch from each image: %s" % [k["name"] for k in truth.kernels("module_")])
+    loads = [a["result"] for a in truth.api("cuModuleLoadData")]
+    f.expect(loads == [0, 0, 200], "the cubin and the linked PTX load, garbage is an invalid image: %s" % loads)
+    for name in ("cuModuleLoadFatBinary", "cuLibraryLoadData", "cuLinkCreate_v2", "cuLinkAddData_v2", "cuLinkComplete",
+                 "cuLinkDestroy", "cuModuleGetGlobal_v2", "cuLibraryGetKernel"):
+        f.expect([a["result"] for a in truth.api(name)] == [0], "%s: %s" % (name, [a["result"] for a in truth.api(name)]))
+
+
+def expect_vmm_mapping(truth, args, f):
+    chunk = 2 << 20
+    copies = truth.of_type("memcpy")
+    f.expect([(c["copy_kind"], c["bytes"], c["dst_kind"] if c["copy_kind"] == "HtoD" else c["src_kind"]) for c in copies]
+             == [("HtoD", 2 * chunk, "device"), ("DtoH", 2 * chunk, "device")],
+             "one copy each way across both mapped chunks: %s" % [(c["copy_kind"], c["bytes"]) for c in copies])
+    f.expect(len(truth.of_type("memset")) == 1, "a memset across the seam")
+    counts = {name: len(truth.api(name)) for name in ("cuMemCreate", "cuMemMap", "cuMemRelease", "cuMemUnmap",
+                                                       "cuMemSetAccess", "cuMemAddressReserve", "cuMemAddressFree")}
+    f.expect(counts == {"cuMemCreate": 2, "cuMemMap": 2, "cuMemRelease": 2, "cuMemUnmap": 2, "cuMemSetAccess": 1,
+                        "cuMemAddressReserve": 1, "cuMemAddressFree": 1}, "VMM calls: %s" % counts)
+    f.expect(all(a["result"] == 0 for a in truth.apis), "every call succeeds")
 
 
 EXPECTATIONS = {name[len("expect_"):]: fn for name, fn in globals().items() if name.startswith("expect_")}

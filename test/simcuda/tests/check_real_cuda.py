@@ -20,7 +20,7 @@ def main():
     with tempfile.TemporaryDirectory() as stub_dir:
         os.symlink(os.path.join(cuda_home, "lib64", "stubs", "libcuda.so"), os.path.join(stub_dir, "libcuda.so.1"))
         for app in apps:
-            driver_app = app.startswith("driver_")  # driver_api, driver_extras
+            driver_app = app.startswith("driver_") or app in ("module_loading", "vmm_mapping")  # linked to libcuda
             env = dict(os.environ)
             for key in [k for k in env if k.startswith("SIMCUDA_")]:
                 del env[key]

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <string>
 
 #include "config.h"
 
@@ -60,4 +61,49 @@ TEST_CASE("PROF_RING_WAIT_MS bounds the wait for room: 1 s by default, 0 turns i
   }
   unsetenv("PROF_RING_WAIT_MS");
   unsetenv("PROF_LOG");
+}
+
+// Issue 25 item 5: the file recorded stacks=default and gpu_timing=auto,
+// words PROF_STACKS and PROF_GPU_TIMING did not accept. Each option has one
+// table: every word the file can record is one the variable takes, and
+// means the same value again.
+template <typename T, size_t N>
+void check_words_round_trip(const char* variable, const prof::OptionWord<T> (&table)[N], T prof::CudaCaptureOptions::*field) {
+  const prof::ProcessIdentity identity;
+  for (const prof::OptionWord<T>& entry : table) {
+    setenv(variable, entry.word, 1);
+    const prof::AgentConfig config = prof::read_config(identity);
+    CHECK(config.cuda.*field == entry.value);
+    CHECK(std::string(prof::word_of(table, config.cuda.*field)) == entry.word);
+  }
+  unsetenv(variable);
+  // Unset: the default, recorded in a word the variable takes.
+  const prof::AgentConfig config = prof::read_config(identity);
+  T parsed{};
+  CHECK(prof::value_of(table, prof::word_of(table, config.cuda.*field), parsed));
+  CHECK(parsed == config.cuda.*field);
+}
+
+TEST_CASE("every word the file records for a CUDA option is one its variable accepts, meaning the same") {
+  check_words_round_trip("PROF_STACKS", prof::kStackModeWords, &prof::CudaCaptureOptions::stacks);
+  check_words_round_trip("PROF_GPU_TIMING", prof::kGpuTimingWords, &prof::CudaCaptureOptions::gpu_timing);
+  check_words_round_trip("PROF_BACKEND", prof::kCaptureBackendWords, &prof::CudaCaptureOptions::backend);
+  check_words_round_trip("PROF_CAPTURE", prof::kCaptureRangeWords, &prof::CudaCaptureOptions::range);
+  check_words_round_trip("PROF_API", prof::kApiCallWords, &prof::CudaCaptureOptions::all_api_calls);
+  CHECK(std::string(prof::stack_mode_name(prof::StackMode::automatic)) == "auto");
+}
+
+TEST_CASE("PROF_TORCH is off, empty (all parts) or a list of parts") {
+  std::string error;
+  CHECK(prof::parse_torch_parts("", error) == prof::kTorchAll);
+  CHECK(prof::parse_torch_parts("off", error) == 0u);
+  CHECK(prof::parse_torch_parts("ops", error) == prof::kTorchOps);
+  CHECK(prof::parse_torch_parts("modules,steps", error) == (prof::kTorchModules | prof::kTorchSteps));
+  CHECK(prof::parse_torch_parts("memory,ops,steps,modules", error) == prof::kTorchAll);
+  CHECK_FALSE(prof::parse_torch_parts("ops,,steps", error).has_value());
+  CHECK_FALSE(prof::parse_torch_parts("ops,kernels", error).has_value());
+  CHECK(error == "'kernels' is not ops, modules, steps or memory");
+  CHECK(prof::torch_parts_name(prof::kTorchAll) == "ops,modules,steps,memory");
+  CHECK(prof::torch_parts_name(prof::kTorchSteps | prof::kTorchOps) == "ops,steps");
+  CHECK(prof::torch_parts_name(0) == "off");
 }

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "capture/python_line_table.h"
+#include "stacks/python_line_table.h"
 #include "record/python_stack.h"
 
 namespace prof {

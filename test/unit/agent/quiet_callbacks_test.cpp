@@ -5,7 +5,7 @@
 
 #include "capture/cupti_library.h"
 #include "capture/quiet_callbacks.h"
-#include "control/step_rule.h"
+#include "step_rule.h"
 
 namespace {
 
@@ -35,7 +35,7 @@ prof::CuptiLibrary naming_cupti() {
 
 prof::StepRule rule(const char* text) {
   std::string error;
-  return *prof::parse_step_rule(text, error);
+  return *prof::StepRule::parse(text, error);
 }
 
 using Ids = std::vector<CUpti_CallbackId>;

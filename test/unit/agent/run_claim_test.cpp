@@ -9,10 +9,18 @@
 
 namespace {
 
-// Each case starts a run of its own, as a fresh launch would.
+// Each case starts a run of its own, as a fresh launch would, in a TMPDIR
+// of its own: a new run sweeps the folders of runs whose first process is
+// gone, and these runs' pids are made up.
 void forget_run() {
   unsetenv("PROF_RUN");
   unsetenv("PROF_RUN_PID");
+  static const std::string private_tmp = [] {
+    char pattern[] = "/tmp/run_claim_test-XXXXXX";
+    const char* made = mkdtemp(pattern);
+    return std::string(made != nullptr ? made : "/tmp");
+  }();
+  setenv("TMPDIR", private_tmp.c_str(), 1);
 }
 
 bool is_folder(const char* path) {
@@ -72,5 +80,19 @@ TEST_CASE("the run's first process stays first after an exec (same pid)") {
   same_process_after_exec.join(400);
   CHECK(same_process_after_exec.first_of_run());
   CHECK(same_process_after_exec.finish() == "nothing recorded; no file written");
+  forget_run();
+}
+
+TEST_CASE("each image of a process that execs itself gets a file of its own") {
+  forget_run();
+  prof::RunClaim first_image;
+  first_image.join(500);
+  CHECK(first_image.claim("run.pb") == "run.pb");
+  prof::RunClaim second_image, third_image;
+  second_image.join(500);  // the same pid, after an exec
+  third_image.join(500);
+  CHECK(second_image.claim("run.pb") == "run.500.pb");
+  CHECK(third_image.claim("run.pb") == "run.500.2.pb");
+  first_image.finish();
   forget_run();
 }

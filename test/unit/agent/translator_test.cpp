@@ -170,3 +170,40 @@ TEST_CASE("a message cut to the payload limit counts as truncated") {
   t.translate_all();
   CHECK(t.translator.truncated_payloads() == 1);
 }
+
+TEST_CASE("a tensor memory record becomes a TensorMemoryEvent on its thread, times delta-encoded") {
+  Translated t;
+  auto tensor = [&](uint32_t action, uint64_t time, uint64_t bytes, uint64_t allocated) {
+    auto* r = prof::begin_record<prof::TensorMemoryRecord>(t.buffer, prof::RecordType::tensor_memory, 0);
+    REQUIRE(r != nullptr);
+    r->time_ns = time;
+    r->address = 0x7f0000001000;
+    r->bytes = bytes;
+    r->stream = 0x55;
+    r->total_allocated = allocated;
+    r->total_reserved = 2 << 20;
+    r->device = 1;
+    r->action = static_cast<uint16_t>(action);
+    r->python_depth = 0;
+    t.buffer.commit();
+  };
+  tensor(1, kBase + 40, 4096, 4096);
+  tensor(2, kBase + 90, 4096, 0);
+  t.translate_all();
+  const prof::proto::Chunk chunk = t.finish();
+  REQUIRE(chunk.tensor_memory_events_size() == 2);
+  const auto& alloc = chunk.tensor_memory_events(0);
+  CHECK(alloc.action() == prof::proto::TensorMemoryEvent::ALLOC);
+  CHECK(alloc.time_delta_ns() == 40);
+  CHECK(alloc.device() == 1);
+  CHECK(alloc.stream() == 0x55);
+  CHECK(alloc.address() == 0x7f0000001000);
+  CHECK(alloc.bytes() == 4096);
+  CHECK(alloc.tid() == kTid);
+  CHECK(alloc.total_allocated() == 4096);
+  CHECK(alloc.total_reserved() == 2 << 20);
+  const auto& freed = chunk.tensor_memory_events(1);
+  CHECK(freed.action() == prof::proto::TensorMemoryEvent::FREE);
+  CHECK(freed.time_delta_ns() == 50);
+  CHECK(freed.total_allocated() == 0);
+}

@@ -23,7 +23,7 @@ TEST_CASE("advise splits idle time by cause and ranks the findings by their cost
   Run run;
   REQUIRE(load({f.path()}, run).empty());
   std::string error;
-  const RunSteps steps = find_steps(run, *parse_step_rule("nvtx:^ProfilerStep#[0-9]+$", error));
+  const RunSteps steps = find_steps(run, *StepRule::parse("nvtx:^ProfilerStep#[0-9]+$", error));
   REQUIRE(steps.count() == 4);
   const ModuleOffsetFrameNamer namer;
   AdviseInput in;

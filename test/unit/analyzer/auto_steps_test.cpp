@@ -8,12 +8,32 @@
 using namespace prof::testing;
 using namespace prof::analyzer;
 
-TEST_CASE("--step auto finds the period of a training loop, its annotations ignored", "[auto]") {
+TEST_CASE("--step auto takes NVTX ranges that count the iterations over any period of calls", "[auto]") {
   TempFile f;
   f.write(TrainingCapture::bytes(8, /*annotate=*/true));
   Run run;
   REQUIRE(load({f.path()}, run).empty());
   const AutoSteps found = detect_steps(run);
+  REQUIRE(found.rule);
+  CHECK(found.rule->spelling() == "nvtx:^ProfilerStep#[0-9]+$");
+  CHECK(found.message == "NVTX ranges ProfilerStep#N count 8 iterations: --step nvtx:^ProfilerStep#[0-9]+$");
+  CHECK(find_steps(run, *found.rule).count() == 8);
+}
+
+TEST_CASE("--step auto finds the period of a training loop", "[auto]") {
+  TempFile f;
+  f.write(TrainingCapture::bytes(8, /*annotate=*/true));
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  // The period is what auto finds without the counted ranges; measured here
+  // against them.
+  std::string error;
+  const RunSteps by_nvtx = find_steps(run, *StepRule::parse("nvtx:ProfilerStep", error));
+  TempFile bare;
+  bare.write(TrainingCapture::bytes(8, /*annotate=*/false));
+  Run unannotated;
+  REQUIRE(load({bare.path()}, unannotated).empty());
+  const AutoSteps found = detect_steps(unannotated);
   REQUIRE(found.rule);
   // Per step: a copy, five launches, a sync.
   CHECK(found.period == 7);
@@ -22,15 +42,13 @@ TEST_CASE("--step auto finds the period of a training loop, its annotations igno
 
   // The same steps as the NVTX annotations: every GPU activity falls in the
   // step of the same number under both rules.
-  std::string error;
-  const RunSteps by_nvtx = find_steps(run, *parse_step_rule("nvtx:ProfilerStep", error));
   const RunSteps by_auto = find_steps(run, *found.rule);
   REQUIRE(by_auto.count() == by_nvtx.count());
   const StepMembership a = step_membership(run, by_auto);
   const StepMembership b = step_membership(run, by_nvtx);
   CHECK(a.gpu == b.gpu);
 
-  CliResult r = run_cli({"report", f.path(), "--step", "auto", "--wait", "2", "--active", "3", "--repeat", "1"});
+  CliResult r = run_cli({"report", bare.path(), "--step", "auto", "--wait", "2", "--active", "3", "--repeat", "1"});
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.err, Catch::Contains("--step auto: period of 7 CUDA calls"));
   CHECK_THAT(r.err, Catch::Contains("--step api:cudaDeviceSynchronize: 8 steps"));
@@ -79,9 +97,8 @@ TEST_CASE("--step auto says so clearly when there is no period", "[auto]") {
   CHECK_THAT(whole.out, Catch::Contains("call1  "));
 
   // No calls at all, and too few to repeat.
-  ChunkBuilder empty(0);
   TempFile g;
-  g.write(CaptureFileWriter().chunk(empty.finish()).bytes());
+  g.write(CaptureFileWriter().bytes());  // an empty chunk has length 0, which is corrupt
   CliResult none = run_cli({"report", g.path(), "--step", "auto", "--active", "1"});
   CHECK(none.exit_code == 1);
   CHECK_THAT(none.err, Catch::Contains("no CUDA API calls recorded"));
@@ -124,4 +141,33 @@ TEST_CASE("--step auto anchors on the loop, not on set-up calls that repeat a fe
   CHECK(found.period == 2);
   CHECK(found.rule->spelling() == "kernel:^step\\(float\\*\\)$");
   CHECK(find_steps(run, *found.rule).count() == 300);
+}
+
+TEST_CASE("--step auto never takes a polling loop for steps", "[auto]") {
+  // asyncAPI's shape: per iteration a copy, a launch, then cudaEventQuery
+  // spun until the GPU is done (a varying number of times); 4,061 "steps"
+  // of one query each were found before polls were left out.
+  ChunkBuilder c(1000);
+  c.string(1, "cudaLaunchKernel").string(2, "_Z4stepv").string(3, "cudaEventQuery").string(4, "cudaMemcpyAsync");
+  uint32_t corr = 1;
+  uint64_t t = 100;
+  for (int step = 0; step < 6; ++step) {
+    c.api_call(1, 4, t, t + 10);
+    t += 20;
+    c.api_call(1, 1, t, t + 10, corr);
+    c.kernel(2, t + 20, t + 50, corr);
+    ++corr;
+    t += 20;
+    for (int poll = 0; poll < 300 + 50 * step; ++poll, t += 20) c.api_call(1, 3, t, t + 5);
+  }
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c.finish()).bytes());
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  const AutoSteps found = detect_steps(run);
+  INFO(found.message);
+  REQUIRE(found.rule);
+  CHECK(found.period == 2);
+  CHECK(found.rule->spelling() == "api:cudaMemcpyAsync");
+  CHECK(find_steps(run, *found.rule).count() == 6);
 }

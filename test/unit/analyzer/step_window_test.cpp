@@ -15,7 +15,7 @@ namespace {
 
 StepRule rule(const std::string& text) {
   std::string error;
-  auto r = parse_step_rule(text, error);
+  auto r = StepRule::parse(text, error);
   INFO(error);
   REQUIRE(r);
   return *r;
@@ -58,14 +58,20 @@ TEST_CASE("nvtx, kernel and api rules find one step per loop iteration", "[steps
   CHECK(find_steps(run, rule("api:cudaGraphLaunch")).count() == 0);
 }
 
-TEST_CASE("Bad step rules are refused with a reason", "[steps]") {
+TEST_CASE("--step takes auto or a step rule, and says what is wrong with a bad one", "[steps]") {
   std::string error;
-  CHECK_FALSE(parse_step_rule("nvtx:", error));
-  CHECK_THAT(error, Catch::Contains("regex"));
-  CHECK_FALSE(parse_step_rule("kernel:(", error));
-  CHECK_THAT(error, Catch::Contains("bad regex"));
-  CHECK_FALSE(parse_step_rule("step", error));
-  CHECK(parse_step_rule("auto", error));
+  CHECK_FALSE(parse_step_option("nvtx:", error));
+  CHECK(error == "--step: 'nvtx:' has nothing after 'nvtx:' (a regular expression)");
+  CHECK_FALSE(parse_step_option("kernel:(", error));
+  CHECK(error == "--step: 'kernel:(' has a bad regular expression: missing ): (");
+  CHECK_FALSE(parse_step_option("step", error));
+  CHECK(error == "--step: 'step' is not nvtx:REGEX, kernel:REGEX or api:NAME (or auto)");
+  const auto automatic = parse_step_option("auto", error);
+  REQUIRE(automatic);
+  CHECK((automatic->automatic && !automatic->rule));
+  const auto kernel = parse_step_option("kernel:^scale\\(", error);
+  REQUIRE(kernel);
+  CHECK((!kernel->automatic && kernel->rule->spelling() == "kernel:^scale\\("));
 }
 
 TEST_CASE("GPU work counts for the step that launched it, even when it runs after the step ended", "[steps]") {
@@ -106,7 +112,7 @@ TEST_CASE("One table per schedule window, each headed by its steps", "[steps][cl
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("Window 0: steps 1-2\n---"));
   CHECK_THAT(r.out, Catch::Contains("\nWindow 1: steps 4-5\n---"));
-  CHECK_THAT(r.err, Catch::Contains("--step nvtx:^ProfilerStep#[0-9]+$: 6 steps"));
+  CHECK_THAT(r.err, Catch::Contains("--step nvtx:^ProfilerStep#[0-9]+(,|$): 6 steps"));
   // The footer of each table sums its own window.
   CHECK(line_count(r.out) > 2 * 10);
 
@@ -132,7 +138,7 @@ TEST_CASE("A schedule with no steps to cut is a clear error, and bad schedules a
   f.write(TrainingCapture::bytes(3, /*annotate=*/false));
   CliResult none = run_cli({"report", f.path(), "--active", "1"});
   CHECK(none.exit_code == 1);
-  CHECK_THAT(none.err, Catch::Contains("no steps found by --step nvtx:^ProfilerStep#[0-9]+$"));
+  CHECK_THAT(none.err, Catch::Contains("no steps found by --step nvtx:^ProfilerStep#[0-9]+(,|$)"));
   CHECK(run_cli({"report", f.path(), "--active", "0"}).exit_code == 2);
   CHECK(run_cli({"report", f.path(), "--wait", "-1", "--active", "1"}).exit_code == 2);
   CHECK(run_cli({"report", f.path(), "--step", "bogus:x"}).exit_code == 2);
@@ -143,4 +149,29 @@ TEST_CASE("A schedule with no steps to cut is a clear error, and bad schedules a
   REQUIRE(api.exit_code == 0);
   CHECK_THAT(api.out, Catch::Contains("Window 1: step 1\n"));
   CHECK_THAT(api.out, !Catch::Contains("Window 2"));
+}
+
+TEST_CASE("A schedule that finds no ProfilerStep# ranges lists the ranges that repeat and the rules to try",
+          "[steps][cli]") {
+  ChunkBuilder c(1000);
+  c.string(1, "forward").string(2, "setup");
+  for (uint64_t i = 0; i < 6; ++i) {
+    const uint64_t name = 10 + i;
+    c.string(name, "step#" + std::to_string(i));
+    c.range(1, name, 1000 + i * 100, 1090 + i * 100);
+    c.range(1, 1, 1010 + i * 100, 1050 + i * 100);
+  }
+  c.range(1, 2, 10, 20);
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c.finish()).bytes());
+  CliResult r = run_cli({"report", f.path(), "--wait", "1", "--warmup", "1", "--active", "3"});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("no steps found by --step nvtx:^ProfilerStep#[0-9]+(,|$)\n"
+                                    "profanalyze: NVTX ranges that repeat: step#N (6 times), forward (6 times)\n"
+                                    "profanalyze: try --step 'nvtx:^step#[0-9]+$' or --step auto\n"));
+  // The rule suggested cuts the windows.
+  CliResult suggested =
+      run_cli({"report", f.path(), "--step", "nvtx:^step#[0-9]+$", "--wait", "1", "--warmup", "1", "--active", "3"});
+  CHECK(suggested.exit_code == 0);
+  CHECK_THAT(suggested.out, Catch::StartsWith("Window 0: steps 2-4\n"));
 }

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "capture/native_stack.h"
+#include "stacks/native_stack.h"
 #include "stack_test_chain.h"
 
 namespace {

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "capture/native_stack.h"
+#include "stacks/native_stack.h"
 #include "stack_test_chain.h"
 
 namespace {

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "capture/native_stack.h"
+#include "stacks/native_stack.h"
 #include "record/stack_table.h"
 #include "stack_test_chain.h"
 #include "stack_test_support.h"

@@ -70,7 +70,8 @@ def trace(path):
     with opener(path, "rt", encoding="utf-8") as f:
         doc = json.load(f)
     events = doc["traceEvents"]
-    check(doc["displayTimeUnit"] == "ms", f"{path}: displayTimeUnit")
+    # "ns": the Catapult viewer nests at its display unit's precision.
+    check(doc["displayTimeUnit"] == "ns", f"{path}: displayTimeUnit")
     flows = collections.Counter()
     asyncs = collections.Counter()
     by_cat = collections.defaultdict(list)
@@ -111,7 +112,8 @@ def main(work):
     check(doc["distributedInfo"]["rank"] == 0, "rank")
     check(len(cats["kernel"]) == 4 and len(cats["gpu_memcpy"]) == 1 and len(cats["gpu_memset"]) == 1, "GPU work")
     relu = [k for k in cats["kernel"] if k["name"] == 'relu "fast" kernel;v2']
-    check(len(relu) == 1 and relu[0]["args"]["grid"] == [128, 1, 1] and relu[0]["dur"] == 0.6, "kernel args")
+    check(len(relu) == 1 and relu[0]["args"]["grid"] == [128, 1, 1] and round(relu[0]["dur"] * 1000) == 600,
+          "kernel args")
     check(relu and relu[0]["args"]["correlation"] == 5, "kernel correlation")
     copy = cats["gpu_memcpy"][0]["args"]
     check(copy["bytes"] == 4000000 and copy["kind"] == "HtoD" and copy["memory bandwidth (GB/s)"] == 2000.0, "copy args")
@@ -120,8 +122,9 @@ def main(work):
         corr = ev["args"]["correlation"]
         if corr in launches:
             check(launches[corr]["ts"] <= ev["ts"], f"GPU work before its launch: {ev}")
-    step_gpu = [e for e in cats["gpu_user_annotation"] if e["name"] == "ProfilerStep#1"]
-    check(sorted(e["tid"] for e in step_gpu) == [7, 9], "ProfilerStep#1 on both streams")
+    # Readers count every event named ProfilerStep# as a step: none on the GPU.
+    step_gpu = [e for e in cats["gpu_user_annotation"] if e["name"].startswith("ProfilerStep#")]
+    check(not step_gpu, f"gpu_user_annotations named after steps: {step_gpu[:2]}")
 
     doc2, cats2 = trace(os.path.join(work, "two.json.gz"))
     pids = {e["pid"] for e in cats2["cuda_runtime"]}

@@ -50,16 +50,18 @@ TEST_CASE("stacks of self CUDA time end in the GPU work under the launch's nativ
   // libcudart and libcuda frames are gone from the leaf end; ProfilerStep#N
   // merge as ProfilerStep*; the 0.6 us kernel and set round to 1; the ';' in
   // the kernel's name became '_'; the kernel without a launch is a root.
+  // Ranges sit below the frames every call made inside them shares (main,
+  // 0x403000, opened the steps), above the rest of each call's frames.
   CHECK(r.out ==
-        "ProfilerStep*;cudaMemsetAsync;Memset (Device) 1\n"
         "matmul(float*, float*, int) 1\n"
-        "train+0x403000;train+0x401000;ProfilerStep*;forward;cudaMemcpyAsync;Memcpy HtoD (Pageable -> Device) 2\n"
-        "train+0x403000;train+0x402000;model.py(42): train_step;train+0x401000;ProfilerStep*;cudaLaunchKernel;"
+        "train+0x403000;ProfilerStep*;cudaMemsetAsync;Memset (Device) 1\n"
+        "train+0x403000;ProfilerStep*;forward;train+0x401000;cudaMemcpyAsync;Memcpy HtoD (Pageable -> Device) 2\n"
+        "train+0x403000;ProfilerStep*;forward;train+0x402000;model.py(42): train_step;train+0x401000;"
+        "cudaLaunchKernel;matmul(float*, float*, int) 2\n"
+        "train+0x403000;ProfilerStep*;train+0x402000;model.py(42): train_step;train+0x401000;cudaLaunchKernel;"
         "matmul(float*, float*, int) 4\n"
-        "train+0x403000;train+0x402000;model.py(42): train_step;train+0x401000;ProfilerStep*;cudaLaunchKernel;"
-        "relu \"fast\" kernel_v2 1\n"
-        "train+0x403000;train+0x402000;model.py(42): train_step;train+0x401000;ProfilerStep*;forward;"
-        "cudaLaunchKernel;matmul(float*, float*, int) 2\n");
+        "train+0x403000;ProfilerStep*;train+0x402000;model.py(42): train_step;train+0x401000;cudaLaunchKernel;"
+        "relu \"fast\" kernel_v2 1\n");
   require_folded_format(r.out);
   // Unreadable modules name frames module+offset with symbols on too.
   CHECK(run_cli({"stacks", capture().path()}).out == r.out);
@@ -71,17 +73,17 @@ TEST_CASE("stacks of self CPU time count every API call and push/pop range by it
   // Step 0 self 3.5 us + step 1 self 7.5 us; cuLaunchKernel nests in the
   // runtime call, keeps the app's call site; the start/end range is left out.
   CHECK(r.out ==
-        "ProfilerStep* 11\n"
-        "ProfilerStep*;cudaMalloc 1\n"
-        "ProfilerStep*;cudaMemsetAsync 1\n"
-        "ProfilerStep*;forward 3\n"
         "prefetch__batch 1\n"
-        "train+0x403000;train+0x401000;ProfilerStep*;forward;cudaMemcpyAsync 1\n"
-        "train+0x403000;train+0x402000;model.py(42): train_step;train+0x401000;ProfilerStep*;cudaLaunchKernel 2\n"
-        "train+0x403000;train+0x402000;model.py(42): train_step;train+0x401000;ProfilerStep*;forward;"
+        "train+0x403000;ProfilerStep* 11\n"
+        "train+0x403000;ProfilerStep*;cudaMalloc 1\n"
+        "train+0x403000;ProfilerStep*;cudaMemsetAsync 1\n"
+        "train+0x403000;ProfilerStep*;forward 3\n"
+        "train+0x403000;ProfilerStep*;forward;train+0x401000;cudaMemcpyAsync 1\n"
+        "train+0x403000;ProfilerStep*;forward;train+0x402000;model.py(42): train_step;train+0x401000;"
         "cudaLaunchKernel 1\n"
-        "train+0x403000;train+0x402000;model.py(42): train_step;train+0x401000;ProfilerStep*;forward;"
-        "cudaLaunchKernel;cuLaunchKernel 1\n");
+        "train+0x403000;ProfilerStep*;forward;train+0x402000;model.py(42): train_step;train+0x401000;"
+        "cudaLaunchKernel;cuLaunchKernel 1\n"
+        "train+0x403000;ProfilerStep*;train+0x402000;model.py(42): train_step;train+0x401000;cudaLaunchKernel 2\n");
   require_folded_format(r.out);
 }
 
@@ -89,7 +91,8 @@ TEST_CASE("stacks --per-thread puts the thread (or the GPU stream of unlaunched 
   const auto r = run_cli({"stacks", capture().path(), "--per-thread"});
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.rfind("GPU 0 stream 7;matmul(float*, float*, int) 1\n", 0) == 0);
-  CHECK(r.out.find("\nthread 7 (main);ProfilerStep*;cudaMemsetAsync;Memset (Device) 1\n") != std::string::npos);
+  CHECK(r.out.find("\nthread 7 (main);train+0x403000;ProfilerStep*;cudaMemsetAsync;Memset (Device) 1\n") !=
+        std::string::npos);
   CHECK(prof::testing::line_count(r.out) == 6);
   require_folded_format(r.out);
 }
@@ -108,7 +111,7 @@ TEST_CASE("stacks with a schedule fold the recorded windows; --window picks one"
   CHECK(second.out.find("relu") != std::string::npos);
   const auto first = run_cli({"stacks", capture().path(), "--active", "1", "--window", "0"});
   CHECK(first.out.find("relu") == std::string::npos);
-  CHECK(first.out.find("forward;cudaMemcpyAsync") != std::string::npos);
+  CHECK(first.out.find("forward;train+0x401000;cudaMemcpyAsync") != std::string::npos);
 
   CHECK(run_cli({"stacks", capture().path(), "--active", "1", "--window", "5"}).exit_code == 2);
   CHECK(run_cli({"stacks", capture().path(), "--window", "0"}).exit_code == 2);
@@ -142,4 +145,16 @@ TEST_CASE("the CUDA libraries and the agent are recognized by file name") {
   CHECK_FALSE(is_cuda_or_agent_module("/usr/lib/libcudnn.so.9"));
   CHECK_FALSE(is_cuda_or_agent_module("/opt/app/libprofiler.so"));
   CHECK_FALSE(is_cuda_or_agent_module("/opt/app/bin/train"));
+}
+
+TEST_CASE("natural order puts step#2 before step#10") {
+  using prof::analyzer::NaturalLess;
+  const NaturalLess less;
+  CHECK(less("step#2", "step#10"));
+  CHECK_FALSE(less("step#10", "step#2"));
+  CHECK(less("a;step#9;x", "a;step#10"));
+  CHECK(less("abc", "abd"));
+  CHECK(less("x1", "x01"));  // equal values: fewer leading zeros first
+  CHECK_FALSE(less("same", "same"));
+  CHECK(less("a", "a1"));
 }

@@ -11,6 +11,14 @@
 #include "analyzer_test_support.h"
 #include "views_capture.h"
 #include "cli/trace_command.h"
+#include "model/run.h"
+#include "views/chrome_trace.h"
+#include "views/trace_file.h"
+
+#include <cmath>
+#include <random>
+#include <regex>
+#include <sstream>
 
 using prof::testing::run_cli;
 using prof::testing::TempFile;
@@ -66,47 +74,49 @@ TEST_CASE("trace writes Kineto's categories, args, flows and metadata") {
   CHECK(json.find("\"maxThreadsPerMultiprocessor\":2048,\"regsPerBlock\":65536,\"regsPerMultiprocessor\":65536,"
                   "\"warpSize\":32,\"sharedMemPerBlock\":49152,\"sharedMemPerMultiprocessor\":233472,\"numSms\":100") !=
         std::string::npos);
-  // The first event is at 1 us on the monotonic clock: the origin.
-  CHECK(json.find("\"baseTimeNanoseconds\":1700000000000001000") != std::string::npos);
+  // The first event is at 1 us on the monotonic clock, written as ts 100:
+  // the run spans 20 us, and ts start at the power of ten above (readers'
+  // differences of ts are then exact).
+  CHECK(json.find("\"baseTimeNanoseconds\":1699999999999901000") != std::string::npos);
   CHECK(json.find("{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"relu \\\"fast\\\" kernel;v2\",\"pid\":0,\"tid\":7,"
-                  "\"ts\":12.000,\"dur\":0.600,\"args\":{\"queued\":0,\"device\":0,\"context\":0,\"stream\":7,"
+                  "\"ts\":112.000,\"dur\":0.5999999999999943,\"args\":{\"queued\":0,\"device\":0,\"context\":0,\"stream\":7,"
                   "\"correlation\":5,\"registers per thread\":32,\"shared memory\":1024,\"blocks per SM\":1.280,"
                   "\"warps per SM\":10.240,\"grid\":[128,1,1],\"block\":[256,1,1],"
                   // 8 blocks of 256 threads fit an SM (warps and registers both allow 8), but the grid
                   // has 1.28 per SM: 1.28 x 256 / 2048 threads.
-                  "\"est. achieved occupancy %\":16,\"graph id\":0,\"graph node id\":0}}") != std::string::npos);
+                  // The innermost range around its launch is its operator: its External id.
+                  "\"est. achieved occupancy %\":16,\"graph id\":0,\"graph node id\":0,\"External id\":3}}") !=
+        std::string::npos);
   CHECK(json.find("\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\"") != std::string::npos);
   CHECK(json.find("\"bytes\":4000000,\"memory bandwidth (GB/s)\":2000.000,\"kind\":\"HtoD\"") != std::string::npos);
   CHECK(json.find("{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":4242,\"tid\":7,"
-                  "\"ts\":5.000,\"dur\":1.000,\"args\":{\"cbid\":0,\"correlation\":3") != std::string::npos);
+                  "\"ts\":105.000,\"dur\":1.000,\"args\":{\"cbid\":0,\"correlation\":3") != std::string::npos);
   CHECK(json.find("{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\"") != std::string::npos);
   CHECK(count(json, "\"cat\":\"cuda_runtime\"") == 6);
   // Five launches with recorded calls: five arrows; none for correlation 99.
   CHECK(count(json, "{\"ph\":\"s\",\"cat\":\"ac2g\"") == 5);
   CHECK(count(json, "{\"ph\":\"f\",\"cat\":\"ac2g\"") == 5);
   CHECK(json.find("\"id\":99") == std::string::npos);
-  CHECK(json.find("{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"pid\":0,\"tid\":9,\"id\":7,\"ts\":18.000,"
+  CHECK(json.find("{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"pid\":0,\"tid\":9,\"id\":7,\"ts\":118.000,"
                   "\"bp\":\"e\"}") != std::string::npos);
   // Ranges: on the thread, and on each stream over the work they launched.
   CHECK(json.find("{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":4242,\"tid\":7,"
-                  "\"ts\":10.000,\"dur\":10.000") != std::string::npos);
-  // On the GPU, padded as Kineto pads them (1 ns before, 2 ns after) and
-  // with the range's External id only: device or stream args make readers
-  // count the span as GPU work.
-  CHECK(json.find("{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":4242,\"tid\":7,"
-                  "\"ts\":10.000,\"dur\":10.000,\"args\":{\"External id\":") != std::string::npos);
-  CHECK(json.find("{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":0,\"tid\":7,"
-                  "\"ts\":11.999,\"dur\":6.003,\"args\":{\"External id\":") != std::string::npos);
-  CHECK(json.find("{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":0,\"tid\":9,"
-                  "\"ts\":17.999,\"dur\":0.603,\"args\":{\"External id\":") != std::string::npos);
+                  "\"ts\":110.000,\"dur\":10.000,\"args\":{\"External id\":") != std::string::npos);
+  // On the GPU, one per operation for its innermost range, padded as Kineto
+  // pads them (1 ns before, 2 ns after) and with the range's External id
+  // only: device or stream args make readers count the span as GPU work.
+  // None named ProfilerStep#: readers take every such event for a step.
+  CHECK(json.find("{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"forward\",\"pid\":0,\"tid\":7,"
+                  "\"ts\":103.999,\"dur\":2.003,\"args\":{\"External id\":") != std::string::npos);
+  CHECK(json.find("\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#") == std::string::npos);
   // [memory] instant events, as TensorBoard's memory view reads them.
   CHECK(json.find("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":4242,"
-                  "\"tid\":7,\"ts\":8.200,\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":0,\"Bytes\":1048576,"
+                  "\"tid\":7,\"ts\":108.200,\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":0,\"Bytes\":1048576,"
                   "\"Total Allocated\":1048576,\"Total Reserved\":1048576}}") != std::string::npos);
   CHECK(json.find("{\"ph\":\"b\",\"cat\":\"user_annotation\",\"name\":\"myLib:data load\"") != std::string::npos);
   CHECK(json.find("\"name\":\"prefetch;\\tbatch\"") != std::string::npos);
   // Memory in use, as a counter on the GPU.
-  CHECK(json.find("{\"ph\":\"C\",\"name\":\"GPU 0 memory in use\",\"pid\":0,\"ts\":8.200,\"args\":{\"bytes\":1048576}}") !=
+  CHECK(json.find("{\"ph\":\"C\",\"cat\":\"memory\",\"name\":\"GPU 0 memory in use\",\"pid\":0,\"ts\":108.200,\"args\":{\"bytes\":1048576}}") !=
         std::string::npos);
   CHECK(json.find("\"args\":{\"bytes\":0}}") != std::string::npos);
   // Rows named.
@@ -116,7 +126,7 @@ TEST_CASE("trace writes Kineto's categories, args, flows and metadata") {
         std::string::npos);
   CHECK(json.find("\"args\":{\"labels\":\"CPU, rank 0, host node1\"}") != std::string::npos);
   CHECK(json.find("\"args\":{\"labels\":\"GPU 0, Simulated GPU\"}") != std::string::npos);
-  CHECK(json.find("\"profanalyze\":{\"events\":24,\"events_left_out\":0}}\n") != std::string::npos);
+  CHECK(json.find("\"profanalyze\":{\"events\":22,\"events_left_out\":0}}\n") != std::string::npos);
 }
 
 TEST_CASE("trace to .json.gz is the same JSON, gzip-compressed") {
@@ -128,7 +138,12 @@ TEST_CASE("trace to .json.gz is the same JSON, gzip-compressed") {
   const auto b = run_cli({"trace", capture.path(), "-o", gz});
   REQUIRE(a.exit_code == 0);
   REQUIRE(b.exit_code == 0);
-  CHECK(a.out == plain + ": 24 events\n");
+  // Every entry of traceEvents is counted, metadata and flows too: each has a "ph".
+  const std::string json = read_file(plain);
+  size_t entries = 0;
+  for (size_t at = json.find("\"ph\":"); at != std::string::npos; at = json.find("\"ph\":", at + 1)) ++entries;
+  CHECK(entries == 49);
+  CHECK(a.out == plain + ": " + std::to_string(entries) + " events\n");
   const std::string compressed = read_file(gz);
   REQUIRE(compressed.size() > 2);
   CHECK(static_cast<unsigned char>(compressed[0]) == 0x1f);  // gzip magic
@@ -159,11 +174,11 @@ TEST_CASE("trace warns when it is cut by --max-events or is too big for viewers"
   capture.write(prof::testing::views_capture());
   const auto cut = run_cli({"trace", capture.path(), "-o", "-", "--max-events", "5"});
   REQUIRE(cut.exit_code == 0);
-  CHECK(cut.out.find("\"profanalyze\":{\"events\":5,\"events_left_out\":19}") != std::string::npos);
-  CHECK(cut.err.find("warning: <stdout>: stopped at --max-events 5: 19 of 24 events left out") != std::string::npos);
+  CHECK(cut.out.find("\"profanalyze\":{\"events\":5,\"events_left_out\":17}") != std::string::npos);
+  CHECK(cut.err.find("warning: <stdout>: stopped at --max-events 5: 17 of 22 events left out") != std::string::npos);
   CHECK(cut.err.find("--active") != std::string::npos);
   const auto big = run_cli({"trace", capture.path(), "-o", "-", "--warn-size-mb", "0"});
-  CHECK(big.err.find("MB of JSON (24 events); viewers struggle above ~0 MB") != std::string::npos);
+  CHECK(big.err.find("MB of JSON (49 events); viewers struggle above ~0 MB") != std::string::npos);
   CHECK(big.err.find("--max-events N") != std::string::npos);
 }
 
@@ -179,8 +194,8 @@ TEST_CASE("trace of two processes: one timeline, distinct rows and flow ids") {
   REQUIRE(r.exit_code == 0);
   const std::string& json = r.out;
   // Rank 1's step 0 starts 5 us later on rank 0's clock.
-  CHECK(json.find("\"name\":\"ProfilerStep#0\",\"pid\":4243,\"tid\":7,\"ts\":5.000") != std::string::npos);
-  CHECK(json.find("\"name\":\"ProfilerStep#0\",\"pid\":4242,\"tid\":7,\"ts\":0.000") != std::string::npos);
+  CHECK(json.find("\"name\":\"ProfilerStep#0\",\"pid\":4243,\"tid\":7,\"ts\":105.000") != std::string::npos);
+  CHECK(json.find("\"name\":\"ProfilerStep#0\",\"pid\":4242,\"tid\":7,\"ts\":100.000") != std::string::npos);
   // GPU rows per process and device; flow ids carry the process.
   CHECK(json.find("\"args\":{\"name\":\"GPU 0 (pid 4243)\"}") != std::string::npos);
   CHECK(json.find("\"id\":4294967297,") != std::string::npos);  // process 1, correlation 1
@@ -194,4 +209,172 @@ TEST_CASE("window trace files are named like on_trace_ready's") {
   CHECK(window_trace_path("trace", 3) == "trace.3.pt.trace.json");
   CHECK(window_trace_path("dir/.trace.json", 3) == "dir/.trace.3.pt.trace.json");
   CHECK(window_trace_path("tb/worker0.pt.trace.json", 5) == "tb/worker0.5.pt.trace.json");
+  // Zero-padded to the widest window's step: listings, and TensorBoard's
+  // span list (sorted as strings), are then in step order.
+  CHECK(window_trace_path("trace.json", 7, 2) == "trace.07.pt.trace.json");
+  CHECK(window_trace_path("trace.json", 12, 2) == "trace.12.pt.trace.json");
+  CHECK(window_trace_path("trace.json", 123, 2) == "trace.123.pt.trace.json");
+}
+
+namespace {
+
+using prof::analyzer::CpuEvent;
+using prof::analyzer::CpuEventKind;
+using prof::analyzer::GpuActivity;
+using prof::analyzer::Run;
+
+// A run of one process: `ranges` push/pop ranges and calls on thread 1 (in
+// that order, so a call sits inside the ranges before it when its times do),
+// and GPU work each launched by call `launched_by` on stream `stream`.
+struct Work {
+  uint64_t start_ns, end_ns;
+  int64_t launched_by;
+  uint32_t stream = 7;
+};
+Run make_run(const std::vector<std::tuple<const char*, uint64_t, uint64_t>>& cpu, const std::vector<Work>& gpu) {
+  Run run;
+  run.processes.emplace_back();
+  uint32_t correlation = 0;
+  for (const auto& [name, start, end] : cpu) {
+    CpuEvent e;
+    e.start_ns = start;
+    e.end_ns = end;
+    e.tid = 1;
+    e.name = run.intern(name);
+    const bool call = std::string_view(name).rfind("cuda", 0) == 0;
+    e.kind = call ? CpuEventKind::kApiCall : CpuEventKind::kPushPopRange;
+    e.correlation_id = call ? ++correlation : 0;
+    run.cpu_events.push_back(e);
+  }
+  for (const Work& w : gpu) {
+    GpuActivity g;
+    g.start_ns = w.start_ns;
+    g.end_ns = w.end_ns;
+    g.launched_by = w.launched_by;
+    g.correlation_id = run.cpu_events[static_cast<size_t>(w.launched_by)].correlation_id;
+    g.stream_id = w.stream;
+    g.name = run.intern("k");
+    run.gpu_activities.push_back(g);
+  }
+  return run;
+}
+
+std::string trace_of(const Run& run, prof::analyzer::ChromeTraceOptions options = {}) {
+  std::ostringstream out;
+  prof::analyzer::StreamTraceSink sink(out);
+  prof::analyzer::write_chrome_trace(run, options, sink);
+  return out.str();
+}
+
+// The "X" events of a category: name, start and duration in ns from the
+// trace's first ts (read as a reader reads them), and ts and dur as doubles.
+struct XEvent {
+  std::string name;
+  int64_t start_ns;
+  int64_t duration_ns;
+  double ts, dur;
+};
+std::vector<XEvent> x_events(const std::string& json, const std::string& cat) {
+  std::smatch m;
+  double base = 0;
+  if (std::regex_search(json, m, std::regex("\\{\"ph\":\"[XisfbeC]\"[^}]*?\"ts\":([0-9.]+)"))) base = std::stod(m[1]);
+  std::vector<XEvent> found;
+  const std::regex pattern("\\{\"ph\":\"X\",\"cat\":\"" + cat +
+                           "\",\"name\":\"([^\"]*)\",\"pid\":[0-9]+,\"tid\":-?[0-9]+,\"ts\":([0-9.]+),\"dur\":([0-9.e-]+)");
+  for (std::sregex_iterator it(json.begin(), json.end(), pattern), end; it != end; ++it) {
+    const double ts = std::stod((*it)[2]), dur = std::stod((*it)[3]);
+    found.push_back({(*it)[1], std::llround((ts - base) * 1000), std::llround(dur * 1000), ts, dur});
+  }
+  return found;
+}
+std::tuple<std::string, int64_t, int64_t> span_of(const XEvent& e) { return {e.name, e.start_ns, e.duration_ns}; }
+using Span = std::tuple<std::string, int64_t, int64_t>;
+
+}  // namespace
+
+TEST_CASE("gpu_user_annotation: one per operation, its innermost range, padded only where the stream leaves room") {
+  // ProfilerStep#0 > forward > two launches, then a launch in the step only.
+  // The first two kernels run back to back; the third starts 1 ns after.
+  const Run run = make_run({{"ProfilerStep#0", 0, 1000}, {"forward", 10, 500}, {"cudaLaunchKernel", 20, 30},
+                            {"cudaLaunchKernel", 40, 50}, {"cudaLaunchKernel", 600, 610}},
+                           {{2000, 3000, 2}, {3000, 4000, 3}, {4001, 5000, 4}});
+  const std::string json = trace_of(run);
+  const auto annotations = x_events(json, "gpu_user_annotation");
+  // None for the kernel whose innermost range is the step: readers count
+  // every event named ProfilerStep# as a step.
+  REQUIRE(annotations.size() == 2);
+  // 1 ns before the first kernel; after it, none: the next one starts there.
+  CHECK(span_of(annotations[0]) == Span{"forward", 1999, 1001});
+  // Before the second kernel none (the first ends there), after it 1 ns of
+  // the 2 (the third starts 1 ns later).
+  CHECK(span_of(annotations[1]) == Span{"forward", 3000, 1001});
+  CHECK(json.find("\"displayTimeUnit\":\"ns\"") != std::string::npos);
+}
+
+TEST_CASE("ts + dur read as doubles is exactly the event's end") {
+  // graph_replay's copy: 5029.716 + 1.328 is 5031.044000000001 in doubles,
+  // after the next copy's start.
+  const Run run = make_run({{"cudaGraphLaunch", 0, 10}}, {{5029716, 5031044, 0}, {5031044, 5032000, 0}});
+  const std::string json = trace_of(run);
+  const auto copies = x_events(json, "kernel");
+  REQUIRE(copies.size() == 2);
+  // As readers add them: ts + dur, and speedscope's (ts - first ts) + dur.
+  CHECK(copies[0].ts + copies[0].dur == copies[1].ts);
+  CHECK((copies[0].ts - copies[0].ts) + copies[0].dur == copies[1].ts - copies[0].ts);
+  CHECK(span_of(copies[0]) == Span{"k", 5029716, 1328});
+  CHECK(span_of(copies[1]) == Span{"k", 5031044, 956});
+}
+
+TEST_CASE("trace without steps gets one ProfilerStep#0 over its CPU events; --step's steps become ProfilerStep#N") {
+  const Run run = make_run({{"cudaLaunchKernel", 100, 200}, {"cudaLaunchKernel", 300, 450}}, {{500, 600, 0}});
+  const auto whole = x_events(trace_of(run), "user_annotation");
+  REQUIRE(whole.size() == 1);
+  CHECK(span_of(whole[0]) == Span{"ProfilerStep#0", 0, 350});
+
+  prof::analyzer::ChromeTraceOptions options;
+  options.steps = {{0, 0, 100, 300}, {0, 1, 300, 450}};
+  options.step_rule = "api:cudaLaunchKernel";
+  const std::string json = trace_of(run, options);
+  const auto steps = x_events(json, "user_annotation");
+  REQUIRE(steps.size() == 2);
+  CHECK(span_of(steps[0]) == Span{"ProfilerStep#0", 0, 200});
+  CHECK(span_of(steps[1]) == Span{"ProfilerStep#1", 200, 150});
+  CHECK(json.find("\"args\":{\"step rule\":\"api:cudaLaunchKernel\"}") != std::string::npos);
+
+  // A program's own ProfilerStep# ranges are its steps: nothing is added.
+  const Run marked = make_run({{"ProfilerStep#4", 50, 500}, {"cudaLaunchKernel", 100, 200}}, {{500, 600, 1}});
+  CHECK(x_events(trace_of(marked, options), "user_annotation").size() == 1);
+}
+
+TEST_CASE("trace ends on a copy inside a range that starts just below 0") {
+  // Found by replaying such runs through the old writer (issue 27): it
+  // lengthened the outer range's GPU span a nanosecond at a time until the
+  // inner one's end, read as doubles, fitted, which wrapped-around times
+  // never allow. A call and a copy that end before they start, a range from
+  // 2^64 - 6, as a corrupt file can hold them.
+  const uint64_t top = UINT64_MAX;
+  Run run = make_run({{"outer", 5, 1607}, {"cudaLaunchKernel", 5, 948}, {"inner", top - 5, top},
+                      {"cudaMemcpyAsync", top - 2, top - 5}},
+                     {{751, 1, 1}, {10, 1281, 3}});
+  const std::string json = trace_of(run);
+  CHECK(json.find("\"profanalyze\":{\"events\":") != std::string::npos);
+}
+
+TEST_CASE("trace ends on corrupt times: work inside ranges that start just below 0 or end near 2^64") {
+  // Issue 27: a copy inside an NVTX range with a start just below 0 made
+  // trace lengthen a GPU span by a nanosecond at a time, forever. Here, the
+  // times a corrupt file can hold, around 0 and 2^64 (ctest's timeout is the
+  // hang's verdict), and a seeded spread of them.
+  const uint64_t top = UINT64_MAX;
+  const std::vector<uint64_t> edges = {0, 1, 2, 3, top - 3, top - 2, top - 1, top, uint64_t{1} << 53,
+                                       (uint64_t{1} << 53) + 1, uint64_t{1} << 63};
+  std::mt19937_64 random(27);
+  for (int round = 0; round < 400; ++round) {
+    auto pick = [&] { return random() % 3 == 0 ? random() : edges[random() % edges.size()]; };
+    const uint64_t a = pick(), b = pick(), c = pick(), d = pick();
+    const Run run = make_run({{"outer", a, b}, {"inner", a + 1, b}, {"cudaMemcpyAsync", c, d}, {"cudaLaunchKernel", c, d}},
+                             {{c, d, 2}, {pick(), pick(), 3}, {d, d + 2, 3}});
+    const std::string json = trace_of(run);
+    CHECK(json.find("\"profanalyze\":{\"events\":") != std::string::npos);
+  }
 }

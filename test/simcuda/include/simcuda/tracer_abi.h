@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 // Bumped whenever a struct below changes layout; libcupti refuses a mismatch.
-#define SIMCUDA_TRACER_ABI_VERSION 2
+#define SIMCUDA_TRACER_ABI_VERSION 3
 
 // One API call, runtime or driver. The same object is passed to enter and exit, so a
 // tracer may keep per-call state in it (CUPTI's correlationData lives here).
@@ -71,9 +71,19 @@ typedef struct SimOperation {
   uint32_t dst_device;
   uint32_t src_context_id;
   uint32_t dst_context_id;
+  uint32_t launch_type;         // kernels: CUpti_ActivityLaunchType (cooperative launches)
+  uint32_t cluster[3];          // kernels: thread block cluster dimensions, 0 when none
 } SimOperation;
 
-enum SimMemoryEventKind { SIM_MEMORY_ALLOCATE = 1, SIM_MEMORY_RELEASE = 2 };
+// Allocations and releases; and a memory pool's creation, destruction and trim
+// (CUPTI's MEMORY_POOL kind), whose `address` is the pool's and `bytes` 0.
+enum SimMemoryEventKind {
+  SIM_MEMORY_ALLOCATE = 1,
+  SIM_MEMORY_RELEASE = 2,
+  SIM_MEMORY_POOL_CREATED = 3,
+  SIM_MEMORY_POOL_DESTROYED = 4,
+  SIM_MEMORY_POOL_TRIMMED = 5
+};
 
 typedef struct SimMemoryEvent {
   uint32_t operation;           // SimMemoryEventKind
@@ -86,6 +96,13 @@ typedef struct SimMemoryEvent {
   uint64_t address;
   uint64_t bytes;
   uint64_t timestamp_ns;
+  // The stream-ordered memory pool of the allocation (or the pool itself), as
+  // it is after the event; pool_address 0 when none.
+  uint64_t pool_address;
+  uint64_t pool_reserved_bytes;
+  uint64_t pool_used_bytes;
+  uint64_t pool_release_threshold;
+  uint64_t pool_min_bytes_to_keep;  // trims only
 } SimMemoryEvent;
 
 typedef struct SimSyncEvent {

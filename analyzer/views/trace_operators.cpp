@@ -1,0 +1,69 @@
+#include "views/trace_operators.h"
+
+#include <map>
+#include <tuple>
+
+#include "views/text_escape.h"
+
+namespace prof::analyzer {
+
+TraceOperators::TraceOperators(const Run& run, const RangeTree& tree)
+    : run_(run), torch_(run), enclosing_(run.cpu_events.size(), 0) {
+  const auto& events = run.cpu_events;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events[i].kind != CpuEventKind::kApiCall) continue;
+    for (int64_t p = tree.parent(i); p != RangeTree::kNoParent; p = tree.parent(static_cast<size_t>(p)))
+      if (events[static_cast<size_t>(p)].kind == CpuEventKind::kPushPopRange) {
+        enclosing_[i] = range_external_id(static_cast<size_t>(p));
+        break;
+      }
+  }
+
+  // fwdbwd: per (process, seq), the earliest forward op and the earliest
+  // backward node after it.
+  std::map<std::tuple<uint32_t, int64_t>, size_t> forward, backward;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (!is_operator(i)) continue;
+    const TorchRange& r = torch_.of(events[i].name);
+    if (!r.seq) continue;
+    auto& side = r.backward ? backward : forward;
+    auto [it, added] = side.try_emplace({events[i].process, *r.seq}, i);
+    if (!added && events[i].start_ns < events[it->second].start_ns) it->second = i;
+  }
+  for (const auto& [key, bwd] : backward) {
+    auto fwd = forward.find(key);
+    if (fwd == forward.end() || events[fwd->second].start_ns > events[bwd].start_ns) continue;
+    const uint64_t id = range_external_id(fwd->second);
+    flows_[fwd->second] = Flow{id, true};
+    flows_[bwd] = Flow{id, false};
+  }
+}
+
+bool TraceOperators::is_operator(size_t range) const { return torch_.is_operator(run_.cpu_events[range]); }
+
+std::string TraceOperators::name(size_t range) const {
+  const CpuEvent& e = run_.cpu_events[range];
+  if (e.domain != Run::kNoName) return run_.name(e.domain) + ":" + run_.name(e.name);
+  return torch_.of(e.name).name;
+}
+
+std::string TraceOperators::operator_args(size_t range) const {
+  if (!is_operator(range)) return {};
+  const TorchRange& r = torch_.of(run_.cpu_events[range].name);
+  std::string out;
+  if (r.op_id) out += ",\"Record function id\":" + std::to_string(*r.op_id);
+  if (r.seq) {
+    // torch's profiler writes the forward thread of a backward node; the
+    // NVTX text does not say it, and torch's autograd runs a CPU backward
+    // on the thread that called backward(): 0 is Kineto's "same thread".
+    out += ",\"Fwd thread id\":0,\"Sequence number\":" + std::to_string(*r.seq);
+  }
+  if (r.sizes) {
+    // torch's sizes text is a JSON list of lists already ("[[64, 128], []]");
+    // it was parsed as one, so it is written as it is.
+    out += ",\"Input Dims\":" + *r.sizes;
+  }
+  return out;
+}
+
+}  // namespace prof::analyzer

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# libprof.so must load into any x86-64 Linux program with glibc 2.17 or newer
+# (manylinux2014), whatever C++ runtime the program carries:
+#   - no glibc symbol imported at a version newer than GLIBC_2.17
+#     (agent/glibc_2_17_symbols.cpp redirects the newer ones);
+#   - no C++ runtime imported (GLIBCXX, CXXABI, GCC versions, libstdc++,
+#     libgcc_s): libstdc++ and libgcc are linked in, hidden;
+#   - no C++ runtime symbol exported (std::, __cxa_*, operator new);
+#   - no library needed beyond the list below. A library the agent starts
+#     using (RE2, say) must be linked in statically, or added here with the
+#     reason it is safe in every process.
+# Usage: check_agent_portability.sh path/to/libprof.so
+set -euo pipefail
+agent="$1"
+newest_allowed_glibc="2.17"
+allowed_needed=(libc.so.6 libdl.so.2 libpthread.so.0 libm.so.6 ld-linux-x86-64.so.2)
+
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+imports=$(objdump -T "$agent")
+glibc_versions=$(grep -o 'GLIBC_[0-9][0-9.]*' <<<"$imports" | sort -u -V)
+newest=$(tail -n 1 <<<"$glibc_versions")
+echo "glibc versions imported: $(tr '\n' ' ' <<<"$glibc_versions")"
+if [[ "$(printf '%s\n' "GLIBC_$newest_allowed_glibc" "$newest" | sort -V | tail -n 1)" != "GLIBC_$newest_allowed_glibc" ]]; then
+  fail "imports $newest, newer than GLIBC_$newest_allowed_glibc; these symbols need a line in agent/glibc_2_17_symbols.cpp:"
+  while read -r version; do
+    if [[ "$(printf '%s\n' "GLIBC_$newest_allowed_glibc" "$version" | sort -V | tail -n 1)" != "GLIBC_$newest_allowed_glibc" ]]; then
+      grep -F "($version)" <<<"$imports" | awk '{print "  " $NF " " $(NF-1)}' >&2 || true
+      grep -F " $version " <<<"$imports" | awk '{print "  " $NF " " $(NF-1)}' >&2 || true
+    fi
+  done <<<"$glibc_versions"
+fi
+
+runtime_versions=$(grep -oE '(GLIBCXX|CXXABI|GCC)_[0-9][0-9.]*' <<<"$imports" | sort -u || true)
+[[ -z "$runtime_versions" ]] || fail "imports C++ runtime versions: $(tr '\n' ' ' <<<"$runtime_versions")"
+
+exported_runtime=$(nm -D --defined-only "$agent" | awk '{print $NF}' |
+  grep -E '^(_ZNS|_ZNKS|_ZSt|_ZNSt|_ZNKSt|_ZTVN10__cxxabiv|__cxa_|__gxx_|_Znw|_Zna|_Zdl|_Zda|_Unwind_)' || true)
+[[ -z "$exported_runtime" ]] || fail "exports C++ runtime symbols: $(head -n 5 <<<"$exported_runtime" | tr '\n' ' ')"
+
+needed=$(readelf -d "$agent" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+echo "needed: $(tr '\n' ' ' <<<"$needed")"
+while read -r library; do
+  [[ -z "$library" ]] && continue
+  allowed=""
+  for candidate in "${allowed_needed[@]}"; do [[ "$library" == "$candidate" ]] && allowed=1; done
+  [[ -n "$allowed" ]] || fail "needs $library (allowed: ${allowed_needed[*]})"
+done <<<"$needed"
+
+if ((failures)); then
+  echo "$agent is not portable: $failures problem(s)" >&2
+  exit 1
+fi
+echo "ok: $agent needs glibc $newest_allowed_glibc or newer (newest import $newest) and no C++ runtime"

@@ -1,0 +1,452 @@
+#!/usr/bin/env python3
+"""Tests of libprof's Python bootstrap (agent/python/, docs/pytorch.md).
+
+Most run on a stub `torch` (torch_stub/torch, which logs every call the
+bootstrap makes to $STUB_TORCH_LOG); `real_torch` runs Debian's python3-torch
+1.13 (CPU). Scenarios:
+
+  untouched      under every CPython found (Debian's, pyenv 3.8-3.13): a
+                 program that never imports torch sees the same sys.path,
+                 sys.modules, environment and output with the agent as
+                 without, and nothing of torch's is called; one that does
+                 gets each part turned on exactly once, after its import
+  parts          PROF_TORCH=off, part lists, PROF_TORCH_SHAPES=0, torch 1.13's
+                 API, a torch that refuses emit_nvtx, a program's own profiler
+  no_site        python -S / -I / -E: said once, program unchanged
+  user_sitecustomize  the environment's sitecustomize still runs, once
+  processes      subprocess, multiprocessing fork/spawn/forkserver
+  ranges         the capture's module and step ranges, exact names
+  memory         the caching allocator's history as TensorMemoryEvents
+  real_torch     Debian's torch 1.13: module and step ranges, ops said off
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STUB = os.path.join(HERE, "torch_stub")
+LOOP = os.path.join(HERE, "python", "torch_loop.py")
+SYSTEM_PYTHON = "/usr/bin/python3"
+ARGS = None
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(cmd, env, cwd=None, timeout=60):
+    return subprocess.run(cmd, env=env, cwd=cwd, timeout=timeout,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def base_env(tmp, extra=None, stub=True):
+    env = dict(os.environ)
+    for name in ("LD_PRELOAD", "PROF_RUN", "PROF_RUN_PID", "NVTX_INJECTION64_PATH", "PYTHONPATH",
+                 "PROF_TORCH", "PROF_TORCH_SHAPES", "PROF_STEP", "PROF_SCHEDULE", "PYENV_VERSION"):
+        env.pop(name, None)
+    if stub:
+        env["PYTHONPATH"] = STUB
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ in the source tree
+    env["STUB_TORCH_LOG"] = os.path.join(tmp, "stub.log")
+    env["PROF_OUTPUT"] = os.path.join(tmp, "run.pb")
+    env.update(extra or {})
+    return env
+
+
+def agent_env(tmp, extra=None, stub=True):
+    env = base_env(tmp, extra, stub)
+    env["LD_PRELOAD"] = ":".join(p for p in (ARGS.preload_first, ARGS.agent) if p)
+    return env
+
+
+def stub_calls(tmp):
+    """[(pid, name, args)] the stub logged; emptied for the next run."""
+    path = os.path.join(tmp, "stub.log")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        lines = [line.rstrip("\n").split(" ", 2) for line in f if line.strip()]
+    os.remove(path)
+    return [(int(pid), name, args) for pid, name, args in lines]
+
+
+def names(calls):
+    return [name for _, name, _ in calls]
+
+
+def clean_captures(tmp):
+    for path in glob.glob(os.path.join(tmp, "*.pb")):
+        os.remove(path)
+
+
+def dump(path):
+    result = subprocess.run([ARGS.analyzer, "dump", path], capture_output=True, text=True, timeout=60)
+    check(result.returncode == 0, "dump %s: %s" % (path, result.stderr))
+    return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+
+
+def ranges_of(records):
+    return [r for r in records if r.get("type") == "range" or r.get("record") == "range"]
+
+
+def interpreters():
+    found = [SYSTEM_PYTHON]
+    root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    for minor in range(8, 14):
+        paths = sorted(glob.glob(os.path.join(root, "versions", "3.%d.*" % minor, "bin", "python3")))
+        if paths:
+            found.append(paths[-1])
+        else:
+            print("skipped: no pyenv CPython 3.%d in %s" % (minor, root))
+    return found
+
+
+# What a program sees of its interpreter: compared with and without the agent.
+VIEW = r"""
+import os, sys
+print(sys.path)
+print(sorted(sys.modules))
+print(os.environ.get("PYTHONPATH"))
+print(getattr(sys.modules.get("sitecustomize"), "__file__", None))
+print(sorted(k for k in sys.path_importer_cache if k.endswith("libprof-python")))
+"""
+
+
+def untouched(tmp):
+    for python in interpreters():
+        for preset in (None, STUB):
+            extra = {} if preset else {}
+            plain = base_env(tmp, extra, stub=preset is not None)
+            ours = agent_env(tmp, extra, stub=preset is not None)
+            without = run([python, "-c", VIEW], plain)
+            with_agent = run([python, "-c", VIEW], ours)
+            check(without.returncode == 0 and with_agent.returncode == 0,
+                  "%s: %s / %s" % (python, without.stderr, with_agent.stderr))
+            check(with_agent.stdout == without.stdout,
+                  "%s (PYTHONPATH %s): the program's view changed under the agent:\n%s\nvs\n%s"
+                  % (python, preset, with_agent.stdout, without.stdout))
+            check("PROF_TORCH" not in with_agent.stderr and "bootstrap" not in with_agent.stderr,
+                  "%s: said %r" % (python, with_agent.stderr))
+            check(stub_calls(tmp) == [], "%s: torch was touched without `import torch`" % python)
+        # The same interpreter with `import torch` (the stub): each part once,
+        # and only after torch's own __init__ ran.
+        result = run([python, LOOP, "2"], agent_env(tmp))
+        check(result.returncode == 0 and result.stdout == "trained 2 steps\n",
+              "%s: %s %s" % (python, result.stdout, result.stderr))
+        calls = names(stub_calls(tmp))
+        check(calls[0] == "import", "%s: the stub was not imported first: %s" % (python, calls))
+        for part in ("emit_nvtx", "_record_memory_history", "register_optimizer_step_post_hook"):
+            check(calls.count(part) == (0 if part == "_record_memory_history" else 1),
+                  "%s: %s called %d times: %s" % (python, part, calls.count(part), calls))
+        # modules: a pre and a post hook; steps: one more pre hook (step 0's
+        # start), which removes itself at the first forward.
+        check(calls.count("register_module_forward_pre_hook") == 2, "%s: %s" % (python, calls))
+        check(calls.count("register_module_forward_hook") == 1, "%s: %s" % (python, calls))
+        check(calls.count("hook_removed") == 1, "%s: %s" % (python, calls))
+        check(result.stderr.count("PROF_TORCH memory is off") == 1, "%s: %s" % (python, result.stderr))
+        print("ok: %s" % python)
+        clean_captures(tmp)
+
+
+def parts(tmp):
+    python = SYSTEM_PYTHON
+    result = run([python, "-c", "import sys, torch; print([p for p in sys.path if 'libprof' in p])"],
+                 agent_env(tmp, {"PROF_TORCH": "off"}))
+    check(result.returncode == 0 and result.stdout == "[]\n", result.stdout + result.stderr)
+    check(names(stub_calls(tmp)) == ["import"], "PROF_TORCH=off still called torch")
+
+    run([python, LOOP, "1"], agent_env(tmp, {"PROF_TORCH": "modules,steps"}))
+    calls = names(stub_calls(tmp))
+    check("emit_nvtx" not in calls and "_record_memory_history" not in calls, calls)
+    check(calls.count("register_module_forward_hook") == 1 and
+          calls.count("register_optimizer_step_post_hook") == 1, calls)
+
+    run([python, LOOP, "1"], agent_env(tmp, {"PROF_TORCH": "ops", "PROF_TORCH_SHAPES": "0"}))
+    calls = stub_calls(tmp)
+    check([args for _, name, args in calls if name == "emit_nvtx"] == ["False"], calls)
+    check("register_module_forward_hook" not in names(calls), calls)
+
+    result = run([python, LOOP, "1"], agent_env(tmp, {"PROF_TORCH": "ops,bogus"}))
+    check(result.stderr.count("PROF_TORCH=ops,bogus") == 1 and result.returncode == 0, result.stderr)
+    check(names(stub_calls(tmp)).count("emit_nvtx") == 1, "an invalid PROF_TORCH is not all parts")
+
+    result = run([python, LOOP, "2"], agent_env(tmp, {"STUB_TORCH_NVTX": "refuse"}))
+    check(result.returncode == 0 and result.stdout == "trained 2 steps\n", result.stdout + result.stderr)
+    check(result.stderr.count("torch refused emit_nvtx (Can't use NVTX profiler") == 1, result.stderr)
+    stub_calls(tmp)
+
+    # torch 1.13's surface: steps through the optimizer classes, no always_call.
+    run([python, LOOP, "2"], agent_env(tmp, {"STUB_TORCH_API": "1.13"}))
+    calls = names(stub_calls(tmp))
+    check("register_optimizer_step_post_hook" not in calls and calls.count("register_module_forward_hook") == 1,
+          calls)
+    steps = sorted(r["name"] for r in ranges_of(dump(os.path.join(tmp, "run.pb")))
+                   if r["name"].startswith("ProfilerStep#"))
+    check(steps == ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"], "1.13 steps: %s" % steps)
+    clean_captures(tmp)
+
+    # A program that starts torch's profiler itself gets it.
+    program = ("import torch\nwith torch.autograd.profiler.emit_nvtx():\n    pass\n"
+               "p = torch.profiler.profile()\np.step()\nprint('own profiler ran')\n")
+    result = run([python, "-c", program], agent_env(tmp))
+    check(result.returncode == 0 and result.stdout == "own profiler ran\n", result.stdout + result.stderr)
+    check(result.stderr.count("the program starts torch's profiler") == 1, result.stderr)
+    calls = names(stub_calls(tmp))
+    check(calls.count("_disable_profiler") >= 1 and "profile.step" in calls, calls)
+    clean_captures(tmp)
+
+
+def no_site(tmp):
+    for flags in (["-S"], ["-I"], ["-E"], ["-IS"]):
+        plain = run([SYSTEM_PYTHON, *flags, "-c", VIEW], base_env(tmp))
+        ours = run([SYSTEM_PYTHON, *flags, "-c", VIEW], agent_env(tmp))
+        check(ours.returncode == 0 and ours.stdout == plain.stdout,
+              "%s: view changed:\n%s\nvs\n%s" % (flags, ours.stdout, plain.stdout))
+        check(ours.stderr.count("cannot run its Python bootstrap") == 1, "%s: %r" % (flags, ours.stderr))
+        # torch imported all the same: nothing of ours runs.
+        program = "import sys; sys.path.insert(0, %r); import torch" % STUB
+        result = run([SYSTEM_PYTHON, *flags, "-c", program], agent_env(tmp))
+        check(result.returncode == 0, result.stderr)
+        check(names(stub_calls(tmp)) == ["import"], "%s: the bootstrap ran" % flags)
+    # The interpreter's options are read only up to the program's name.
+    result = run([SYSTEM_PYTHON, "-c", "import torch", "-S"], agent_env(tmp))
+    check("cannot run" not in result.stderr and "emit_nvtx" in names(stub_calls(tmp)), result.stderr)
+    clean_captures(tmp)
+
+
+def user_sitecustomize(tmp):
+    site_dir = os.path.join(tmp, "site")
+    os.makedirs(site_dir, exist_ok=True)
+    with open(os.path.join(site_dir, "sitecustomize.py"), "w") as f:
+        f.write("import sys\nprint('user sitecustomize ran', file=sys.stderr)\n")
+    extra = {"PYTHONPATH": site_dir + os.pathsep + STUB}
+    for python in (SYSTEM_PYTHON, interpreters()[-1]):
+        plain = run([python, "-c", VIEW], base_env(tmp, extra))
+        ours = run([python, "-c", VIEW], agent_env(tmp, extra))
+        check(ours.stdout == plain.stdout, "%s: view changed:\n%s\nvs\n%s" % (python, ours.stdout, plain.stdout))
+        check(os.path.join(site_dir, "sitecustomize.py") in ours.stdout, ours.stdout)
+        check(ours.stderr.count("user sitecustomize ran") == 1, ours.stderr)
+        run([python, LOOP, "1"], agent_env(tmp, extra))
+        check(names(stub_calls(tmp)).count("emit_nvtx") == 1, "%s: bootstrap did not run" % python)
+    # A sitecustomize that fails is reported by site as it would be without us.
+    with open(os.path.join(site_dir, "sitecustomize.py"), "w") as f:
+        f.write("raise ValueError('broken sitecustomize')\n")
+    plain = run([SYSTEM_PYTHON, "-c", "print('ran')"], base_env(tmp, extra))
+    ours = run([SYSTEM_PYTHON, "-c", "print('ran')"], agent_env(tmp, extra))
+    check(ours.stdout == plain.stdout == "ran\n" and "broken sitecustomize" in ours.stderr, ours.stderr)
+    clean_captures(tmp)
+
+
+CHILD = r"""
+import multiprocessing, os, subprocess, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+
+def train():
+    import torch_loop
+    sys.argv = ["torch_loop", "1"]
+    torch_loop.main()
+
+if __name__ == "__main__":
+    method = sys.argv[2]
+    print("parent %d" % os.getpid(), flush=True)
+    if method == "subprocess":
+        subprocess.run([sys.executable, sys.argv[1], "1"], check=True)
+    else:
+        if method == "fork":
+            import torch  # the parent's hooks go with the fork
+        context = multiprocessing.get_context(method)
+        child = context.Process(target=train)
+        child.start()
+        child.join()
+        sys.exit(child.exitcode)
+"""
+
+
+def processes(tmp):
+    for method in ("subprocess", "fork", "spawn", "forkserver"):
+        parent_program = os.path.join(tmp, "parent.py")
+        with open(parent_program, "w") as f:
+            f.write(CHILD)
+        result = run([SYSTEM_PYTHON, parent_program, LOOP, method], agent_env(tmp), timeout=120)
+        check(result.returncode == 0 and "trained 1 steps" in result.stdout,
+              "%s: %s %s" % (method, result.stdout, result.stderr))
+        calls = stub_calls(tmp)
+        parent = int(result.stdout.split()[1])
+        # Each part turned on once, in the process that imported torch: the
+        # parent for fork (the child inherits its hooks), else the child.
+        enabled = [pid for pid, name, _ in calls if name == "emit_nvtx"]
+        importers = [pid for pid, name, _ in calls if name == "import"]
+        check(enabled == importers and len(enabled) == 1 and (enabled[0] == parent) == (method == "fork"),
+              "%s: parent %d, enabled in %s, imported in %s" % (method, parent, enabled, importers))
+        found = False
+        for path in glob.glob(os.path.join(tmp, "*.pb")):
+            names_found = {r["name"] for r in ranges_of(dump(path))}
+            found = found or "nn.Module: Net.encoder.layers.0.attn" in names_found
+        check(found, "%s: no file holds the child's module ranges" % method)
+        clean_captures(tmp)
+        print("ok: %s" % method)
+
+
+def expect_loop_ranges(records, steps, label, leaf=None):
+    ranges = ranges_of(records)
+    modules = {}
+    for r in ranges:
+        if r["name"].startswith("nn.Module: "):
+            modules.setdefault(r["name"], []).append(r)
+            check(r["style"] == "push_pop", "%s: %s" % (label, r))
+    want = {"nn.Module: Net": 0, "nn.Module: Net.encoder": 1, "nn.Module: Net.encoder.layers.0": 2,
+            "nn.Module: Net.encoder.layers.0.attn": 3}
+    if leaf:
+        want["nn.Module: Net.encoder.layers.0.attn." + leaf] = 4
+    check(sorted(modules) == sorted(want), "%s: module ranges %s" % (label, sorted(modules)))
+    for name, depth in want.items():
+        check(len(modules[name]) == steps, "%s: %s %d times" % (label, name, len(modules[name])))
+        check({r["depth"] for r in modules[name]} == {depth}, "%s: %s depths" % (label, name))
+    step_ranges = sorted((r for r in ranges if r["name"].startswith("ProfilerStep#")), key=lambda r: r["start"])
+    # Each optimizer.step() ends one; the last runs to the program's end, as
+    # torch.profiler's after the last prof.step().
+    check([r["name"] for r in step_ranges] == ["ProfilerStep#%d" % i for i in range(steps + 1)],
+          "%s: steps %s" % (label, [r["name"] for r in step_ranges]))
+    check(all(r["style"] == "start_end" and not r["unterminated"] for r in step_ranges), label)
+    first_net = min(r["start"] for r in modules["nn.Module: Net"])
+    check(step_ranges[0]["start"] <= first_net, "%s: step 0 starts after the first forward" % label)
+    for a, b in zip(step_ranges, step_ranges[1:]):
+        check(a["end"] <= b["start"], "%s: steps overlap" % label)
+
+
+def ranges(tmp):
+    for api in ("2", "1.13"):
+        result = run([SYSTEM_PYTHON, LOOP, "3"], agent_env(tmp, {"STUB_TORCH_API": api}))
+        check(result.returncode == 0, result.stderr)
+        expect_loop_ranges(dump(os.path.join(tmp, "run.pb")), 3, "stub torch " + api)
+        stub_calls(tmp)
+        clean_captures(tmp)
+    # A program with its own steps keeps them: ours end at its first prof.step().
+    program = ("import runpy, sys, torch\np = torch.profiler.profile()\nsys.argv = ['x', '3']\n"
+               "runpy.run_path(%r, run_name='__main__')\np.step()\n" % LOOP)
+    run([SYSTEM_PYTHON, "-c", program], agent_env(tmp))
+    steps = [r["name"] for r in ranges_of(dump(os.path.join(tmp, "run.pb"))) if r["name"].startswith("Profiler")]
+    check(len(steps) == 4, "steps before the program's own: %s" % steps)
+    clean_captures(tmp)
+    stub_calls(tmp)
+
+
+MEMORY = r"""
+import time, torch
+
+class Net(torch.nn.Module):
+    def forward(self, size):
+        time.sleep(0.002)  # the allocation well inside the module's range
+        tensor = torch.stub_tensor(size)
+        time.sleep(0.002)
+        return tensor
+
+kept = [Net()(1000), torch.stub_tensor(3000)]
+temporary = torch.stub_tensor(500)
+del temporary
+print("done")
+"""
+
+
+def memory(tmp):
+    program = os.path.join(tmp, "memory_program.py")
+    with open(program, "w") as f:
+        f.write(MEMORY)
+    lines = MEMORY.split("\n")
+    line_of = lambda text: 1 + next(i for i, line in enumerate(lines) if text in line)  # noqa: E731
+    result = run([SYSTEM_PYTHON, program], agent_env(tmp, {"STUB_TORCH_CUDA": "1"}))
+    check(result.returncode == 0 and result.stdout == "done\n", result.stdout + result.stderr)
+    calls = stub_calls(tmp)
+    check([args for _, name, args in calls if name == "_record_memory_history"] == ["'all' 'alloc' 'python'"],
+          calls)
+    capture = os.path.join(tmp, "run.pb")
+    events = [r for r in dump(capture) if r.get("type", r.get("record")) == "tensor_memory"]
+    got = [(e["action"], e["bytes"], e["total_allocated"], e["total_reserved"], e["device"]) for e in events]
+    check(got == [("alloc", 1000, 1000, 32 << 20, 0), ("alloc", 3000, 4000, 32 << 20, 0),
+                  ("alloc", 500, 4500, 32 << 20, 0), ("free", 500, 4000, 32 << 20, 0)], "events %s" % got)
+    times = [e["time"] for e in events]
+    check(times == sorted(times) and times[0] > 0, "times %s" % times)
+
+    # report --view memory: the peak and what held it, by allocating range.
+    view = subprocess.run([ARGS.analyzer, "report", "--view", "memory", "--format", "json", capture],
+                          capture_output=True, text=True, timeout=60)
+    check(view.returncode == 0, view.stderr)
+    rows = json.loads(view.stdout)["windows"][0]["rows"]
+    # The tensors live at the peak, by allocating range and Python line
+    # (the allocator's stacks, leaf first).
+    holders = sorted((r["held_by"], r["line"], r["bytes"], r["blocks"], r["peak_allocated"]) for r in rows)
+    want = sorted([("(no range)", "<module> (memory_program.py:%d)" % line_of("kept = ["), 3000, 1, 4500),
+                   ("(no range)", "<module> (memory_program.py:%d)" % line_of("temporary = "), 500, 1, 4500),
+                   ("nn.Module: Net", "forward (memory_program.py:%d)" % line_of("tensor = "), 1000, 1, 4500)])
+    check(holders == want, "holders %s, want %s" % (holders, want))
+    check(all(e["stack"] != 0 for e in events), "events without a stack: %s" % events)
+    text = subprocess.run([ARGS.analyzer, "report", "--view", "memory", capture], capture_output=True, text=True,
+                          timeout=60).stdout
+    check("Peak allocated 4.39 KB" in text and "nn.Module: Net" in text, text)
+
+    # trace: Kineto's [memory] events with the allocator's totals.
+    trace_path = os.path.join(tmp, "trace.json")
+    traced = subprocess.run([ARGS.analyzer, "trace", capture, "-o", trace_path], capture_output=True, text=True,
+                            timeout=60)
+    check(traced.returncode == 0, traced.stderr)
+    with open(trace_path) as f:
+        trace = json.load(f)
+    memory_events = [e for e in trace["traceEvents"] if e.get("name") == "[memory]"]
+    check([(e["args"]["Bytes"], e["args"]["Total Allocated"], e["args"]["Device Id"]) for e in memory_events] ==
+          [(1000, 1000, 0), (3000, 4000, 0), (500, 4500, 0), (-500, 4000, 0)], "trace %s" % memory_events)
+
+    # advise names the peak and its largest holder.
+    advice = subprocess.run([ARGS.analyzer, "advise", "--format", "json", capture], capture_output=True, text=True,
+                            timeout=60)
+    check(advice.returncode == 0, advice.stderr)
+    check('"tensor_memory_peak"' in advice.stdout and "nn.Module: Net" in advice.stdout, advice.stdout)
+    clean_captures(tmp)
+
+
+def real_torch(tmp):
+    probe = run([SYSTEM_PYTHON, "-c", "import torch"], base_env(tmp, stub=False))
+    if probe.returncode != 0:
+        raise Failure("Debian's python3-torch is missing (scripts/bootstrap.sh installs it): " + probe.stderr)
+    result = run([SYSTEM_PYTHON, LOOP, "3"], agent_env(tmp, stub=False), timeout=120)
+    check(result.returncode == 0 and result.stdout == "trained 3 steps\n", result.stdout + result.stderr)
+    # A CPU-only torch refuses emit_nvtx and has no CUDA allocator: said once each.
+    check(result.stderr.count("PROF_TORCH ops is off: torch refused emit_nvtx") == 1, result.stderr)
+    check(result.stderr.count("PROF_TORCH memory is off") == 1, result.stderr)
+    expect_loop_ranges(dump(os.path.join(tmp, "run.pb")), 3, "torch 1.13", leaf="proj")
+    clean_captures(tmp)
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--agent", required=True)
+    parser.add_argument("--analyzer", required=True)
+    parser.add_argument("--apps", default="")
+    parser.add_argument("--preload-first", default="")
+    parser.add_argument("--sanitizer", default="")
+    parser.add_argument("scenario")
+    ARGS = parser.parse_args()
+    scenario = globals().get(ARGS.scenario)
+    if scenario is None:
+        raise SystemExit("unknown scenario %s" % ARGS.scenario)
+    with tempfile.TemporaryDirectory(prefix="torch-test-") as tmp:
+        try:
+            scenario(tmp)
+        except Failure as failure:
+            print("FAIL: %s: %s" % (ARGS.scenario, failure))
+            return 1
+    print("PASS: %s" % ARGS.scenario)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
