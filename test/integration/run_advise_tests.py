@@ -108,9 +108,12 @@ def blocking_read_per_step(tmp):
     check(f["metrics"]["calls"] in (steps, steps - 1) and len(reads) == 20,
           "%d reads in steps, %d steps, %d reads in the truth" % (f["metrics"]["calls"], steps, len(reads)))
     # Host times are the agent's own clock reads around each call: within
-    # 1 us per call of simcuda's.
+    # 1 us per call of simcuda's; in a sanitizer build the instrumented
+    # callback between the two clock reads takes longer (as in
+    # launch_bound_loop), so 25 us per call there.
     blocked = sum(a["end"] - a["start"] for a in inside)
-    check(abs(f["metrics"]["host_blocked_ns"] - blocked) <= 1000 * len(inside),
+    per_call_slack = 25000 if cuda.ARGS.sanitizer else 1000
+    check(abs(f["metrics"]["host_blocked_ns"] - blocked) <= per_call_slack * len(inside),
           "host blocked %d ns, truth %d" % (f["metrics"]["host_blocked_ns"], blocked))
     # GPU idle behind each read: from the end of its copy to the next GPU work.
     gpu = ops(truth, "kernel") + ops(truth, "memcpy") + ops(truth, "memset")
