@@ -1,6 +1,6 @@
 #pragma once
 // The checks of the test apps written against the driver API (driver_api,
-// driver_extras, module_loading, vmm_mapping): a failed call or
+// driver_extras, module_loading, vmm_mapping, step_kernels): a failed call or
 // condition ends the program with a message naming it.
 #include <cuda.h>
 

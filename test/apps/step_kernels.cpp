@@ -6,23 +6,12 @@
 // PTX module, so the names are exactly these; one launch of each per step,
 // then a synchronization.
 // Usage: step_kernels STEPS [LONG_NAME_BYTES]
-#include <cuda.h>
-
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 
-namespace {
+#include "driver_app_common.h"
 
-#define CHECK_CU(call)                                                                   \
-  do {                                                                                   \
-    CUresult check_cu_error_ = (call);                                                   \
-    if (check_cu_error_ != CUDA_SUCCESS) {                                               \
-      std::fprintf(stderr, "CUDA driver error %d at %s:%d: %s\n",                        \
-                   static_cast<int>(check_cu_error_), __FILE__, __LINE__, #call);        \
-      std::exit(2);                                                                      \
-    }                                                                                    \
-  } while (0)
+namespace {
 
 std::string entry(const std::string& name) {
   return ".visible .entry " + name + "(.param .u64 data, .param .u32 n)\n{\n  ret;\n}\n";
