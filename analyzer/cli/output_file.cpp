@@ -5,18 +5,9 @@
 #include <fstream>
 
 #include "cli/prof_analyze.h"
+#include "views/number_format.h"
 
 namespace prof::analyzer {
-namespace {
-
-// 41213 -> "41,213": file sizes as people read them.
-std::string with_commas(uint64_t n) {
-  std::string digits = std::to_string(n);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
-  return digits;
-}
-
-}  // namespace
 
 int write_output(const std::string& path, const std::function<void(std::ostream&)>& write, std::ostream& out,
                  std::ostream& err) {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "views/key_averages.h"
+#include "views/number_format.h"
 
 namespace prof::analyzer {
 namespace {
@@ -21,20 +22,6 @@ std::string memory_operation(const GpuActivity& g) {
     case CopyKind::kPeerToPeer: return "[CUDA memcpy Peer-to-Peer]";
     default: return "[CUDA memcpy Unknown]";
   }
-}
-
-std::string with_commas(const std::string& digits) {
-  // digits: an optional '-', integer digits, then maybe ".d".
-  const size_t dot = digits.find('.');
-  const size_t int_end = dot == std::string::npos ? digits.size() : dot;
-  const size_t int_start = !digits.empty() && digits[0] == '-' ? 1 : 0;
-  std::string out = digits.substr(0, int_start);
-  for (size_t i = int_start; i < int_end; ++i) {
-    out += digits[i];
-    const size_t left = int_end - i - 1;
-    if (left > 0 && left % 3 == 0) out += ',';
-  }
-  return out + digits.substr(int_end);
 }
 
 std::string fixed(double value, int decimals) {
