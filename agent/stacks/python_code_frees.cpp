@@ -3,6 +3,7 @@
 namespace prof {
 
 std::atomic<uint64_t> g_python_code_frees[kCodeFreeSlots];
+std::atomic<uint64_t> g_python_code_frees_total{0};
 
 namespace {
 
@@ -21,6 +22,7 @@ std::atomic<DeallocFn> g_next_dealloc{nullptr};
 void on_code_dealloc(void* code) {
   g_python_code_frees[python_code_free_slot(reinterpret_cast<uintptr_t>(code))].fetch_add(
       1, std::memory_order_release);
+  g_python_code_frees_total.fetch_add(1, std::memory_order_release);
   g_next_dealloc.load(std::memory_order_relaxed)(code);
 }
 

@@ -45,4 +45,11 @@ inline uint64_t python_code_frees_at(uintptr_t code) {
   return g_python_code_frees[python_code_free_slot(code)].load(std::memory_order_acquire);
 }
 
+// Every slot's frees together: a reader that saw this unchanged since it
+// last checked a fact needs no slot's count (one load per walk, not one per
+// frame). Raised after the slot's count.
+extern std::atomic<uint64_t> g_python_code_frees_total;
+
+inline uint64_t python_code_frees_total() { return g_python_code_frees_total.load(std::memory_order_acquire); }
+
 }  // namespace prof

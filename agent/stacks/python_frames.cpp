@@ -184,7 +184,9 @@ int line_of(const Runtime& rt, uintptr_t code, uint32_t byte_offset) {
 // never meets the freed one's names or lines.
 struct SiteCacheEntry {
   uintptr_t code = 0;  // 0: empty
-  uint64_t frees = 0;
+  uint64_t frees = 0;  // python_code_frees_at(code) when filled
+  // python_code_frees_total() when the entry was last found to hold.
+  uint64_t checked_total = 0;
   uint32_t byte_offset = 0;
   uint32_t code_id = 0;
   int32_t line = -1;
@@ -192,12 +194,12 @@ struct SiteCacheEntry {
   // incomplete frame, still copying its arguments in).
   bool before_first_traceable = false;
 };
-static_assert(sizeof(SiteCacheEntry) == 32);
+static_assert(sizeof(SiteCacheEntry) == 40);
 constexpr size_t kSiteCacheSize = 512;  // a power of two
 // On the heap, reached through a pointer: the agent may be dlopened (through
 // CUDA_INJECTION64_PATH), and a library with initial-exec TLS (the agent's
 // other thread_locals) has its whole TLS block placed in the loader's small
-// static surplus, which a 16 KiB array would overflow (dlopen then fails).
+// static surplus, which a 20 KiB array would overflow (dlopen then fails).
 thread_local SiteCacheEntry* t_sites = nullptr;
 // Not in AgentState: a pthread key, whose destructor runs at thread exit.
 pthread_key_t g_sites_key;
@@ -221,10 +223,14 @@ SiteCacheEntry* thread_sites() {
 // The cache entry of the instruction at `byte_offset` of the code object at
 // `code`, filled first when it does not hold.
 [[gnu::noinline]] const SiteCacheEntry& fill_site(const Runtime& rt, SiteCacheEntry& entry, uintptr_t code,
-                                                  uint32_t byte_offset, uint64_t frees) {
+                                                  uint32_t byte_offset, uint64_t frees_total) {
   const PythonLayout& l = *rt.layout;
+  // Read before the code object's fields: a free counted after this read
+  // makes the entry be checked again.
+  const uint64_t frees = python_code_frees_at(code);
   entry.code = code;
   entry.frees = frees;
+  entry.checked_total = frees_total;
   entry.byte_offset = byte_offset;
   entry.code_id = intern_code(rt, code, frees);
   entry.before_first_traceable = false;
@@ -239,15 +245,24 @@ SiteCacheEntry* thread_sites() {
   return entry;
 }
 
-inline const SiteCacheEntry& site_of(const Runtime& rt, SiteCacheEntry* sites, uintptr_t code,
-                                     uint32_t byte_offset) {
-  const uint64_t frees = python_code_frees_at(code);
-  const size_t slot = ((code >> 4) ^ (code >> 12) ^ (byte_offset * 0x9E3779B1u)) & (kSiteCacheSize - 1);
-  SiteCacheEntry& entry = sites[slot];
-  if (entry.code == code && entry.byte_offset == byte_offset && entry.frees == frees) [[likely]] {
-    return entry;
+// `site`: where the frame is in its code, as the frame holds it (3.11+: the
+// instruction's address, inside the code object; before: f_lasti), whose
+// bits above the lowest vary the most between call sites: the cache's hash.
+// `frees_total`: python_code_frees_total(), read once per walk, after the
+// thread's frames were frozen (it is in a C call).
+inline const SiteCacheEntry& site_of(const Runtime& rt, SiteCacheEntry* sites, uintptr_t code, uintptr_t site,
+                                     uint32_t byte_offset, uint64_t frees_total) {
+  SiteCacheEntry& entry = sites[((site >> 1) ^ (code >> 4)) & (kSiteCacheSize - 1)];
+  if (entry.code == code && entry.byte_offset == byte_offset) [[likely]] {
+    // No code object freed anywhere since the entry last held; or none at
+    // an address of its slot.
+    if (entry.checked_total == frees_total) [[likely]] return entry;
+    if (entry.frees == python_code_frees_at(code)) {
+      entry.checked_total = frees_total;
+      return entry;
+    }
   }
-  return fill_site(rt, entry, code, byte_offset, frees);
+  return fill_site(rt, entry, code, byte_offset, frees_total);
 }
 
 // ---- Start-up ---------------------------------------------------------------
@@ -360,9 +375,12 @@ uint32_t intern_cut_code() {
 // last slots and put in order at the end.
 class CutStack {
  public:
-  CutStack(PythonFrame* frames, uint32_t max_depth)
+  // `seen`: frames already in frames[0..seen), at most max_depth.
+  CutStack(PythonFrame* frames, uint32_t max_depth, uint32_t seen = 0)
       : frames_(frames), max_(max_depth), outer_(max_depth >= 4 ? max_depth / 4 : 0),
-        inner_(max_depth - outer_ - (max_depth >= 2 ? 1 : 0)) {}
+        inner_(max_depth - outer_ - (max_depth >= 2 ? 1 : 0)), seen_(seen) {}
+
+  static constexpr bool full() { return false; }
 
   void add(PythonFrame frame) {
     if (seen_ < max_) {
@@ -420,10 +438,34 @@ class CutStack {
   uint32_t max_;
   uint32_t outer_;
   uint32_t inner_;
-  uint32_t seen_ = 0;
+  uint32_t seen_;
   uint32_t ring_head_ = 0;
   bool cut_ = false;
   bool left_out_entries_ = false;
+};
+
+// The frames of a walk while they fit, which is most walks: CutStack's
+// work only once one does not (its state kept out of the common loop frees
+// registers there).
+class FirstFrames {
+ public:
+  FirstFrames(PythonFrame* frames, uint32_t max_depth) : frames_(frames), max_(max_depth) {}
+
+  bool full() const { return seen_ == max_; }
+  void add(PythonFrame frame) { frames_[seen_++] = frame; }
+  void mark_last_entry() {
+    if (seen_ != 0) frames_[seen_ - 1].code_and_entry |= PythonFrame::kEntryBit;
+  }
+  uint32_t seen() const { return seen_; }
+  uint32_t finish(bool at_root) {
+    if (seen_ > 0 && at_root) frames_[seen_ - 1].code_and_entry |= PythonFrame::kEntryBit;
+    return seen_;
+  }
+
+ private:
+  PythonFrame* frames_;
+  uint32_t max_;
+  uint32_t seen_ = 0;
 };
 
 const PythonRuntime& init_python_frames() {
@@ -446,74 +488,104 @@ bool python_eval_range(uint64_t& begin, uint64_t& end) {
   return true;
 }
 
+namespace {
+
+// The walk from `frame` on, into `out` (FirstFrames or CutStack) until it
+// is full or the chain ends; returns the next frame to read (0 at the root).
+// Compiled once per layout: offsets as immediates and the version's choices
+// made at compile time (read from the table at run time, they were a third
+// of the instructions per frame).
+template <const PythonLayout& L, typename Out>
+uintptr_t walk_frames(const Runtime& rt, SiteCacheEntry* sites, uint64_t frees_total, uintptr_t frame,
+                      uint32_t& walked, Out& out) {
+  if constexpr (!L.interpreter_frames) {
+    // <= 3.10: one PyFrameObject per eval loop call, every frame an entry.
+    for (; frame != 0 && walked < kMaxFramesWalked && !out.full(); ++walked) {
+      const uintptr_t code = load_ptr(frame + L.frame_code);
+      if (code != 0) {
+        const int32_t lasti = load<int32_t>(frame + L.frame_instruction);
+        const uint32_t offset = lasti < 0 ? 0u : static_cast<uint32_t>(lasti) * (L.lasti_in_code_units ? 2u : 1u);
+        const SiteCacheEntry& site = site_of(rt, sites, code, offset, offset, frees_total);
+        out.add(PythonFrame{site.code_id | PythonFrame::kEntryBit, site.line});
+      }
+      frame = load_ptr(frame + L.frame_previous);
+    }
+  } else {
+    for (; frame != 0 && walked < kMaxFramesWalked && !out.full(); ++walked) {
+      const uintptr_t current = frame;
+      frame = load_ptr(current + L.frame_previous);
+      const uintptr_t code = load_ptr(current + L.frame_code);
+      const uint8_t owner = load<uint8_t>(current + L.frame_owner);
+      if (owner == kFrameOwnedByCStack) {
+        // 3.12+: the shim an eval loop call puts below its first frame.
+        out.mark_last_entry();
+        continue;
+      }
+      if (code == 0) continue;
+      // 3.13's f_executable may be something other than a code object;
+      // before, a frame's code is one.
+      if (L.minor >= 13 && load_ptr(code + kObType) != rt.code_type) continue;
+      const uintptr_t instruction = load_ptr(current + L.frame_instruction);
+      const SiteCacheEntry& site = site_of(rt, sites, code, instruction,
+                                           static_cast<uint32_t>(instruction - (code + L.code_adaptive)), frees_total);
+      // An incomplete frame (still copying its arguments in, before its
+      // first traceable instruction) is not on Python's own tracebacks
+      // either.
+      if (site.before_first_traceable && owner != kFrameOwnedByGenerator) continue;
+      PythonFrame found{site.code_id, site.line};
+      if constexpr (L.frame_is_entry >= 0) {
+        if (load<uint8_t>(current + L.frame_is_entry) != 0) found.code_and_entry |= PythonFrame::kEntryBit;
+      }
+      out.add(found);
+    }
+  }
+  return frame;
+}
+
+template <const PythonLayout& L>
+uint32_t capture_frames(const Runtime& rt, uintptr_t tstate, PythonFrame* frames, uint32_t max_depth) {
+  uintptr_t frame = 0;
+  if constexpr (L.tstate_cframe >= 0) {
+    const uintptr_t cframe = load_ptr(tstate + L.tstate_cframe);
+    if (cframe == 0) return 0;
+    frame = load_ptr(cframe + L.cframe_current_frame);
+  } else {
+    frame = load_ptr(tstate + L.tstate_frame);
+  }
+  // The thread's cache, looked up once: in a shared library each access to
+  // a thread_local is a __tls_get_addr call.
+  SiteCacheEntry* sites = thread_sites();
+  const uint64_t frees_total = python_code_frees_total();
+  uint32_t walked = 0;
+  FirstFrames first(frames, max_depth);
+  frame = walk_frames<L>(rt, sites, frees_total, frame, walked, first);
+  // The outermost frame was entered from native code (the interpreter's main).
+  if (frame == 0 || walked >= kMaxFramesWalked) return first.finish(frame == 0);
+  // Past max_depth the walk goes on to the root (kMaxFramesWalked at most):
+  // a deep stack keeps both ends (CutStack).
+  CutStack stack(frames, max_depth, first.seen());
+  frame = walk_frames<L>(rt, sites, frees_total, frame, walked, stack);
+  return stack.finish(frame == 0, g_cut_code_id.load(std::memory_order_acquire));
+}
+
+}  // namespace
+
 uint32_t capture_python_frames(PythonFrame* frames, uint32_t max_depth) {
   const PythonLayout* layout = g_layout.load(std::memory_order_acquire);
   if (layout == nullptr || frames == nullptr || max_depth == 0) return 0;
   const Runtime& rt = g_runtime;
-  const PythonLayout& l = *layout;
   if (rt.is_initialized() == 0) return 0;
   const auto tstate = reinterpret_cast<uintptr_t>(rt.this_thread_state());
   if (tstate == 0) return 0;
-
-  uintptr_t frame = 0;
-  if (l.tstate_cframe >= 0) {
-    const uintptr_t cframe = load_ptr(tstate + static_cast<uintptr_t>(l.tstate_cframe));
-    if (cframe == 0) return 0;
-    frame = load_ptr(cframe + static_cast<uintptr_t>(l.cframe_current_frame));
-  } else {
-    frame = load_ptr(tstate + static_cast<uintptr_t>(l.tstate_frame));
+  switch (layout->minor) {
+    case 8: return capture_frames<kPython38>(rt, tstate, frames, max_depth);
+    case 9: return capture_frames<kPython39>(rt, tstate, frames, max_depth);
+    case 10: return capture_frames<kPython310>(rt, tstate, frames, max_depth);
+    case 11: return capture_frames<kPython311>(rt, tstate, frames, max_depth);
+    case 12: return capture_frames<kPython312>(rt, tstate, frames, max_depth);
+    case 13: return capture_frames<kPython313>(rt, tstate, frames, max_depth);
+    default: return 0;
   }
-
-  // The thread's cache, looked up once: in a shared library each access to
-  // a thread_local is a __tls_get_addr call.
-  SiteCacheEntry* sites = thread_sites();
-  // Past max_depth the walk goes on to the root (kMaxFramesWalked at most):
-  // a deep stack keeps both ends (CutStack).
-  CutStack stack(frames, max_depth);
-  uint32_t walked = 0;
-  if (!l.interpreter_frames) {
-    // <= 3.10: one PyFrameObject per eval loop call, every frame an entry.
-    for (; frame != 0 && walked < kMaxFramesWalked; ++walked) {
-      const uintptr_t code = load_ptr(frame + static_cast<uintptr_t>(l.frame_code));
-      if (code != 0) {
-        const int32_t lasti = load<int32_t>(frame + static_cast<uintptr_t>(l.frame_instruction));
-        const uint32_t offset =
-            lasti < 0 ? 0u : static_cast<uint32_t>(lasti) * (l.lasti_in_code_units ? 2u : 1u);
-        const SiteCacheEntry& site = site_of(rt, sites, code, offset);
-        stack.add(PythonFrame{site.code_id | PythonFrame::kEntryBit, site.line});
-      }
-      frame = load_ptr(frame + static_cast<uintptr_t>(l.frame_previous));
-    }
-    return stack.finish(frame == 0, g_cut_code_id.load(std::memory_order_acquire));
-  }
-  // 3.13's f_executable may be something other than a code object; before,
-  // a frame's code is one.
-  const bool check_code_type = l.minor >= 13;
-  for (; frame != 0 && walked < kMaxFramesWalked; ++walked) {
-    const uintptr_t current = frame;
-    frame = load_ptr(current + static_cast<uintptr_t>(l.frame_previous));
-    const uintptr_t code = load_ptr(current + static_cast<uintptr_t>(l.frame_code));
-    const uint8_t owner = load<uint8_t>(current + static_cast<uintptr_t>(l.frame_owner));
-    if (owner == kFrameOwnedByCStack) {
-      // 3.12+: the shim an eval loop call puts below its first frame.
-      stack.mark_last_entry();
-      continue;
-    }
-    if (code == 0 || (check_code_type && load_ptr(code + kObType) != rt.code_type)) continue;
-    const uintptr_t instructions = code + static_cast<uintptr_t>(l.code_adaptive);
-    const uintptr_t instruction = load_ptr(current + static_cast<uintptr_t>(l.frame_instruction));
-    const SiteCacheEntry& site = site_of(rt, sites, code, static_cast<uint32_t>(instruction - instructions));
-    // An incomplete frame (still copying its arguments in, before its first
-    // traceable instruction) is not on Python's own tracebacks either.
-    if (site.before_first_traceable && owner != kFrameOwnedByGenerator) continue;
-    PythonFrame found{site.code_id, site.line};
-    if (l.frame_is_entry >= 0 && load<uint8_t>(current + static_cast<uintptr_t>(l.frame_is_entry)) != 0) {
-      found.code_and_entry |= PythonFrame::kEntryBit;
-    }
-    stack.add(found);
-  }
-  // The outermost frame was entered from native code (the interpreter's main).
-  return stack.finish(frame == 0, g_cut_code_id.load(std::memory_order_acquire));
 }
 
 std::vector<PythonCode> python_codes_from(size_t first) {
