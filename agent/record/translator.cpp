@@ -1,6 +1,7 @@
 #include "record/translator.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "stacks/native_stack.h"
 #include "stacks/python_frames.h"
@@ -131,16 +132,32 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
   if (record.python_depth == 0) {
     call.stack_id = stacks_.intern(frames, record.stack_depth, chunk);
   } else {
-    uint64_t eval_begin = 0;
-    uint64_t eval_end = 0;
-    python_eval_range(eval_begin, eval_end);
     // The capture path bounds both depths; the bound here keeps a bad record
     // from writing past `merged`.
-    uint64_t merged[kMaxNativeStackDepth + kMaxPythonStackDepth];
-    const uint32_t depth = merge_python_stack(
-        frames, std::min<uint32_t>(record.stack_depth, kMaxNativeStackDepth), python,
-        std::min<uint32_t>(record.python_depth, kMaxPythonStackDepth), eval_begin, eval_end, merged);
-    call.stack_id = stacks_.intern(merged, depth, chunk);
+    const uint32_t native_depth = std::min<uint32_t>(record.stack_depth, kMaxNativeStackDepth);
+    const uint32_t python_depth = std::min<uint32_t>(record.python_depth, kMaxPythonStackDepth);
+    const size_t bytes = native_depth * sizeof(uint64_t) + python_depth * sizeof(PythonFrame);
+    LastPythonStack& last = last_python_stack_;
+    if (last.stack_id != 0 && last.native_depth == native_depth && last.python_depth == python_depth &&
+        std::memcmp(last.frames.data(), frames, native_depth * sizeof(uint64_t)) == 0 &&
+        std::memcmp(last.frames.data() + native_depth * sizeof(uint64_t), python,
+                    python_depth * sizeof(PythonFrame)) == 0) {
+      call.stack_id = last.stack_id;
+    } else {
+      uint64_t eval_begin = 0;
+      uint64_t eval_end = 0;
+      python_eval_range(eval_begin, eval_end);
+      uint64_t merged[kMaxNativeStackDepth + kMaxPythonStackDepth];
+      const uint32_t depth =
+          merge_python_stack(frames, native_depth, python, python_depth, eval_begin, eval_end, merged);
+      call.stack_id = stacks_.intern(merged, depth, chunk);
+      last.native_depth = native_depth;
+      last.python_depth = python_depth;
+      last.frames.resize(bytes);
+      std::memcpy(last.frames.data(), frames, native_depth * sizeof(uint64_t));
+      std::memcpy(last.frames.data() + native_depth * sizeof(uint64_t), python, python_depth * sizeof(PythonFrame));
+      last.stack_id = call.stack_id;
+    }
   }
   switch (record.args) {
     case ApiCallArgs::launch: {

@@ -10,8 +10,10 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 
+#include "stacks/python_code_frees.h"
 #include "stacks/python_layouts.h"
 #include "stacks/python_line_table.h"
 
@@ -65,33 +67,39 @@ T load(uintptr_t address) {
 
 uintptr_t load_ptr(uintptr_t address) { return load<uintptr_t>(address); }
 
-// ---- Code objects: interned once, by address plus a guard ----------------
+// ---- Code objects: interned once per content ----------------------------
 
-// What identifies a code object beyond its address: a freed code object's
-// memory reused for another keeps the address but (almost surely) not the
-// file name and line table objects and the first line together.
-struct CodeGuard {
-  uintptr_t filename = 0;
-  uintptr_t line_table = 0;
-  int32_t first_line = 0;
+// What a frame shows of its code object. Two code objects alike in these
+// give the same frames, so they share an id: interning by content is exact
+// whatever reuses an address.
+using CodeContent = std::tuple<std::string, std::string, int>;  // file, name, first line
 
-  bool operator==(const CodeGuard& other) const {
-    return filename == other.filename && line_table == other.line_table &&
-           first_line == other.first_line;
-  }
-};
-
+// A code object's id as last read at an address, with its slot's count of
+// frees then (python_code_frees.h): still its id while the count holds.
 struct InternedCode {
-  CodeGuard guard;
-  uint32_t id;
+  uint64_t frees = 0;
+  uint32_t id = 0;
 };
 
 // Not in AgentState: as above (stacks/ runs without the agent);
 // the code objects interned for the process.
 std::mutex g_codes_mutex;
-std::unordered_multimap<uintptr_t, InternedCode> g_code_ids;  // guarded
-std::vector<PythonCode> g_codes;                              // guarded; id = index + 1
-std::map<std::pair<std::string, std::string>, uint32_t> g_named_code_ids;  // guarded
+std::unordered_map<uintptr_t, InternedCode> g_code_ids;  // guarded; by address
+std::map<CodeContent, uint32_t> g_content_ids;           // guarded
+std::vector<PythonCode> g_codes;                         // guarded; id = index + 1
+
+uint32_t intern_content_locked(std::string file, std::string name, int first_line) {
+  auto [it, fresh] = g_content_ids.try_emplace(CodeContent{file, name, first_line}, 0);
+  if (!fresh) return it->second;
+  PythonCode entry;
+  entry.id = static_cast<uint32_t>(g_codes.size() + 1);
+  entry.file = std::move(file);
+  entry.name = std::move(name);
+  entry.first_line = first_line;
+  g_codes.push_back(std::move(entry));
+  it->second = g_codes.back().id;
+  return it->second;
+}
 
 void append_utf8(std::string& out, uint32_t c) {
   if (c < 0x80) {
@@ -142,56 +150,56 @@ std::string read_str(const Runtime& rt, uintptr_t object) {
   return out;
 }
 
-CodeGuard guard_of(const PythonLayout& l, uintptr_t code) {
-  CodeGuard guard;
-  guard.filename = load_ptr(code + static_cast<uintptr_t>(l.code_filename));
-  guard.line_table = load_ptr(code + static_cast<uintptr_t>(l.code_line_table));
-  guard.first_line = load<int32_t>(code + static_cast<uintptr_t>(l.code_firstlineno));
-  return guard;
-}
-
-// The id of `code`, interning it (copying its names) the first time.
-uint32_t intern_code(const Runtime& rt, uintptr_t code, const CodeGuard& guard) {
+// The id of the code object at `code`, whose slot had counted `frees` frees
+// before it was read: its names are read (and copied) only the first time an
+// address is seen, or again after a code object sharing its slot was freed.
+uint32_t intern_code(const Runtime& rt, uintptr_t code, uint64_t frees) {
   std::lock_guard lock(g_codes_mutex);
-  auto [first, last] = g_code_ids.equal_range(code);
-  for (auto it = first; it != last; ++it) {
-    if (it->second.guard == guard) return it->second.id;
-  }
+  InternedCode& known = g_code_ids[code];
+  if (known.id != 0 && known.frees == frees) return known.id;
   const PythonLayout& l = *rt.layout;
-  PythonCode entry;
-  entry.id = static_cast<uint32_t>(g_codes.size() + 1);
-  entry.file = read_str(rt, guard.filename);
   const int name_field = l.code_qualname >= 0 ? l.code_qualname : l.code_name;
-  entry.name = read_str(rt, load_ptr(code + static_cast<uintptr_t>(name_field)));
-  entry.first_line = guard.first_line;
-  g_codes.push_back(entry);
-  g_code_ids.emplace(code, InternedCode{guard, entry.id});
-  return entry.id;
+  known.id = intern_content_locked(read_str(rt, load_ptr(code + static_cast<uintptr_t>(l.code_filename))),
+                                   read_str(rt, load_ptr(code + static_cast<uintptr_t>(name_field))),
+                                   load<int32_t>(code + static_cast<uintptr_t>(l.code_firstlineno)));
+  known.frees = frees;
+  return known.id;
 }
 
-int line_of(const Runtime& rt, const CodeGuard& guard, uint32_t byte_offset) {
-  const uintptr_t table = guard.line_table;
+int line_of(const Runtime& rt, uintptr_t code, uint32_t byte_offset) {
+  const PythonLayout& l = *rt.layout;
+  const uintptr_t table = load_ptr(code + static_cast<uintptr_t>(l.code_line_table));
   if (table == 0 || load_ptr(table + kObType) != rt.bytes_type) return -1;
   const int64_t size = load<int64_t>(table + kObSize);
   if (size < 0) return -1;
-  return python_line_of(rt.layout->line_table, reinterpret_cast<const uint8_t*>(table + kBytesData),
-                        static_cast<size_t>(size), guard.first_line, byte_offset);
+  return python_line_of(l.line_table, reinterpret_cast<const uint8_t*>(table + kBytesData),
+                        static_cast<size_t>(size), load<int32_t>(code + static_cast<uintptr_t>(l.code_firstlineno)),
+                        byte_offset);
 }
 
 // Per thread: (code, instruction) -> (code id, line), so that a call site seen
-// before costs a few loads, not a line table decode and a lock. Direct mapped.
+// before costs a few loads, not a line table decode and a lock. Direct
+// mapped; an entry holds while its code's slot has counted no further free
+// (python_code_frees.h), so a code object allocated where a freed one was
+// never meets the freed one's names or lines.
 struct SiteCacheEntry {
-  uintptr_t code = 0;
-  CodeGuard guard;
+  uintptr_t code = 0;  // 0: empty
+  uint64_t frees = 0;  // python_code_frees_at(code) when filled
+  // python_code_frees_total() when the entry was last found to hold.
+  uint64_t checked_total = 0;
   uint32_t byte_offset = 0;
   uint32_t code_id = 0;
   int32_t line = -1;
+  // 3.11+: the instruction lies before the code's first traceable one (an
+  // incomplete frame, still copying its arguments in).
+  bool before_first_traceable = false;
 };
-constexpr size_t kSiteCacheSize = 256;  // a power of two
+static_assert(sizeof(SiteCacheEntry) == 40);
+constexpr size_t kSiteCacheSize = 512;  // a power of two
 // On the heap, reached through a pointer: the agent may be dlopened (through
 // CUDA_INJECTION64_PATH), and a library with initial-exec TLS (the agent's
 // other thread_locals) has its whole TLS block placed in the loader's small
-// static surplus, which a 10 KiB array would overflow (dlopen then fails).
+// static surplus, which a 20 KiB array would overflow (dlopen then fails).
 thread_local SiteCacheEntry* t_sites = nullptr;
 // Not in AgentState: a pthread key, whose destructor runs at thread exit.
 pthread_key_t g_sites_key;
@@ -212,18 +220,49 @@ SiteCacheEntry* thread_sites() {
   return t_sites;
 }
 
-PythonFrame frame_of(const Runtime& rt, SiteCacheEntry* sites, uintptr_t code, uint32_t byte_offset) {
-  const CodeGuard guard = guard_of(*rt.layout, code);
-  const size_t slot = ((code >> 4) ^ (code >> 12) ^ (byte_offset * 0x9E3779B1u)) & (kSiteCacheSize - 1);
-  SiteCacheEntry& entry = sites[slot];
-  if (entry.code != code || entry.byte_offset != byte_offset || !(entry.guard == guard)) {
-    entry.code = code;
-    entry.guard = guard;
-    entry.byte_offset = byte_offset;
-    entry.code_id = intern_code(rt, code, guard);
-    entry.line = line_of(rt, guard, byte_offset);
+// The cache entry of the instruction at `byte_offset` of the code object at
+// `code`, filled first when it does not hold.
+[[gnu::noinline]] const SiteCacheEntry& fill_site(const Runtime& rt, SiteCacheEntry& entry, uintptr_t code,
+                                                  uint32_t byte_offset, uint64_t frees_total) {
+  const PythonLayout& l = *rt.layout;
+  // Read before the code object's fields: a free counted after this read
+  // makes the entry be checked again.
+  const uint64_t frees = python_code_frees_at(code);
+  entry.code = code;
+  entry.frees = frees;
+  entry.checked_total = frees_total;
+  entry.byte_offset = byte_offset;
+  entry.code_id = intern_code(rt, code, frees);
+  entry.before_first_traceable = false;
+  if (l.code_firsttraceable >= 0) {
+    const int32_t first_traceable = load<int32_t>(code + static_cast<uintptr_t>(l.code_firsttraceable));
+    // The offset of an incomplete frame's instruction may be "before the
+    // first" (3.11's prev_instr starts one unit before the code): negative.
+    entry.before_first_traceable = static_cast<int64_t>(static_cast<int32_t>(byte_offset)) <
+                                   static_cast<int64_t>(first_traceable) * 2;
   }
-  return PythonFrame{entry.code_id, entry.line};
+  entry.line = line_of(rt, code, byte_offset);
+  return entry;
+}
+
+// `site`: where the frame is in its code, as the frame holds it (3.11+: the
+// instruction's address, inside the code object; before: f_lasti), whose
+// bits above the lowest vary the most between call sites: the cache's hash.
+// `frees_total`: python_code_frees_total(), read once per walk, after the
+// thread's frames were frozen (it is in a C call).
+inline const SiteCacheEntry& site_of(const Runtime& rt, SiteCacheEntry* sites, uintptr_t code, uintptr_t site,
+                                     uint32_t byte_offset, uint64_t frees_total) {
+  SiteCacheEntry& entry = sites[((site >> 1) ^ (code >> 4)) & (kSiteCacheSize - 1)];
+  if (entry.code == code && entry.byte_offset == byte_offset) [[likely]] {
+    // No code object freed anywhere since the entry last held; or none at
+    // an address of its slot.
+    if (entry.checked_total == frees_total) [[likely]] return entry;
+    if (entry.frees == python_code_frees_at(code)) {
+      entry.checked_total = frees_total;
+      return entry;
+    }
+  }
+  return fill_site(rt, entry, code, byte_offset, frees_total);
 }
 
 // ---- Start-up ---------------------------------------------------------------
@@ -302,6 +341,13 @@ void detect(Runtime& rt) {
     rt.info.why = "CPython " + rt.info.version + " is a debug or free-threaded build, whose object layout the agent does not know";
     return;
   }
+  // The frame cache's guard (python_code_frees.h): without it no code
+  // object's names could be cached by address.
+  if (!watch_python_code_frees(rt.code_type)) {
+    rt.layout = nullptr;
+    rt.info.why = "CPython " + rt.info.version + "'s code type has no tp_dealloc to watch";
+    return;
+  }
   find_eval_range(rt);
   rt.info.supported = true;
 }
@@ -329,9 +375,12 @@ uint32_t intern_cut_code() {
 // last slots and put in order at the end.
 class CutStack {
  public:
-  CutStack(PythonFrame* frames, uint32_t max_depth)
+  // `seen`: frames already in frames[0..seen), at most max_depth.
+  CutStack(PythonFrame* frames, uint32_t max_depth, uint32_t seen = 0)
       : frames_(frames), max_(max_depth), outer_(max_depth >= 4 ? max_depth / 4 : 0),
-        inner_(max_depth - outer_ - (max_depth >= 2 ? 1 : 0)) {}
+        inner_(max_depth - outer_ - (max_depth >= 2 ? 1 : 0)), seen_(seen) {}
+
+  static constexpr bool full() { return false; }
 
   void add(PythonFrame frame) {
     if (seen_ < max_) {
@@ -389,10 +438,34 @@ class CutStack {
   uint32_t max_;
   uint32_t outer_;
   uint32_t inner_;
-  uint32_t seen_ = 0;
+  uint32_t seen_;
   uint32_t ring_head_ = 0;
   bool cut_ = false;
   bool left_out_entries_ = false;
+};
+
+// The frames of a walk while they fit, which is most walks: CutStack's
+// work only once one does not (its state kept out of the common loop frees
+// registers there).
+class FirstFrames {
+ public:
+  FirstFrames(PythonFrame* frames, uint32_t max_depth) : frames_(frames), max_(max_depth) {}
+
+  bool full() const { return seen_ == max_; }
+  void add(PythonFrame frame) { frames_[seen_++] = frame; }
+  void mark_last_entry() {
+    if (seen_ != 0) frames_[seen_ - 1].code_and_entry |= PythonFrame::kEntryBit;
+  }
+  uint32_t seen() const { return seen_; }
+  uint32_t finish(bool at_root) {
+    if (seen_ > 0 && at_root) frames_[seen_ - 1].code_and_entry |= PythonFrame::kEntryBit;
+    return seen_;
+  }
+
+ private:
+  PythonFrame* frames_;
+  uint32_t max_;
+  uint32_t seen_ = 0;
 };
 
 const PythonRuntime& init_python_frames() {
@@ -415,78 +488,104 @@ bool python_eval_range(uint64_t& begin, uint64_t& end) {
   return true;
 }
 
+namespace {
+
+// The walk from `frame` on, into `out` (FirstFrames or CutStack) until it
+// is full or the chain ends; returns the next frame to read (0 at the root).
+// Compiled once per layout: offsets as immediates and the version's choices
+// made at compile time (read from the table at run time, they were a third
+// of the instructions per frame).
+template <const PythonLayout& L, typename Out>
+uintptr_t walk_frames(const Runtime& rt, SiteCacheEntry* sites, uint64_t frees_total, uintptr_t frame,
+                      uint32_t& walked, Out& out) {
+  if constexpr (!L.interpreter_frames) {
+    // <= 3.10: one PyFrameObject per eval loop call, every frame an entry.
+    for (; frame != 0 && walked < kMaxFramesWalked && !out.full(); ++walked) {
+      const uintptr_t code = load_ptr(frame + L.frame_code);
+      if (code != 0) {
+        const int32_t lasti = load<int32_t>(frame + L.frame_instruction);
+        const uint32_t offset = lasti < 0 ? 0u : static_cast<uint32_t>(lasti) * (L.lasti_in_code_units ? 2u : 1u);
+        const SiteCacheEntry& site = site_of(rt, sites, code, offset, offset, frees_total);
+        out.add(PythonFrame{site.code_id | PythonFrame::kEntryBit, site.line});
+      }
+      frame = load_ptr(frame + L.frame_previous);
+    }
+  } else {
+    for (; frame != 0 && walked < kMaxFramesWalked && !out.full(); ++walked) {
+      const uintptr_t current = frame;
+      frame = load_ptr(current + L.frame_previous);
+      const uintptr_t code = load_ptr(current + L.frame_code);
+      const uint8_t owner = load<uint8_t>(current + L.frame_owner);
+      if (owner == kFrameOwnedByCStack) {
+        // 3.12+: the shim an eval loop call puts below its first frame.
+        out.mark_last_entry();
+        continue;
+      }
+      if (code == 0) continue;
+      // 3.13's f_executable may be something other than a code object;
+      // before, a frame's code is one.
+      if (L.minor >= 13 && load_ptr(code + kObType) != rt.code_type) continue;
+      const uintptr_t instruction = load_ptr(current + L.frame_instruction);
+      const SiteCacheEntry& site = site_of(rt, sites, code, instruction,
+                                           static_cast<uint32_t>(instruction - (code + L.code_adaptive)), frees_total);
+      // An incomplete frame (still copying its arguments in, before its
+      // first traceable instruction) is not on Python's own tracebacks
+      // either.
+      if (site.before_first_traceable && owner != kFrameOwnedByGenerator) continue;
+      PythonFrame found{site.code_id, site.line};
+      if constexpr (L.frame_is_entry >= 0) {
+        if (load<uint8_t>(current + L.frame_is_entry) != 0) found.code_and_entry |= PythonFrame::kEntryBit;
+      }
+      out.add(found);
+    }
+  }
+  return frame;
+}
+
+template <const PythonLayout& L>
+uint32_t capture_frames(const Runtime& rt, uintptr_t tstate, PythonFrame* frames, uint32_t max_depth) {
+  uintptr_t frame = 0;
+  if constexpr (L.tstate_cframe >= 0) {
+    const uintptr_t cframe = load_ptr(tstate + L.tstate_cframe);
+    if (cframe == 0) return 0;
+    frame = load_ptr(cframe + L.cframe_current_frame);
+  } else {
+    frame = load_ptr(tstate + L.tstate_frame);
+  }
+  // The thread's cache, looked up once: in a shared library each access to
+  // a thread_local is a __tls_get_addr call.
+  SiteCacheEntry* sites = thread_sites();
+  const uint64_t frees_total = python_code_frees_total();
+  uint32_t walked = 0;
+  FirstFrames first(frames, max_depth);
+  frame = walk_frames<L>(rt, sites, frees_total, frame, walked, first);
+  // The outermost frame was entered from native code (the interpreter's main).
+  if (frame == 0 || walked >= kMaxFramesWalked) return first.finish(frame == 0);
+  // Past max_depth the walk goes on to the root (kMaxFramesWalked at most):
+  // a deep stack keeps both ends (CutStack).
+  CutStack stack(frames, max_depth, first.seen());
+  frame = walk_frames<L>(rt, sites, frees_total, frame, walked, stack);
+  return stack.finish(frame == 0, g_cut_code_id.load(std::memory_order_acquire));
+}
+
+}  // namespace
+
 uint32_t capture_python_frames(PythonFrame* frames, uint32_t max_depth) {
   const PythonLayout* layout = g_layout.load(std::memory_order_acquire);
   if (layout == nullptr || frames == nullptr || max_depth == 0) return 0;
   const Runtime& rt = g_runtime;
-  const PythonLayout& l = *layout;
   if (rt.is_initialized() == 0) return 0;
   const auto tstate = reinterpret_cast<uintptr_t>(rt.this_thread_state());
   if (tstate == 0) return 0;
-
-  uintptr_t frame = 0;
-  if (l.tstate_cframe >= 0) {
-    const uintptr_t cframe = load_ptr(tstate + static_cast<uintptr_t>(l.tstate_cframe));
-    if (cframe == 0) return 0;
-    frame = load_ptr(cframe + static_cast<uintptr_t>(l.cframe_current_frame));
-  } else {
-    frame = load_ptr(tstate + static_cast<uintptr_t>(l.tstate_frame));
+  switch (layout->minor) {
+    case 8: return capture_frames<kPython38>(rt, tstate, frames, max_depth);
+    case 9: return capture_frames<kPython39>(rt, tstate, frames, max_depth);
+    case 10: return capture_frames<kPython310>(rt, tstate, frames, max_depth);
+    case 11: return capture_frames<kPython311>(rt, tstate, frames, max_depth);
+    case 12: return capture_frames<kPython312>(rt, tstate, frames, max_depth);
+    case 13: return capture_frames<kPython313>(rt, tstate, frames, max_depth);
+    default: return 0;
   }
-
-  // The thread's cache, looked up once: in a shared library each access to
-  // a thread_local is a __tls_get_addr call.
-  SiteCacheEntry* sites = thread_sites();
-  // Past max_depth the walk goes on to the root (kMaxFramesWalked at most):
-  // a deep stack keeps both ends (CutStack).
-  CutStack stack(frames, max_depth);
-  uint32_t walked = 0;
-  for (; frame != 0 && walked < kMaxFramesWalked; ++walked) {
-    const uintptr_t previous = load_ptr(frame + static_cast<uintptr_t>(l.frame_previous));
-    const uintptr_t code = load_ptr(frame + static_cast<uintptr_t>(l.frame_code));
-    if (!l.interpreter_frames) {
-      // One PyFrameObject per eval loop call: every frame is an entry.
-      if (code != 0 && load_ptr(code + kObType) == rt.code_type) {
-        const int32_t lasti = load<int32_t>(frame + static_cast<uintptr_t>(l.frame_instruction));
-        const uint32_t offset =
-            lasti < 0 ? 0u : static_cast<uint32_t>(lasti) * (l.lasti_in_code_units ? 2u : 1u);
-        PythonFrame found = frame_of(rt, sites, code, offset);
-        found.code_and_entry |= PythonFrame::kEntryBit;
-        stack.add(found);
-      }
-      frame = previous;
-      continue;
-    }
-    const uint8_t owner = load<uint8_t>(frame + static_cast<uintptr_t>(l.frame_owner));
-    if (owner == kFrameOwnedByCStack) {
-      // 3.12+: the shim an eval loop call puts below its first frame.
-      stack.mark_last_entry();
-      frame = previous;
-      continue;
-    }
-    // 3.13's f_executable may be something other than a code object.
-    if (code == 0 || load_ptr(code + kObType) != rt.code_type) {
-      frame = previous;
-      continue;
-    }
-    const uintptr_t instructions = code + static_cast<uintptr_t>(l.code_adaptive);
-    const uintptr_t instruction = load_ptr(frame + static_cast<uintptr_t>(l.frame_instruction));
-    const int32_t first_traceable = load<int32_t>(code + static_cast<uintptr_t>(l.code_firsttraceable));
-    // An incomplete frame (still copying its arguments in, before its first
-    // traceable instruction) is not on Python's own tracebacks either.
-    if (owner != kFrameOwnedByGenerator &&
-        instruction < instructions + static_cast<uintptr_t>(first_traceable) * 2) {
-      frame = previous;
-      continue;
-    }
-    PythonFrame found = frame_of(rt, sites, code, static_cast<uint32_t>(instruction - instructions));
-    if (l.frame_is_entry >= 0 && load<uint8_t>(frame + static_cast<uintptr_t>(l.frame_is_entry)) != 0) {
-      found.code_and_entry |= PythonFrame::kEntryBit;
-    }
-    stack.add(found);
-    frame = previous;
-  }
-  // The outermost frame was entered from native code (the interpreter's main).
-  return stack.finish(frame == 0, g_cut_code_id.load(std::memory_order_acquire));
 }
 
 std::vector<PythonCode> python_codes_from(size_t first) {
@@ -497,15 +596,7 @@ std::vector<PythonCode> python_codes_from(size_t first) {
 
 uint32_t intern_python_code_named(const std::string& file, const std::string& name) {
   std::lock_guard lock(g_codes_mutex);
-  auto [it, fresh] = g_named_code_ids.try_emplace({file, name}, 0);
-  if (!fresh) return it->second;
-  PythonCode entry;
-  entry.id = static_cast<uint32_t>(g_codes.size() + 1);
-  entry.file = file;
-  entry.name = name;
-  g_codes.push_back(entry);
-  it->second = entry.id;
-  return entry.id;
+  return intern_content_locked(file, name, 0);
 }
 
 size_t python_code_count() {

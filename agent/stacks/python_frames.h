@@ -72,8 +72,10 @@ bool python_frames_available();
 // a kStackCutName frame between them. 0 when
 // the thread has no Python thread state (a thread Python never ran on),
 // Python is not initialised, or frames are unavailable. Safe on any thread;
-// allocates (C++ heap) only the first time it sees a code object or an
-// instruction of one.
+// takes a lock and allocates (C++ heap) only the first time the thread sees
+// an instruction of a code object, or again after a code object whose
+// address shares its slot was freed (python_code_frees.h); otherwise a few
+// loads per frame.
 uint32_t capture_python_frames(PythonFrame* frames, uint32_t max_depth);
 
 // Interned code objects from the `first`-th on (ids are first + 1, ...): what

@@ -65,6 +65,102 @@ struct PythonLayout {
 inline constexpr uint8_t kFrameOwnedByGenerator = 1;
 inline constexpr uint8_t kFrameOwnedByCStack = 3;  // 3.12+: the eval loop's entry shim
 
+// 3.8, 3.9: PyFrameObject frames, co_lnotab, f_lasti in bytes.
+constexpr PythonLayout python_layout_38_39(uint8_t minor) {
+  PythonLayout l;
+  l.major = 3;
+  l.minor = minor;
+  l.tstate_frame = 24;
+  l.frame_previous = 24;
+  l.frame_code = 32;
+  l.frame_instruction = 104;
+  l.code_filename = 104;
+  l.code_name = 112;
+  l.code_firstlineno = 40;
+  l.code_line_table = 120;
+  l.line_table = LineTableFormat::lnotab;
+  l.unicode_ascii_size = 48;
+  l.unicode_compact_size = 72;
+  return l;
+}
+
+constexpr PythonLayout python_layout_310() {
+  PythonLayout l = python_layout_38_39(10);
+  l.frame_instruction = 96;
+  l.lasti_in_code_units = true;
+  l.line_table = LineTableFormat::linetable;
+  return l;
+}
+
+constexpr PythonLayout python_layout_311() {
+  PythonLayout l;
+  l.major = 3;
+  l.minor = 11;
+  l.tstate_cframe = 56;
+  l.cframe_current_frame = 8;
+  l.interpreter_frames = true;
+  l.frame_previous = 48;
+  l.frame_code = 32;
+  l.frame_instruction = 56;
+  l.frame_owner = 69;
+  l.frame_is_entry = 68;
+  l.code_filename = 112;
+  l.code_name = 120;
+  l.code_qualname = 128;
+  l.code_firstlineno = 72;
+  l.code_line_table = 136;
+  l.code_adaptive = 184;
+  l.code_firsttraceable = 168;
+  l.line_table = LineTableFormat::locations;
+  l.unicode_ascii_size = 48;
+  l.unicode_compact_size = 72;
+  return l;
+}
+
+constexpr PythonLayout python_layout_312() {
+  PythonLayout l;
+  l.major = 3;
+  l.minor = 12;
+  l.tstate_cframe = 56;
+  l.cframe_current_frame = 0;
+  l.interpreter_frames = true;
+  l.frame_previous = 8;
+  l.frame_code = 0;
+  l.frame_instruction = 56;
+  l.frame_owner = 70;
+  l.code_filename = 112;
+  l.code_name = 120;
+  l.code_qualname = 128;
+  l.code_firstlineno = 68;
+  l.code_line_table = 136;
+  l.code_adaptive = 192;
+  l.code_firsttraceable = 176;
+  l.line_table = LineTableFormat::locations;
+  l.unicode_ascii_size = 40;
+  l.unicode_compact_size = 56;
+  return l;
+}
+
+constexpr PythonLayout python_layout_313() {
+  PythonLayout l = python_layout_312();
+  l.minor = 13;
+  l.tstate_cframe = -1;
+  l.cframe_current_frame = -1;
+  l.tstate_frame = 72;
+  l.code_adaptive = 200;
+  l.code_firsttraceable = 184;
+  return l;
+}
+
+// Constants, so that the frame walk can be compiled once per layout with
+// its offsets as immediates (python_frames.cpp).
+inline constexpr PythonLayout kPython38 = python_layout_38_39(8);
+inline constexpr PythonLayout kPython39 = python_layout_38_39(9);
+inline constexpr PythonLayout kPython310 = python_layout_310();
+inline constexpr PythonLayout kPython311 = python_layout_311();
+inline constexpr PythonLayout kPython312 = python_layout_312();
+inline constexpr PythonLayout kPython313 = python_layout_313();
+
 // The layout of CPython major.minor, or nullptr when the agent does not know
 // it (before 3.8, after 3.13).
 const PythonLayout* python_layout_for(int major, int minor);

@@ -39,9 +39,9 @@ def parse(text):
     return rows, eval_frames
 
 
-def probe(lib=CDLL, function="probe_frames"):
+def probe(lib=CDLL, function="probe_frames", size=1 << 20):
     """Captures; returns (what the reader saw, what Python sees), leaf first."""
-    buffer = ctypes.create_string_buffer(1 << 20)
+    buffer = ctypes.create_string_buffer(size)
     count = getattr(lib, function)(buffer, len(buffer))  # the probe call
     text = buffer.value.decode("utf-8")
     if count < 0:
@@ -102,7 +102,48 @@ def generator():
     yield probe()
 
 
+GENERATED = "<generated>"  # one file name object for every generated function
+
+
+def generated_functions_reusing_memory(vary, count=1500):
+    """Functions compiled from text one at a time, each called (the probe
+    reads its frame) and freed before the next is compiled: pymalloc gives
+    the next code object the freed one's memory, and often its file name,
+    name and line table objects the freed ones' addresses too. `vary` says
+    what differs from one to the next, with the same file and first line:
+    "names" (same lines) or "lines" (blank lines move the probe call; same
+    name). The reader must show each as itself, never as a freed one it
+    read at the same address. Returns how many code objects took a freed
+    one's address (the check proves nothing if none did); None on failure."""
+    addresses = set()
+    reused = 0
+    for i in range(count):
+        name = "generated_%04d" % i if vary == "names" else "generated"
+        blank_lines = "\n" * (i % 3) if vary == "lines" else ""
+        source = "def %s(probe):\n%s    return probe(size=1 << 14)\n" % (name, blank_lines)
+        namespace = {}
+        exec(compile(source, GENERATED, "exec"), namespace)
+        function = namespace[name]
+        at_freed_address = id(function.__code__) in addresses
+        reused += at_freed_address
+        addresses.add(id(function.__code__))
+        seen, expected, _ = function(probe)
+        if [row[:3] for row in seen] != expected:
+            check("generated functions, %s vary: function %d of %d (its code object at %s address)"
+                  % (vary, i + 1, count, "a freed one's" if at_freed_address else "a new"), seen, expected)
+            return None
+        del namespace, function, seen, expected
+    print("ok generated functions, %s vary: %d freed and compiled again read as themselves, %d at a freed "
+          "one's address" % (vary, count, reused))
+    return reused
+
+
 def main():
+    for vary in ("names", "lines"):
+        if generated_functions_reusing_memory(vary) == 0:
+            failures.append("generated functions")
+            print("FAIL generated functions, %s vary: no code object took a freed one's address; the check "
+                  "proves nothing" % vary)
     check("nested calls, GIL released (ctypes.CDLL)", *outer(CDLL))
     check("nested calls, GIL held (ctypes.PyDLL)", *outer(PYDLL))
     check("20-deep recursion", *recurse(20))

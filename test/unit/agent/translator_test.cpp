@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "record/recorder.h"
 #include "record/translator.h"
@@ -206,4 +207,46 @@ TEST_CASE("a tensor memory record becomes a TensorMemoryEvent on its thread, tim
   CHECK(freed.action() == prof::proto::TensorMemoryEvent::FREE);
   CHECK(freed.time_delta_ns() == 50);
   CHECK(freed.total_allocated() == 0);
+}
+
+TEST_CASE("calls from the same Python frames share a stack; a call from other frames does not") {
+  Translated t;
+  auto call = [&](uint32_t correlation, std::vector<prof::PythonFrame> python) {
+    const auto bytes = static_cast<uint32_t>(python.size() * sizeof(prof::PythonFrame));
+    auto* r = prof::begin_record<prof::ApiCallRecord>(t.buffer, prof::RecordType::api_call, bytes);
+    REQUIRE(r != nullptr);
+    // Zero everything after the header begin_record wrote.
+    std::memset(reinterpret_cast<char*>(r) + sizeof(r->header), 0, sizeof(*r) - sizeof(r->header));
+    r->start_ns = kBase + correlation * 10;
+    r->end_ns = kBase + correlation * 10 + 5;
+    r->function_name = "cudaMemset";
+    r->correlation_id = correlation;
+    r->domain = static_cast<uint16_t>(prof::file::ApiDomain::runtime);
+    r->callback_id = 20;
+    r->args = prof::ApiCallArgs::none;
+    r->python_depth = static_cast<uint16_t>(python.size());
+    std::memcpy(reinterpret_cast<char*>(r + 1), python.data(), bytes);
+    t.buffer.commit();
+  };
+  const prof::PythonFrame leaf{1, 10};
+  const prof::PythonFrame root{2 | prof::PythonFrame::kEntryBit, 3};
+  // The writer keeps the previous call's frames and id: the same frames
+  // twice, then the same depth with another line (the id must change), then
+  // the first frames again, after another stack.
+  call(1, {leaf, root});
+  call(2, {leaf, root});
+  call(3, {prof::PythonFrame{1, 11}, root});
+  call(4, {leaf, root});
+  call(5, {leaf});
+  t.translate_all();
+  const prof::proto::Chunk chunk = t.finish();
+  REQUIRE(chunk.api_calls_size() == 5);
+  const uint64_t first = chunk.api_calls(0).stack_id();
+  CHECK(first != 0);
+  CHECK(chunk.api_calls(1).stack_id() == first);
+  CHECK(chunk.api_calls(2).stack_id() != first);
+  CHECK(chunk.api_calls(2).stack_id() != 0);
+  CHECK(chunk.api_calls(3).stack_id() == first);
+  CHECK(chunk.api_calls(4).stack_id() != first);
+  CHECK(chunk.stacks_size() == 3);
 }
