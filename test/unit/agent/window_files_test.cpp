@@ -272,7 +272,7 @@ TEST_CASE("The process ending inside a window completes it, cut short, with the 
   files.note_step(6);
   file::ProcessEnd end;
   end.end_ns = 30 * kMs;
-  files.finish(output, end);
+  files.finish(output, end, 0);  // the writer's wait for the GPU is over
   REQUIRE(output.windows.size() == 1);
   CHECK(output.windows[0].partial);
   CHECK(output.windows[0].last_step == 6);
@@ -284,7 +284,7 @@ TEST_CASE("The process ending between windows completes none") {
   Recorder recorder(1 << 16);
   WindowFiles files(recorder, {});
   FakeOutput output;
-  files.finish(output, file::ProcessEnd{});
+  files.finish(output, file::ProcessEnd{}, 0);
   CHECK(output.windows.empty());
   CHECK(output.log.empty());
 }
