@@ -184,10 +184,12 @@ void say_what_the_run_wrote(AgentState& agent, Writer* writer) {
     if (writer->any_file_written()) {
       const unsigned long long windows = writer->windows().windows_completed();
       const unsigned long long bytes = writer->bytes_written();
+      const uint32_t missing = writer->gpu_records_missing();
       if (windows == 1) {
-        log_info("wrote 1 window file, %s (%llu bytes)", writer->path().c_str(), bytes);
+        log_info("wrote 1 window file, %s", RunClaim::describe_file(writer->path(), bytes, missing).c_str());
       } else {
-        log_info("wrote %llu window files (%llu bytes), the last %s", windows, bytes, writer->path().c_str());
+        log_info("wrote %llu window files (%llu bytes), the last %s%s", windows, bytes, writer->path().c_str(),
+                 RunClaim::missing_gpu_records(missing).c_str());
       }
     } else {
       log_info("no capture window opened; no file written");
@@ -197,10 +199,11 @@ void say_what_the_run_wrote(AgentState& agent, Writer* writer) {
   // One line per run (run_claim.h): the run's first process says what the
   // run wrote; the others only note their file, unless the first is gone.
   const bool wrote = writer->wrote_file();
-  const bool said_own = wrote && !run.note_written(writer->path(), writer->bytes_written());
+  const bool said_own =
+      wrote && !run.note_written(writer->path(), writer->bytes_written(), writer->gpu_records_missing());
   if (said_own) {
-    log_info("wrote %s (%llu bytes)", writer->path().c_str(),
-             static_cast<unsigned long long>(writer->bytes_written()));
+    log_info("wrote %s",
+             RunClaim::describe_file(writer->path(), writer->bytes_written(), writer->gpu_records_missing()).c_str());
   }
   if (g_finishing_for_exec) return;  // the last image says the run's line
   const std::string line = run.finish();

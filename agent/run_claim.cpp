@@ -210,12 +210,25 @@ bool RunClaim::say_once(const char* line) const {
   return true;
 }
 
-bool RunClaim::note_written(const std::string& path, uint64_t bytes) {
+std::string RunClaim::missing_gpu_records(uint32_t gpu_records_missing) {
+  if (gpu_records_missing == 0) return {};
+  return "; " + std::to_string(gpu_records_missing) +
+         (gpu_records_missing == 1 ? " GPU record never came" : " GPU records never came") +
+         " (still running at exit)";
+}
+
+std::string RunClaim::describe_file(const std::string& path, uint64_t bytes, uint32_t gpu_records_missing) {
+  return path + " (" + std::to_string(bytes) + " bytes" + missing_gpu_records(gpu_records_missing) + ")";
+}
+
+bool RunClaim::note_written(const std::string& path, uint64_t bytes, uint32_t gpu_records_missing) {
   if (folder_.empty()) return false;
   const int fd = ::open((folder_ + "/" + kWrittenFile).c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return false;
   // One write with O_APPEND: lines of several processes never interleave.
-  const bool ok = write_all(fd, std::to_string(bytes) + "\t" + path + "\n");
+  // BYTES \t MISSING \t PATH: the path last, whatever it holds.
+  const bool ok =
+      write_all(fd, std::to_string(bytes) + "\t" + std::to_string(gpu_records_missing) + "\t" + path + "\n");
   ::close(fd);
   return ok;
 }
@@ -231,7 +244,11 @@ std::string RunClaim::finish() {
     if (end == std::string::npos) end = written.size();
     const std::string line = written.substr(begin, end - begin);
     const size_t tab = line.find('\t');
-    if (tab != std::string::npos) files.push_back(line.substr(tab + 1) + " (" + line.substr(0, tab) + " bytes)");
+    const size_t second = tab == std::string::npos ? tab : line.find('\t', tab + 1);
+    if (second != std::string::npos) {
+      files.push_back(describe_file(line.substr(second + 1), std::strtoull(line.substr(0, tab).c_str(), nullptr, 10),
+                                    static_cast<uint32_t>(std::strtoul(line.c_str() + tab + 1, nullptr, 10))));
+    }
     begin = end + 1;
   }
   if (files.empty()) return kNothingWritten;

@@ -46,9 +46,16 @@ class RunClaim {
   // per run, by whichever process says it first. True without a folder.
   bool say_once(const char* line) const;
 
-  // Notes a file this process wrote. False when the run's first process is
-  // gone (or there is no folder): the caller says it itself.
-  bool note_written(const std::string& path, uint64_t bytes);
+  // Notes a file this process wrote, and how many of its GPU records never
+  // came (ProcessEnd.gpu_records_missing). False when the run's first
+  // process is gone (or there is no folder): the caller says it itself.
+  bool note_written(const std::string& path, uint64_t bytes, uint32_t gpu_records_missing = 0);
+
+  // A written file as the run's line names it: "run.pb (12345 bytes)", and
+  // "; 2 GPU records never came (still running at exit)" when some did not.
+  static std::string describe_file(const std::string& path, uint64_t bytes, uint32_t gpu_records_missing);
+  // That "; N GPU records never came (...)", or nothing when none is missing.
+  static std::string missing_gpu_records(uint32_t gpu_records_missing);
 
   // For the run's first process, at its exit: the run's one line ("wrote
   // run.pb (12345 bytes)", "wrote 3 files: ...", "nothing recorded; no file

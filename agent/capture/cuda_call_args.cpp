@@ -80,6 +80,16 @@ void launch_from_config(const CUlaunchConfig* c, ApiCallRecord& r) {
 
 void read_runtime(CUpti_CallbackId cbid, const void* params, ApiCallRecord& r) {
   switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030:
+      r.args = ApiCallArgs::capture_begin;
+      return;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000:
+      r.args = ApiCallArgs::capture_end;
+      return;
     case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
     case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000:
       return launch_from<LaunchKernelHandleParams>(params, r);
@@ -143,6 +153,18 @@ void set_copy_2d(ApiCallRecord& r, const CUDA_MEMCPY2D* copy, const void* stream
 
 void read_driver(CUpti_CallbackId cbid, const void* params, ApiCallRecord& r) {
   switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz:
+      r.args = ApiCallArgs::capture_begin;
+      return;
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz:
+      r.args = ApiCallArgs::capture_end;
+      return;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
       const auto* p = static_cast<const cuLaunchKernel_params*>(params);

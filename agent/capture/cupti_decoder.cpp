@@ -61,8 +61,12 @@ file::Memcpy copy_of(const CuptiCopy& m) {
 }
 
 // Where the call that launched this GPU work was made, relative to the open
-// window (which no longer awaits it).
-WindowLaunches::Origin launched(ChunkSink& sink, uint32_t correlation_id) {
+// window (which no longer awaits it). A record of work still running (end 0,
+// from the forced flush at the end) is not its record: the launch stays
+// outstanding, and is counted as missing.
+WindowLaunches::Origin launched(ChunkSink& sink, uint32_t correlation_id, uint64_t end_ns) {
+  if (end_ns == 0) return WindowLaunches::Origin::unknown;
+  if (sink.in_flight != nullptr) sink.in_flight->arrived(correlation_id);
   return sink.launches != nullptr ? sink.launches->arrived(correlation_id) : WindowLaunches::Origin::unknown;
 }
 
@@ -122,7 +126,7 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(activity);
-      const WindowLaunches::Origin origin = launched(sink, k->correlationId);
+      const WindowLaunches::Origin origin = launched(sink, k->correlationId, k->end);
       if (held_for_later(*k, origin, sink) || !keep(k->start, k->end, origin)) return;
       file::Kernel kernel;
       kernel.device_id = k->deviceId;
@@ -146,7 +150,7 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(activity);
-      const WindowLaunches::Origin origin = launched(sink, m->correlationId);
+      const WindowLaunches::Origin origin = launched(sink, m->correlationId, m->end);
       if (held_for_later(*m, origin, sink) || !keep(m->start, m->end, origin)) return;
       file::Memcpy copy = copy_of(*m);
       copy.kind = copy_kind_of(m->copyKind);
@@ -155,7 +159,7 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(activity);
-      const WindowLaunches::Origin origin = launched(sink, m->correlationId);
+      const WindowLaunches::Origin origin = launched(sink, m->correlationId, m->end);
       if (held_for_later(*m, origin, sink) || !keep(m->start, m->end, origin)) return;
       file::Memcpy copy = copy_of(*m);
       copy.kind = file::CopyKind::peer_to_peer;
@@ -166,7 +170,7 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(activity);
-      const WindowLaunches::Origin origin = launched(sink, m->correlationId);
+      const WindowLaunches::Origin origin = launched(sink, m->correlationId, m->end);
       if (held_for_later(*m, origin, sink) || !keep(m->start, m->end, origin)) return;
       file::Memset set;
       set.device_id = m->deviceId;

@@ -17,8 +17,9 @@ namespace prof {
 inline constexpr char kFileMagic[8] = {'\x89', 'P', 'R', 'O', 'F', '\r', '\n', '\x1a'};
 inline constexpr uint32_t kFormatMajor = 2;
 // 1: ApiCall.backend, event_timed GPU records; 2: Chunk.window (a capture
-// window's file) with Window.gpu_records_missing.
-inline constexpr uint32_t kFormatMinor = 3;
+// window's file) with Window.gpu_records_missing; 3: tensor memory events;
+// 4: ProcessEnd.gpu_records_missing.
+inline constexpr uint32_t kFormatMinor = 4;
 
 // The magic, then the length-delimited Header.
 std::string encode_file_preamble(std::string_view producer);

@@ -19,6 +19,10 @@ struct ChunkSink {
   // time and was not launched in it belongs to a later window (a writer
   // that fell behind); the source keeps it for the next drain.
   uint64_t later_after_ns = UINT64_MAX;
+  // Without windows: the process's launches, for the wait at exit
+  // (Writer::wait_for_gpu_work). A source that reports launches tells it
+  // of each record of finished work, as it tells the window's.
+  WindowLaunches* in_flight = nullptr;
 };
 
 class ActivitySource {
@@ -33,6 +37,11 @@ class ActivitySource {
   virtual uint64_t dropped() const = 0;
   // Work still running when recording ended, so without an end: not written.
   virtual uint64_t unfinished() const = 0;
+  // Writer thread: work launched and not yet handed over, for a source that
+  // knows it itself (event timing: operations whose end event has not
+  // completed). A source that reports_launches() leaves the count to the
+  // writer, which matches its records to the calls by correlation id.
+  virtual uint64_t work_running() const { return 0; }
   // Whether each record of GPU work names the call that launched it (its
   // correlation id), so that a window can wait for the records of its launches.
   virtual bool reports_launches() const { return false; }

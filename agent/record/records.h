@@ -87,7 +87,10 @@ struct TensorMemoryRecord {
 static_assert(sizeof(TensorMemoryRecord) == 64);
 
 // What an API call did, beyond its name and time (from CUPTI's params).
-enum class ApiCallArgs : uint8_t { none, launch, copy, memset };
+// capture_begin/capture_end: a stream capture began or ended; the work
+// launched in between is captured into a graph, not run, and no GPU record
+// comes of it (the writer's wait at exit must not wait for one).
+enum class ApiCallArgs : uint8_t { none, launch, copy, memset, capture_begin, capture_end };
 
 // A CUDA runtime or driver call, written when it returns. Followed by
 // `stack_depth` return addresses (leaf first), `python_depth` PythonFrames

@@ -181,6 +181,8 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
       call.transfer.is_memset = record.args == ApiCallArgs::memset;
       break;
     case ApiCallArgs::none:
+    case ApiCallArgs::capture_begin:
+    case ApiCallArgs::capture_end:
       break;
   }
   chunk.add(call, {record.start_ns, record.end_ns}, record.correlation_id);

@@ -65,7 +65,7 @@ void WindowFiles::handle_events(Output& output) {
   }
   for (const Event& event : events) {
     if (event.begin) {
-      if (active_) complete(output, -1, event.start.start_ns, true, nullptr, nullptr);
+      if (active_) complete(output, -1, event.start.start_ns, true, nullptr, nullptr, wait_deadline());
       window_ = event.start;
       active_ = true;
       if (ActivitySource* source = output.activity_source(); source != nullptr && source->reports_launches()) {
@@ -73,38 +73,38 @@ void WindowFiles::handle_events(Output& output) {
       }
       output.open_file(window_.path);
     } else if (active_) {
-      complete(output, event.last_step, event.end_ns, false, &event.until, nullptr);
+      complete(output, event.last_step, event.end_ns, false, &event.until, nullptr, wait_deadline());
     }
   }
 }
 
-void WindowFiles::finish(Output& output, const file::ProcessEnd& end) {
+uint64_t WindowFiles::wait_deadline() const {
+  return monotonic_ns() + uint64_t{options_.window_wait_ms} * 1'000'000;
+}
+
+void WindowFiles::finish(Output& output, const file::ProcessEnd& end, uint64_t wait_until_ns) {
   handle_events(output);
   if (!active_) return;  // the process ended between windows
   // The process ended inside a window: torch's profiler still saves it.
   // Its steps run from the first to the one in progress.
   const int64_t step = step_begun_.load(std::memory_order_relaxed);
   complete(output, window_.first_step >= 0 && step >= window_.first_step ? step : -1, end.end_ns, true, nullptr,
-           &end);
+           &end, wait_until_ns);
 }
 
 void WindowFiles::note_launch(const ApiCallRecord& call) {
   // The source's records of a call that succeeded in putting work on the
   // GPU; a call that began before the window opened may have launched while
   // CUPTI's activity kinds were still off, so it has no record to wait for.
-  if (call.args == ApiCallArgs::none || call.return_code != 0 || call.start_ns < window_.start_ns ||
-      call.backend != static_cast<uint8_t>(file::CaptureBackend::cupti)) {
-    return;
-  }
+  if (!cupti_will_report_work(call) || call.start_ns < window_.start_ns) return;
   launches_.launched(call.correlation_id);
 }
 
-uint32_t WindowFiles::wait_for_launches(Output& output, uint64_t end_ns) {
+uint32_t WindowFiles::wait_for_launches(Output& output, uint64_t end_ns, uint64_t wait_until_ns, bool at_exit) {
   ActivitySource* source = output.activity_source();
   if (source == nullptr || !launches_.active()) return 0;
   const uint64_t start = monotonic_ns();
-  const uint64_t deadline = start + uint64_t{options_.window_wait_ms} * 1'000'000;
-  while (launches_.outstanding() != 0 && monotonic_ns() < deadline) {
+  while (launches_.outstanding() != 0 && monotonic_ns() < wait_until_ns) {
     // Not forced: a forced flush would hand over work launched after the
     // window (by a warmup step, or the next window) unfinished, and lose it.
     sleep_ms(1);
@@ -112,7 +112,7 @@ uint32_t WindowFiles::wait_for_launches(Output& output, uint64_t end_ns) {
     output.drain_activity(end_ns);
   }
   const auto missing = static_cast<uint32_t>(launches_.outstanding());
-  if (missing != 0) {
+  if (missing != 0 && !at_exit) {  // at exit the run's end-of-run line says it
     log_info("window %u: the GPU records of %u operations launched inside it had not arrived %u ms after "
              "it ended; the file has their calls without them",
              window_.index, missing, options_.window_wait_ms);
@@ -124,16 +124,17 @@ uint32_t WindowFiles::wait_for_launches(Output& output, uint64_t end_ns) {
 }
 
 void WindowFiles::complete(Output& output, int64_t last_step, uint64_t end_ns, bool partial,
-                           const Recorder::Positions* until, const file::ProcessEnd* end) {
+                           const Recorder::Positions* until, const file::ProcessEnd* end, uint64_t wait_until_ns) {
   // The window's GPU work goes into its file: what the source holds of it
   // now, then the records of launches still running, as they finish
   // (bounded by PROF_WINDOW_WAIT_MS). At the process's end the writer has
-  // already forced everything out.
+  // already waited, then forced everything out: what is still outstanding
+  // never comes.
   if (ActivitySource* source = output.activity_source()) source->request_delivery(false);
   // GPU work of a later window the writer has not opened yet (it fell
   // behind) waits for it.
   output.drain(until, end_ns);
-  const uint32_t missing = wait_for_launches(output, end_ns);
+  const uint32_t missing = wait_for_launches(output, end_ns, wait_until_ns, end != nullptr);
   launches_.end();
   file::Window window;
   window.index = window_.index;

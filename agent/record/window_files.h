@@ -74,9 +74,11 @@ class WindowFiles final : public WindowSink {
   WindowLaunches* launches() { return launches_.active() ? &launches_ : nullptr; }
   // A call drained while a window is open: a launch to wait for.
   void note_launch(const ApiCallRecord& call);
-  // The process ends (after the last drain): a window still open is
-  // completed, cut short; `end` goes into its file.
-  void finish(Output& output, const file::ProcessEnd& end);
+  // The process ends (after the last drain and the writer's wait for the
+  // GPU work, Writer::wait_for_gpu_work): a window still open is completed,
+  // cut short; `end` goes into its file. `wait_until_ns`: the end of the
+  // writer's wait (the window waits no longer).
+  void finish(Output& output, const file::ProcessEnd& end, uint64_t wait_until_ns);
 
   // PROF_MAX_MB: whether `next_bytes` more, on top of the open file's
   // `file_bytes`, are over the budget (said once, and then always true).
@@ -96,11 +98,14 @@ class WindowFiles final : public WindowSink {
   void push(Event event);
   // `until`: the window's records end there in each thread's buffer (null:
   // everything recorded so far is the window's).
+  // `wait_until_ns`: how long to wait for the window's GPU records.
   void complete(Output& output, int64_t last_step, uint64_t end_ns, bool partial,
-                const Recorder::Positions* until, const file::ProcessEnd* end);
+                const Recorder::Positions* until, const file::ProcessEnd* end, uint64_t wait_until_ns);
+  // The end of the wait for a window's GPU records that begins now.
+  uint64_t wait_deadline() const;
   // Waits until the source handed over the GPU record of every launch of
-  // the window, or window_wait_ms passed; returns how many did not arrive.
-  uint32_t wait_for_launches(Output& output, uint64_t end_ns);
+  // the window, or `wait_until_ns`; returns how many did not arrive.
+  uint32_t wait_for_launches(Output& output, uint64_t end_ns, uint64_t wait_until_ns, bool at_exit);
 
   const Recorder& recorder_;
   const Options options_;

@@ -4,11 +4,46 @@
 // torch's profiler holds a step's kernels: a kernel launched in the window's
 // last step may start after the window ends, and CUPTI hands its record over
 // only once it has run. The window's file is complete when every launch's
-// record has arrived (Writer::complete_window waits, with a bound).
+// record has arrived (WindowFiles::complete waits, with a bound).
+// Without windows the writer keeps one for the whole process, for the same
+// wait at exit (Writer::wait_for_gpu_work).
 #include <cstdint>
 #include <unordered_set>
 
+#include "encode/file_records.h"
+#include "record/records.h"
+
 namespace prof {
+
+// A call whose GPU record CUPTI will hand over: one that succeeded in
+// putting work on the GPU (a copy or memset of no bytes puts none), seen
+// through CUPTI's callbacks (a call the hooks recorded before CUPTI
+// subscribed may have launched while its activity kinds were off). The
+// caller leaves out launches into a stream capture (StreamCaptures).
+inline bool cupti_will_report_work(const ApiCallRecord& call) {
+  const bool work = call.args == ApiCallArgs::launch ||
+                    ((call.args == ApiCallArgs::copy || call.args == ApiCallArgs::memset) && call.bytes != 0);
+  return work && call.return_code == 0 && call.backend == static_cast<uint8_t>(file::CaptureBackend::cupti);
+}
+
+// Stream captures open, as the writer drains their begin and end calls: a
+// launch made while one is open may be captured into a graph rather than
+// run, and then no GPU record comes, so it is not waited for. By the order
+// in which the writer drains the threads' rings: a launch another thread
+// makes into a capture (a stream joined by an event) may be drained before
+// the capture's begin, and then waited for in vain (the bound holds).
+class StreamCaptures {
+ public:
+  void note(const ApiCallRecord& call) {
+    if (call.args == ApiCallArgs::capture_begin && call.return_code == 0) ++open_;
+    // An end that fails still ends the capture (cudaErrorStreamCaptureInvalidated).
+    if (call.args == ApiCallArgs::capture_end && open_ != 0) --open_;
+  }
+  bool any_open() const { return open_ != 0; }
+
+ private:
+  uint32_t open_ = 0;
+};
 
 class WindowLaunches {
  public:

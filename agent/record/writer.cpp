@@ -6,6 +6,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -196,20 +197,8 @@ void Writer::run() {
       // Threads still recording as the process ends must not wait for a
       // writer that is about to stop.
       ThreadBuffer::set_wait_limit_ns(0);
-      // Everything CUPTI still holds, unfinished work included, is part of
-      // the last chunk. Done here rather than by whoever asked for the end:
-      // a signal handler must not call into CUPTI. Not when a signal ends
-      // the process (a crash, SIGTERM, SIGINT): the thread it interrupted
-      // may be inside a CUDA call holding CUPTI's or the driver's locks,
-      // and it waits in the handler for this very flush (SIGTERM to a loop
-      // of cudaMalloc deadlocked here in 3 runs of 6, and the process died
-      // at the handler's bound with no end-of-run line). What CUPTI holds
-      // then, at most the last flush interval's GPU work, is left out.
-      const bool ended_by_signal = end_signal_.load(std::memory_order_relaxed) != 0;
-      ActivitySource* source = activity_source_.load(std::memory_order_acquire);
-      if (source != nullptr && !ended_by_signal) {
-        source->request_delivery(true);
-      }
+      // The GPU work still running is waited for, and what CUPTI holds
+      // forced out, in finish(), after this drain.
     }
     drain(until ? &*until : nullptr, later_after_ns);
     if (options_.windowed && !final && !windows_.window_active()) between_windows();
@@ -254,11 +243,21 @@ void Writer::between_windows() {
 }
 
 void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
+  if (!options_.windowed && !in_flight_.active()) {
+    // From the first pass that knows CUPTI is the source: calls drained
+    // before are not waited for at exit (their records still count).
+    if (ActivitySource* source = activity_source(); source != nullptr && source->reports_launches()) {
+      in_flight_.begin();
+    }
+  }
   auto visit = [this](const ThreadBuffer& buffer, const RecordHeader& header) {
     translator_.translate(buffer, header, chunk_);
-    if (windows_.launches() != nullptr && header.type == static_cast<uint16_t>(RecordType::api_call)) {
-      windows_.note_launch(reinterpret_cast<const ApiCallRecord&>(header));
-    }
+    if (header.type != static_cast<uint16_t>(RecordType::api_call)) return;
+    const auto& call = reinterpret_cast<const ApiCallRecord&>(header);
+    captures_.note(call);
+    if (captures_.any_open()) return;  // captured work never runs: no record to wait for
+    if (windows_.launches() != nullptr) windows_.note_launch(call);
+    if (in_flight_.active() && cupti_will_report_work(call)) in_flight_.launched(call.correlation_id);
   };
   auto after_slice = [this] {
     if (chunk_.pending_bytes() >= kChunkBytesLimit) write_chunk();
@@ -273,7 +272,8 @@ void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
 
 void Writer::drain_activity(uint64_t later_after_ns) {
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
-    ChunkSink sink{chunk_, translator_.strings(), windows_.launches(), later_after_ns};
+    ChunkSink sink{chunk_, translator_.strings(), windows_.launches(), later_after_ns,
+                   in_flight_.active() ? &in_flight_ : nullptr};
     source->drain(sink);
   }
 }
@@ -314,13 +314,60 @@ file::DropCounts Writer::drop_counts() const {
   return drops;
 }
 
+uint64_t Writer::gpu_work_outstanding(const ActivitySource& source) {
+  if (!source.reports_launches()) return source.work_running();
+  const WindowLaunches* launches = options_.windowed ? windows_.launches() : &in_flight_;
+  return launches != nullptr && launches->active() ? launches->outstanding() : 0;
+}
+
+void Writer::wait_for_gpu_work(ActivitySource& source, uint64_t wait_until_ns) {
+  // Polled, never blocking in CUDA: a kernel that never ends must not hold
+  // the process's exit. Not forced: a forced flush hands over running work
+  // unfinished, and its record is then lost for good.
+  while (gpu_work_outstanding(source) != 0 && monotonic_ns() < wait_until_ns) {
+    sleep_ms(1);
+    source.request_delivery(false);
+    drain_activity();
+  }
+}
+
+uint32_t Writer::finish_gpu_work(uint64_t wait_until_ns, bool ended_by_signal) {
+  ActivitySource* source = activity_source();
+  if (source == nullptr) return 0;
+  // What CUPTI still holds is forced into the last chunk after the wait
+  // (records of work still running come unfinished, and are counted).
+  // Done here rather than by whoever asked for the end: a signal handler
+  // must not call into CUPTI. Neither the wait nor the flush when a signal
+  // ends the process (a crash, SIGTERM, SIGINT): the thread it interrupted
+  // may be inside a CUDA call holding CUPTI's or the driver's locks, and it
+  // waits in the handler for this very flush (SIGTERM to a loop of
+  // cudaMalloc deadlocked here in 3 runs of 6, and the process died at the
+  // handler's bound with no end-of-run line). What CUPTI holds then, at
+  // most the last flush interval's GPU work, is counted as missing.
+  if (!ended_by_signal) {
+    wait_for_gpu_work(*source, wait_until_ns);
+    source->request_delivery(true);
+  }
+  drain_activity();
+  uint64_t missing = gpu_work_outstanding(*source);
+  // Event timing's operations it could not read (their context destroyed)
+  // never came either; CUPTI's unfinished records are among the outstanding.
+  if (!source->reports_launches()) missing += source->unfinished();
+  return static_cast<uint32_t>(std::min<uint64_t>(missing, UINT32_MAX));
+}
+
 void Writer::finish(uint64_t end_ns) {
   file::ProcessEnd end;
   end.end_ns = end_ns;
   end.reason = static_cast<file::ProcessEnd::Reason>(end_reason_.load(std::memory_order_relaxed));
   end.signal = end_signal_.load(std::memory_order_relaxed);
+  // PROF_WINDOW_WAIT_MS, the bound of a window's wait for its GPU records,
+  // bounds this one too.
+  const uint64_t wait_until_ns = monotonic_ns() + uint64_t{options_.windows.window_wait_ms} * 1'000'000;
+  end.gpu_records_missing = finish_gpu_work(wait_until_ns, end.signal != 0);
+  gpu_records_missing_.store(end.gpu_records_missing, std::memory_order_relaxed);
   if (options_.windowed) {
-    windows_.finish(*this, end);
+    windows_.finish(*this, end, wait_until_ns);
     return;
   }
   translator_.close_open_ranges(end_ns, chunk_);
@@ -330,12 +377,6 @@ void Writer::finish(uint64_t end_ns) {
   chunk_.set(end);
   write_chunk();
   file_.close();  // the last chunk: nothing more is written to it
-  if (ActivitySource* source = activity_source_.load(std::memory_order_acquire);
-      source != nullptr && source->unfinished() != 0) {
-    log_info("%llu GPU operations were still running when recording ended; they have no end "
-             "time and are not in the file",
-             static_cast<unsigned long long>(source->unfinished()));
-  }
   if (const ThreadBuffer::WaitStats waits = recorder_.wait_stats(); waits.waits != 0) {
     log_debug("the app's threads waited %llu times for room in their rings (PROF_RING_WAIT_MS=%u), "
               "%.1f ms in all, %.1f ms at most; %llu waits reached the limit",

@@ -100,6 +100,9 @@ class Writer final : private WindowFiles::Output {
   bool failed() const { return write_failed_; }
   uint64_t bytes_written() const { return windows_.closed_bytes() + file_.bytes_written(); }
   bool any_file_written() const { return windows_.files_written() != 0 || file_.created(); }
+  // After the final flush: GPU work launched by the recorded calls whose
+  // record never came (ProcessEnd.gpu_records_missing).
+  uint32_t gpu_records_missing() const { return gpu_records_missing_.load(std::memory_order_relaxed); }
 
  private:
   void run();
@@ -120,6 +123,13 @@ class Writer final : private WindowFiles::Output {
   void claim_path();
   file::DropCounts drop_counts() const;
   void finish(uint64_t end_ns);
+  // At the end: waits (until `wait_until_ns`, not when a signal ends the
+  // process) for the GPU work the recorded calls launched, forces out what
+  // the source holds, and returns how many records never came.
+  uint32_t finish_gpu_work(uint64_t wait_until_ns, bool ended_by_signal);
+  void wait_for_gpu_work(ActivitySource& source, uint64_t wait_until_ns);
+  // Launches whose GPU record has not come yet (as far as it is known).
+  uint64_t gpu_work_outstanding(const ActivitySource& source);
 
   Recorder& recorder_;
   const Options options_;
@@ -158,6 +168,11 @@ class Writer final : private WindowFiles::Output {
   bool write_failed_ = false;
 
   WindowFiles windows_;
+  // Without windows, with CUPTI: every launch until its record comes, for
+  // the wait at exit.
+  WindowLaunches in_flight_;
+  StreamCaptures captures_;
+  std::atomic<uint32_t> gpu_records_missing_{0};
 };
 
 }  // namespace prof

@@ -20,7 +20,7 @@ class CaptureReader {
   static constexpr uint32_t kFormatMajor = 2;
   // The newest minor version of format 2 this reader knows (FORMAT.md,
   // Versions): a newer one is read, with a warning that what it adds is skipped.
-  static constexpr uint32_t kKnownFormatMinor = 3;
+  static constexpr uint32_t kKnownFormatMinor = 4;
   // FORMAT.md: the agent never writes a chunk this large, so a longer length
   // means the length itself is garbage.
   static constexpr uint64_t kMaxChunkBytes = 256ull << 20;

@@ -105,6 +105,10 @@ void format_process(std::ostringstream& out, const ProcessInfo& p) {
     ended = "cut short: no ProcessEnd, duration runs to the last recorded event";
   }
   field(out, "ended", ended);
+  if (p.end && p.end->gpu_records_missing != 0) {
+    field(out, "GPU missing", std::to_string(p.end->gpu_records_missing) +
+                                  " launches have no GPU record (still running when recording ended)");
+  }
   field(out, "chunks", std::to_string(p.chunks) + (p.last_chunk_truncated ? " (last chunk truncated, skipped)" : ""));
 
   field(out, "threads", std::to_string(p.threads.size()));

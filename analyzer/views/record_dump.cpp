@@ -208,6 +208,14 @@ class ChunkDumper {
           .number("partial", w.partial ? 1 : 0)
           .number("gpu_records_missing", w.gpu_records_missing);
     }
+    if (chunk.process_end) {
+      const recorded::ProcessEnd& e = *chunk.process_end;
+      JsonLine(out_, "process_end")
+          .number("end", e.end_ns)
+          .text("reason", schema_name(e.reason))
+          .signed_number("signal", e.signal)
+          .number("gpu_records_missing", e.gpu_records_missing);
+    }
     if (chunk.drops) {
       JsonLine(out_, "drops")
           .number("ring_full", chunk.drops->ring_full)

@@ -777,7 +777,7 @@ def check_info_window(tmp, name, index, cut_by, steps):
     check(r.returncode == 0, "info %s: %s" % (name, r.stderr))
     lines = {l.split(None, 1)[0]: l.split(None, 1)[1] for l in r.stdout.splitlines()[1:] if l.startswith("  ") and
              not l.startswith("    ") and len(l.split(None, 1)) == 2}
-    check(lines.get("format", "").startswith("2.3,"), "info %s: format %r, want 2.3" % (name, lines.get("format")))
+    check(lines.get("format", "").startswith("2.4,"), "info %s: format %r, want 2.4" % (name, lines.get("format")))
     check(lines.get("window", "").startswith("%d, cut by %s" % (index, cut_by)),
           "info %s: window %r, want %d cut by %s" % (name, lines.get("window"), index, cut_by))
     want = "%d: %s" % (len(steps), ", ".join(str(s) for s in steps))

@@ -321,6 +321,89 @@ def gpu_work_read_before_its_context_goes(tmp, api):
     check(all(r.get("event_timed") for r in gpu), "not event-timed: %s" % gpu)
 
 
+# ---- 6: GPU work still running at exit ----
+
+EXIT_WAIT_MS = 1000  # PROF_WINDOW_WAIT_MS: the bound of the wait at exit
+COPY_BYTES = 40 << 20
+
+
+def gpu_work_at_exit(tmp, what, backend, ending):
+    """main returns with one kernel or one 40 MB asynchronous copy still on
+    the GPU, never synchronised (NVIDIA's simpleAWBarrier). Through CUPTI or,
+    with SIMCUDA_CUPTI=off, the hooks' event timing. "within": the work ends
+    inside PROF_WINDOW_WAIT_MS, and its record is in the file as simcuda's
+    truth has it. "beyond": it runs 30 s, and the program still ends within
+    the bound (plus slack), the file counts it in ProcessEnd, `info` shows
+    the count and the run's one line says it. The program's exit code and
+    output are its own either way."""
+    duration_ns = 300_000_000 if ending == "within" else 30_000_000_000
+    extra = {"PROF_WINDOW_WAIT_MS": str(EXIT_WAIT_MS)}
+    if what == "kernel":
+        extra["SIMCUDA_KERNEL_NS"] = "default=%d" % duration_ns
+    else:
+        extra["SIMCUDA_PAGEABLE_GBPS"] = "%.6f" % (COPY_BYTES / duration_ns)  # bytes per ns
+    if backend == "hooks":
+        extra["SIMCUDA_CUPTI"] = "off"
+    cmd = [os.path.join(ARGS.apps, "unsynchronized_exit"), what]
+    kind = "kernel" if what == "kernel" else "memcpy"  # the truth's and dump's type
+    alone_env = base_env()
+    alone_env.update(extra)
+    alone = run(cmd, alone_env, tmp)
+    extra["SIMCUDA_TRUTH"] = os.path.join(tmp, "truth.jsonl")
+    started = time.monotonic()
+    result = run(cmd, agent_env(tmp, extra), tmp)
+    elapsed = time.monotonic() - started
+    check(result.returncode == alone.returncode == 0, "exit %d (alone %d): %s" %
+          (result.returncode, alone.returncode, result.stderr))
+    check(result.stdout == alone.stdout, "stdout %r, alone %r" % (result.stdout, alone.stdout))
+    truth = [r for r in cuda.read_truth(os.path.join(tmp, "truth.jsonl")) if r["type"] in ("kernel", "memcpy")]
+    check(len(truth) == 1 and truth[0]["type"] == kind, "truth: %s" % truth)
+    check(truth[0]["end"] - truth[0]["start"] >= duration_ns * 0.99, "truth's duration: %s" % truth[0])
+    records = [json.loads(line) for line in analyze(["dump", "run.pb"], tmp).splitlines()]
+    gpu = [r for r in records if r["type"] in ("kernel", "memcpy", "memset")]
+    ends = [r for r in records if r["type"] == "process_end"]
+    check(len(ends) == 1 and ends[0]["reason"] == "EXIT", "process_end records: %s" % ends)
+    info = analyze(["info", "run.pb"], tmp)
+    # The run's one line; without CUPTI, before it, the line that says so.
+    lines = [line for line in libprof_lines(result.stderr) if "CUPTI refused a subscriber" not in line]
+    check(len(lines) == 1 and "wrote" in lines[0], "stderr: %s" % lines)
+    if ending == "within":
+        check(len(gpu) == 1 and gpu[0]["type"] == kind, "GPU records in the file: %s" % gpu)
+        if kind == "memcpy":
+            check(gpu[0]["bytes"] == COPY_BYTES, "copy: %s" % gpu[0])
+        duration = gpu[0]["end"] - gpu[0]["start"]
+        check(abs(duration - duration_ns) < duration_ns * 0.05, "%s lasted %d ns, truth %d" %
+              (what, duration, duration_ns))
+        check(ends[0]["gpu_records_missing"] == 0, "process_end: %s" % ends[0])
+        check("GPU missing" not in info, "info: %s" % info)
+        check("never came" not in lines[0], "stderr: %s" % lines)
+    else:
+        check(not gpu, "GPU records of unfinished work in the file: %s" % gpu)
+        check(ends[0]["gpu_records_missing"] == 1, "process_end: %s" % ends[0])
+        check(re.search(r"^\s+GPU missing\s+1 launch", info, re.MULTILINE) is not None, "info: %s" % info)
+        check("1 GPU record never came" in lines[0], "stderr: %s" % lines)
+        # The wait is bounded: a 30 s kernel must not hold the exit.
+        check(elapsed < EXIT_WAIT_MS / 1000 + 6, "the program took %.1f s to end" % elapsed)
+
+
+def captured_work_is_not_waited_for_at_exit(tmp):
+    """A kernel launched into a stream capture becomes part of a graph and
+    never runs: CUPTI gives no record of it. The exit does not wait for one
+    (PROF_WINDOW_WAIT_MS=8000 here), and nothing is counted missing."""
+    env = agent_env(tmp, {"PROF_WINDOW_WAIT_MS": "8000", "SIMCUDA_TRUTH": os.path.join(tmp, "truth.jsonl")})
+    started = time.monotonic()
+    result = run([os.path.join(ARGS.apps, "unsynchronized_exit"), "captured"], env, tmp)
+    elapsed = time.monotonic() - started
+    check(result.returncode == 0, "exit %d: %s" % (result.returncode, result.stderr))
+    check(not [r for r in cuda.read_truth(os.path.join(tmp, "truth.jsonl")) if r["type"] == "kernel"],
+          "the captured kernel ran")
+    records = [json.loads(line) for line in analyze(["dump", "run.pb"], tmp).splitlines()]
+    check(any(r["type"] == "api" and r.get("name") == "cuLaunchKernel" for r in records), "no launch recorded")
+    ends = [r for r in records if r["type"] == "process_end"]
+    check(len(ends) == 1 and ends[0]["gpu_records_missing"] == 0, "process_end: %s" % ends)
+    check(elapsed < 6, "the exit waited for captured work: %.1f s" % elapsed)
+
+
 # ---- 9: one true end-of-run line, whatever ends the run; nothing left in /tmp ----
 
 LOOP_SCRIPT = """

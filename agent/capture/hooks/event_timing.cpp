@@ -289,6 +289,8 @@ bool emit(const TimedOperation& op, const Anchor& anchor, uint32_t tid, ChunkSin
       return true;
     }
     case ApiCallArgs::none:
+    case ApiCallArgs::capture_begin:
+    case ApiCallArgs::capture_end:
       return true;
   }
   return true;
@@ -298,7 +300,10 @@ bool emit(const TimedOperation& op, const Anchor& anchor, uint32_t tid, ChunkSin
 
 TimedOperation* EventTiming::before(const ApiCallRecord& work, bool per_thread_stream) {
   const Driver& d = driver();
-  if (!d.complete || work.args == ApiCallArgs::none) return nullptr;
+  if (!d.complete || work.args == ApiCallArgs::none || work.args == ApiCallArgs::capture_begin ||
+      work.args == ApiCallArgs::capture_end) {
+    return nullptr;
+  }
   auto* stream = reinterpret_cast<CUstream>(work.stream);
   if (capturing(stream, per_thread_stream)) return nullptr;
   CUcontext context = nullptr;
@@ -392,14 +397,17 @@ EventTiming& EventTiming::instance() {
   return *timing;
 }
 
-void EventTiming::request_delivery(bool forced) { forced_ = forced_ || forced; }
+// Nothing to ask: the writer reads the events itself. At exit it does not
+// wait for them here either, but polls (Writer::wait_for_gpu_work, bounded):
+// a kernel that never ends must not hold the process's exit.
+void EventTiming::request_delivery(bool) {}
 
 void EventTiming::drain(ChunkSink& sink) {
   const Driver& d = driver();
   if (!d.complete) return;
-  // At exit, and before a context is destroyed: wait for what is still on
-  // the GPU (a synchronize request made before this pass's ticket is seen).
-  const bool synchronize = forced_ || g_synchronize_requested.exchange(false, std::memory_order_acq_rel);
+  // Before a context is destroyed: wait for what is still on the GPU (a
+  // synchronize request made before this pass's ticket is seen).
+  const bool synchronize = g_synchronize_requested.exchange(false, std::memory_order_acq_rel);
   std::vector<OperationRing*> rings;
   {
     std::lock_guard lock(g_rings_mutex);
@@ -419,8 +427,8 @@ void EventTiming::drain(ChunkSink& sink) {
         continue;
       }
       if (state != SlotState::pending) break;
-      // Never waits while the app runs: only the last drain, at exit, waits
-      // for work still on the GPU.
+      // Never waits while the app runs: only before a context is destroyed
+      // (the app's thread waits in that call anyway).
       CUresult ready = d.event_query(op.end);
       if (ready == CUDA_ERROR_NOT_READY && synchronize) ready = d.event_synchronize(op.end);
       if (ready == CUDA_ERROR_NOT_READY) break;
@@ -446,6 +454,31 @@ void EventTiming::drain(ChunkSink& sink) {
       g_free_rings.push_back(ring);
     }
   }
+}
+
+uint64_t EventTiming::work_running() const {
+  std::vector<OperationRing*> rings;
+  {
+    std::lock_guard lock(g_rings_mutex);
+    rings = g_rings;
+  }
+  uint64_t running = 0;
+  for (const OperationRing* ring : rings) {
+    // From the tail, as drain() reads: operations are filled in order, so
+    // the first free slot is the head, and a slot still filling is a call
+    // in progress (its record, and so its work, is not the file's yet).
+    for (uint32_t i = 0; i < OperationRing::kSize; ++i) {
+      const TimedOperation* slot = ring->slot_to_read(ring->tail + i);
+      if (slot == nullptr) break;
+      const SlotState state = slot->state.load(std::memory_order_acquire);
+      if (state == SlotState::pending) {
+        ++running;
+      } else if (state != SlotState::abandoned) {
+        break;
+      }
+    }
+  }
+  return running;
 }
 
 uint64_t EventTiming::dropped() const { return g_dropped.load(std::memory_order_relaxed); }

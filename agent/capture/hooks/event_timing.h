@@ -52,11 +52,12 @@ class EventTiming final : public ActivitySource {
   void request_delivery(bool forced) override;
   void drain(ChunkSink& sink) override;
   uint64_t dropped() const override;
+  // Operations the writer could not read (their context was destroyed).
   uint64_t unfinished() const override { return unfinished_; }
+  uint64_t work_running() const override;
 
  private:
   uint64_t unfinished_ = 0;
-  bool forced_ = false;
 };
 
 }  // namespace prof

@@ -43,7 +43,7 @@ TEST_CASE("the preamble is the magic followed by a Header") {
   prof::proto::Header header;
   REQUIRE(header.ParseFromString(preamble.substr(9)));
   CHECK(header.format_major() == 2);
-  CHECK(header.format_minor() == 3);
+  CHECK(header.format_minor() == 4);
   CHECK(header.producer() == "libprof test");
 }
 

@@ -113,6 +113,24 @@ TEST_CASE("a record CUPTI handed over unfinished is counted, not written") {
   CHECK(d.finish().kernels_size() == 0);
 }
 
+TEST_CASE("the wait at exit: a finished record's launch has come, an unfinished one's has not") {
+  Decoded d;
+  d.chunk.begin(kBase);
+  prof::WindowLaunches in_flight;
+  in_flight.begin();
+  in_flight.launched(1);
+  in_flight.launched(2);
+  prof::ChunkSink sink{d.chunk, d.strings};
+  sink.in_flight = &in_flight;
+  const auto finished = kernel(1, kBase + 1'000, kBase + 2'000);
+  const auto running = kernel(2, kBase + 1'000, 0);  // a forced flush's record of running work
+  d.decoder.decode(reinterpret_cast<const CUpti_Activity*>(&finished), sink);
+  d.decoder.decode(reinterpret_cast<const CUpti_Activity*>(&running), sink);
+  CHECK(in_flight.outstanding() == 1);  // counted missing at exit
+  CHECK(d.decoder.unfinished() == 1);
+  CHECK(d.finish().kernels_size() == 1);
+}
+
 TEST_CASE("with capture windows, only records that start inside one are written") {
   Decoded d;
   d.chunk.begin(kBase);

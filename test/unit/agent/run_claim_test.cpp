@@ -72,6 +72,20 @@ TEST_CASE("a run that recorded nothing says so once; one file is named alone") {
   forget_run();
 }
 
+TEST_CASE("the run's line says how many GPU records never came, per file") {
+  forget_run();
+  prof::RunClaim launcher, program, worker;
+  launcher.join(500);
+  program.join(501);
+  worker.join(502);
+  CHECK(program.note_written("x.pb", 1234, 1));
+  CHECK(worker.note_written("x.502.pb", 56, 0));
+  CHECK(launcher.finish() ==
+        "wrote 2 files: x.pb (1234 bytes; 1 GPU record never came (still running at exit)), x.502.pb (56 bytes)");
+  forget_run();
+  CHECK(prof::RunClaim::describe_file("run.pb", 9, 2) == "run.pb (9 bytes; 2 GPU records never came (still running at exit))");
+}
+
 TEST_CASE("the run's first process stays first after an exec (same pid)") {
   forget_run();
   prof::RunClaim shell;

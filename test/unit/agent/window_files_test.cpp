@@ -272,7 +272,7 @@ TEST_CASE("The process ending inside a window completes it, cut short, with the 
   files.note_step(6);
   file::ProcessEnd end;
   end.end_ns = 30 * kMs;
-  files.finish(output, end);
+  files.finish(output, end, 0);  // the writer's wait for the GPU is over
   REQUIRE(output.windows.size() == 1);
   CHECK(output.windows[0].partial);
   CHECK(output.windows[0].last_step == 6);
@@ -280,11 +280,39 @@ TEST_CASE("The process ending inside a window completes it, cut short, with the 
   CHECK(output.ended_process == std::vector<bool>{true});
 }
 
+TEST_CASE("Only calls CUPTI will report work of are waited for; launches into a stream capture are not") {
+  CHECK(cupti_will_report_work(launch(1, 0)));
+  ApiCallRecord empty_copy = launch(2, 0);
+  empty_copy.args = ApiCallArgs::copy;
+  CHECK(!cupti_will_report_work(empty_copy));  // no bytes: no GPU work
+  empty_copy.bytes = 64;
+  CHECK(cupti_will_report_work(empty_copy));
+  ApiCallRecord by_hooks = launch(3, 0);
+  by_hooks.backend = static_cast<uint8_t>(file::CaptureBackend::hooks);
+  CHECK(!cupti_will_report_work(by_hooks));
+
+  StreamCaptures captures;
+  ApiCallRecord begin{}, end{};
+  begin.args = ApiCallArgs::capture_begin;
+  end.args = ApiCallArgs::capture_end;
+  captures.note(launch(4, 0));
+  CHECK(!captures.any_open());
+  captures.note(begin);
+  CHECK(captures.any_open());
+  end.return_code = 901;  // cudaErrorStreamCaptureInvalidated: the capture still ends
+  captures.note(end);
+  CHECK(!captures.any_open());
+  captures.note(end);  // an end without a begin the writer saw
+  begin.return_code = 1;  // a begin that failed opens nothing
+  captures.note(begin);
+  CHECK(!captures.any_open());
+}
+
 TEST_CASE("The process ending between windows completes none") {
   Recorder recorder(1 << 16);
   WindowFiles files(recorder, {});
   FakeOutput output;
-  files.finish(output, file::ProcessEnd{});
+  files.finish(output, file::ProcessEnd{}, 0);
   CHECK(output.windows.empty());
   CHECK(output.log.empty());
 }

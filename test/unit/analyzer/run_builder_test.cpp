@@ -253,3 +253,25 @@ TEST_CASE("A file of a newer minor version is read, with one warning; info names
   CHECK(info.out.find("newer than this profanalyze, which reads 2." +
                       std::to_string(prof::analyzer::CaptureReader::kKnownFormatMinor)) != std::string::npos);
 }
+
+TEST_CASE("info and dump show the GPU records that never came at exit (ProcessEnd, format 2.4)", "[model][version]") {
+  ChunkBuilder c0(10'000);
+  c0.string(1, "a").range(1, 1, 10'500, 11'000);
+  c0.process_end(12'000);
+  c0.raw().mutable_process_end()->set_gpu_records_missing(3);
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c0.finish()).bytes());
+  const auto info = run_cli({"info", f.path()});
+  CHECK(info.exit_code == 0);
+  CHECK(info.out.find("  GPU missing   3 launches have no GPU record") != std::string::npos);
+  const auto dump = run_cli({"dump", f.path()});
+  CHECK(dump.exit_code == 0);
+  CHECK(dump.out.find(R"({"type":"process_end","end":12000,"reason":"EXIT","signal":0,"gpu_records_missing":3})") !=
+        std::string::npos);
+
+  ChunkBuilder c1(10'000);
+  c1.process_end(12'000);  // none missing: no line
+  TempFile g;
+  g.write(CaptureFileWriter().chunk(c1.finish()).bytes());
+  CHECK(run_cli({"info", g.path()}).out.find("GPU missing") == std::string::npos);
+}
