@@ -2,7 +2,7 @@
 """Integration tests of the agent's CUDA capture, on simcuda: every program of
 test/apps runs under libprof.so with simcuda's ground-truth log, and the
 capture file (read back with `profanalyze dump`) must agree with the truth.
-One scenario per invocation; see main() for the list.
+One scenario per invocation (harness.py); CMakeLists.txt lists them.
 """
 import collections
 import json

@@ -4,7 +4,8 @@
 headless Chromium (DevTools protocol over a pipe, devtools_pipe.py) or, with
 --browser firefox, headless Firefox (WebDriver BiDi, webdriver_bidi.py), and
 what the page shows is compared with `report --format json` and `advise
---format json` on the same capture. One scenario per invocation; see main().
+--format json` on the same capture. One scenario per invocation (harness.py),
+given the page.
 Skips (exit 77) only when the browser is not installed.
 """
 import json

@@ -5,7 +5,7 @@ runs under an address-space limit. The agent turns CUPTI's activity on, so
 these are where simcuda's CUPTI stand-in must hold up as the real one does:
 the program's exit status and output are the same as without the agent, and
 no process crashes or hangs. One scenario per invocation, with
-run_cuda_tests.py's arguments; see main() for the list.
+run_cuda_tests.py's arguments (harness.py).
 """
 import os
 import resource
