@@ -1,7 +1,10 @@
 #include "views/record_dump.h"
 
 #include <cstdio>
+#include <map>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "io/end_of.h"
 #include "io/intern_tables.h"
@@ -36,6 +39,30 @@ class JsonLine {
     write_json_string(out_, value);
     return *this;
   }
+  JsonLine& texts(std::string_view key, const std::vector<std::string>& values) {
+    this->key(key);
+    out_ << '[';
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i) out_ << ',';
+      write_json_string(out_, values[i]);
+    }
+    out_ << ']';
+    return *this;
+  }
+  JsonLine& text_map(std::string_view key, const std::map<std::string, std::string>& values) {
+    this->key(key);
+    out_ << '{';
+    bool first = true;
+    for (const auto& [name, value] : values) {
+      if (!first) out_ << ',';
+      first = false;
+      write_json_string(out_, name);
+      out_ << ':';
+      write_json_string(out_, value);
+    }
+    out_ << '}';
+    return *this;
+  }
   JsonLine& triple(std::string_view key, Dim3 d) {
     this->key(key);
     out_ << '[' << d.x << ',' << d.y << ',' << d.z << ']';
@@ -56,6 +83,23 @@ class ChunkDumper {
   ChunkDumper(const InternTables& tables, std::ostream& out) : tables_(tables), out_(out) {}
 
   void dump(const recorded::Chunk& chunk) {
+    if (chunk.process) {
+      const recorded::Process& p = *chunk.process;
+      JsonLine line(out_, "process");
+      line.number("pid", p.pid)
+          .number("parent_pid", p.parent_pid)
+          .text("hostname", p.hostname)
+          .text("executable", p.executable)
+          .texts("command_line", p.command_line)
+          .signed_number("rank", p.rank)
+          .signed_number("world_size", p.world_size)
+          .number("start", p.start_ns);
+      if (p.clock_anchor) {
+        line.number("anchor_realtime", p.clock_anchor->realtime_ns)
+            .number("anchor_monotonic", p.clock_anchor->monotonic_ns);
+      }
+      line.text_map("options", p.options);
+    }
     for (const recorded::ApiCall& call : chunk.api_calls) {
       JsonLine line(out_, "api");
       line.number("tid", call.tid)
@@ -221,6 +265,12 @@ class ChunkDumper {
           .number("ring_full", chunk.drops->ring_full)
           .number("cupti_records", chunk.drops->cupti_records)
           .number("truncated_payloads", chunk.drops->truncated_payloads);
+    }
+    if (chunk.process_end) {
+      JsonLine(out_, "process_end")
+          .number("end", chunk.process_end->end_ns)
+          .text("reason", schema_name(chunk.process_end->reason))
+          .signed_number("signal", chunk.process_end->signal);
     }
   }
 

@@ -9,9 +9,8 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import run_cuda_tests as cuda  # noqa: E402
-from run_cuda_tests import Failure, check  # noqa: E402
+import run_cuda_tests as cuda
+from harness import Failure, check, main
 
 # Kernel durations per app (SIMCUDA_KERNEL_NS), distinct so that mix-ups show.
 KERNEL_NS = {
@@ -351,30 +350,5 @@ def well_behaved(tmp):
     check(doc["steps"] == 20, "%d steps, not 20: %s" % (doc["steps"], err))
 
 
-def main():
-    scenario = sys.argv[-1]
-    args = sys.argv[1:-1]
-    import argparse
-    parser = argparse.ArgumentParser()
-    for name in ("--agent", "--analyzer", "--apps", "--simcuda-lib", "--simcuda-apps"):
-        parser.add_argument(name, required=True)
-    parser.add_argument("--preload-first", default="")
-    parser.add_argument("--sanitizer", default="")
-    cuda.ARGS = parser.parse_args(args)
-    function = globals().get(scenario)
-    if function is None or not callable(function):
-        print("unknown scenario " + scenario, file=sys.stderr)
-        return 2
-    import tempfile
-    with tempfile.TemporaryDirectory(prefix="prof-advise-") as tmp:
-        try:
-            function(tmp)
-        except Failure as failure:
-            print("FAIL %s: %s" % (scenario, failure), file=sys.stderr)
-            return 1
-    print("ok", scenario)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals(), "prof-advise-"))

@@ -2,9 +2,8 @@
 """Integration tests of the agent's CUDA capture, on simcuda: every program of
 test/apps runs under libprof.so with simcuda's ground-truth log, and the
 capture file (read back with `profanalyze dump`) must agree with the truth.
-One scenario per invocation; see main() for the list.
+One scenario per invocation (harness.py); CMakeLists.txt lists them.
 """
-import argparse
 import collections
 import json
 import os
@@ -12,10 +11,11 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
-ARGS = None
+import harness
+from harness import (ARGS, Failure, app_path, check, dump, libprof_lines, main,  # noqa: F401 (others' helpers)
+                     preload, run)
 
 # Distinct durations per kernel, so that a mix-up shows (as simcuda's own tests).
 KERNEL_NS = {
@@ -37,51 +37,12 @@ APP_ENV = {"peer_copies": {"SIMCUDA_DEVICES": "2"}, "driver_extras": {"SIMCUDA_D
 LAUNCH_LATENCY_NS = 2000  # simcuda's default SIMCUDA_LAUNCH_LATENCY_NS
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
 def base_env(simcuda=True):
-    env = dict(os.environ)
-    for name in ("LD_PRELOAD", "PROF_RUN", "PROF_RUN_PID", "NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH"):
-        env.pop(name, None)
+    """harness.base_env, with this runner's kernel durations on simcuda."""
+    env = harness.base_env(simcuda)
     if simcuda:
-        env["LD_LIBRARY_PATH"] = ARGS.simcuda_lib
         env["SIMCUDA_KERNEL_NS"] = ",".join("%s=%d" % kv for kv in KERNEL_NS.items())
-        if ARGS.preload_first:  # a sanitized simcuda under an unsanitized nvcc-built app
-            env["LD_PRELOAD"] = ARGS.preload_first
     return env
-
-
-def preload(env):
-    preloads = [ARGS.agent]
-    if ARGS.preload_first:
-        preloads.insert(0, ARGS.preload_first)
-    env["LD_PRELOAD"] = ":".join(preloads)
-    return env
-
-
-def run(cmd, env, cwd, timeout=60):
-    return subprocess.run(cmd, env=env, cwd=cwd, timeout=timeout, capture_output=True, text=True)
-
-
-def app_path(name):
-    for directory in (ARGS.simcuda_apps, ARGS.apps):
-        path = os.path.join(directory, name)
-        if os.path.exists(path):
-            return path
-    raise Failure("no app " + name)
-
-
-def dump(path, cwd):
-    result = run([ARGS.analyzer, "dump", path], env=base_env(False), cwd=cwd)
-    check(result.returncode == 0, "dump failed: " + result.stderr)
-    return [json.loads(line) for line in result.stdout.splitlines()]
 
 
 def read_truth(path):
@@ -655,10 +616,6 @@ def stacks_and_trace_of_a_simcuda_run(tmp):
     check([t for t, _ in trace_kernels] == [t for t, _ in want], "kernel starts differ from the truth")
     flows = [e for e in doc["traceEvents"] if e.get("ph") == "f" and e.get("cat") == "ac2g"]
     check(len(flows) >= len(kernels), "%d ac2g flow ends for %d kernels" % (len(flows), len(kernels)))
-
-
-def libprof_lines(stderr):
-    return [l for l in stderr.splitlines() if l.startswith("libprof:")]
 
 
 def run_under_wrapper(tmp, command, output="x.pb"):
@@ -1260,36 +1217,5 @@ def duration_on_a_short_program_keeps_its_window(tmp):
                   % (mode, len(kernels), len(truth_kernels)))
 
 
-def scenario_main(namespace, temp_prefix, extra_required=()):
-    """The command line every scenario script shares: parses the common
-    arguments (and `extra_required` ones) into namespace["ARGS"], then runs
-    the scenario function named on it in a fresh temporary folder."""
-    parser = argparse.ArgumentParser()
-    for name in ("--agent", "--analyzer", "--apps", "--simcuda-lib", "--simcuda-apps") + tuple(extra_required):
-        parser.add_argument(name, required=True)
-    parser.add_argument("--preload-first", default="")
-    parser.add_argument("--sanitizer", default="")
-    parser.add_argument("scenario")
-    parser.add_argument("scenario_args", nargs="*")
-    args = parser.parse_args()
-    namespace["ARGS"] = args
-    scenario = namespace.get(args.scenario)
-    if scenario is None or not callable(scenario):
-        print("unknown scenario " + args.scenario, file=sys.stderr)
-        return 2
-    with tempfile.TemporaryDirectory(prefix=temp_prefix) as tmp:
-        try:
-            scenario(tmp, *args.scenario_args)
-        except Failure as failure:
-            print("FAIL %s %s: %s" % (args.scenario, " ".join(args.scenario_args), failure), file=sys.stderr)
-            return 1
-    print("ok", args.scenario, *args.scenario_args)
-    return 0
-
-
-def main():
-    return scenario_main(globals(), "prof-cuda-")
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals(), "prof-cuda-"))

@@ -14,21 +14,12 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_cuda_tests import Failure, check  # noqa: E402,F401
-import run_cuda_tests as cuda  # noqa: E402
-
-ARGS = None
+import harness
+from harness import ARGS, Failure, analyze, check, ended, libprof_lines, main  # noqa: F401
 
 
 def base_env():
-    env = dict(os.environ)
-    for name in ("LD_PRELOAD", "PROF_RUN", "PROF_RUN_PID", "NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH",
-                 "PROF_OUTPUT", "PROF_FOLLOW_FORK", "PROF_LOG"):
-        env.pop(name, None)
-    env["LD_LIBRARY_PATH"] = ARGS.simcuda_lib
-    if ARGS.preload_first:
-        env["LD_PRELOAD"] = ARGS.preload_first
+    env = harness.base_env()
     if "address" in ARGS.sanitizer:
         # The crash scenarios need the signals to reach the program (and the
         # agent) as without a sanitizer: AddressSanitizer would turn them
@@ -39,9 +30,7 @@ def base_env():
 
 
 def agent_env(tmp, extra=None):
-    env = base_env()
-    env["LD_PRELOAD"] = ":".join(p for p in (ARGS.preload_first, ARGS.agent) if p)
-    env["PROF_OUTPUT"] = os.path.join(tmp, "run.pb")
+    env = harness.agent_env({"PROF_OUTPUT": os.path.join(tmp, "run.pb")}, base=base_env())
     env.update(extra or {})
     return env
 
@@ -51,17 +40,11 @@ def program(*args):
 
 
 def run(cmd, env, cwd, timeout=60, core=False):
+    """harness.run; core: with no limit on the size of a core dump."""
     def limits():
         if core:
             resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-    return subprocess.run(cmd, env=env, cwd=cwd, timeout=timeout, capture_output=True, text=True,
-                          preexec_fn=limits)
-
-
-def analyze(args, cwd):
-    result = subprocess.run([ARGS.analyzer] + args, cwd=cwd, capture_output=True, text=True, timeout=120)
-    check(result.returncode == 0, "profanalyze %s failed: %s" % (" ".join(args), result.stderr))
-    return result.stdout
+    return harness.run(cmd, env, cwd, timeout, preexec_fn=limits)
 
 
 def ranges_named(path, cwd):
@@ -71,16 +54,6 @@ def ranges_named(path, cwd):
         if record["type"] == "range":
             counts[record["name"]] = counts.get(record["name"], 0) + 1
     return counts
-
-
-def ended(path, cwd):
-    match = re.search(r"^\s+ended\s+(.+)$", analyze(["info", path], cwd), re.MULTILINE)
-    check(match is not None, "info of %s says nothing of its end" % path)
-    return match.group(1).strip()
-
-
-def libprof_lines(stderr):
-    return [line for line in stderr.splitlines() if line.startswith("libprof:")]
 
 
 # ---- 1: the program's descriptors ----
@@ -570,9 +543,5 @@ def child_taken_out_stays_out(tmp):
     check(not os.listdir(child_dir), "the child wrote %s" % os.listdir(child_dir))
 
 
-def main():
-    return cuda.scenario_main(globals(), "prof-hostile-")
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals(), "prof-hostile-"))

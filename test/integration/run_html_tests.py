@@ -4,23 +4,19 @@
 headless Chromium (DevTools protocol over a pipe, devtools_pipe.py) or, with
 --browser firefox, headless Firefox (WebDriver BiDi, webdriver_bidi.py), and
 what the page shows is compared with `report --format json` and `advise
---format json` on the same capture. One scenario per invocation; see main().
+--format json` on the same capture. One scenario per invocation (harness.py),
+given the page.
 Skips (exit 77) only when the browser is not installed.
 """
-import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
-import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import devtools_pipe  # noqa: E402
-import webdriver_bidi  # noqa: E402
+import devtools_pipe
+import harness
+import webdriver_bidi
+from harness import ARGS, Failure, Skipped, check, main
 
-ARGS = None
-SKIP = 77
 STEPS = 6
 # More steps than the page draws bars (200): 450 steps are 150 bars of 3.
 MANY_STEPS = 450
@@ -35,42 +31,18 @@ OPERATOR_KEYS = ("self_cpu_pct", "self_cpu_ns", "cpu_total_pct", "cpu_total_ns",
                  "cuda_mem_bytes", "self_cuda_mem_bytes", "calls")
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
-def run(cmd, env, cwd, timeout=120):
-    return subprocess.run(cmd, env=env, cwd=cwd, timeout=timeout, capture_output=True, text=True)
-
-
-def clean_env():
-    env = dict(os.environ)
-    for name in ("LD_PRELOAD", "PROF_AGENT_PID", "NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH"):
-        env.pop(name, None)
-    return env
-
-
 def record_training(tmp, output="run.pb", rank=None, slower=1, steps=STEPS):
-    env = clean_env()
-    env["LD_LIBRARY_PATH"] = ARGS.simcuda_lib
+    env = harness.agent_env()
     env["SIMCUDA_KERNEL_NS"] = ",".join("%s=%d" % (k, v * slower) for k, v in KERNEL_NS.items())
     env["PROF_OUTPUT"] = os.path.join(tmp, output)
     if rank is not None:
         env.update(RANK=str(rank), WORLD_SIZE="2")
-    env["LD_PRELOAD"] = ":".join(p for p in (ARGS.preload_first, ARGS.agent) if p)
-    result = run([os.path.join(ARGS.simcuda_apps, "nvtx_training"), str(steps)], env, tmp)
+    result = harness.run([os.path.join(ARGS.simcuda_apps, "nvtx_training"), str(steps)], env, tmp, timeout=120)
     check(result.returncode == 0, "nvtx_training exited %d: %s" % (result.returncode, result.stderr))
 
 
 def analyze(tmp, *args):
-    result = run([ARGS.analyzer, *args], clean_env(), tmp)
-    check(result.returncode == 0, "profanalyze %s failed (%d): %s" % (" ".join(args), result.returncode, result.stderr))
-    return result.stdout
+    return harness.analyze(args, tmp)
 
 
 def analyze_json(tmp, *args):
@@ -363,44 +335,28 @@ def operators_tab_readable_at_1280_and_1920(page):
     check(state == [True, 0, True], "#operators: tab active, scrolled, no element of that id: %s" % state)
 
 
-def main():
-    global ARGS
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--agent", required=True)
-    parser.add_argument("--analyzer", required=True)
-    parser.add_argument("--apps", required=True)
-    parser.add_argument("--simcuda-lib", required=True)
-    parser.add_argument("--simcuda-apps", required=True)
-    parser.add_argument("--preload-first", default="")
-    parser.add_argument("--sanitizer", default="")
+def add_browser_option(parser):
     parser.add_argument("--browser", choices=("chromium", "firefox"), default="chromium")
-    parser.add_argument("scenario")
-    ARGS = parser.parse_args()
-    scenario = globals().get(ARGS.scenario)
-    if scenario is None or not callable(scenario):
-        print("unknown scenario " + ARGS.scenario, file=sys.stderr)
-        return 2
+
+
+def in_page(scenario, tmp):
+    """Calls scenario(page): the page of a fresh training run, in the browser."""
     ARGS.driver = webdriver_bidi if ARGS.browser == "firefox" else devtools_pipe
     ARGS.browser_path = webdriver_bidi.find_firefox() if ARGS.browser == "firefox" else devtools_pipe.find_chromium()
     if not ARGS.browser_path:
-        print("SKIP %s: no %s installed (scripts/bootstrap.sh installs Debian's %s)" %
-              (ARGS.scenario, ARGS.browser, "firefox-esr" if ARGS.browser == "firefox" else "chromium"))
-        return SKIP
-    with tempfile.TemporaryDirectory(prefix="prof-html-") as tmp:
-        page = None
-        try:
-            page = Page(tmp, ranks=ARGS.scenario == "ranks_of_two_files",
-                        steps=MANY_STEPS if ARGS.scenario == "many_steps_in_bounded_bars" else STEPS)
-            scenario(page)
-        except Failure as failure:
-            print("FAIL %s (%s): %s" % (ARGS.scenario, ARGS.browser, failure), file=sys.stderr)
-            return 1
-        finally:
-            if page:
-                page.close()
-    print("ok", ARGS.scenario, ARGS.browser)
-    return 0
+        raise Skipped("no %s installed (scripts/bootstrap.sh installs Debian's %s)" %
+                      (ARGS.browser, "firefox-esr" if ARGS.browser == "firefox" else "chromium"))
+    page = None
+    try:
+        page = Page(tmp, ranks=ARGS.scenario == "ranks_of_two_files",
+                    steps=MANY_STEPS if ARGS.scenario == "many_steps_in_bounded_bars" else STEPS)
+        scenario(page)
+    except Failure as failure:
+        raise Failure("(%s) %s" % (ARGS.browser, failure))
+    finally:
+        if page:
+            page.close()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals(), "prof-html-", add_arguments=add_browser_option, call=in_page))

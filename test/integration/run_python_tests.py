@@ -14,13 +14,15 @@ Scenarios:
   unknown    a CPython the agent has no layout for (pyenv 3.7 or 3.6): says
              so once and records native stacks
 """
-import argparse
 import glob
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+import harness
+from harness import Failure, analyze, check, dump
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -82,20 +84,9 @@ def build_extension(python, tmp):
     return tmp
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
 def record(python, args, tmp, mode, extension, extra_env=None):
-    env = dict(os.environ)
-    for name in ("LD_PRELOAD", "PROF_AGENT_PID", "PROF_RUN", "PROF_RUN_PID", "NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH",
-                 "PROF_STACKS", "PYTHONPATH"):
-        env.pop(name, None)
+    env = harness.base_env(simcuda=False)
+    env.pop("PYTHONPATH", None)
     env["LD_LIBRARY_PATH"] = args.simcuda_lib
     env["LD_PRELOAD"] = args.agent
     env = sanitized_env(args, env)
@@ -109,10 +100,8 @@ def record(python, args, tmp, mode, extension, extra_env=None):
         argv.append("--extension")
     result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
     check(result.returncode == 0, "the workload failed under the agent:\n" + result.stdout + result.stderr)
-    stacks = subprocess.run([args.analyzer, "stacks", "--metric", "self_cpu_time_total", env["PROF_OUTPUT"]],
-                            capture_output=True, text=True, timeout=60)
-    check(stacks.returncode == 0, "profanalyze stacks failed: " + stacks.stderr)
-    folded = [line.rsplit(" ", 1)[0].split(";") for line in stacks.stdout.splitlines()]
+    stacks = analyze(["stacks", "--metric", "self_cpu_time_total", env["PROF_OUTPUT"]])
+    folded = [line.rsplit(" ", 1)[0].split(";") for line in stacks.splitlines()]
     return folded, result.stderr, env["PROF_OUTPUT"]
 
 
@@ -145,18 +134,12 @@ def expect_python(frames, want, what):
           "%s: Python frames\n  %s\nexpected to end with\n  %s" % (what, "\n  ".join(got), "\n  ".join(expected)))
 
 
-def analyze(args, *argv):
-    result = subprocess.run([args.analyzer] + list(argv), capture_output=True, text=True, timeout=60)
-    check(result.returncode == 0, "profanalyze %s failed: %s" % (argv[0], result.stderr))
-    return result.stdout
-
-
 def views_show_python_frames(args, tmp, path, at):
     """report --group-by-stack-n, trace and flamegraph name the Python frames."""
     script = os.path.join(HERE, "python", "cuda_workload.py")
     leaf = "%s(%d): memset_via_ctypes" % (script, at["memset"])
     caller = "%s(%d): layer" % (script, at["leaf_layer"])
-    report = analyze(args, "report", "--group-by-stack-n", "2", path).splitlines()
+    report = analyze(["report", "--group-by-stack-n", "2", path]).splitlines()
     rows = [i for i, line in enumerate(report) if line.lstrip().startswith("cudaMemset ")]
     # The column is cut at its left end (as torch's) when wider than its limit.
     short_leaf, short_caller = (os.path.basename(x) for x in (leaf, caller))
@@ -165,7 +148,7 @@ def views_show_python_frames(args, tmp, path, at):
           "report --group-by-stack-n 2: no cudaMemset row with Source Location %s, %s:\n%s"
           % (leaf, caller, "\n".join(report)))
     trace_path = os.path.join(tmp, "trace.json")
-    analyze(args, "trace", path, "-o", trace_path)
+    analyze(["trace", path, "-o", trace_path])
     with open(trace_path) as f:
         events = json.load(f)["traceEvents"]
     # Python frames only: before 3.11 mixed stacks interleave the
@@ -174,7 +157,7 @@ def views_show_python_frames(args, tmp, path, at):
     check(any(leaf in s and caller in s and s.index(caller) == s.index(leaf) - 1 for s in stacks),
           "trace: no cudaMemset event whose stack arg has %s right under %s: %s" % (leaf, caller, stacks))
     svg_path = os.path.join(tmp, "flame.svg")
-    analyze(args, "flamegraph", "--metric", "self_cpu_time_total", path, "-o", svg_path)
+    analyze(["flamegraph", "--metric", "self_cpu_time_total", path, "-o", svg_path])
     with open(svg_path) as f:
         check("memset_via_ctypes" in f.read(), "flamegraph: no Python frame in the SVG")
 
@@ -232,8 +215,8 @@ def scenario_cuda(python, args, tmp):
 
     # The hooks record the calls (CUPTI refused): the same stacks, mixed and python.
     folded, _, path = record(python, args, tmp, None, extension, {"SIMCUDA_CUPTI": "off"})
-    info = analyze(args, "info", path)
-    check("hooks" in info, "SIMCUDA_CUPTI=off, yet the hooks recorded nothing: " + info)
+    check(any(r["type"] == "api" and r["backend"] == "hooks" for r in dump(path)),
+          "SIMCUDA_CUPTI=off, yet the hooks recorded nothing")
     frames = api_stack(folded, "cudaMemset", "): forward", absent="in_thread")
     expect_python(frames, main_chain + [("memset_via_ctypes", at["memset"])], "mixed, hooks")
     check(".py(" not in frames[0] and ".py(" not in frames[-2] and
@@ -321,17 +304,12 @@ def scenario_unknown(args):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--probe")
-    parser.add_argument("--agent")
-    parser.add_argument("--analyzer")
-    parser.add_argument("--apps")
-    parser.add_argument("--preload-first")
-    parser.add_argument("--simcuda-lib")
-    parser.add_argument("--simcuda-apps")
-    parser.add_argument("--sanitizer")
-    parser.add_argument("scenario", choices=["frames", "cuda", "unknown"])
-    args = parser.parse_args()
+    # Not harness.main: "frames" and "cuda" run once per interpreter found.
+    harness.parse_arguments(required=("--apps",), optional=("--probe",) + harness.SIMCUDA_OPTIONS[1:])
+    args = harness.ARGS
+    if args.scenario not in ("frames", "cuda", "unknown"):
+        print("unknown scenario " + args.scenario, file=sys.stderr)
+        return 2
 
     if args.scenario == "unknown":
         return scenario_unknown(args)

@@ -15,30 +15,18 @@ import sys
 import tempfile
 import threading
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_cuda_tests import Failure, check  # noqa: E402
-import run_cuda_tests as cuda  # noqa: E402
-
-ARGS = None
+import harness
+from harness import ARGS, analyze, check, dump, info, info_count, libprof_lines, main, read_capture
 
 
 def base_env():
-    env = dict(os.environ)
-    for name in ("LD_PRELOAD", "PROF_AGENT_PID", "PROF_RUN", "PROF_RUN_PID", "NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH",
-                 "PROF_OUTPUT", "PROF_FOLLOW_FORK"):
-        env.pop(name, None)
-    env["LD_LIBRARY_PATH"] = ARGS.simcuda_lib
+    env = harness.base_env()
     env["SIMCUDA_KERNEL_NS"] = "default=2000"
-    if ARGS.preload_first:
-        env["LD_PRELOAD"] = ARGS.preload_first
     return env
 
 
 def agent_env(extra=None):
-    env = base_env()
-    env["LD_PRELOAD"] = ":".join(p for p in (ARGS.preload_first, ARGS.agent) if p)
-    env.update(extra or {})
-    return env
+    return harness.agent_env(extra, base=base_env())
 
 
 class Result:
@@ -47,9 +35,11 @@ class Result:
 
 
 def run(cmd, env, cwd, timeout=240):
-    """Runs cmd. Its peak memory is what the app says (VmHWM): wait4's
-    ru_maxrss also counts the memory the child had before exec, this
-    script's own."""
+    """Runs cmd until it exits (not harness.run: that waits for every process
+    holding its output, and forked children and Python's workers may outlive
+    it), killed past `timeout` s. Its peak memory is what the app says
+    (VmHWM): wait4's ru_maxrss also counts the memory the child had before
+    exec, this script's own."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         process = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=err)
         timer = threading.Timer(timeout, process.kill)
@@ -74,26 +64,6 @@ def app(*args):
     return [os.path.join(ARGS.simcuda_apps, "reliability")] + [str(a) for a in args]
 
 
-def analyze(args, cwd):
-    result = subprocess.run([ARGS.analyzer] + args, cwd=cwd, capture_output=True, text=True, timeout=240)
-    check(result.returncode == 0, "profanalyze %s failed: %s" % (" ".join(args), result.stderr))
-    return result.stdout
-
-
-def dump(path, cwd):
-    return [json.loads(line) for line in analyze(["dump", path], cwd).splitlines()]
-
-
-def info(path, cwd):
-    return analyze(["info", path], cwd)
-
-
-def info_count(text, label):
-    match = re.search(r"^\s+%s\s+(\d+)$" % re.escape(label), text, re.MULTILINE)
-    check(match is not None, "info has no %r:\n%s" % (label, text))
-    return int(match.group(1))
-
-
 def launches(records):
     return [r for r in records if r["type"] == "api" and "LaunchKernel" in r["name"] and r["domain"] == "runtime"]
 
@@ -101,11 +71,11 @@ def launches(records):
 def check_complete(path, cwd, kernels=None):
     """The file reads, ended normally (not cut short), lost nothing, and holds
     exactly `kernels` kernels when given. Returns its records."""
-    text = info(path, cwd)
-    check("ended         exit" in text, "%s did not end normally:\n%s" % (path, text))
+    capture = read_capture(path, cwd)
+    check(capture.ended == "exit", "%s did not end normally: %s" % (path, capture.ended))
     for drop in ("ring_full", "cupti_records", "truncated_payloads"):
-        check(info_count(text, drop) == 0, "%s dropped records:\n%s" % (path, text))
-    records = dump(path, cwd)
+        check(capture.drops[drop] == 0, "%s dropped records: %s" % (path, capture.drops))
+    records = capture.records
     if kernels is not None:
         found = sum(r["type"] == "kernel" for r in records)
         check(found == kernels, "%s: %d kernels, expected %d" % (path, found, kernels))
@@ -113,9 +83,9 @@ def check_complete(path, cwd, kernels=None):
 
 
 def pid_of(path, cwd):
-    match = re.search(r"^\s+pid\s+(\d+)", info(path, cwd), re.MULTILINE)
-    check(match is not None, "no pid in info of " + path)
-    return int(match.group(1))
+    process = read_capture(path, cwd).process
+    check(process is not None, "no Process record in " + path)
+    return process["pid"]
 
 
 def capture_files(tmp):
@@ -214,18 +184,16 @@ def segfault_keeps_signal_and_file(tmp):
     traced = run(app("segfault"), agent_env({"PROF_LOG": "quiet"}), tmp)
     check(traced.returncode == plain.returncode, "the app died with %d, not %d" % (traced.returncode, plain.returncode))
     check(traced.stdout == plain.stdout, "output changed")
-    text = info("run.pb", tmp)
+    capture = read_capture("run.pb", tmp)
     # Since issue 27 the crash handler writes what the rings hold and ends
     # the file: it says how the process ended.
-    check("ended         signal %d" % signal.SIGSEGV in text, "a crashed process's file should say it died of SIGSEGV:\n" + text)
-    check(info_count(text, "kernels") == 20, "the launches before the crash (flushed) are missing:\n" + text)
+    check(capture.ended == "signal %d" % signal.SIGSEGV,
+          "a crashed process's file should say it died of SIGSEGV: " + capture.ended)
+    check(capture.count("kernel") == 20,
+          "the launches before the crash (flushed) are missing: %d kernels" % capture.count("kernel"))
 
 
 # --- limits -------------------------------------------------------------------
-
-def libprof_lines(stderr):
-    return [line for line in stderr.splitlines() if line.startswith("libprof:")]
-
 
 def output_failure_is_said_once(tmp, output, mode=("thread_churn", 200)):
     plain = run(app(*mode), base_env(), tmp)
@@ -376,15 +344,20 @@ def million_nvtx_strings(tmp, count="1000000", mode="default"):
     waited, limit_ms, waited_ms, longest_ms, timeouts = (
         (int(waits.group(1)), int(waits.group(2)), float(waits.group(3)), float(waits.group(4)), int(waits.group(5)))
         if waits else (0, 0, 0.0, 0.0, 0))
-    text = info("run.pb", tmp)
-    check("ended         exit" in text, text)
-    dropped = info_count(text, "ring_full")
+    text = info("run.pb", tmp)  # its counts, checked against the records below
+    dropped = end = None
     outer = inner = 0
     outer_spans = []
     wait_spans = []
     pending = []  # inner ranges, written as they close: before their outer range
     dump_process = subprocess.Popen([ARGS.analyzer, "dump", "run.pb"], cwd=tmp, stdout=subprocess.PIPE, text=True)
     for line in dump_process.stdout:
+        if line.startswith('{"type":"drops"'):
+            dropped = json.loads(line)["ring_full"]  # totals: the last chunk's are final
+            continue
+        if line.startswith('{"type":"process_end"'):
+            end = json.loads(line)
+            continue
         if line.startswith('{"type":"overhead"'):
             r = json.loads(line)
             check(r["kind"] == "libprof ring wait", "an overhead that is not a ring wait: %s" % line)
@@ -409,6 +382,8 @@ def million_nvtx_strings(tmp, count="1000000", mode="default"):
                   "inner range paired wrongly: %s, next outer %s" % (i, line))
         pending = []
     check(dump_process.wait() == 0, "profanalyze dump failed")
+    check(end is not None and end["reason"] == "EXIT", "the process did not end normally: %s" % end)
+    check(dropped is not None, "the file records no drop counts")
     check(all(i["depth"] == 0 for i in pending), "inner ranges after the last outer one: %s" % pending[:3])
     made = count + (count + 1) // 2
     print("%d of %d ranges kept (%d outer, %d inner), %d records dropped; %d waits for room, %.1f ms in all, "
@@ -464,9 +439,5 @@ def first_interval_of_a_thread(tmp, threads="40"):
     check(first < second + 5000, "first interval %d ns, second %d ns" % (first, second))
 
 
-def main():
-    return cuda.scenario_main(globals(), "prof-rel-", ["--source-apps"])
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals(), "prof-rel-", required=harness.SIMCUDA_OPTIONS + ("--source-apps",)))

@@ -12,11 +12,9 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_cuda_tests import Failure, check  # noqa: E402,F401
-import run_cuda_tests as cuda  # noqa: E402
+import run_cuda_tests as cuda
+from harness import check, main
 
-ARGS = None
 HOOKED_FUNCTIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "agent", "capture", "hooks",
                                 "hooked_functions.txt")
 
@@ -40,7 +38,6 @@ def wrapped_names():
 
 
 def hooks_match_truth_where_wrapped(tmp, app, *args):
-    cuda.ARGS = ARGS
     env = dict(cuda.APP_ENV.get(app, {}), PROF_API="all", SIMCUDA_CUPTI="off", PROF_GPU_TIMING="none")
     _, truth, records = cuda.record_app(tmp, app, list(args), env)
     wrapped = wrapped_names()
@@ -54,9 +51,5 @@ def hooks_match_truth_where_wrapped(tmp, app, *args):
     check(drops and drops[-1]["ring_full"] == 0, "drops: %s" % drops[-1:])
 
 
-def main():
-    return cuda.scenario_main(globals(), "prof-simcuda-api-")
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals(), "prof-simcuda-api-"))

@@ -5,27 +5,16 @@ runs under an address-space limit. The agent turns CUPTI's activity on, so
 these are where simcuda's CUPTI stand-in must hold up as the real one does:
 the program's exit status and output are the same as without the agent, and
 no process crashes or hangs. One scenario per invocation, with
-run_cuda_tests.py's arguments; see main() for the list.
+run_cuda_tests.py's arguments (harness.py).
 """
 import os
 import resource
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_cuda_tests import Failure, check  # noqa: E402,F401
-import run_cuda_tests as cuda  # noqa: E402
+import run_cuda_tests as cuda
+from harness import Failure, check, main
 
-ARGS = None
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def scenario(function):
-    """run_cuda_tests' helpers read their own module's ARGS."""
-    def bound(*args):
-        cuda.ARGS = ARGS
-        return function(*args)
-    bound.__doc__ = function.__doc__
-    return bound
 
 
 def agent_env(tmp, extra=None):
@@ -53,21 +42,18 @@ def run_same_as_alone(tmp, command, runs, timeout=60, extra_env=None):
         check(traced.stdout == alone.stdout, "run %d: output changed: %r, alone %r" % (index + 1, traced.stdout, alone.stdout))
 
 
-@scenario
 def exit_while_launching(tmp, runs="30"):
     """main returns while four threads launch: CUPTI's records of their calls
     keep coming while the program's static objects are destroyed."""
     run_same_as_alone(tmp, [cuda.app_path("process_lifecycle"), "exit_while_launching"], int(runs))
 
 
-@scenario
 def fork_busy(tmp, runs="3"):
     """fork while four threads launch and copy; each child exits at once (its
     exit handlers run with the parent's locks as they were at the fork)."""
     run_same_as_alone(tmp, [cuda.app_path("process_lifecycle"), "fork_busy", "10"], int(runs))
 
 
-@scenario
 def python_fork_busy(tmp, runs="3"):
     """The same from Python: os.fork while threads are inside ctypes CUDA
     calls, then sys.exit in the child."""
@@ -75,7 +61,6 @@ def python_fork_busy(tmp, runs="3"):
                       timeout=30)
 
 
-@scenario
 def address_space_limit(tmp, margin_mib="10"):
     """Under `ulimit -v`: the smallest limit (in MiB) under which tiny_kernels
     runs under the agent with CUPTI refused and its capture holds its 50
@@ -105,9 +90,5 @@ def address_space_limit(tmp, margin_mib="10"):
     print("under the agent: captured under %d MiB with CUPTI refused, and under %d MiB with it on" % (alone, limit))
 
 
-def main():
-    return cuda.scenario_main(globals(), "prof-lifecycle-")
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals(), "prof-lifecycle-"))

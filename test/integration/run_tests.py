@@ -3,87 +3,33 @@
 read their files back with profanalyze. One scenario per invocation, so that
 ctest shows each by name; every scenario runs in its own temporary directory.
 """
-import argparse
 import os
 import re
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
-ARGS = None
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
-def run(cmd, env=None, cwd=None, timeout=30):
-    return subprocess.run(cmd, env=env, cwd=cwd, timeout=timeout,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def agent_env(extra=None):
-    env = dict(os.environ)
-    preload = [ARGS.agent]
-    if ARGS.preload_first:
-        preload.insert(0, ARGS.preload_first)
-    env["LD_PRELOAD"] = ":".join(preload)
-    env.pop("PROF_RUN", None)
-    env.pop("PROF_RUN_PID", None)
-    env.pop("NVTX_INJECTION64_PATH", None)
-    env.update(extra or {})
-    return env
-
-
-def plain_env():
-    env = dict(os.environ)
-    for name in ("LD_PRELOAD", "PROF_RUN", "PROF_RUN_PID", "NVTX_INJECTION64_PATH"):
-        env.pop(name, None)
-    return env
+from harness import ARGS, Failure, agent_env, analyze, base_env, check, main, read_capture, run
 
 
 def app(name):
     return os.path.join(ARGS.apps, name)
 
 
-def analyzer(*args, cwd):
-    result = run([ARGS.analyzer, *args], cwd=cwd)
-    return result
-
-
-def info(path, cwd):
-    result = analyzer("info", path, cwd=cwd)
-    check(result.returncode == 0, f"info {path} failed ({result.returncode}): {result.stderr}")
-    return result.stdout
-
-
-def info_count(text, label):
-    match = re.search(rf"^\s*{re.escape(label)}\s+(\d+)\s*$", text, re.M)
-    check(match is not None, f"info has no '{label}' line:\n{text}")
-    return int(match.group(1))
-
-
 def report_rows(path, cwd):
     """Parses the report table into {name: {column: text}}."""
-    result = analyzer("report", "--row-limit", "-1", path, cwd=cwd)
-    check(result.returncode == 0, f"report failed ({result.returncode}): {result.stderr}")
-    lines = result.stdout.splitlines()
+    table = analyze(["report", "--row-limit", "-1", path], cwd)
+    lines = table.splitlines()
     separators = [i for i, line in enumerate(lines) if line.startswith("---")]
-    check(len(separators) >= 3, f"no table in report:\n{result.stdout}")
+    check(len(separators) >= 3, f"no table in report:\n{table}")
     header = re.split(r"\s{2,}", lines[separators[0] + 1].strip())
     rows = {}
     for line in lines[separators[1] + 1:separators[2]]:
         cells = re.split(r"\s{2,}", line.strip())
         check(len(cells) == len(header), f"row does not match header: {line!r}")
         rows[cells[0]] = dict(zip(header, cells))
-    return rows, result.stdout
+    return rows, table
 
 
 def parse_time_us(text):
@@ -123,12 +69,13 @@ def nvtx_report_matches_the_app(tmp):
     check(rows["inner"]["Self CPU"] == rows["inner"]["CPU total"], "inner: self != total")
     check(parse_time_us(rows["outer"]["Self CPU"]) < parse_time_us(rows["outer"]["CPU total"]),
           "outer has children, so its self time must be below its total")
-    text = info("run.pb", tmp)
-    check(info_count(text, "NVTX ranges") == 1805, text)
-    check(info_count(text, "NVTX marks") == 1, text)
-    check(info_count(text, "ring_full") == 0, text)
+    capture = read_capture("run.pb", tmp)
+    check(capture.count("range") == 1805, f"{capture.count('range')} NVTX ranges, expected 1805")
+    check(capture.count("mark") == 1, f"{capture.count('mark')} NVTX marks, expected 1")
+    check(capture.drops["ring_full"] == 0, f"drops: {capture.drops}")
+    names = sorted(capture.thread_names.values())
     for worker in range(4):
-        check(f"worker {worker}" in text, f"thread name 'worker {worker}' missing:\n{text}")
+        check(f"worker {worker}" in names, f"thread name 'worker {worker}' missing: {names}")
 
 
 def forked_child_dies_under_tsan():
@@ -149,7 +96,7 @@ def app_output_and_exit_code_unchanged(tmp):
     if not forked_child_dies_under_tsan():
         commands.insert(1, [app("lifecycle"), "fork"])
     for cmd in commands:
-        plain = run(cmd, env=plain_env(), cwd=tmp)
+        plain = run(cmd, env=base_env(), cwd=tmp)
         traced = run(cmd, env=agent_env({"PROF_LOG": "quiet"}), cwd=tmp)
         check(plain.stdout == traced.stdout, f"{cmd}: stdout differs:\n{plain.stdout}\n---\n{traced.stdout}")
         check(plain.returncode == traced.returncode,
@@ -164,10 +111,9 @@ def sigkill_after_two_seconds_leaves_a_readable_file(tmp):
     time.sleep(2)
     process.kill()
     process.wait()
-    text = info("run.pb", tmp)
-    check(info_count(text, "NVTX ranges") > 1000, f"too few ranges survived:\n{text}")
-    check(re.search(r"^\s*ended\s+cut short", text, re.M) is not None,
-          f"a killed run must not claim a clean end:\n{text}")
+    capture = read_capture("run.pb", tmp)
+    check(capture.count("range") > 1000, f"too few ranges survived: {capture.count('range')}")
+    check(capture.ended == "cut short", f"a killed run must not claim a clean end: {capture.ended}")
     rows, table = report_rows("run.pb", tmp)
     check("tick" in rows and int(rows["tick"]["# of Calls"]) > 1000, table)
 
@@ -180,8 +126,8 @@ def sigterm_with_default_action_flushes_and_kills(tmp):
     process.wait(timeout=10)
     check(process.returncode == -signal.SIGTERM,
           f"the process must still die of SIGTERM, got {process.returncode}")
-    text = info("run.pb", tmp)
-    check(re.search(r"ended\s+signal 15", text) is not None, f"no signal end recorded:\n{text}")
+    ended = read_capture("run.pb", tmp).ended
+    check(ended == "signal 15", f"no signal end recorded: {ended}")
     rows, table = report_rows("run.pb", tmp)
     check(int(rows["before signal"]["# of Calls"]) == 10, table)
     check("open when killed" in rows, f"the range open at the signal is missing:\n{table}")
@@ -197,8 +143,8 @@ def sigterm_handler_of_the_app_still_runs(tmp):
     rest, _ = process.communicate(timeout=10)
     check("handled SIGTERM" in rest, f"the app's handler did not run: {rest!r}")
     check(process.returncode == 7, f"exit code {process.returncode}")
-    text = info("run.pb", tmp)
-    check(re.search(r"ended\s+exit", text) is not None, f"no clean end:\n{text}")
+    ended = read_capture("run.pb", tmp).ended
+    check(ended == "exit", f"no clean end: {ended}")
     rows, table = report_rows("run.pb", tmp)
     check(int(rows["after signal"]["# of Calls"]) == 5, table)
 
@@ -300,7 +246,7 @@ def a_process_that_never_records_starts_no_thread_and_makes_no_control_file(tmp)
     agent is the baseline (a sanitizer's runtime may start threads of its own)."""
     script = ('ls /proc/$$/task | wc -l; '
               'if [ -e /tmp/libprof-$(id -u)/$$.ctl ]; then echo control file; else echo none; fi')
-    plain = run(["sh", "-c", script], env=plain_env(), cwd=tmp)
+    plain = run(["sh", "-c", script], env=base_env(), cwd=tmp)
     traced = run(["sh", "-c", script], env=agent_env({"PROF_LOG": "quiet"}), cwd=tmp)
     check(plain.returncode == 0 and traced.returncode == 0,
           f"sh exited {plain.returncode} / {traced.returncode}: {plain.stderr}{traced.stderr}")
@@ -314,32 +260,8 @@ def a_process_that_never_records_starts_no_thread_and_makes_no_control_file(tmp)
     # The same process recording (an NVTX range) starts them as before.
     recording = run([app("nvtx_threads")], env=agent_env({"PROF_LOG": "quiet"}), cwd=tmp)
     check(recording.returncode == 3, f"nvtx_threads exited {recording.returncode}: {recording.stderr}")
-    check(info_count(info("run.pb", tmp), "NVTX ranges") == 1805, "the recording process's file lacks its ranges")
-
-
-def main():
-    global ARGS
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--agent", required=True)
-    parser.add_argument("--analyzer", required=True)
-    parser.add_argument("--apps", required=True)
-    parser.add_argument("--preload-first", default="")
-    parser.add_argument("--sanitizer", default="")
-    parser.add_argument("scenario")
-    ARGS = parser.parse_args()
-    scenario = globals().get(ARGS.scenario)
-    if scenario is None:
-        print(f"unknown scenario {ARGS.scenario}", file=sys.stderr)
-        return 2
-    with tempfile.TemporaryDirectory(prefix="prof-it-") as tmp:
-        try:
-            scenario(tmp)
-        except Failure as failure:
-            print(f"FAIL {ARGS.scenario}: {failure}", file=sys.stderr)
-            return 1
-    print(f"ok {ARGS.scenario}")
-    return 0
+    check(read_capture("run.pb", tmp).count("range") == 1805, "the recording process's file lacks its ranges")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals(), "prof-it-", required=("--apps",)))

@@ -18,20 +18,17 @@ Scenarios (one per invocation):
                                    truth's time (skipped without HTA)
   stacks_put_operators_before_the_call
 """
-import argparse
 import collections
 import json
 import os
 import subprocess
 import sys
-import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import run_cuda_tests as cuda  # noqa: E402
-import run_trace_reader_tests as readers  # noqa: E402
-from run_cuda_tests import Failure, check  # noqa: E402
+import harness
+import run_cuda_tests as cuda
+import run_trace_reader_tests as readers
+from harness import Failure, check, main
 
-ARGS = None
 STEPS = 2
 # Distinct durations, so that a kernel counted under the wrong operator shows.
 KERNEL_NS = {"addmm_gemm_kernel": 41000, "relu_fwd_kernel": 7000, "mse_loss_kernel": 5000,
@@ -79,9 +76,7 @@ def record(tmp, fmt):
 
 
 def analyze(*args):
-    result = cuda.run([ARGS.analyzer, *args], env=cuda.base_env(False), cwd=os.getcwd())
-    check(result.returncode == 0, "profanalyze %s failed: %s" % (" ".join(args[:1]), result.stderr))
-    return result.stdout
+    return harness.analyze(args)
 
 
 def report_rows(capture, *options):
@@ -361,34 +356,5 @@ def stacks_put_operators_before_the_call(tmp):
         check(all(i > op for i in stub), "a launch stub frame above the operator: %s" % line)
 
 
-def main():
-    global ARGS
-    parser = argparse.ArgumentParser()
-    for option in ("--agent", "--analyzer", "--apps", "--simcuda-lib", "--simcuda-apps", "--source-dir"):
-        parser.add_argument(option, required=True)
-    parser.add_argument("--preload-first", default="")
-    parser.add_argument("--sanitizer", default="")
-    parser.add_argument("scenario")
-    parser.add_argument("scenario_args", nargs="*")
-    ARGS = parser.parse_args()
-    cuda.ARGS = ARGS
-    readers.ARGS = ARGS
-    scenario = globals().get(ARGS.scenario)
-    if scenario is None or not callable(scenario):
-        print("unknown scenario " + ARGS.scenario, file=sys.stderr)
-        return 2
-    with tempfile.TemporaryDirectory(prefix="prof-torch-ops-") as tmp:
-        try:
-            scenario(tmp, *ARGS.scenario_args)
-        except readers.Skipped as skipped:
-            print("SKIP %s: %s" % (ARGS.scenario, skipped))
-            return readers.SKIP
-        except Failure as failure:
-            print("FAIL %s: %s" % (ARGS.scenario, failure), file=sys.stderr)
-            return 1
-    print("ok", ARGS.scenario, *ARGS.scenario_args)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals(), "prof-torch-ops-", required=harness.SIMCUDA_OPTIONS + ("--source-dir",)))

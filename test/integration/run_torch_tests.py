@@ -19,39 +19,24 @@ bootstrap makes to $STUB_TORCH_LOG); `real_torch` runs Debian's python3-torch
   memory         the caching allocator's history as TensorMemoryEvents
   real_torch     Debian's torch 1.13: module and step ranges, ops said off
 """
-import argparse
 import glob
 import json
 import os
 import subprocess
 import sys
-import tempfile
+
+import harness
+from harness import ARGS, Failure, check, dump, main, run  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 STUB = os.path.join(HERE, "torch_stub")
 LOOP = os.path.join(HERE, "python", "torch_loop.py")
 SYSTEM_PYTHON = "/usr/bin/python3"
-ARGS = None
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
-def run(cmd, env, cwd=None, timeout=60):
-    return subprocess.run(cmd, env=env, cwd=cwd, timeout=timeout,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def base_env(tmp, extra=None, stub=True):
-    env = dict(os.environ)
-    for name in ("LD_PRELOAD", "PROF_RUN", "PROF_RUN_PID", "NVTX_INJECTION64_PATH", "PYTHONPATH",
-                 "PROF_TORCH", "PROF_TORCH_SHAPES", "PROF_STEP", "PROF_SCHEDULE", "PYENV_VERSION"):
+    env = harness.base_env()
+    for name in ("PYTHONPATH", "PYENV_VERSION"):
         env.pop(name, None)
     if stub:
         env["PYTHONPATH"] = STUB
@@ -63,9 +48,7 @@ def base_env(tmp, extra=None, stub=True):
 
 
 def agent_env(tmp, extra=None, stub=True):
-    env = base_env(tmp, extra, stub)
-    env["LD_PRELOAD"] = ":".join(p for p in (ARGS.preload_first, ARGS.agent) if p)
-    return env
+    return harness.preload(base_env(tmp, extra, stub))
 
 
 def stub_calls(tmp):
@@ -86,12 +69,6 @@ def names(calls):
 def clean_captures(tmp):
     for path in glob.glob(os.path.join(tmp, "*.pb")):
         os.remove(path)
-
-
-def dump(path):
-    result = subprocess.run([ARGS.analyzer, "dump", path], capture_output=True, text=True, timeout=60)
-    check(result.returncode == 0, "dump %s: %s" % (path, result.stderr))
-    return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
 
 
 def ranges_of(records):
@@ -425,28 +402,5 @@ def real_torch(tmp):
     clean_captures(tmp)
 
 
-def main():
-    global ARGS
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--agent", required=True)
-    parser.add_argument("--analyzer", required=True)
-    parser.add_argument("--apps", default="")
-    parser.add_argument("--preload-first", default="")
-    parser.add_argument("--sanitizer", default="")
-    parser.add_argument("scenario")
-    ARGS = parser.parse_args()
-    scenario = globals().get(ARGS.scenario)
-    if scenario is None:
-        raise SystemExit("unknown scenario %s" % ARGS.scenario)
-    with tempfile.TemporaryDirectory(prefix="torch-test-") as tmp:
-        try:
-            scenario(tmp)
-        except Failure as failure:
-            print("FAIL: %s: %s" % (ARGS.scenario, failure))
-            return 1
-    print("PASS: %s" % ARGS.scenario)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals(), "torch-test-", required=(), optional=("--apps",)))

@@ -20,7 +20,6 @@ this script needs only the standard library.
 
 One scenario per invocation; the recording helpers are run_cuda_tests.py's.
 """
-import argparse
 import collections
 import glob
 import gzip
@@ -29,20 +28,13 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import run_cuda_tests as cuda  # noqa: E402
-from run_cuda_tests import Failure, check  # noqa: E402
+import harness
+import run_cuda_tests as cuda
+from harness import ARGS, Skipped, check, main
 
-ARGS = None
-SKIP = 77
 DEBIAN_PYTHON = "/usr/bin/python3"
 GPU_TYPES = cuda.GPU_TYPES
-
-
-class Skipped(Exception):
-    pass
 
 
 def shared_dir():
@@ -967,33 +959,5 @@ def check_catapult_model(what, doc, model):
     return len(slices), len(bound)
 
 
-def main():
-    global ARGS
-    parser = argparse.ArgumentParser()
-    for option in ("--agent", "--analyzer", "--apps", "--simcuda-lib", "--simcuda-apps", "--source-dir"):
-        parser.add_argument(option, required=True)
-    parser.add_argument("--preload-first", default="")
-    parser.add_argument("--sanitizer", default="")
-    parser.add_argument("scenario")
-    parser.add_argument("scenario_args", nargs="*")
-    ARGS = parser.parse_args()
-    cuda.ARGS = ARGS
-    scenario = globals().get(ARGS.scenario)
-    if scenario is None or not callable(scenario):
-        print("unknown scenario " + ARGS.scenario, file=sys.stderr)
-        return 2
-    with tempfile.TemporaryDirectory(prefix="prof-readers-") as tmp:
-        try:
-            scenario(tmp, *ARGS.scenario_args)
-        except Skipped as skipped:
-            print("SKIP %s: %s" % (ARGS.scenario, skipped))
-            return SKIP
-        except Failure as failure:
-            print("FAIL %s: %s" % (ARGS.scenario, failure), file=sys.stderr)
-            return 1
-    print("ok", ARGS.scenario, *ARGS.scenario_args)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals(), "prof-readers-", required=harness.SIMCUDA_OPTIONS + ("--source-dir",)))
