@@ -9,7 +9,10 @@ side in one run, configurations interleaved, medians of REPEATS:
   modules    CPU time per nn.Module call (torch 1.13's Identity, through
              torch's global forward hooks), PROF_TORCH=modules vs off
   memory     CPU time per allocator event sent to the agent
-             (_libprof_torch.send_memory_history over a synthetic trace)
+             (_libprof_torch.MemoryHistory over a synthetic trace of STEPS
+             steps): sent once at exit (how it was sent before it
+             streamed, the baseline) against sent at every step's end,
+             interleaved in one process
 
 Not measured here: operator annotation (emit_nvtx) and the allocator's own
 history recording need a CUDA torch; a CPU torch refuses both.
@@ -41,8 +44,8 @@ print("%.9f" % ((time.thread_time() - start) / calls))
 
 MEMORY_EVENTS = r'''
 import ctypes, importlib.util, os, sys, time
-events = int(sys.argv[1])
-spec = importlib.util.spec_from_file_location("_libprof_torch", os.path.join(sys.argv[2], "_libprof_torch.py"))
+events, steps, rounds = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[4])
+spec = importlib.util.spec_from_file_location("_libprof_torch", os.path.join(sys.argv[3], "_libprof_torch.py"))
 side = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(side)
 agent = side.find_agent()
@@ -52,14 +55,36 @@ for i in range(events // 2):
     trace.append({"action": "alloc", "addr": 4096 * i, "size": 4096, "stream": 0, "time_us": now_us + i})
     trace.append({"action": "free_requested", "addr": 4096 * i, "size": 4096, "stream": 0, "time_us": now_us + i})
 
-class Memory:
-    @staticmethod
-    def _snapshot():
-        return {"device_traces": [trace]}
 
-start = time.thread_time()
-side.send_memory_history(Memory, agent)
-print("%.9f" % ((time.thread_time() - start) / len(trace)))
+class Memory:
+    """torch.cuda.memory as the history sees it: its trace so far (torch's
+    snapshot copies its ring; here a list slice)."""
+    recorded = len(trace)
+
+    @classmethod
+    def _snapshot(cls):
+        return {"device_traces": [trace[:cls.recorded]]}
+
+
+def at_exit():
+    Memory.recorded = len(trace)
+    side.MemoryHistory(Memory, agent).send()
+
+
+def every_step():
+    history = side.MemoryHistory(Memory, agent)
+    for step in range(1, steps + 1):
+        Memory.recorded = len(trace) * step // steps
+        history.send()
+
+
+samples = {"exit": [], "steps": []}
+for _ in range(rounds):  # interleaved
+    for name, send in (("exit", at_exit), ("steps", every_step)):
+        start = time.thread_time()
+        send()
+        samples[name].append((time.thread_time() - start) / len(trace))
+print(" ".join("%.9f" % sorted(values)[len(values) // 2] for values in samples.values()))
 '''
 
 
@@ -150,9 +175,14 @@ def main():
           % (off * 1e6, on * 1e6, (on - off) * 1e6))
 
     events = 20_000 if args.quick else 200_000
-    per_event = per_call([PYTHON, "-c", MEMORY_EVENTS, str(events), bootstrap], configs["agent, bootstrap on"],
-                         repeats // 2 + 1)
-    print("\nTensor memory, CPU time per allocator event sent at exit: %.2f us" % (per_event * 1e6))
+    steps = 100
+    result = subprocess.run([PYTHON, "-c", MEMORY_EVENTS, str(events), str(steps), bootstrap, str(repeats // 2 + 1)],
+                            env=configs["agent, bootstrap on"], check=True, capture_output=True, text=True)
+    at_exit, every_step = (float(v) for v in result.stdout.split())
+    print("\nTensor memory, CPU time per allocator event sent to the agent (%d events, median of %d rounds)"
+          % (events, repeats // 2 + 1))
+    print("  sent once at exit %.2f us, sent at each of %d steps' ends %.2f us: %+.2f us per event (%.2fx)"
+          % (at_exit * 1e6, steps, every_step * 1e6, (every_step - at_exit) * 1e6, every_step / at_exit))
     print("\nNot measured here: emit_nvtx per operator and the allocator's history (a CUDA torch).")
 
 

@@ -9,7 +9,8 @@ once:
   steps    each optimizer.step() ends a "ProfilerStep#N" range, as
            torch.profiler's prof.step() does;
   memory   the CUDA caching allocator's history: each tensor block handed
-           out or taken back, sent to the agent at exit.
+           out or taken back, sent to the agent at each step's end and at
+           exit.
 
 Ranges and memory reach the agent through the C functions libprof.so
 exports (agent/torch_entry.cpp), called through ctypes. Nothing
@@ -217,6 +218,23 @@ def start_modules(torch, agent):
 
 # -------------------------------------------------------------- steps ----
 
+# Called at each step's end, before its ProfilerStep range ends, so that
+# what they send lands in that step's capture window (PROF_SCHEDULE): the
+# memory part's send.
+_before_step_end = []
+# Whether the steps part hooked the optimizer and prof.step() (it then
+# calls _step_ending; without it the memory part hooks them itself).
+_steps_hooked = [False]
+
+
+def _step_ending():
+    for listener in list(_before_step_end):
+        try:
+            listener()
+        except Exception:  # noqa: BLE001 -- never break the program's step
+            pass
+
+
 class Steps:
     """ProfilerStep#N ranges: step 0 begins at the first nn.Module call,
     each optimizer.step() ends one and begins the next, as prof.step() does.
@@ -234,6 +252,7 @@ class Steps:
 
     def end(self):
         if self.open_id != 0:
+            _step_ending()
             self.agent.end(self.open_id)
             self.open_id = 0
             self.number += 1
@@ -266,6 +285,7 @@ def start_steps(torch, agent):
     first["handle"] = register_pre(first_forward)
     _hook_optimizer_steps(torch, steps.optimizer_stepped)
     _notice_program_steps(torch, steps)
+    _steps_hooked[0] = True
     atexit.register(steps.end)
 
 
@@ -301,6 +321,8 @@ def _hook_optimizer_steps(torch, after_step):
 
 
 def _notice_program_steps(torch, steps):
+    """The program's own prof.step() ends a step: ours stop (steps given),
+    and what ends a step runs first."""
     profile = getattr(getattr(torch, "profiler", None), "profile", None)
     step = getattr(profile, "step", None)
     if step is None:
@@ -308,7 +330,9 @@ def _notice_program_steps(torch, steps):
 
     @functools.wraps(step)
     def program_step(*args, **kwargs):
-        steps.program_steps()
+        _step_ending()
+        if steps is not None:
+            steps.program_steps()
         return step(*args, **kwargs)
     profile.step = program_step
 
@@ -325,21 +349,133 @@ def start_memory(torch, agent):
         return
     entries = int(os.environ.get("PROF_TORCH_MEMORY_ENTRIES", "1000000"))
     record(enabled="all", context="alloc", stacks="python", max_entries=entries)
-    atexit.register(send_memory_history, memory, agent)
+    history = MemoryHistory(memory, agent)
+    _before_step_end.append(history.send)
+    if not _steps_hooked[0]:  # no step part to call _step_ending: hook the same places
+        _hook_optimizer_steps(torch, lambda *unused: _step_ending())
+        _notice_program_steps(torch, None)
+    atexit.register(history.send)
 
 
-def send_memory_history(memory, agent):
-    """The allocator's trace, oldest first per device, as TensorMemoryEvents.
-    torch stamps each entry with wall-clock microseconds (time_us); the agent
-    keeps CLOCK_MONOTONIC, one offset away."""
-    snapshot = memory._snapshot()
-    monotonic_minus_wall = time.monotonic_ns() - time.time_ns()
-    for device, trace in enumerate(snapshot.get("device_traces", [])):
-        for time_ns, action, entry, allocated, reserved in tensor_events(trace):
-            files, functions, lines, depth = _stack_arrays(entry.get("frames") or ())
-            agent.memory(action, device, entry.get("stream", 0), entry.get("addr", 0), entry.get("size", 0),
-                         allocated, reserved, time_ns + monotonic_minus_wall if time_ns else 0,
-                         files, functions, lines, depth)
+class MemoryHistory:
+    """The allocator's history, sent to the agent while the program runs:
+    at each step's end (before its ProfilerStep range ends, so that a step's
+    events land in its own capture window) and at exit. Each send takes
+    torch's snapshot and sends the entries after the last one sent, so a
+    killed process keeps what earlier steps sent."""
+
+    def __init__(self, memory, agent):
+        self.memory = memory
+        self.agent = agent
+        self.devices = {}  # device ordinal -> DeviceHistory
+        self.sending = threading.Lock()
+        self.said_lost = False
+
+    def send(self):
+        # Not blocking: a send already under way (another thread's step)
+        # will have sent what this one would.
+        if not self.sending.acquire(blocking=False):
+            return
+        try:
+            snapshot = self.memory._snapshot()
+            # torch stamps each entry with wall-clock microseconds (time_us);
+            # the agent keeps CLOCK_MONOTONIC, one offset away.
+            monotonic_minus_wall = time.monotonic_ns() - time.time_ns()
+            for device, trace in enumerate(snapshot.get("device_traces", [])):
+                history = self.devices.setdefault(device, DeviceHistory())
+                new = history.unsent(trace)
+                if history.lost and not self.said_lost:
+                    self.said_lost = True
+                    self.agent.say("PROF_TORCH memory: torch's allocator history dropped events between two steps; "
+                                   "raise PROF_TORCH_MEMORY_ENTRIES (now %s)"
+                                   % os.environ.get("PROF_TORCH_MEMORY_ENTRIES", "1000000"))
+                for time_ns, action, entry, allocated, reserved in history.tensor_events(new):
+                    files, functions, lines, depth = _stack_arrays(entry.get("frames") or ())
+                    self.agent.memory(action, device, entry.get("stream", 0), entry.get("addr", 0),
+                                      entry.get("size", 0), allocated, reserved,
+                                      time_ns + monotonic_minus_wall if time_ns else 0,
+                                      files, functions, lines, depth)
+        finally:
+            self.sending.release()
+
+
+def _entry_key(entry):
+    return (entry.get("action"), entry.get("addr"), entry.get("size"), entry.get("time_us"), entry.get("stream"))
+
+
+class DeviceHistory:
+    """What was sent of one device's trace. torch keeps the trace as a ring
+    of max_entries, so an entry's index moves once the ring is full: the
+    entries sent are found again by the keys of the last few of them."""
+
+    TAIL = 8
+
+    def __init__(self):
+        self.tail = []  # keys of the last entries sent, oldest first
+        self.lost = False  # the last send found none of them: the ring wrapped past
+        self.allocated = 0
+        self.reserved = 0
+        self.free_action = None
+
+    def unsent(self, trace):
+        tail = self.tail
+        start = 0
+        self.lost = False
+        if tail:
+            start = self._after(trace, tail)
+            if start is None:
+                start = 0
+                self.lost = True
+        new = trace[start:]
+        if new:
+            self.tail = (tail + [_entry_key(e) for e in new[-self.TAIL:]])[-self.TAIL:]
+        return new
+
+    @staticmethod
+    def _after(trace, tail):
+        """The index after the latest place `trace` holds `tail` (its start
+        may have been dropped by the ring); None when it holds none of it."""
+        last = tail[-1]
+        for end in range(len(trace), 0, -1):
+            if _entry_key(trace[end - 1]) != last:
+                continue
+            held = min(end, len(tail))
+            if [_entry_key(e) for e in trace[end - held:end]] == tail[len(tail) - held:]:
+                return end
+        return None
+
+    def tensor_events(self, entries):
+        """(wall ns, action, entry, allocated, reserved) per tensor block.
+        A block is freed when the program lets go of it (free_requested,
+        which is when torch.profiler reports it); torch before 2.1 writes
+        only free_completed. Totals count from the start of recording
+        (bootstrap at `import torch`), across sends."""
+        if self.free_action is None:
+            actions = set(entry.get("action") for entry in entries)
+            if "free_requested" in actions:
+                self.free_action = "free_requested"
+            elif "free_completed" in actions:
+                # A free_requested always comes before its free_completed:
+                # none before the first free_completed means torch writes none.
+                self.free_action = "free_completed"
+        for entry in entries:
+            action = entry.get("action")
+            size = entry.get("size", 0)
+            if action in ("segment_alloc", "segment_map"):
+                self.reserved += size
+                continue
+            if action in ("segment_free", "segment_unmap"):
+                self.reserved -= size
+                continue
+            if action == "alloc":
+                self.allocated += size
+                kind = ALLOC
+            elif action == self.free_action:
+                self.allocated -= size
+                kind = FREE
+            else:
+                continue
+            yield entry.get("time_us", 0) * 1000, kind, entry, max(self.allocated, 0), max(self.reserved, 0)
 
 
 def _stack_arrays(frames):
@@ -354,32 +490,3 @@ def _stack_arrays(frames):
     functions = (ctypes.c_char_p * depth)(*(f.get("name", "?").encode("utf-8", "replace") for f in python))
     lines = (ctypes.c_int32 * depth)(*(int(f.get("line", 0)) for f in python))
     return files, functions, lines, depth
-
-
-def tensor_events(trace):
-    """(wall ns, action, entry, allocated, reserved) per tensor block of one
-    device's trace. A block is freed when the program lets go of it
-    (free_requested, which is when torch.profiler reports it); torch before
-    2.1 writes only free_completed. Totals count from the trace's start,
-    which is the start of recording (bootstrap at `import torch`)."""
-    allocated = reserved = 0
-    has_requested = any(entry.get("action") == "free_requested" for entry in trace)
-    free_action = "free_requested" if has_requested else "free_completed"
-    for entry in trace:
-        action = entry.get("action")
-        size = entry.get("size", 0)
-        if action in ("segment_alloc", "segment_map"):
-            reserved += size
-            continue
-        if action in ("segment_free", "segment_unmap"):
-            reserved -= size
-            continue
-        if action == "alloc":
-            allocated += size
-            kind = ALLOC
-        elif action == free_action:
-            allocated -= size
-            kind = FREE
-        else:
-            continue
-        yield entry.get("time_us", 0) * 1000, kind, entry, max(allocated, 0), max(reserved, 0)

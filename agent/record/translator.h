@@ -23,6 +23,10 @@ class Translator {
   // default); "" falls back to the name the buffer saw at its start.
   using ThreadNameSource = std::string (*)(uint32_t tid);
   explicit Translator(ThreadNameSource thread_name);
+  // stacks_ holds a pointer to strings_: a copied or moved Translator
+  // would intern its stacks' names into the other one's (freed) table.
+  Translator(const Translator&) = delete;
+  Translator& operator=(const Translator&) = delete;
 
   // One record of `buffer` into `chunk` (or into open state: an NVTX push
   // waits for its pop).

@@ -37,7 +37,7 @@ Writer::Writer(Recorder& recorder, Options options, file::Process process)
       options_(std::move(options)),
       process_(std::move(process)),
       file_(options_.windowed ? std::string() : options_.path),
-      translator_(read_thread_name),
+      translator_(std::in_place, read_thread_name),
       windows_(recorder, options_.windows) {}
 
 Writer::~Writer() {
@@ -238,7 +238,7 @@ void Writer::between_windows() {
   ActivitySource* source = activity_source_.load(std::memory_order_acquire);
   if (source == nullptr) return;
   if (windows_.events_pending()) return;  // a window begins (or ends) on the next pass
-  ChunkSink sink{chunk_, translator_.strings()};
+  ChunkSink sink{chunk_, translator_->strings()};
   source->between_windows(sink);
 }
 
@@ -251,7 +251,7 @@ void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
     }
   }
   auto visit = [this](const ThreadBuffer& buffer, const RecordHeader& header) {
-    translator_.translate(buffer, header, chunk_);
+    translator_->translate(buffer, header, chunk_);
     if (header.type != static_cast<uint16_t>(RecordType::api_call)) return;
     const auto& call = reinterpret_cast<const ApiCallRecord&>(header);
     captures_.note(call);
@@ -263,16 +263,16 @@ void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
     if (chunk_.pending_bytes() >= kChunkBytesLimit) write_chunk();
   };
   if (until != nullptr) {
-    recorder_.drain_until(*until, visit, after_slice, translator_.lookahead());
+    recorder_.drain_until(*until, visit, after_slice, translator_->lookahead());
   } else {
-    recorder_.drain_all(visit, after_slice, translator_.lookahead());
+    recorder_.drain_all(visit, after_slice, translator_->lookahead());
   }
   drain_activity(later_after_ns);
 }
 
 void Writer::drain_activity(uint64_t later_after_ns) {
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
-    ChunkSink sink{chunk_, translator_.strings(), windows_.launches(), later_after_ns,
+    ChunkSink sink{chunk_, translator_->strings(), windows_.launches(), later_after_ns,
                    in_flight_.active() ? &in_flight_ : nullptr};
     source->drain(sink);
   }
@@ -310,7 +310,7 @@ file::DropCounts Writer::drop_counts() const {
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
     drops.cupti_records = source->dropped();
   }
-  drops.truncated_payloads = translator_.truncated_payloads();
+  drops.truncated_payloads = translator_->truncated_payloads();
   return drops;
 }
 
@@ -370,7 +370,7 @@ void Writer::finish(uint64_t end_ns) {
     windows_.finish(*this, end, wait_until_ns);
     return;
   }
-  translator_.close_open_ranges(end_ns, chunk_);
+  translator_->close_open_ranges(end_ns, chunk_);
   if (!file_.created() && chunk_.empty()) return;  // nothing was ever recorded
   // Always state the final drop counts, even when zero: "no drops" is a fact.
   final_drops_ = true;
@@ -383,9 +383,9 @@ void Writer::finish(uint64_t end_ns) {
               static_cast<unsigned long long>(waits.waits), options_.ring_wait_ms, waits.waited_ns / 1e6,
               waits.longest_ns / 1e6, static_cast<unsigned long long>(waits.timeouts));
   }
-  if (translator_.unmatched_range_ends() != 0) {
+  if (translator_->unmatched_range_ends() != 0) {
     log_info("%llu NVTX range ends had no matching start",
-             static_cast<unsigned long long>(translator_.unmatched_range_ends()));
+             static_cast<unsigned long long>(translator_->unmatched_range_ends()));
   }
 }
 
@@ -403,7 +403,7 @@ std::string Writer::path() const { return options_.windowed ? windows_.last_wind
 void Writer::open_file(const std::string& path) { file_.close_and_rename(path); }
 
 uint64_t Writer::close_file(const file::Window& window, const file::ProcessEnd* end) {
-  translator_.close_open_ranges(window.end_ns, chunk_);
+  translator_->close_open_ranges(window.end_ns, chunk_);
   // A process that has recorded nothing writes no window file: a launcher
   // or a shell started under the same LD_PRELOAD and PROF_DURATION would
   // otherwise put its empty window in PROF_OUTPUT, over the program's.
@@ -417,10 +417,10 @@ uint64_t Writer::close_file(const file::Window& window, const file::ProcessEnd* 
   file_.close_and_rename(std::string());
   // The next file is read on its own: strings, stacks and threads are
   // defined again in it.
-  translator_ = Translator(read_thread_name);
+  translator_.emplace(read_thread_name);
   chunk_.begin(monotonic_ns());
   if (ActivitySource* source = activity_source()) {
-    ChunkSink sink{chunk_, translator_.strings()};
+    ChunkSink sink{chunk_, translator_->strings()};
     source->restate(sink);
   }
   drops_written_ = {};

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -160,7 +161,8 @@ class Writer final : private WindowFiles::Output {
 
   // Writer-thread state.
   ChunkEncoder chunk_;
-  Translator translator_;
+  // Made anew for each window's file (emplace: see Translator's copy).
+  std::optional<Translator> translator_;
   file::DropCounts drops_written_;
   bool final_drops_ = false;
   uint64_t last_write_ns_ = 0;

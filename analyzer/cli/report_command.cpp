@@ -112,7 +112,10 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
   table.show_stacks = options.group_by_stack_n > 0;
   // Memory columns: when the run recorded memory of that kind at all, so
   // every window's table has the same columns.
+  // Tensor memory is what torch's profile_memory shows: its columns appear
+  // as torch's do with profile_memory on.
   for (const MemoryEvent& m : run.memory_events) (m.on_device ? table.show_cuda_memory : table.show_cpu_memory) = true;
+  for (const TensorMemoryEvent& m : run.tensor_memory_events) (m.device >= 0 ? table.show_cuda_memory : table.show_cpu_memory) = true;
   // Function names from the modules' symbol tables; module+offset where none.
   const SymbolizingFrameNamer namer;
   GroupOptions group{options.group_by_input_shape, options.group_by_stack_n, &namer};

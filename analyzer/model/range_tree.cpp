@@ -54,15 +54,24 @@ RangeTree::RangeTree(const Run& run) {
   self_gpu_ns_.assign(n, 0);
   for (const GpuActivity& g : run.gpu_activities)
     if (g.launched_by >= 0) self_gpu_ns_[static_cast<size_t>(g.launched_by)] += g.duration_ns();
-  if (!run.memory_events.empty()) {
+  TensorMemoryUsage tensors = tensor_memory_usage(run);
+  tensor_memory_outside_ = tensors.outside;
+  if (!run.memory_events.empty() || tensors.device || tensors.host) {
     self_cuda_mem_.assign(n, 0);
     self_cpu_mem_.assign(n, 0);
     for (const MemoryEvent& m : run.memory_events)
-      if (m.called_by >= 0) (m.on_device ? self_cuda_mem_ : self_cpu_mem_)[static_cast<size_t>(m.called_by)] += m.signed_bytes();
+      if (m.called_by >= 0 && !(m.on_device ? tensors.device : tensors.host))
+        (m.on_device ? self_cuda_mem_ : self_cpu_mem_)[static_cast<size_t>(m.called_by)] += m.signed_bytes();
+    // Segments: self first, totals summed up the tree below. Tensors: the
+    // totals are known, self is found below by taking the children's out.
+    if (tensors.device) self_cuda_mem_.assign(tensors.device_bytes.begin(), tensors.device_bytes.end());
+    if (tensors.host) self_cpu_mem_.assign(tensors.host_bytes.begin(), tensors.host_bytes.end());
     cuda_mem_ = self_cuda_mem_;
     cpu_mem_ = self_cpu_mem_;
   }
   const bool memory = !cuda_mem_.empty();
+  const bool device_totals_known = tensors.device;
+  const bool host_totals_known = tensors.host;
 
   const ThreadEvents threads = by_thread(events);
   // The children's time is summed into self_ns_ first, then subtracted.
@@ -113,8 +122,10 @@ RangeTree::RangeTree(const Run& run) {
       children_ns[p] += events[i].duration_ns();
       gpu_total_ns_[p] += gpu_total_ns_[i];
       if (memory) {
-        cuda_mem_[p] += cuda_mem_[i];
-        cpu_mem_[p] += cpu_mem_[i];
+        if (device_totals_known) self_cuda_mem_[p] -= cuda_mem_[i];
+        else cuda_mem_[p] += cuda_mem_[i];
+        if (host_totals_known) self_cpu_mem_[p] -= cpu_mem_[i];
+        else cpu_mem_[p] += cpu_mem_[i];
       }
     }
   }

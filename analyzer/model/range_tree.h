@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/run.h"
+#include "model/tensor_memory_usage.h"
 
 namespace prof::analyzer {
 
@@ -28,12 +29,19 @@ class RangeTree {
   uint64_t self_gpu_ns(size_t event) const { return self_gpu_ns_[event]; }
   // self_gpu_ns plus the children's gpu_total_ns.
   uint64_t gpu_total_ns(size_t event) const { return gpu_total_ns_[event]; }
-  // Bytes allocated minus bytes released by this event's own API call
-  // (memory events linked by correlation id), and with its children's.
+  // Bytes allocated minus bytes released. From tensor memory where the run
+  // has it for that side (device: CUDA Mem, host: CPU Mem), by torch's rule
+  // (tensor_memory_usage.h): the events in the event's interval, and self
+  // that minus its children's. Otherwise from the segments
+  // (MemoryEvents) its own API call made (linked by correlation id), and
+  // with its children's.
   int64_t self_cuda_mem_bytes(size_t event) const { return memory(self_cuda_mem_, event); }
   int64_t cuda_mem_bytes(size_t event) const { return memory(cuda_mem_, event); }
   int64_t self_cpu_mem_bytes(size_t event) const { return memory(self_cpu_mem_, event); }
   int64_t cpu_mem_bytes(size_t event) const { return memory(cpu_mem_, event); }
+  bool has_memory() const { return !cuda_mem_.empty(); }
+  // Tensor memory events inside no CPU event: torch's "[memory]" row.
+  const TensorMemoryOutside& tensor_memory_outside() const { return tensor_memory_outside_; }
 
  private:
   // The memory tables stay empty for a run without memory records: four
@@ -45,6 +53,7 @@ class RangeTree {
   HugeVector<uint64_t> self_gpu_ns_;
   HugeVector<uint64_t> gpu_total_ns_;
   HugeVector<int64_t> self_cuda_mem_, cuda_mem_, self_cpu_mem_, cpu_mem_;
+  TensorMemoryOutside tensor_memory_outside_;
 };
 
 }  // namespace prof::analyzer

@@ -16,6 +16,11 @@ std::string row_key(const Run& run, const CpuEvent& event) {
 
 namespace {
 
+// The row of the tensor memory no CPU event holds, named as torch names it
+// (profiler_util.py's MEMORY_EVENT_NAME).
+constexpr uint32_t kMemoryRow = 3;
+constexpr const char* kMemoryRowName = "[memory]";
+
 // Where an event comes in torch's first-occurrence order: by start, then
 // process, CPU before GPU, then its place in the Run.
 struct Occurrence {
@@ -33,7 +38,7 @@ struct Occurrence {
 // these integers first, and making the row's text key once per group,
 // replaces a string key and a map lookup per event.
 struct GroupKey {
-  uint32_t is_gpu;  // 0: an API call, 1: GPU work, 2: a range (name is a RangeRowIds id)
+  uint32_t is_gpu;  // 0: an API call, 1: GPU work, 2: a range (name is a RangeRowIds id), kMemoryRow
   NameId name;
   NameId domain;
   NameId shape;
@@ -62,6 +67,9 @@ struct EventFigures {
   HugeVector<uint64_t> self_cpu_ns;
   HugeVector<uint64_t> self_gpu_ns;
   HugeVector<uint64_t> gpu_total_ns;
+  // Empty when the run has no memory records.
+  HugeVector<int64_t> self_cuda_mem_bytes;
+  HugeVector<int64_t> self_cpu_mem_bytes;
   std::vector<bool> hidden;  // folded into its runtime call: no row
 };
 
@@ -80,6 +88,14 @@ EventFigures event_figures(const Run& run, const RangeTree& tree, const GroupOpt
     f.self_gpu_ns[i] = tree.self_gpu_ns(i);
     f.gpu_total_ns[i] = tree.gpu_total_ns(i);
   }
+  if (tree.has_memory()) {
+    f.self_cuda_mem_bytes.resize(n);
+    f.self_cpu_mem_bytes.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      f.self_cuda_mem_bytes[i] = tree.self_cuda_mem_bytes(i);
+      f.self_cpu_mem_bytes[i] = tree.self_cpu_mem_bytes(i);
+    }
+  }
   auto parent_of = [&](size_t i) { return tree.parent(i); };
   if (options.fold_driver_calls) {
     for (size_t i = 0; i < n; ++i) {
@@ -91,6 +107,10 @@ EventFigures event_figures(const Run& run, const RangeTree& tree, const GroupOpt
       // Its GPU total is in the runtime call's already.
       f.self_cpu_ns[static_cast<size_t>(p)] += f.self_cpu_ns[i];
       f.self_gpu_ns[static_cast<size_t>(p)] += f.self_gpu_ns[i];
+      if (!f.self_cuda_mem_bytes.empty()) {
+        f.self_cuda_mem_bytes[static_cast<size_t>(p)] += f.self_cuda_mem_bytes[i];
+        f.self_cpu_mem_bytes[static_cast<size_t>(p)] += f.self_cpu_mem_bytes[i];
+      }
     }
   }
   const TorchRanges torch(run);
@@ -181,10 +201,21 @@ std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, cons
     row.self_cpu_ns += figures.self_cpu_ns[i];
     row.cuda_total_ns += figures.gpu_total_ns[i];
     row.self_cuda_ns += figures.self_gpu_ns[i];
-    row.cpu_mem_bytes += tree.cpu_mem_bytes(i);
-    row.self_cpu_mem_bytes += tree.self_cpu_mem_bytes(i);
-    row.cuda_mem_bytes += tree.cuda_mem_bytes(i);
-    row.self_cuda_mem_bytes += tree.self_cuda_mem_bytes(i);
+    if (!figures.self_cuda_mem_bytes.empty()) {
+      row.cpu_mem_bytes += tree.cpu_mem_bytes(i);
+      row.self_cpu_mem_bytes += figures.self_cpu_mem_bytes[i];
+      row.cuda_mem_bytes += tree.cuda_mem_bytes(i);
+      row.self_cuda_mem_bytes += figures.self_cuda_mem_bytes[i];
+    }
+  }
+  // torch's "[memory]" row: the tensor memory events no CPU event holds.
+  const TensorMemoryOutside& outside = tree.tensor_memory_outside();
+  if (outside.events > 0) {
+    Group& g = group_for({kMemoryRow, 0, Run::kNoName, Run::kNoName, 0});
+    g.first = {outside.first_ns, outside.first_process, false, 0};
+    g.sums.count = outside.events;
+    g.sums.cuda_mem_bytes = g.sums.self_cuda_mem_bytes = outside.device_bytes;
+    g.sums.cpu_mem_bytes = g.sums.self_cpu_mem_bytes = outside.host_bytes;
   }
   for (size_t i = 0; i < run.gpu_activities.size(); ++i) {
     const GpuActivity& a = run.gpu_activities[i];
@@ -235,7 +266,9 @@ std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, cons
     const std::vector<std::string>* stack = &kNoStack;
     bool top_level = true;
     const bool is_gpu = g.key.is_gpu == 1;
-    if (is_gpu) {
+    if (g.key.is_gpu == kMemoryRow) {
+      key = kMemoryRowName;
+    } else if (is_gpu) {
       const GpuActivity& a = run.gpu_activities[g.first.index];
       key = run.name(a.name);
       if (options.by_input_shape) shape = run.name(a.input_shape);

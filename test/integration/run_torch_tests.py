@@ -17,6 +17,10 @@ bootstrap makes to $STUB_TORCH_LOG); `real_torch` runs Debian's python3-torch
   processes      subprocess, multiprocessing fork/spawn/forkserver
   ranges         the capture's module and step ranges, exact names
   memory         the caching allocator's history as TensorMemoryEvents
+  memory_columns report's CUDA Mem / Self CUDA Mem per row equal torch's
+                 rule applied here to the recorded ranges and events
+  memory_windows each step's events land in its own PROF_SCHEDULE window
+  memory_killed  a run ended by SIGTERM keeps the events its steps sent
   real_torch     Debian's torch 1.13: module and step ranges, ops said off
 """
 import glob
@@ -386,6 +390,147 @@ def memory(tmp):
                             timeout=60)
     check(advice.returncode == 0, advice.stderr)
     check('"tensor_memory_peak"' in advice.stdout and "nn.Module: Net" in advice.stdout, advice.stdout)
+    clean_captures(tmp)
+
+
+STEPPED_MEMORY = r"""
+import os, signal, sys, time, torch
+
+class Inner(torch.nn.Module):
+    def forward(self, size):
+        time.sleep(0.001)  # each allocation well inside its ranges
+        tensor = torch.stub_tensor(size)
+        time.sleep(0.001)
+        return tensor
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+
+    def forward(self, size):
+        time.sleep(0.001)
+        scratch = torch.stub_tensor(2 * size)
+        time.sleep(0.001)
+        out = self.inner(size)
+        time.sleep(0.001)
+        del scratch
+        time.sleep(0.001)
+        return out
+
+before = torch.stub_tensor(64)  # before the first step: inside no range
+net, optimizer, kept = Net(), torch.optim.SGD(), []
+steps, kill_after = int(sys.argv[1]), int(sys.argv[2])
+for step in range(steps):
+    kept.append(net(1000 * (step + 1)))
+    optimizer.step()
+    time.sleep(0.001)
+    if step == kill_after:
+        torch.stub_tensor(7)  # after the step's end: not sent when killed now
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(10)
+print("done")
+"""
+
+
+def stepped_memory(tmp, steps, kill_after=-1, extra=None):
+    program = os.path.join(tmp, "stepped_memory.py")
+    with open(program, "w") as f:
+        f.write(STEPPED_MEMORY)
+    env = agent_env(tmp, dict({"STUB_TORCH_CUDA": "1"}, **(extra or {})))
+    return run([SYSTEM_PYTHON, program, str(steps), str(kill_after)], env)
+
+
+def tensor_events_of(records):
+    return [r for r in records if r.get("type", r.get("record")) == "tensor_memory"]
+
+
+def torch_memory_rows(records):
+    """{row: (calls, total, self)} by torch.profiler's rule
+    (_parse_kineto_results, MemRecordsAcc.in_interval, FunctionEvent's
+    self_device_memory_usage), computed here from the dump alone: an
+    event's memory is the signed bytes of the tensor events whose time lies
+    in [start, end] on any thread; self takes out its direct children's
+    (ranges nested on its thread); the events inside no range are the
+    "[memory]" row. Self is None for start/end ranges, which the analyzer
+    does not nest (ProfilerStep#N: its total only)."""
+    ranges = ranges_of(records)
+    events = [(e["time"], e["bytes"] if e["action"] == "alloc" else -e["bytes"]) for e in tensor_events_of(records)]
+
+    def total(r):
+        return sum(b for t, b in events if r["start"] <= t <= r["end"])
+
+    def parent(r):
+        holders = [p for p in ranges if p is not r and p["style"] == "push_pop" and p["tid"] == r["tid"]
+                   and p["start"] <= r["start"] and r["end"] <= p["end"]]
+        return min(holders, key=lambda p: p["end"] - p["start"]) if holders else None
+
+    rows = {}
+    for r in ranges:
+        name = r["name"].split(", seq = ")[0].split(", op_id = ")[0]
+        name = "ProfilerStep*" if name.startswith("ProfilerStep#") else name
+        own = total(r)
+        children = [c for c in ranges if c["style"] == "push_pop" and parent(c) is r] if r["style"] == "push_pop" else []
+        own_self = own - sum(total(c) for c in children) if r["style"] == "push_pop" else None
+        calls, sum_total, sum_self = rows.get(name, (0, 0, 0))
+        rows[name] = (calls + 1, sum_total + own, None if own_self is None else (sum_self or 0) + own_self)
+    outside = [b for t, b in events if not any(r["start"] <= t <= r["end"] for r in ranges)]
+    if outside:
+        rows["[memory]"] = (len(outside), sum(outside), sum(outside))
+    return rows
+
+
+def memory_columns(tmp):
+    result = stepped_memory(tmp, 3)
+    check(result.returncode == 0 and result.stdout == "done\n", result.stdout + result.stderr)
+    capture = os.path.join(tmp, "run.pb")
+    truth = torch_memory_rows(dump(capture))
+    check(truth.get("[memory]") == (1, 64, 64), "the allocation before any range: %s" % truth)
+    check(truth["nn.Module: Net.inner"][2] == 1000 + 2000 + 3000, truth)
+    check(truth["nn.Module: Net"][2] == 0, "scratch taken back inside Net: %s" % truth)  # 2n - 2n
+    report = subprocess.run([ARGS.analyzer, "report", "--format", "json", capture], capture_output=True, text=True,
+                            timeout=60)
+    check(report.returncode == 0, report.stderr)
+    rows = {r["name"]: r for r in json.loads(report.stdout)["windows"][0]["rows"]}
+    for name, (calls, total, own) in truth.items():
+        check(name in rows, "no row %s in %s" % (name, sorted(rows)))
+        got = rows[name]
+        want = {"calls": calls, "cuda_mem_bytes": total}
+        if own is not None:
+            want["self_cuda_mem_bytes"] = own
+        check({k: got[k] for k in want} == want, "%s: %s, torch's rule gives %s" % (name, got, want))
+    table = subprocess.run([ARGS.analyzer, "report", capture], capture_output=True, text=True, timeout=60).stdout
+    check("CUDA Mem" in table and "Self CUDA Mem" in table and "[memory]" in table, table)
+    stub_calls(tmp)
+    clean_captures(tmp)
+
+
+def memory_windows(tmp):
+    # wait 1, active 1: steps 1 and 3 are windows, each its own file.
+    result = stepped_memory(tmp, 4, extra={"PROF_STEP": "nvtx:^ProfilerStep#",
+                                           "PROF_SCHEDULE": "wait=1,warmup=0,active=1,repeat=2"})
+    check(result.returncode == 0 and result.stdout == "done\n", result.stdout + result.stderr)
+    files = sorted(os.path.basename(p) for p in glob.glob(os.path.join(tmp, "*.pb")))
+    check(files == ["run.step1.pb", "run.step3.pb"], "window files %s" % files)
+    for step in (1, 3):
+        events = tensor_events_of(dump(os.path.join(tmp, "run.step%d.pb" % step)))
+        size = 1000 * (step + 1)
+        got = [(e["action"], e["bytes"]) for e in events]
+        # Net's scratch (2n) handed out and back, Inner's tensor (n) kept.
+        check(got == [("alloc", 2 * size), ("alloc", size), ("free", 2 * size)],
+              "window of step %d: %s" % (step, got))
+    stub_calls(tmp)
+    clean_captures(tmp)
+
+
+def memory_killed(tmp):
+    result = stepped_memory(tmp, 5, kill_after=1)
+    check(result.returncode == -15 and "done" not in result.stdout, "%d %s" % (result.returncode, result.stderr))
+    events = tensor_events_of(dump(os.path.join(tmp, "run.pb")))
+    allocated = [e["bytes"] for e in events if e["action"] == "alloc"]
+    # Sent at the ends of steps 0 and 1; what came after them is lost.
+    check(allocated == [64, 2000, 1000, 4000, 2000], "allocations kept: %s" % allocated)
+    stub_calls(tmp)
     clean_captures(tmp)
 
 

@@ -183,6 +183,15 @@ class ChunkBuilder {
     memory_times_.push_back(time_ns);
     return *m;
   }
+  // A caching allocator block handed out (bytes > 0) or taken back (bytes < 0).
+  prof::proto::TensorMemoryEvent& tensor_memory(uint64_t time_ns, int64_t bytes, int32_t device = 0) {
+    auto* m = chunk_.add_tensor_memory_events();
+    m->set_action(bytes >= 0 ? prof::proto::TensorMemoryEvent::ALLOC : prof::proto::TensorMemoryEvent::FREE);
+    m->set_bytes(static_cast<uint64_t>(bytes >= 0 ? bytes : -bytes));
+    m->set_device(device);
+    tensor_memory_times_.push_back(time_ns);
+    return *m;
+  }
   prof::proto::Synchronization& synchronization(uint64_t start_ns, uint64_t end_ns) {
     auto* s = chunk_.add_synchronizations();
     s->set_type(prof::proto::Synchronization::STREAM_SYNCHRONIZE);
@@ -220,6 +229,7 @@ class ChunkBuilder {
     encode(out.mutable_memcpys(), memcpy_starts_, base, [](auto& r, int64_t d) { r.set_start_delta_ns(d); });
     encode(out.mutable_memsets(), memset_starts_, base, [](auto& r, int64_t d) { r.set_start_delta_ns(d); });
     encode(out.mutable_memory_events(), memory_times_, base, [](auto& r, int64_t d) { r.set_time_delta_ns(d); });
+    encode(out.mutable_tensor_memory_events(), tensor_memory_times_, base, [](auto& r, int64_t d) { r.set_time_delta_ns(d); });
     encode(out.mutable_synchronizations(), sync_starts_, base, [](auto& r, int64_t d) { r.set_start_delta_ns(d); });
     encode(out.mutable_nvtx_marks(), mark_times_, base, [](auto& r, int64_t d) { r.set_time_delta_ns(d); });
     encode(out.mutable_overheads(), overhead_starts_, base, [](auto& r, int64_t d) { r.set_start_delta_ns(d); });
@@ -239,7 +249,7 @@ class ChunkBuilder {
 
   prof::proto::Chunk chunk_;
   std::vector<uint64_t> range_starts_, api_starts_, api_correlations_, kernel_starts_, memcpy_starts_, memset_starts_, memory_times_,
-      sync_starts_, mark_times_, overhead_starts_;
+      sync_starts_, mark_times_, overhead_starts_, tensor_memory_times_;
 };
 
 }  // namespace prof::testing
