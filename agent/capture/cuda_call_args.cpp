@@ -174,6 +174,12 @@ void read_driver(CUpti_CallbackId cbid, const void* params, ApiCallRecord& r) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
       return launch_from_config(static_cast<const cuLaunchKernelEx_params*>(params)->config, r);
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+      const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(params);
+      return set_launch(r, dim3(p->gridDimX, p->gridDimY, p->gridDimZ),
+                        dim3(p->blockDimX, p->blockDimY, p->blockDimZ), p->sharedMemBytes, p->hStream);
+    }
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds:
       return set_transfer(r, ApiCallArgs::copy, static_cast<const cuMemcpyHtoD_v2_params*>(params)->ByteCount,

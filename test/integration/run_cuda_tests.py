@@ -29,11 +29,13 @@ KERNEL_NS = {
     "attributed_kernel": 27000, "cooperative_kernel": 29000, "cluster_kernel": 31000,
     "pool_kernel": 33000, "graph_api_kernel": 35000, "child_kernel": 37000,
     "sample_kernel": 39000, "surface_kernel": 41000, "module_scale_kernel": 43000, "module_fill_kernel": 45000,
+    "order_kernel": 47000, "if_body_kernel": 49000, "else_body_kernel": 51000, "while_body_kernel": 53000,
 }
 GPU_TYPES = ("kernel", "memcpy", "memset")
 # Simulation settings an app needs (as in test/simcuda/tests/check_app.py).
 APP_ENV = {"peer_copies": {"SIMCUDA_DEVICES": "2"}, "driver_extras": {"SIMCUDA_DEVICES": "2"},
-           "peer_default_copies": {"SIMCUDA_DEVICES": "2"}}
+           "peer_default_copies": {"SIMCUDA_DEVICES": "2"},
+           "graph_nodes": {"SIMCUDA_GRAPH_CONDITIONS": "while_body_kernel=1:1:0"}}
 LAUNCH_LATENCY_NS = 2000  # simcuda's default SIMCUDA_LAUNCH_LATENCY_NS
 
 
@@ -92,6 +94,9 @@ def compare_with_truth(truth, records, hooks=True):
         check(r["device"] == op["device"] and r["stream"] == op["stream"],
               "%s corr %d: device/stream %d/%d, truth %d/%d" %
               (op["type"], op["corr"], r["device"], r["stream"], op["device"], op["stream"]))
+        # Graph work carries its graph's id, conditional bodies theirs (CUPTI's graphId).
+        check(r.get("graph", 0) == op["graph"], "%s corr %d: graph %d, truth %d" %
+              (op["type"], op["corr"], r.get("graph", 0), op["graph"]))
         if op["type"] == "kernel":
             check(r["name"] == op["name"], "kernel name %s, truth %s" % (r["name"], op["name"]))
         else:
@@ -262,7 +267,12 @@ def event_timed_gpu_work(tmp, app, *args):
     """CUPTI refused, default GPU timing (events): every kernel, copy and
     memset of the truth (outside graphs) once, marked event-timed, linked to
     its launching call, kernels of 10 us or more within 1% of the truth."""
-    _, truth, records = record_app(tmp, app, list(args), {"SIMCUDA_CUPTI": "off"})
+    _, truth, records = record_app(tmp, app, list(args), dict(APP_ENV.get(app, {}), SIMCUDA_CUPTI="off"))
+    compare_event_timed(truth, records)
+
+
+def compare_event_timed(truth, records):
+    """event_timed_gpu_work's comparison of a hooks-only run with its truth."""
     for kind in GPU_TYPES:
         want = sorted((t for t in truth if t["type"] == kind and t["graph"] == 0), key=lambda t: t["start"])
         got = sorted((r for r in records if r["type"] == kind), key=lambda r: r["start"])

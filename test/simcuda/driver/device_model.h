@@ -103,7 +103,8 @@ CUresult vmm_unmap(CUdeviceptr address, size_t bytes);
 // and texture and surface objects viewing an array or device memory.
 CUresult array_create(CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR& shape);
 CUresult array_destroy(CUarray array);
-CUresult array_rows(CUarray array, char** base, size_t* pitch, size_t* rows);
+// `slice_rows`: the rows of one depth slice of a 3D array (its height).
+CUresult array_rows(CUarray array, char** base, size_t* pitch, size_t* rows, size_t* slice_rows = nullptr);
 CUresult texture_create(CUtexObject* out, const CUDA_RESOURCE_DESC* resource);
 CUresult texture_destroy(CUtexObject texture);
 CUresult surface_create(CUsurfObject* out, const CUDA_RESOURCE_DESC* resource);
@@ -120,6 +121,11 @@ struct CopyRequest {
   size_t src_pitch = 0;
   Side dst_side = Side::Any;
   Side src_side = Side::Any;
+  // A 3D copy (graph copy nodes only): `depth` slices of `height` rows, each
+  // end's slices `*_slice` bytes apart.
+  size_t depth = 1;
+  size_t dst_slice = 0;
+  size_t src_slice = 0;
 };
 CUresult enqueue_copy(const CopyRequest& request, CUstream stream, bool per_thread, bool async);
 
@@ -187,7 +193,8 @@ CUresult enqueue_kernel(const LaunchRequest& request);
 CUresult graph_create(CUgraph* out);
 CUresult graph_add_kernel(CUgraphNode* out, CUgraph graph, const CUDA_KERNEL_NODE_PARAMS* params);
 CUresult graph_add_copy(CUgraphNode* out, CUgraph graph, const CopyRequest& request);
-CUresult graph_add_memset(CUgraphNode* out, CUgraph graph, const MemsetRequest& request);
+CUresult graph_add_memset(CUgraphNode* out, CUgraph graph, const MemsetRequest& request,
+                          const CUDA_MEMSET_NODE_PARAMS& params);
 CUresult graph_add_host(CUgraphNode* out, CUgraph graph, std::function<void()> call);
 CUresult graph_add_alloc(CUgraphNode* out, CUgraph graph, size_t bytes, CUdeviceptr* address);
 CUresult graph_add_free(CUgraphNode* out, CUgraph graph, CUdeviceptr address);
@@ -196,6 +203,33 @@ CUresult graph_add_event(CUgraphNode* out, CUgraph graph, CUevent event, bool wa
 // A child graph node: the child's nodes, copied in at the node's place.
 CUresult graph_add_child(CUgraphNode* out, CUgraph graph, CUgraph child);
 CUresult graph_set_kernel(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS* params);
+CUresult graph_get_kernel(CUgraphNode node, CUDA_KERNEL_NODE_PARAMS* params);
+// A copy or memset node's parameters, in its graph (`exec` null) or in an
+// executable graph instantiated from it.
+CUresult graph_set_copy(CUgraphExec exec, CUgraphNode node, const CopyRequest& request);
+CUresult graph_set_memset(CUgraphExec exec, CUgraphNode node, const MemsetRequest& request,
+                          const CUDA_MEMSET_NODE_PARAMS& params);
+CUresult graph_get_memset(CUgraphNode node, CUDA_MEMSET_NODE_PARAMS* params);
+CUresult graph_node_type(CUgraphNode node, CUgraphNodeType* type);
+// Dependencies: a node's are given when it is added (graph_add_node) or later
+// (graph_dependencies); a launch runs the nodes in a topological order of them.
+CUresult graph_check_dependencies(CUgraph graph, const CUgraphNode* dependencies, size_t count);
+CUresult graph_dependencies(CUgraph graph, const CUgraphNode* from, const CUgraphNode* to, size_t count, bool add);
+CUresult graph_edges(CUgraph graph, CUgraphNode* from, CUgraphNode* to, size_t* count);
+// Adds a node with `add` (which sets *out), after `dependencies`.
+template <class Add>
+CUresult graph_add_node(CUgraph graph, const CUgraphNode* dependencies, size_t count, CUgraphNode* out, Add add) {
+  if (CUresult error = graph_check_dependencies(graph, dependencies, count)) return error;
+  if (CUresult error = add()) return error;
+  for (size_t i = 0; i < count; ++i) {
+    if (CUresult error = graph_dependencies(graph, &dependencies[i], out, 1, true)) return error;
+  }
+  return CUDA_SUCCESS;
+}
+// Conditional nodes: a handle, and a node whose body graphs are made here and
+// handed out in params->phGraph_out (an array the model owns, as CUDA does).
+CUresult graph_condition_create(CUgraphConditionalHandle* out, CUgraph graph, unsigned default_value, unsigned flags);
+CUresult graph_add_conditional(CUgraphNode* out, CUgraph graph, CUDA_CONDITIONAL_NODE_PARAMS* params);
 // Graph memory of a device (cuDeviceGetGraphMemAttribute): what graphs' allocation
 // nodes reserve, and of it what is live (allocated by a launch, not yet freed).
 CUresult graph_memory_attribute(CUdevice device, CUgraphMem_attribute attribute, void* value);

@@ -358,6 +358,40 @@ SIM_FN(cuGraphAddChildGraphNode, 10000, cuGraphAddChildGraphNode,
        (phGraphNode, hGraph, dependencies, numDependencies, childGraph))
 SIM_FN(cuGraphKernelNodeSetParams, 12000, cuGraphKernelNodeSetParams_v2,
        (CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS* nodeParams), (hNode, nodeParams))
+SIM_FN(cuGraphKernelNodeGetParams, 12000, cuGraphKernelNodeGetParams_v2,
+       (CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS* nodeParams), (hNode, nodeParams))
+SIM_FN(cuGraphMemcpyNodeSetParams, 10000, cuGraphMemcpyNodeSetParams,
+       (CUgraphNode hNode, const CUDA_MEMCPY3D* nodeParams), (hNode, nodeParams))
+SIM_FN(cuGraphMemsetNodeSetParams, 10000, cuGraphMemsetNodeSetParams,
+       (CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS* nodeParams), (hNode, nodeParams))
+SIM_FN(cuGraphMemsetNodeGetParams, 10000, cuGraphMemsetNodeGetParams,
+       (CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS* nodeParams), (hNode, nodeParams))
+SIM_FN(cuGraphExecMemcpyNodeSetParams, 10020, cuGraphExecMemcpyNodeSetParams,
+       (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D* copyParams, CUcontext ctx),
+       (hGraphExec, hNode, copyParams, ctx))
+SIM_FN(cuGraphExecMemsetNodeSetParams, 10020, cuGraphExecMemsetNodeSetParams,
+       (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext ctx),
+       (hGraphExec, hNode, memsetParams, ctx))
+SIM_FN(cuGraphNodeGetType, 10000, cuGraphNodeGetType, (CUgraphNode hNode, CUgraphNodeType* type), (hNode, type))
+SIM_FN(cuGraphAddDependencies, 12030, cuGraphAddDependencies_v2,
+       (CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to, const CUgraphEdgeData* edgeData,
+        size_t numDependencies),
+       (hGraph, from, to, edgeData, numDependencies))
+SIM_FN(cuGraphRemoveDependencies, 12030, cuGraphRemoveDependencies_v2,
+       (CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to, const CUgraphEdgeData* edgeData,
+        size_t numDependencies),
+       (hGraph, from, to, edgeData, numDependencies))
+SIM_FN(cuGraphGetEdges, 12030, cuGraphGetEdges_v2,
+       (CUgraph hGraph, CUgraphNode* from, CUgraphNode* to, CUgraphEdgeData* edgeData, size_t* numEdges),
+       (hGraph, from, to, edgeData, numEdges))
+SIM_FN(cuGraphAddNode, 12030, cuGraphAddNode_v2,
+       (CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+        const CUgraphEdgeData* dependencyData, size_t numDependencies, CUgraphNodeParams* nodeParams),
+       (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams))
+SIM_FN(cuGraphConditionalHandleCreate, 12030, cuGraphConditionalHandleCreate,
+       (CUgraphConditionalHandle* pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue,
+        unsigned int flags),
+       (pHandle_out, hGraph, ctx, defaultLaunchValue, flags))
 SIM_FN(cuDeviceGetGraphMemAttribute, 11040, cuDeviceGetGraphMemAttribute,
        (CUdevice device, CUgraphMem_attribute attr, void* value), (device, attr, value))
 SIM_FN(cuGraphClone, 10000, cuGraphClone, (CUgraph* phGraphClone, CUgraph originalGraph), (phGraphClone, originalGraph))

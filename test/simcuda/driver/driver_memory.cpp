@@ -294,27 +294,103 @@ CUresult cuMemcpyPeerAsync(bool per_thread, CUdeviceptr dstDevice, CUcontext dst
 }
 
 // ---- graph copy and memset nodes
-CUresult cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
-                              const CUDA_MEMCPY3D* c, CUcontext) {
-  if (c == nullptr || c->Depth > 1 || c->srcMemoryType == CU_MEMORYTYPE_ARRAY ||
-      c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
-    return CUDA_ERROR_INVALID_VALUE;  // 3D copies and CUDA arrays are not modelled
+namespace {
+
+// One end of a 3D copy: its first byte, pitch and slice pitch. An array end
+// is its rows, a slice its height's worth (the copy must lie within them).
+CUresult copy_end_3d(CUmemorytype type, const void* host, CUdeviceptr device, CUarray array, size_t x, size_t y,
+                     size_t z, size_t pitch, size_t height, const CUDA_MEMCPY3D& c, char** start,
+                     size_t* start_pitch, size_t* slice) {
+  size_t rows_per_slice = c.Height ? c.Height : 1;
+  if (type == CU_MEMORYTYPE_ARRAY) {
+    char* base = nullptr;
+    size_t rows = 0, slice_rows = 0;
+    if (CUresult error = array_rows(array, &base, start_pitch, &rows, &slice_rows)) return error;
+    size_t depth = c.Depth ? c.Depth : 1;
+    if (x + c.WidthInBytes > *start_pitch || y + rows_per_slice > slice_rows || (z + depth) * slice_rows > rows) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    *slice = slice_rows * *start_pitch;
+    *start = base + z * *slice + y * *start_pitch + x;
+    return CUDA_SUCCESS;
   }
-  const char* src = c->srcMemoryType == CU_MEMORYTYPE_HOST ? static_cast<const char*>(c->srcHost)
-                                                            : reinterpret_cast<const char*>(c->srcDevice);
-  char* dst = c->dstMemoryType == CU_MEMORYTYPE_HOST ? static_cast<char*>(c->dstHost)
-                                                      : reinterpret_cast<char*>(c->dstDevice);
-  if (src == nullptr || dst == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  CopyRequest request{dst + c->dstY * c->dstPitch + c->dstXInBytes, src + c->srcY * c->srcPitch + c->srcXInBytes,
-                      c->WidthInBytes, c->Height ? c->Height : 1, c->dstPitch, c->srcPitch,
-                      side_of(c->dstMemoryType), side_of(c->srcMemoryType)};
-  return graph_add_copy(phGraphNode, hGraph, request);
+  char* base = type == CU_MEMORYTYPE_HOST ? static_cast<char*>(const_cast<void*>(host)) : reinterpret_cast<char*>(device);
+  if (base == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *start_pitch = pitch ? pitch : c.WidthInBytes;
+  *slice = *start_pitch * (height ? height : rows_per_slice);
+  *start = base + z * *slice + y * *start_pitch + x;
+  return CUDA_SUCCESS;
 }
 
-CUresult cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
-                              const CUDA_MEMSET_NODE_PARAMS* p, CUcontext) {
+// A graph copy node's description (CUDA_MEMCPY3D: pointer or array ends, any depth).
+CUresult copy_request_3d(const CUDA_MEMCPY3D* c, CopyRequest* request) {
+  if (c == nullptr || c->WidthInBytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  char *src = nullptr, *dst = nullptr;
+  size_t src_pitch = 0, dst_pitch = 0, src_slice = 0, dst_slice = 0;
+  if (CUresult error = copy_end_3d(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray, c->srcXInBytes, c->srcY,
+                                   c->srcZ, c->srcPitch, c->srcHeight, *c, &src, &src_pitch, &src_slice)) {
+    return error;
+  }
+  if (CUresult error = copy_end_3d(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray, c->dstXInBytes, c->dstY,
+                                   c->dstZ, c->dstPitch, c->dstHeight, *c, &dst, &dst_pitch, &dst_slice)) {
+    return error;
+  }
+  *request = CopyRequest{dst, src, c->WidthInBytes, c->Height ? c->Height : 1, dst_pitch, src_pitch,
+                         side_of(c->dstMemoryType), side_of(c->srcMemoryType)};
+  request->depth = c->Depth ? c->Depth : 1;
+  request->dst_slice = dst_slice;
+  request->src_slice = src_slice;
+  return CUDA_SUCCESS;
+}
+
+MemsetRequest memset_request(const CUDA_MEMSET_NODE_PARAMS& p) {
+  return {p.dst, p.value, p.elementSize, p.width, p.height, p.pitch};
+}
+
+}  // namespace
+
+CUresult cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                              size_t numDependencies, const CUDA_MEMCPY3D* c, CUcontext) {
+  CopyRequest request{};
+  if (CUresult error = copy_request_3d(c, &request)) return error;
+  return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode,
+                        [&] { return graph_add_copy(phGraphNode, hGraph, request); });
+}
+
+CUresult cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                              size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS* p, CUcontext) {
   if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  return graph_add_memset(phGraphNode, hGraph, {p->dst, p->value, p->elementSize, p->width, p->height, p->pitch});
+  return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode,
+                        [&] { return graph_add_memset(phGraphNode, hGraph, memset_request(*p), *p); });
+}
+
+CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D* nodeParams) {
+  CopyRequest request{};
+  if (CUresult error = copy_request_3d(nodeParams, &request)) return error;
+  return graph_set_copy(nullptr, hNode, request);
+}
+
+CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D* copyParams,
+                                        CUcontext) {
+  CopyRequest request{};
+  if (hGraphExec == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult error = copy_request_3d(copyParams, &request)) return error;
+  return graph_set_copy(hGraphExec, hNode, request);
+}
+
+CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS* nodeParams) {
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return graph_set_memset(nullptr, hNode, memset_request(*nodeParams), *nodeParams);
+}
+
+CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS* nodeParams) {
+  return graph_get_memset(hNode, nodeParams);
+}
+
+CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext) {
+  if (memsetParams == nullptr || hGraphExec == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return graph_set_memset(hGraphExec, hNode, memset_request(*memsetParams), *memsetParams);
 }
 
 // ---- memsets

@@ -108,45 +108,105 @@ CUresult cuGraphCreate(CUgraph* phGraph, unsigned int flags) {
   return flags == 0 ? graph_create(phGraph) : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult cuGraphAddKernelNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
-                                 const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
-  return graph_add_kernel(phGraphNode, hGraph, nodeParams);
+CUresult cuGraphAddKernelNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                 size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode,
+                        [&] { return graph_add_kernel(phGraphNode, hGraph, nodeParams); });
 }
 
-CUresult cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
-                            const CUDA_HOST_NODE_PARAMS* nodeParams) {
+CUresult cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                            size_t numDependencies, const CUDA_HOST_NODE_PARAMS* nodeParams) {
   if (nodeParams == nullptr || nodeParams->fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUhostFn fn = nodeParams->fn;
   void* data = nodeParams->userData;
-  return graph_add_host(phGraphNode, hGraph, [fn, data] { fn(data); });
+  return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode,
+                        [&] { return graph_add_host(phGraphNode, hGraph, [fn, data] { fn(data); }); });
 }
 
-CUresult cuGraphAddMemAllocNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
-                                CUDA_MEM_ALLOC_NODE_PARAMS* nodeParams) {
+CUresult cuGraphAddMemAllocNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS* nodeParams) {
   if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  return graph_add_alloc(phGraphNode, hGraph, nodeParams->bytesize, &nodeParams->dptr);
+  return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode, [&] {
+    return graph_add_alloc(phGraphNode, hGraph, nodeParams->bytesize, &nodeParams->dptr);
+  });
 }
 
-CUresult cuGraphAddMemFreeNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
-                               CUdeviceptr dptr) {
-  return graph_add_free(phGraphNode, hGraph, dptr);
+CUresult cuGraphAddMemFreeNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                               size_t numDependencies, CUdeviceptr dptr) {
+  return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode,
+                        [&] { return graph_add_free(phGraphNode, hGraph, dptr); });
 }
 
-CUresult cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t) {
-  return graph_add_empty(phGraphNode, hGraph);
+CUresult cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                             size_t numDependencies) {
+  return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode,
+                        [&] { return graph_add_empty(phGraphNode, hGraph); });
 }
 
-CUresult cuGraphAddEventRecordNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t, CUevent event) {
-  return graph_add_event(phGraphNode, hGraph, event, false);
+CUresult cuGraphAddEventRecordNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                   size_t numDependencies, CUevent event) {
+  return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode,
+                        [&] { return graph_add_event(phGraphNode, hGraph, event, false); });
 }
 
-CUresult cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t, CUevent event) {
-  return graph_add_event(phGraphNode, hGraph, event, true);
+CUresult cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                 size_t numDependencies, CUevent event) {
+  return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode,
+                        [&] { return graph_add_event(phGraphNode, hGraph, event, true); });
 }
 
-CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
-                                  CUgraph childGraph) {
-  return graph_add_child(phGraphNode, hGraph, childGraph);
+CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                  size_t numDependencies, CUgraph childGraph) {
+  return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode,
+                        [&] { return graph_add_child(phGraphNode, hGraph, childGraph); });
+}
+
+// cuGraphAddNode: the node kinds NVIDIA's samples add through it (conditional
+// nodes, which have no cuGraphAdd*Node of their own) and empty ones.
+CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                           const CUgraphEdgeData*, size_t numDependencies, CUgraphNodeParams* nodeParams) {
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  switch (nodeParams->type) {
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+      return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode,
+                            [&] { return graph_add_conditional(phGraphNode, hGraph, &nodeParams->conditional); });
+    case CU_GRAPH_NODE_TYPE_EMPTY:
+      return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode,
+                            [&] { return graph_add_empty(phGraphNode, hGraph); });
+    default:
+      return CUDA_ERROR_NOT_SUPPORTED;
+  }
+}
+
+CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle* pHandle_out, CUgraph hGraph, CUcontext,
+                                        unsigned int defaultLaunchValue, unsigned int flags) {
+  return graph_condition_create(pHandle_out, hGraph, defaultLaunchValue, flags);
+}
+
+CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to,
+                                   const CUgraphEdgeData*, size_t numDependencies) {
+  return graph_dependencies(hGraph, from, to, numDependencies, true);
+}
+
+CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to,
+                                      const CUgraphEdgeData*, size_t numDependencies) {
+  return graph_dependencies(hGraph, from, to, numDependencies, false);
+}
+
+// Every edge is a plain one (edge data all zero).
+CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode* from, CUgraphNode* to, CUgraphEdgeData* edgeData,
+                            size_t* numEdges) {
+  CUresult error = graph_edges(hGraph, from, to, numEdges);
+  if (error == CUDA_SUCCESS && edgeData != nullptr && from != nullptr) {
+    for (size_t i = 0; i < *numEdges; ++i) edgeData[i] = CUgraphEdgeData{};
+  }
+  return error;
+}
+
+CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType* type) { return graph_node_type(hNode, type); }
+
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  return graph_get_kernel(hNode, nodeParams);
 }
 
 CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS* nodeParams) {

@@ -70,12 +70,13 @@ CUresult array_create(CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR& shape) {
   if (element == 0) return CUDA_ERROR_NOT_SUPPORTED;
   if (shape.NumChannels != 1 && shape.NumChannels != 2 && shape.NumChannels != 4) return CUDA_ERROR_INVALID_VALUE;
   size_t pitch = shape.Width * element * shape.NumChannels;
-  size_t rows = (shape.Height ? shape.Height : 1) * (shape.Depth ? shape.Depth : 1);
+  size_t slice_rows = shape.Height ? shape.Height : 1;
+  size_t rows = slice_rows * (shape.Depth ? shape.Depth : 1);
   void* memory = nullptr;
   if (CUresult error = memory_allocate(&memory, pitch * rows, MemoryKind::Array, nullptr, false)) return error;
   Model& m = model();
   Lock lock(m.mutex);
-  auto array = std::make_unique<CUarray_st>(CUarray_st{memory, pitch, rows});
+  auto array = std::make_unique<CUarray_st>(CUarray_st{memory, pitch, rows, slice_rows});
   *out = array.get();
   m.arrays.insert(array.get());
   m.all_arrays.push_back(std::move(array));
@@ -93,13 +94,14 @@ CUresult array_destroy(CUarray array) {
   return memory_free(memory, MemoryKind::Array, nullptr, false);
 }
 
-CUresult array_rows(CUarray array, char** base, size_t* pitch, size_t* rows) {
+CUresult array_rows(CUarray array, char** base, size_t* pitch, size_t* rows, size_t* slice_rows) {
   Model& m = model();
   Lock lock(m.mutex);
   if (array == nullptr || !m.arrays.count(array)) return CUDA_ERROR_INVALID_HANDLE;
   *base = static_cast<char*>(array->memory);
   *pitch = array->pitch;
   *rows = array->rows;
+  if (slice_rows != nullptr) *slice_rows = array->slice_rows;
   return CUDA_SUCCESS;
 }
 

@@ -1,9 +1,15 @@
 // Graphs: stream capture's and explicitly built ones, instantiation, update and
 // launch. Kernels, copies, memsets and host functions are operation nodes; graph
 // memory (cudaMallocAsync in a capture, cudaGraphAddMemAllocNode) is a pair of
-// memory nodes around an address reserved for the graph's life.
+// memory nodes around an address reserved for the graph's life. A launch runs
+// the nodes one after the other on its stream, in a topological order of their
+// dependencies; conditional nodes run their bodies as their handle's value says.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <queue>
+#include <regex>
+#include <unordered_map>
 
 #include "api_trace.h"
 #include "device_executor.h"
@@ -25,6 +31,26 @@ GraphNode* exec_node_locked(CUgraphExec exec, uint64_t id) {
     if (node.op.graph_node_id == id) return &node;
   }
   return nullptr;
+}
+
+// The node `id` of any graph (not of executable graphs), and its graph.
+GraphNode* find_node_locked(uint64_t id, Graph** graph_out) {
+  for (CUgraph_st* graph : model().graphs) {
+    for (GraphNode& node : graph->graph.nodes) {
+      if (node.op.graph_node_id != id) continue;
+      if (graph_out != nullptr) *graph_out = &graph->graph;
+      return &node;
+    }
+  }
+  return nullptr;
+}
+
+// A graph's own node (not one copied in from a child graph).
+bool own_node_locked(const Graph& graph, uint64_t id) {
+  for (const GraphNode& node : graph.nodes) {
+    if (node.op.graph_node_id == id) return node.owner == 0;
+  }
+  return false;
 }
 
 // Appends `node` to `graph` with a fresh id and returns its handle.
@@ -80,6 +106,104 @@ GraphNode memory_node(GraphNode::Kind kind, void* address, size_t bytes) {
   return node;
 }
 
+// Replaces an operation node's work, keeping its place and ids.
+void replace_operation(GraphNode& node, PlannedOperation plan) {
+  uint32_t graph_id = node.op.graph_id;
+  uint64_t node_id = node.op.graph_node_id;
+  GraphNode replaced = operation_node(std::move(plan));
+  replaced.owner = node.owner;
+  replaced.op.graph_id = graph_id;
+  replaced.op.graph_node_id = node_id;
+  replaced.kernel_params = node.kernel_params;
+  replaced.memset_params = node.memset_params;
+  node = std::move(replaced);
+}
+
+CUresult set_kernel_locked(GraphNode& node, const CUDA_KERNEL_NODE_PARAMS* params) {
+  PlannedOperation plan;
+  if (CUresult error = plan_kernel_node_locked(params, &plan)) return error;
+  replace_operation(node, std::move(plan));
+  node.function = function_of(params);
+  node.kernel_params = *params;
+  return CUDA_SUCCESS;
+}
+
+// Whether nodes were copied in for the child graph node `id`.
+bool has_children_locked(uint64_t id) {
+  for (CUgraph_st* graph : model().graphs) {
+    for (const GraphNode& node : graph->graph.nodes) {
+      if (node.owner == id) return true;
+    }
+  }
+  return false;
+}
+
+// `graph`'s nodes in launch order, with copies of conditional nodes' bodies
+// (an executable graph keeps what it was instantiated from). The order is
+// topological over the graph's own nodes, ties broken by the order they were
+// added (so a graph whose dependencies follow that order runs in it); a child
+// graph node's nodes follow it. A cycle fails, as instantiation does in CUDA.
+CUresult instantiate_locked(const Graph& graph, std::vector<GraphNode>* out) {
+  std::vector<size_t> own;  // indices of the graph's own nodes
+  std::unordered_map<uint64_t, size_t> position;  // node id -> index in `own`
+  std::unordered_map<uint64_t, std::vector<size_t>> copied_in;  // child graph node id -> its nodes' indices
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (graph.nodes[i].owner != 0) {
+      copied_in[graph.nodes[i].owner].push_back(i);
+      continue;
+    }
+    position[graph.nodes[i].op.graph_node_id] = own.size();
+    own.push_back(i);
+  }
+  std::vector<size_t> waiting(own.size(), 0);
+  std::vector<std::vector<size_t>> after(own.size());
+  for (const auto& [from, to] : graph.edges) {
+    auto f = position.find(from), t = position.find(to);
+    if (f == position.end() || t == position.end()) continue;
+    after[f->second].push_back(t->second);
+    ++waiting[t->second];
+  }
+  // A conditional node carries copies of its bodies, each in launch order.
+  auto emit = [&](const GraphNode& node) -> CUresult {
+    out->push_back(node);
+    if (node.kind != GraphNode::Kind::Conditional) return CUDA_SUCCESS;
+    auto bodies = std::make_shared<std::vector<Graph>>();
+    for (CUgraph body_handle : node.body_handles) {
+      Graph* body = graph_locked(body_handle);
+      if (body == nullptr) return CUDA_ERROR_INVALID_VALUE;
+      Graph copy;
+      copy.id = body->id;
+      if (CUresult error = instantiate_locked(*body, &copy.nodes)) return error;
+      bodies->push_back(std::move(copy));
+    }
+    out->back().bodies = std::move(bodies);
+    return CUDA_SUCCESS;
+  };
+  // Kahn's algorithm, the earliest added ready node first.
+  std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;
+  for (size_t i = 0; i < own.size(); ++i) {
+    if (waiting[i] == 0) ready.push(i);
+  }
+  out->clear();
+  size_t emitted = 0;
+  while (!ready.empty()) {
+    size_t next = ready.top();
+    ready.pop();
+    ++emitted;
+    for (size_t successor : after[next]) {
+      if (--waiting[successor] == 0) ready.push(successor);
+    }
+    const GraphNode& node = graph.nodes[own[next]];
+    if (CUresult error = emit(node)) return error;
+    auto children = copied_in.find(node.op.graph_node_id);
+    if (children == copied_in.end()) continue;
+    for (size_t child : children->second) {
+      if (CUresult error = emit(graph.nodes[child])) return error;
+    }
+  }
+  return emitted == own.size() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;  // short: a cycle
+}
+
 }  // namespace
 
 uint64_t new_graph_node_id_locked() { return model().next_graph_node_id++; }
@@ -121,6 +245,7 @@ CUresult graph_add_kernel(CUgraphNode* out, CUgraph handle, const CUDA_KERNEL_NO
   if (CUresult error = plan_kernel_node_locked(params, &plan)) return error;
   GraphNode node = operation_node(std::move(plan));
   node.function = function_of(params);
+  node.kernel_params = *params;
   *out = add_locked(*graph, std::move(node));
   return CUDA_SUCCESS;
 }
@@ -138,14 +263,17 @@ CUresult graph_add_copy(CUgraphNode* out, CUgraph handle, const CopyRequest& req
   return CUDA_SUCCESS;
 }
 
-CUresult graph_add_memset(CUgraphNode* out, CUgraph handle, const MemsetRequest& request) {
+CUresult graph_add_memset(CUgraphNode* out, CUgraph handle, const MemsetRequest& request,
+                          const CUDA_MEMSET_NODE_PARAMS& params) {
   Model& m = model();
   Lock lock(m.mutex);
   Graph* graph = graph_locked(handle);
   if (graph == nullptr || out == nullptr || request.width_elements == 0) return CUDA_ERROR_INVALID_VALUE;
   PlannedOperation plan;
   if (CUresult error = plan_memset_locked(request, true, &plan)) return error;
-  *out = add_locked(*graph, operation_node(std::move(plan)));
+  GraphNode node = operation_node(std::move(plan));
+  node.memset_params = params;
+  *out = add_locked(*graph, std::move(node));
   return CUDA_SUCCESS;
 }
 
@@ -214,34 +342,204 @@ CUresult graph_add_child(CUgraphNode* out, CUgraph handle, CUgraph child_handle)
   Graph* graph = graph_locked(handle);
   Graph* child = graph_locked(child_handle);
   if (graph == nullptr || child == nullptr || out == nullptr || graph == child) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<GraphNode> nodes;  // the child's, in its launch order
+  if (CUresult error = instantiate_locked(*child, &nodes)) return error;
   GraphNode marker;
   marker.kind = GraphNode::Kind::Empty;
   *out = add_locked(*graph, std::move(marker));
-  std::vector<GraphNode> nodes = child->nodes;  // a copy: the child may be the parent's own node list's source
-  for (GraphNode& node : nodes) add_locked(*graph, std::move(node));
+  for (GraphNode& node : nodes) {
+    node.owner = (*out)->id;
+    add_locked(*graph, std::move(node));
+  }
   return CUDA_SUCCESS;
 }
 
 CUresult graph_set_kernel(CUgraphNode handle, const CUDA_KERNEL_NODE_PARAMS* params) {
   Model& m = model();
   Lock lock(m.mutex);
-  if (handle == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  for (CUgraph_st* graph : m.graphs) {
-    for (GraphNode& node : graph->graph.nodes) {
-      if (node.op.graph_node_id != handle->id) continue;
-      if (node.kind != GraphNode::Kind::Operation || node.op.kind != SIM_OP_KERNEL) return CUDA_ERROR_INVALID_VALUE;
-      PlannedOperation plan;
-      if (CUresult error = plan_kernel_node_locked(params, &plan)) return error;
-      uint32_t graph_id = node.op.graph_id;
-      uint64_t node_id = node.op.graph_node_id;
-      node = operation_node(std::move(plan));
-      node.function = function_of(params);
-      node.op.graph_id = graph_id;
-      node.op.graph_node_id = node_id;
-      return CUDA_SUCCESS;
+  GraphNode* node = handle == nullptr ? nullptr : find_node_locked(handle->id, nullptr);
+  if (node == nullptr || node->kind != GraphNode::Kind::Operation || node->op.kind != SIM_OP_KERNEL) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return set_kernel_locked(*node, params);
+}
+
+CUresult graph_get_kernel(CUgraphNode handle, CUDA_KERNEL_NODE_PARAMS* params) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  GraphNode* node = handle == nullptr ? nullptr : find_node_locked(handle->id, nullptr);
+  if (node == nullptr || params == nullptr || node->kind != GraphNode::Kind::Operation ||
+      node->op.kind != SIM_OP_KERNEL) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *params = node->kernel_params;
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_set_copy(CUgraphExec exec, CUgraphNode handle, const CopyRequest& request) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (handle == nullptr || (exec != nullptr && !m.graph_execs.count(exec))) return CUDA_ERROR_INVALID_VALUE;
+  GraphNode* node = exec != nullptr ? exec_node_locked(exec, handle->id) : find_node_locked(handle->id, nullptr);
+  if (node == nullptr || node->kind != GraphNode::Kind::Operation || node->op.kind != SIM_OP_MEMCPY) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  PlannedOperation plan;
+  if (CUresult error = plan_copy_locked(request, true, &plan)) return error;
+  if (exec != nullptr && plan.op.copy_kind != node->op.copy_kind) return CUDA_ERROR_INVALID_VALUE;  // as CUDA
+  replace_operation(*node, std::move(plan));
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_set_memset(CUgraphExec exec, CUgraphNode handle, const MemsetRequest& request,
+                          const CUDA_MEMSET_NODE_PARAMS& params) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (handle == nullptr || (exec != nullptr && !m.graph_execs.count(exec)) || request.width_elements == 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  GraphNode* node = exec != nullptr ? exec_node_locked(exec, handle->id) : find_node_locked(handle->id, nullptr);
+  if (node == nullptr || node->kind != GraphNode::Kind::Operation || node->op.kind != SIM_OP_MEMSET) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  PlannedOperation plan;
+  if (CUresult error = plan_memset_locked(request, true, &plan)) return error;
+  replace_operation(*node, std::move(plan));
+  node->memset_params = params;
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_get_memset(CUgraphNode handle, CUDA_MEMSET_NODE_PARAMS* params) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  GraphNode* node = handle == nullptr ? nullptr : find_node_locked(handle->id, nullptr);
+  if (node == nullptr || params == nullptr || node->kind != GraphNode::Kind::Operation ||
+      node->op.kind != SIM_OP_MEMSET) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *params = node->memset_params;
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_node_type(CUgraphNode handle, CUgraphNodeType* type) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  GraphNode* node = handle == nullptr ? nullptr : find_node_locked(handle->id, nullptr);
+  if (node == nullptr || type == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  switch (node->kind) {
+    case GraphNode::Kind::Operation:
+      *type = node->op.kind == SIM_OP_KERNEL   ? CU_GRAPH_NODE_TYPE_KERNEL
+              : node->op.kind == SIM_OP_MEMCPY ? CU_GRAPH_NODE_TYPE_MEMCPY
+              : node->op.kind == SIM_OP_MEMSET ? CU_GRAPH_NODE_TYPE_MEMSET
+                                               : CU_GRAPH_NODE_TYPE_HOST;
+      break;
+    case GraphNode::Kind::MemAlloc: *type = CU_GRAPH_NODE_TYPE_MEM_ALLOC; break;
+    case GraphNode::Kind::MemFree: *type = CU_GRAPH_NODE_TYPE_MEM_FREE; break;
+    case GraphNode::Kind::Empty: *type = node->body_handles.empty() && has_children_locked(handle->id)
+                                             ? CU_GRAPH_NODE_TYPE_GRAPH : CU_GRAPH_NODE_TYPE_EMPTY; break;
+    case GraphNode::Kind::EventRecord: *type = CU_GRAPH_NODE_TYPE_EVENT_RECORD; break;
+    case GraphNode::Kind::EventWait: *type = CU_GRAPH_NODE_TYPE_WAIT_EVENT; break;
+    case GraphNode::Kind::Conditional: *type = CU_GRAPH_NODE_TYPE_CONDITIONAL; break;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_check_dependencies(CUgraph handle, const CUgraphNode* dependencies, size_t count) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  Graph* graph = graph_locked(handle);
+  if (graph == nullptr || (count > 0 && dependencies == nullptr)) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; i < count; ++i) {
+    if (dependencies[i] == nullptr || !own_node_locked(*graph, dependencies[i]->id)) return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_dependencies(CUgraph handle, const CUgraphNode* from, const CUgraphNode* to, size_t count, bool add) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  Graph* graph = graph_locked(handle);
+  if (graph == nullptr || (count > 0 && (from == nullptr || to == nullptr))) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; i < count; ++i) {
+    if (from[i] == nullptr || to[i] == nullptr || from[i] == to[i] || !own_node_locked(*graph, from[i]->id) ||
+        !own_node_locked(*graph, to[i]->id)) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    auto edge = std::make_pair(from[i]->id, to[i]->id);
+    auto found = std::find(graph->edges.begin(), graph->edges.end(), edge);
+    if (add == (found != graph->edges.end())) return CUDA_ERROR_INVALID_VALUE;  // as CUDA: twice, or absent
+  }
+  for (size_t i = 0; i < count; ++i) {
+    auto edge = std::make_pair(from[i]->id, to[i]->id);
+    if (add) {
+      graph->edges.push_back(edge);
+    } else {
+      graph->edges.erase(std::find(graph->edges.begin(), graph->edges.end(), edge));
     }
   }
-  return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_edges(CUgraph handle, CUgraphNode* from, CUgraphNode* to, size_t* count) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  Graph* graph = graph_locked(handle);
+  if (graph == nullptr || count == nullptr || ((from == nullptr) != (to == nullptr))) return CUDA_ERROR_INVALID_VALUE;
+  if (from != nullptr) {
+    size_t n = std::min(*count, graph->edges.size());
+    for (size_t i = 0; i < n; ++i) {
+      from[i] = node_handle_locked(graph->edges[i].first);
+      to[i] = node_handle_locked(graph->edges[i].second);
+    }
+    for (size_t i = n; i < *count; ++i) from[i] = to[i] = nullptr;  // as CUDA: the rest are nulled
+  }
+  *count = graph->edges.size();
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_condition_create(CUgraphConditionalHandle* out, CUgraph handle, unsigned default_value,
+                                unsigned flags) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  Graph* graph = graph_locked(handle);
+  if (graph == nullptr || out == nullptr || (flags & ~unsigned{CU_GRAPH_COND_ASSIGN_DEFAULT}) != 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *out = m.next_condition++;
+  // Before any launch the value is the default (an assumption: CUDA leaves it
+  // undefined without CU_GRAPH_COND_ASSIGN_DEFAULT).
+  m.graph_conditions[*out] = {graph->id, default_value, (flags & CU_GRAPH_COND_ASSIGN_DEFAULT) != 0, default_value};
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_add_conditional(CUgraphNode* out, CUgraph handle, CUDA_CONDITIONAL_NODE_PARAMS* params) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  Graph* graph = graph_locked(handle);
+  if (graph == nullptr || out == nullptr || params == nullptr || !m.graph_conditions.count(params->handle)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  bool size_ok = params->type == CU_GRAPH_COND_TYPE_IF       ? params->size == 1 || params->size == 2
+                 : params->type == CU_GRAPH_COND_TYPE_WHILE  ? params->size == 1
+                 : params->type == CU_GRAPH_COND_TYPE_SWITCH ? params->size > 0
+                                                             : false;
+  if (!size_ok) return CUDA_ERROR_INVALID_VALUE;
+  GraphNode node;
+  node.kind = GraphNode::Kind::Conditional;
+  node.condition = params->handle;
+  node.condition_type = params->type;
+  m.condition_bodies.push_back(std::make_unique<CUgraph[]>(params->size));
+  params->phGraph_out = m.condition_bodies.back().get();
+  for (unsigned i = 0; i < params->size; ++i) {
+    auto body = std::make_unique<CUgraph_st>();
+    body->graph.id = m.next_graph_id++;
+    params->phGraph_out[i] = body.get();
+    node.body_handles.push_back(body.get());
+    m.graphs.insert(body.get());
+    m.all_graphs.push_back(std::move(body));
+  }
+  *out = add_locked(*graph, std::move(node));
+  return CUDA_SUCCESS;
 }
 
 CUresult graph_memory_attribute(CUdevice device, CUgraphMem_attribute attribute, void* value) {
@@ -279,7 +577,13 @@ CUresult graph_clone(CUgraph* out, CUgraph original) {
   if (source == nullptr) return CUDA_ERROR_INVALID_VALUE;
   auto clone = std::make_unique<CUgraph_st>();
   clone->graph.id = m.next_graph_id++;
-  for (const GraphNode& node : source->nodes) add_locked(clone->graph, node);
+  std::unordered_map<uint64_t, uint64_t> renamed;  // the source's node ids -> the clone's
+  for (const GraphNode& node : source->nodes) {
+    GraphNode copy = node;
+    if (copy.owner != 0) copy.owner = renamed[copy.owner];
+    renamed[node.op.graph_node_id] = add_locked(clone->graph, std::move(copy))->id;
+  }
+  for (const auto& [from, to] : source->edges) clone->graph.edges.emplace_back(renamed[from], renamed[to]);
   *out = clone.get();
   m.graphs.insert(clone.get());
   m.all_graphs.push_back(std::move(clone));
@@ -292,11 +596,14 @@ CUresult graph_nodes(CUgraph handle, CUgraphNode* nodes, size_t* count) {
   Lock lock(m.mutex);
   Graph* graph = graph_locked(handle);
   if (graph == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (nodes != nullptr) {
-    size_t n = std::min(*count, graph->nodes.size());
-    for (size_t i = 0; i < n; ++i) nodes[i] = node_handle_locked(graph->nodes[i].op.graph_node_id);
+  // The graph's own nodes: a child graph node is one node, as in CUDA.
+  size_t own = 0;
+  for (const GraphNode& node : graph->nodes) {
+    if (node.owner != 0) continue;
+    if (nodes != nullptr && own < *count) nodes[own] = node_handle_locked(node.op.graph_node_id);
+    ++own;
   }
-  *count = graph->nodes.size();
+  *count = own;
   return CUDA_SUCCESS;
 }
 
@@ -307,7 +614,8 @@ CUresult graph_instantiate(CUgraphExec* out, CUgraph handle) {
   Graph* graph = graph_locked(handle);
   if (graph == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   auto exec = std::make_unique<CUgraphExec_st>();
-  exec->graph = *graph;
+  exec->graph.id = graph->id;
+  if (CUresult error = instantiate_locked(*graph, &exec->graph.nodes)) return error;
   *out = exec.get();
   m.graph_execs.insert(exec.get());
   m.all_graph_execs.push_back(std::move(exec));
@@ -320,9 +628,11 @@ CUresult graph_exec_update(CUgraphExec exec, CUgraph handle, CUgraphExecUpdateRe
   Graph* graph = graph_locked(handle);
   if (exec == nullptr || !m.graph_execs.count(exec) || graph == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::vector<GraphNode>& nodes = exec->graph.nodes;
-  bool same_shape = nodes.size() == graph->nodes.size();
+  std::vector<GraphNode> update;
+  if (CUresult error = instantiate_locked(*graph, &update)) return error;
+  bool same_shape = nodes.size() == update.size();
   for (size_t i = 0; same_shape && i < nodes.size(); ++i) {
-    same_shape = nodes[i].kind == graph->nodes[i].kind && nodes[i].op.kind == graph->nodes[i].op.kind;
+    same_shape = nodes[i].kind == update[i].kind && nodes[i].op.kind == update[i].op.kind;
   }
   if (info != nullptr) *info = {};
   if (!same_shape) {
@@ -333,7 +643,7 @@ CUresult graph_exec_update(CUgraphExec exec, CUgraph handle, CUgraphExecUpdateRe
   for (size_t i = 0; i < nodes.size(); ++i) {
     uint32_t graph_id = nodes[i].op.graph_id;
     uint64_t node_id = nodes[i].op.graph_node_id;
-    nodes[i] = graph->nodes[i];
+    nodes[i] = update[i];
     nodes[i].op.graph_id = graph_id;
     nodes[i].op.graph_node_id = node_id;
   }
@@ -347,15 +657,7 @@ CUresult graph_exec_set_kernel(CUgraphExec exec, CUgraphNode node, const CUDA_KE
   if (exec == nullptr || !m.graph_execs.count(exec) || node == nullptr) return CUDA_ERROR_INVALID_VALUE;
   GraphNode* target = exec_node_locked(exec, node->id);
   if (target == nullptr || target->op.kind != SIM_OP_KERNEL) return CUDA_ERROR_INVALID_VALUE;
-  PlannedOperation plan;
-  if (CUresult error = plan_kernel_node_locked(params, &plan)) return error;
-  uint32_t graph_id = target->op.graph_id;
-  uint64_t node_id = target->op.graph_node_id;
-  *target = operation_node(std::move(plan));
-  target->function = function_of(params);
-  target->op.graph_id = graph_id;
-  target->op.graph_node_id = node_id;
-  return CUDA_SUCCESS;
+  return set_kernel_locked(*target, params);
 }
 
 CUresult graph_upload(CUgraphExec exec, CUstream handle, bool per_thread) {
@@ -367,34 +669,130 @@ CUresult graph_upload(CUgraphExec exec, CUstream handle, bool per_thread) {
   return CUDA_SUCCESS;  // nothing to upload: the simulated device reads host memory
 }
 
-CUresult graph_launch(CUgraphExec exec, CUstream handle, bool per_thread) {
-  Model& m = model();
-  Lock lock(m.mutex);
-  if (exec == nullptr || !m.graph_execs.count(exec)) return CUDA_ERROR_INVALID_HANDLE;
-  CUresult error;
-  CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
-  if (stream == nullptr) return error;
-  CUctx_st* context = stream->context;
-  // Nodes are replayed in order on the launch stream; all of their work carries
-  // the correlation id of this graph launch, as CUPTI reports it.
-  struct Launched {
-    bool is_operation;
-    SimOperation op;
-    SimMemoryEvent memory;
-  };
+namespace {
+
+// A graph launch's work, reported once the model's lock is released.
+struct Launched {
+  bool is_operation;
+  SimOperation op;
+  SimMemoryEvent memory;
+};
+
+// One graph launch being replayed onto its stream.
+struct Replay {
+  Lock& lock;
+  CUstream_st* stream;
+  uint32_t graph_id;  // the launched graph's
+  std::vector<CUgraphConditionalHandle> scope;  // the conditional nodes being run, innermost last
   std::vector<Launched> launched;
+};
+
+// A WHILE node whose handle nothing sets would run forever on a GPU; here
+// its body runs this many times at most.
+constexpr unsigned kMaxWhileIterations = 10000;
+
+// What a kernel run from a graph sets a conditional handle to
+// (cudaGraphSetConditional in its device code, which simcuda cannot run):
+// SIMCUDA_GRAPH_CONDITIONS. The handle is that of the innermost conditional
+// node being run, or outside bodies the first one made for the launched graph.
+void kernel_sets_condition_locked(const SimOperation& op, Replay& replay) {
+  const SimConfig& c = config();
+  if (c.condition_rules.empty() || op.name == nullptr) return;
+  Model& m = model();
+  m.condition_rule_runs.resize(c.condition_rules.size(), 0);
+  for (size_t i = 0; i < c.condition_rules.size(); ++i) {
+    const ConditionRule& rule = c.condition_rules[i];
+    if (!std::regex_search(op.name, rule.pattern)) continue;
+    unsigned value = rule.values[m.condition_rule_runs[i]++ % rule.values.size()];
+    CUgraphConditionalHandle target = 0;
+    if (!replay.scope.empty()) {
+      target = replay.scope.back();
+    } else {
+      for (const auto& [handle, condition] : m.graph_conditions) {
+        if (condition.graph_id == replay.graph_id) {
+          target = handle;
+          break;
+        }
+      }
+    }
+    auto found = m.graph_conditions.find(target);
+    if (found != m.graph_conditions.end()) found->second.value = value;
+    return;
+  }
+}
+
+// Every conditional handle of `nodes` (and of their bodies) set to its
+// default, where it asks for that at each launch.
+void assign_defaults_locked(const std::vector<GraphNode>& nodes) {
+  Model& m = model();
+  for (const GraphNode& node : nodes) {
+    if (node.kind != GraphNode::Kind::Conditional) continue;
+    auto found = m.graph_conditions.find(node.condition);
+    if (found != m.graph_conditions.end() && found->second.assign_default) {
+      found->second.value = found->second.default_value;
+    }
+    if (node.bodies) {
+      for (const Graph& body : *node.bodies) assign_defaults_locked(body.nodes);
+    }
+  }
+}
+
+unsigned condition_value_locked(CUgraphConditionalHandle handle) {
+  auto found = model().graph_conditions.find(handle);
+  return found == model().graph_conditions.end() ? 0 : found->second.value;
+}
+
+void replay_locked(const std::vector<GraphNode>& nodes, Replay& replay);
+
+void replay_conditional_locked(const GraphNode& node, Replay& replay) {
+  if (!node.bodies || node.bodies->empty()) return;
+  const std::vector<Graph>& bodies = *node.bodies;
+  replay.scope.push_back(node.condition);
+  unsigned value = condition_value_locked(node.condition);
+  switch (node.condition_type) {
+    case CU_GRAPH_COND_TYPE_IF:
+      if (value != 0) {
+        replay_locked(bodies[0].nodes, replay);
+      } else if (bodies.size() == 2) {
+        replay_locked(bodies[1].nodes, replay);  // the ELSE body
+      }
+      break;
+    case CU_GRAPH_COND_TYPE_WHILE:
+      for (unsigned i = 0; i < kMaxWhileIterations && condition_value_locked(node.condition) != 0; ++i) {
+        replay_locked(bodies[0].nodes, replay);
+      }
+      break;
+    case CU_GRAPH_COND_TYPE_SWITCH:
+      if (value < bodies.size()) replay_locked(bodies[value].nodes, replay);
+      break;
+    default:
+      break;
+  }
+  replay.scope.pop_back();
+}
+
+// Nodes are replayed in order on the launch stream; all of their work carries
+// the correlation id of this graph launch, as CUPTI reports it.
+void replay_locked(const std::vector<GraphNode>& nodes, Replay& replay) {
+  Model& m = model();
+  CUstream_st* stream = replay.stream;
+  CUctx_st* context = stream->context;
   Device& device = m.devices[static_cast<size_t>(context->device)];
-  for (size_t i = 0; i < exec->graph.nodes.size(); ++i) {
-    GraphNode& node = exec->graph.nodes[i];
+  for (const GraphNode& node : nodes) {
     if (node.kind == GraphNode::Kind::Operation) {
       SimOperation op = node.op;
       op.correlation_id = 0;
-      if (schedule_locked(lock, stream, op, node.duration_ns, node.faults, node.move_data)) {
-        launched.push_back({true, op, {}});
+      if (schedule_locked(replay.lock, stream, op, node.duration_ns, node.faults, node.move_data)) {
+        replay.launched.push_back({true, op, {}});
+        if (op.kind == SIM_OP_KERNEL) kernel_sets_condition_locked(op, replay);
       }
       continue;
     }
     if (node.kind == GraphNode::Kind::Empty) continue;
+    if (node.kind == GraphNode::Kind::Conditional) {
+      replay_conditional_locked(node, replay);
+      continue;
+    }
     if (node.kind == GraphNode::Kind::EventRecord || node.kind == GraphNode::Kind::EventWait) {
       CUevent event = node.event;
       if (!m.events.count(event)) continue;  // destroyed since: nothing to record or wait for
@@ -428,10 +826,26 @@ CUresult graph_launch(CUgraphExec exec, CUstream handle, bool per_thread) {
         run_at(stream_frontier_locked(stream), [address] { std::free(reinterpret_cast<void*>(address)); });
       }
     }
-    launched.push_back({false, {}, event});
+    replay.launched.push_back({false, {}, event});
   }
+}
+
+}  // namespace
+
+CUresult graph_launch(CUgraphExec exec, CUstream handle, bool per_thread) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  if (exec == nullptr || !m.graph_execs.count(exec)) return CUDA_ERROR_INVALID_HANDLE;
+  CUresult error;
+  CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
+  if (stream == nullptr) return error;
+  Replay replay{lock, stream, exec->graph.id, {}, {}};
+  // A copy: a node's parameters may be set while schedule_locked waits for room.
+  std::vector<GraphNode> nodes = exec->graph.nodes;
+  assign_defaults_locked(nodes);
+  replay_locked(nodes, replay);
   lock.unlock();
-  for (const Launched& item : launched) {
+  for (const Launched& item : replay.launched) {
     if (item.is_operation) {
       report_operation(item.op);
     } else {

@@ -90,24 +90,51 @@ namespace simcuda {
 // a memory node makes the graph's allocation at `address` live (alloc) or gone
 // (free) at its place in the launch. The address is reserved for the graph's life,
 // as graph memory keeps its virtual address from launch to launch.
+struct Graph;
+
 struct GraphNode {
   // Empty: an empty node, or a child graph's node (its nodes follow it).
   // EventRecord/EventWait: the launch records `event` / waits for it in stream order.
-  enum class Kind : uint8_t { Operation, MemAlloc, MemFree, Empty, EventRecord, EventWait };
+  // Conditional: runs its bodies as the value of `condition` says (IF, WHILE, SWITCH).
+  enum class Kind : uint8_t { Operation, MemAlloc, MemFree, Empty, EventRecord, EventWait, Conditional };
   Kind kind = Kind::Operation;
   SimOperation op{};  // op.graph_node_id identifies the node
   uint64_t duration_ns = 0;
   bool faults = false;
   std::function<void()> move_data;
   CUfunction function = nullptr;  // kernel nodes
+  CUDA_KERNEL_NODE_PARAMS kernel_params{};  // kernel nodes, as last set (cuGraphKernelNodeGetParams)
+  CUDA_MEMSET_NODE_PARAMS memset_params{};  // memset nodes, as last set
   void* address = nullptr;        // memory nodes
   size_t bytes = 0;
   CUevent event = nullptr;        // event nodes
+  // A child graph's node copied in: the id of the child graph node it belongs
+  // to (it launches right after that node); 0 for the graph's own nodes.
+  uint64_t owner = 0;
+  // Conditional nodes: the handle, the kind, the body graphs the API handed
+  // out (filled in later by the program), and at instantiation their copies.
+  CUgraphConditionalHandle condition = 0;
+  CUgraphConditionalNodeType condition_type = CU_GRAPH_COND_TYPE_IF;
+  std::vector<CUgraph> body_handles;
+  std::shared_ptr<const std::vector<Graph>> bodies;
 };
 
 struct Graph {
   uint32_t id;
-  std::vector<GraphNode> nodes;  // in the order they were added: a valid launch order
+  // In the order they were added. An executable graph's are in launch order:
+  // a topological order of `edges`, ties broken by the order of adding.
+  std::vector<GraphNode> nodes;
+  std::vector<std::pair<uint64_t, uint64_t>> edges;  // (from, to) node ids, the graph's own nodes only
+};
+
+// A conditional node's handle (cuGraphConditionalHandleCreate): its value is
+// what a launch reads; `assign_default` sets it to `default_value` as each
+// launch begins.
+struct GraphCondition {
+  uint32_t graph_id;  // the graph it was created for
+  unsigned default_value;
+  bool assign_default;
+  unsigned value;
 };
 
 // An operation ready to be scheduled or added to a graph.
@@ -146,6 +173,7 @@ struct CUarray_st {
   void* memory;  // an allocation of MemoryKind::Array
   size_t pitch;  // bytes of a row: width * channels * element size
   size_t rows;   // height * depth (at least 1 each)
+  size_t slice_rows;  // height (at least 1): rows of one depth slice
 };
 
 struct CUgraphExec_st {
@@ -202,6 +230,10 @@ struct Model {
   std::unordered_map<uint64_t, std::unique_ptr<CUgraphNode_st>> graph_nodes;  // handles by node id
   std::unordered_set<uintptr_t> graph_reserved;  // addresses graphs' memory nodes own
   std::unordered_set<uintptr_t> graph_live;      // of those, allocated by a launch and not freed
+  std::map<CUgraphConditionalHandle, GraphCondition> graph_conditions;  // by handle, in order of creation
+  CUgraphConditionalHandle next_condition = 1;
+  std::vector<std::unique_ptr<CUgraph[]>> condition_bodies;  // the arrays handed out in phGraph_out
+  std::vector<uint64_t> condition_rule_runs;  // per SIMCUDA_GRAPH_CONDITIONS rule: matching kernels run so far
   std::unordered_set<CUarray_st*> arrays;
   std::vector<std::unique_ptr<CUarray_st>> all_arrays;
   unsigned long long next_object_id = 1;  // texture and surface objects

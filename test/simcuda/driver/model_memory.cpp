@@ -246,8 +246,16 @@ CUresult plan_copy_locked(const CopyRequest& request, bool async, PlannedOperati
   if (request.height > 1 && (dst_pitch < request.width_bytes || src_pitch < request.width_bytes)) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  size_t dst_span = request.height ? dst_pitch * (request.height - 1) + request.width_bytes : 0;
-  size_t src_span = request.height ? src_pitch * (request.height - 1) + request.width_bytes : 0;
+  size_t depth = request.depth ? request.depth : 1;
+  size_t dst_slice = request.dst_slice ? request.dst_slice : dst_pitch * request.height;
+  size_t src_slice = request.src_slice ? request.src_slice : src_pitch * request.height;
+  if (depth > 1 && request.height &&
+      (dst_slice < dst_pitch * (request.height - 1) + request.width_bytes ||
+       src_slice < src_pitch * (request.height - 1) + request.width_bytes)) {
+    return CUDA_ERROR_INVALID_VALUE;  // slices would overlap
+  }
+  size_t dst_span = request.height ? dst_slice * (depth - 1) + dst_pitch * (request.height - 1) + request.width_bytes : 0;
+  size_t src_span = request.height ? src_slice * (depth - 1) + src_pitch * (request.height - 1) + request.width_bytes : 0;
   MemoryKind dst_kind = kind_of_locked(request.dst, dst_span);
   MemoryKind src_kind = kind_of_locked(request.src, src_span);
   // A pointer into a device allocation that overruns it is not host memory either.
@@ -266,7 +274,7 @@ CUresult plan_copy_locked(const CopyRequest& request, bool async, PlannedOperati
   SimOperation& op = plan->op;
   op = {};
   op.kind = SIM_OP_MEMCPY;
-  op.bytes = request.width_bytes * request.height;
+  op.bytes = request.width_bytes * request.height * depth;
   op.src_kind = static_cast<uint8_t>(src_kind);
   op.dst_kind = static_cast<uint8_t>(dst_kind);
   op.is_async = async;
@@ -312,16 +320,23 @@ CUresult plan_copy_locked(const CopyRequest& request, bool async, PlannedOperati
   CopyRequest copy = request;
   copy.dst_pitch = dst_pitch;
   copy.src_pitch = src_pitch;
+  copy.depth = depth;
+  copy.dst_slice = dst_slice;
+  copy.src_slice = src_slice;
   plan->move_data = [copy] {
-    for (size_t row = 0; row < copy.height; ++row) {
-      std::memmove(static_cast<char*>(copy.dst) + row * copy.dst_pitch,
-                   static_cast<const char*>(copy.src) + row * copy.src_pitch, copy.width_bytes);
+    for (size_t slice = 0; slice < copy.depth; ++slice) {
+      for (size_t row = 0; row < copy.height; ++row) {
+        std::memmove(static_cast<char*>(copy.dst) + slice * copy.dst_slice + row * copy.dst_pitch,
+                     static_cast<const char*>(copy.src) + slice * copy.src_slice + row * copy.src_pitch,
+                     copy.width_bytes);
+      }
     }
   };
   return CUDA_SUCCESS;
 }
 
 CUresult enqueue_copy(const CopyRequest& request, CUstream handle, bool per_thread, bool async) {
+  if (request.depth > 1) return CUDA_ERROR_NOT_SUPPORTED;  // 3D copies: graph nodes only
   if (request.dst == nullptr || request.src == nullptr) {
     return request.width_bytes == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
   }

@@ -45,6 +45,29 @@ void parse_kernel_rules(const char* text, SimConfig& out) {
   }
 }
 
+// SIMCUDA_GRAPH_CONDITIONS="regex=v:v:v,regex=v". Split at the last '='.
+void parse_condition_rules(const char* text, SimConfig& out) {
+  std::stringstream list(text);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    size_t eq = item.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+      std::fprintf(stderr, "simcuda: ignoring SIMCUDA_GRAPH_CONDITIONS entry '%s'\n", item.c_str());
+      continue;
+    }
+    ConditionRule rule;
+    std::stringstream values(item.substr(eq + 1));
+    std::string value;
+    while (std::getline(values, value, ':')) rule.values.push_back(static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10)));
+    try {
+      rule.pattern = std::regex(item.substr(0, eq));
+      out.condition_rules.push_back(std::move(rule));
+    } catch (const std::regex_error&) {
+      std::fprintf(stderr, "simcuda: bad regex in SIMCUDA_GRAPH_CONDITIONS: '%s'\n", item.c_str());
+    }
+  }
+}
+
 SimConfig load() {
   SimConfig c;
   c.device_count = static_cast<int>(env_u64("SIMCUDA_DEVICES", 1));
@@ -65,6 +88,7 @@ SimConfig load() {
   if (const char* truth = std::getenv("SIMCUDA_TRUTH")) c.truth_path = truth;
   if (const char* cupti = std::getenv("SIMCUDA_CUPTI")) c.cupti_enabled = std::string(cupti) != "off";
   if (const char* fault = std::getenv("SIMCUDA_FAULT_KERNEL")) c.fault_kernel_pattern = fault;
+  if (const char* conditions = std::getenv("SIMCUDA_GRAPH_CONDITIONS")) parse_condition_rules(conditions, c);
   return c;
 }
 

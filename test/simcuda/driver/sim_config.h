@@ -13,6 +13,14 @@ struct KernelDurationRule {
   uint64_t duration_ns;
 };
 
+// SIMCUDA_GRAPH_CONDITIONS: device code never runs, so what a kernel would set
+// a graph's conditional handle to (cudaGraphSetConditional) is told: the n-th
+// run from a graph of a kernel matching `pattern` sets it to values[n % size].
+struct ConditionRule {
+  std::regex pattern;
+  std::vector<unsigned> values;
+};
+
 struct SimConfig {
   int device_count = 1;
   uint64_t default_kernel_ns = 10000;
@@ -32,6 +40,7 @@ struct SimConfig {
   std::string truth_path;                          // empty: no ground-truth log
   bool cupti_enabled = true;
   std::string fault_kernel_pattern;                // launches matching it fail stickily
+  std::vector<ConditionRule> condition_rules;      // first match wins
 
   uint64_t kernel_duration_ns(const std::string& name) const;
 };

@@ -1,6 +1,9 @@
 // Runtime API bodies (see runtime_impl.h): allocation, copies and memsets. Each one
 // makes the driver call(s) the real runtime makes, so they nest under it in CUPTI
 // and the truth log.
+#include <mutex>
+#include <unordered_map>
+
 #include "driver_per_thread.h"
 #include "runtime_impl.h"
 #include "runtime_scope.h"
@@ -358,6 +361,17 @@ bool driver_format(const cudaChannelFormatDesc& desc, CUarray_format* format, un
   }
 }
 
+// Bytes of one element of each live array (cudaMemcpy3DParms counts array
+// extents and positions in elements).
+struct ArrayElements {
+  std::mutex mutex;
+  std::unordered_map<const void*, size_t> bytes;
+};
+ArrayElements& array_elements() {
+  static ArrayElements* elements = new ArrayElements;  // leaked: arrays may be freed during exit
+  return *elements;
+}
+
 cudaError_t make_array(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width, size_t height,
                        size_t depth) {
   if (array == nullptr || desc == nullptr) return cudaErrorInvalidValue;
@@ -367,7 +381,11 @@ cudaError_t make_array(cudaArray_t* array, const cudaChannelFormatDesc* desc, si
   shape.Height = height;
   shape.Depth = depth;
   SIM_NEED_CONTEXT();
-  return from_driver(cuArray3DCreate_v2(reinterpret_cast<CUarray*>(array), &shape));
+  SIM_TRY(cuArray3DCreate_v2(reinterpret_cast<CUarray*>(array), &shape));
+  ArrayElements& elements = array_elements();
+  std::lock_guard<std::mutex> lock(elements.mutex);
+  elements.bytes[*array] = static_cast<size_t>(desc->x / 8) * shape.NumChannels;
+  return cudaSuccess;
 }
 
 cudaError_t array_copy(CUDA_MEMCPY2D& c, cudaMemcpyKind kind, bool per_thread) {
@@ -409,6 +427,14 @@ cudaError_t driver_resource(const cudaResourceDesc* in, CUDA_RESOURCE_DESC* out)
 }
 
 }  // namespace
+
+size_t array_element_bytes(const void* array) {
+  ArrayElements& elements = array_elements();
+  std::lock_guard<std::mutex> lock(elements.mutex);
+  auto found = elements.bytes.find(array);
+  return found == elements.bytes.end() ? 1 : found->second;
+}
+
 }  // namespace simcuda_rt
 
 extern "C" struct cudaChannelFormatDesc CUDARTAPI cudaCreateChannelDesc(int x, int y, int z, int w,
@@ -430,7 +456,12 @@ cudaError_t cudaMalloc3DArray(cudaArray_t* array, const struct cudaChannelFormat
 
 cudaError_t cudaFreeArray(cudaArray_t array) {
   if (array == nullptr) return cudaSuccess;
-  SIM_IN_CONTEXT(cuArrayDestroy(reinterpret_cast<CUarray>(array)));
+  SIM_NEED_CONTEXT();
+  SIM_TRY(cuArrayDestroy(reinterpret_cast<CUarray>(array)));
+  ArrayElements& elements = array_elements();
+  std::lock_guard<std::mutex> lock(elements.mutex);
+  elements.bytes.erase(array);
+  return cudaSuccess;
 }
 
 cudaError_t cudaMemcpy2DToArray(bool per_thread, cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src,

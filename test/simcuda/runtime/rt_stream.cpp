@@ -217,27 +217,187 @@ cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* pGraphNode, cudaGraph_t g
   SIM_IN_CONTEXT(cuGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event));
 }
 
-// A 3D copy description with pointer ends and a depth of 1 (arrays and 3D
-// copies are not modelled in graphs): the driver's CUDA_MEMCPY3D.
+namespace {
+
+// A 3D copy description (pointer or array ends, any depth): the driver's CUDA_MEMCPY3D.
+cudaError_t driver_copy_3d(const cudaMemcpy3DParms* p, CUDA_MEMCPY3D* c) {
+  if (p == nullptr) return cudaErrorInvalidValue;
+  if (p->kind < cudaMemcpyHostToHost || p->kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  *c = {};
+  set_copy_ends(*c, p->dstPtr.ptr, p->srcPtr.ptr, p->kind);
+  // Positions count their object's elements (a pointer's are bytes); the
+  // extent counts the elements of the array taking part, if one does.
+  size_t src_element = 1, dst_element = 1;
+  if (p->srcArray != nullptr) {
+    c->srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    c->srcArray = reinterpret_cast<CUarray>(p->srcArray);
+    src_element = array_element_bytes(p->srcArray);
+  }
+  if (p->dstArray != nullptr) {
+    c->dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c->dstArray = reinterpret_cast<CUarray>(p->dstArray);
+    dst_element = array_element_bytes(p->dstArray);
+  }
+  size_t extent_element = p->srcArray != nullptr ? src_element : dst_element;
+  c->srcXInBytes = p->srcPos.x * src_element;
+  c->srcY = p->srcPos.y;
+  c->srcZ = p->srcPos.z;
+  c->srcPitch = p->srcPtr.pitch;
+  c->srcHeight = p->srcPtr.ysize;
+  c->dstXInBytes = p->dstPos.x * dst_element;
+  c->dstY = p->dstPos.y;
+  c->dstZ = p->dstPos.z;
+  c->dstPitch = p->dstPtr.pitch;
+  c->dstHeight = p->dstPtr.ysize;
+  c->WidthInBytes = p->extent.width * extent_element;
+  c->Height = p->extent.height;
+  c->Depth = p->extent.depth;
+  return cudaSuccess;
+}
+
+cudaError_t driver_copy_1d(void* dst, const void* src, size_t count, cudaMemcpyKind kind, CUDA_MEMCPY3D* c) {
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  *c = {};
+  set_copy_ends(*c, dst, src, kind);
+  c->WidthInBytes = count;
+  c->Height = 1;
+  c->Depth = 1;
+  return cudaSuccess;
+}
+
+CUDA_MEMSET_NODE_PARAMS driver_memset(const cudaMemsetParams& p) {
+  CUDA_MEMSET_NODE_PARAMS params{};
+  params.dst = reinterpret_cast<CUdeviceptr>(p.dst);
+  params.pitch = p.pitch;
+  params.value = p.value;
+  params.elementSize = p.elementSize;
+  params.width = p.width;
+  params.height = p.height;
+  return params;
+}
+
+}  // namespace
+
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
                                    size_t numDependencies, const struct cudaMemcpy3DParms* p) {
-  if (p == nullptr || p->srcArray != nullptr || p->dstArray != nullptr || p->extent.depth > 1) {
-    return cudaErrorInvalidValue;
-  }
-  if (p->kind < cudaMemcpyHostToHost || p->kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  CUDA_MEMCPY3D c;
+  if (cudaError_t error = driver_copy_3d(p, &c)) return error;
   SIM_NEED_CONTEXT();
-  CUDA_MEMCPY3D c{};
-  set_copy_ends(c, p->dstPtr.ptr, p->srcPtr.ptr, p->kind);
-  c.srcXInBytes = p->srcPos.x;
-  c.srcY = p->srcPos.y;
-  c.srcPitch = p->srcPtr.pitch;
-  c.dstXInBytes = p->dstPos.x;
-  c.dstY = p->dstPos.y;
-  c.dstPitch = p->dstPtr.pitch;
-  c.WidthInBytes = p->extent.width;
-  c.Height = p->extent.height;
-  c.Depth = 1;
   return from_driver(cuGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, &c, nullptr));
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms* pNodeParams) {
+  CUDA_MEMCPY3D c;
+  if (cudaError_t error = driver_copy_3d(pNodeParams, &c)) return error;
+  SIM_IN_CONTEXT(cuGraphMemcpyNodeSetParams(node, &c));
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* dst, const void* src, size_t count,
+                                           enum cudaMemcpyKind kind) {
+  CUDA_MEMCPY3D c;
+  if (cudaError_t error = driver_copy_1d(dst, src, count, kind, &c)) return error;
+  SIM_IN_CONTEXT(cuGraphMemcpyNodeSetParams(node, &c));
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaMemcpy3DParms* pNodeParams) {
+  CUDA_MEMCPY3D c;
+  if (cudaError_t error = driver_copy_3d(pNodeParams, &c)) return error;
+  SIM_IN_CONTEXT(cuGraphExecMemcpyNodeSetParams(hGraphExec, node, &c, nullptr));
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst,
+                                               const void* src, size_t count, enum cudaMemcpyKind kind) {
+  CUDA_MEMCPY3D c;
+  if (cudaError_t error = driver_copy_1d(dst, src, count, kind, &c)) return error;
+  SIM_IN_CONTEXT(cuGraphExecMemcpyNodeSetParams(hGraphExec, node, &c, nullptr));
+}
+
+cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams* pNodeParams) {
+  if (pNodeParams == nullptr) return cudaErrorInvalidValue;
+  CUDA_MEMSET_NODE_PARAMS params = driver_memset(*pNodeParams);
+  SIM_IN_CONTEXT(cuGraphMemsetNodeSetParams(node, &params));
+}
+
+cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams* pNodeParams) {
+  if (pNodeParams == nullptr) return cudaErrorInvalidValue;
+  CUDA_MEMSET_NODE_PARAMS params{};
+  SIM_NEED_CONTEXT();
+  SIM_TRY(cuGraphMemsetNodeGetParams(node, &params));
+  *pNodeParams = {};
+  pNodeParams->dst = reinterpret_cast<void*>(params.dst);
+  pNodeParams->pitch = params.pitch;
+  pNodeParams->value = params.value;
+  pNodeParams->elementSize = params.elementSize;
+  pNodeParams->width = params.width;
+  pNodeParams->height = params.height;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaMemsetParams* pNodeParams) {
+  if (pNodeParams == nullptr) return cudaErrorInvalidValue;
+  CUDA_MEMSET_NODE_PARAMS params = driver_memset(*pNodeParams);
+  SIM_IN_CONTEXT(cuGraphExecMemsetNodeSetParams(hGraphExec, node, &params, nullptr));
+}
+
+// cudaGraphNodeType has CUgraphNodeType's values.
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* pType) {
+  SIM_IN_CONTEXT(cuGraphNodeGetType(node, reinterpret_cast<CUgraphNodeType*>(pType)));
+}
+
+// cudaGraphEdgeData has CUgraphEdgeData's layout.
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
+                                     const cudaGraphEdgeData* edgeData, size_t numDependencies) {
+  SIM_IN_CONTEXT(cuGraphAddDependencies(graph, from, to, reinterpret_cast<const CUgraphEdgeData*>(edgeData),
+                                        numDependencies));
+}
+
+cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
+                                        const cudaGraphEdgeData* edgeData, size_t numDependencies) {
+  SIM_IN_CONTEXT(cuGraphRemoveDependencies(graph, from, to, reinterpret_cast<const CUgraphEdgeData*>(edgeData),
+                                           numDependencies));
+}
+
+cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from, cudaGraphNode_t* to,
+                              cudaGraphEdgeData* edgeData, size_t* numEdges) {
+  SIM_IN_CONTEXT(cuGraphGetEdges(graph, from, to, reinterpret_cast<CUgraphEdgeData*>(edgeData), numEdges));
+}
+
+// The node kinds simcuda's driver adds through cuGraphAddNode: conditional and empty.
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                             const cudaGraphEdgeData* dependencyData, size_t numDependencies,
+                             struct cudaGraphNodeParams* nodeParams) {
+  if (nodeParams == nullptr) return cudaErrorInvalidValue;
+  SIM_NEED_CONTEXT();
+  CUgraphNodeParams params{};
+  params.type = static_cast<CUgraphNodeType>(nodeParams->type);
+  if (nodeParams->type == cudaGraphNodeTypeConditional) {
+    const cudaConditionalNodeParams& in = nodeParams->conditional;
+    params.conditional.handle = in.handle;
+    params.conditional.type = static_cast<CUgraphConditionalNodeType>(in.type);
+    params.conditional.size = in.size;
+    if (cuCtxGetCurrent(&params.conditional.ctx) != CUDA_SUCCESS) return cudaErrorInvalidValue;
+  } else if (nodeParams->type != cudaGraphNodeTypeEmpty) {
+    return cudaErrorNotSupported;
+  }
+  SIM_TRY(cuGraphAddNode(pGraphNode, graph, pDependencies, reinterpret_cast<const CUgraphEdgeData*>(dependencyData),
+                         numDependencies, &params));
+  // The body graphs, in an array the driver owns.
+  if (nodeParams->type == cudaGraphNodeTypeConditional) {
+    nodeParams->conditional.phGraph_out = params.conditional.phGraph_out;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* pHandle_out, cudaGraph_t graph,
+                                             unsigned int defaultLaunchValue, unsigned int flags) {
+  SIM_NEED_CONTEXT();
+  CUcontext context = nullptr;
+  SIM_TRY(cuCtxGetCurrent(&context));
+  // cudaGraphConditionalHandle and CUgraphConditionalHandle are both 64-bit.
+  return from_driver(cuGraphConditionalHandleCreate(reinterpret_cast<CUgraphConditionalHandle*>(pHandle_out), graph,
+                                                    context, defaultLaunchValue, flags));
 }
 
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
@@ -250,6 +410,21 @@ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cuda
   CUDA_KERNEL_NODE_PARAMS params;
   if (cudaError_t error = driver_kernel_params(pNodeParams, &params)) return error;
   return from_driver(cuGraphKernelNodeSetParams(node, &params));
+}
+
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams* pNodeParams) {
+  if (pNodeParams == nullptr) return cudaErrorInvalidValue;
+  SIM_NEED_CONTEXT();
+  CUDA_KERNEL_NODE_PARAMS params{};
+  SIM_TRY(cuGraphKernelNodeGetParams(node, &params));
+  *pNodeParams = {};
+  pNodeParams->func = const_cast<void*>(stub_of_function(params.func));
+  pNodeParams->gridDim = dim3(params.gridDimX, params.gridDimY, params.gridDimZ);
+  pNodeParams->blockDim = dim3(params.blockDimX, params.blockDimY, params.blockDimZ);
+  pNodeParams->sharedMemBytes = params.sharedMemBytes;
+  pNodeParams->kernelParams = params.kernelParams;
+  pNodeParams->extra = params.extra;
+  return cudaSuccess;
 }
 
 // cudaGraphMemAttributeType has CUgraphMem_attribute's values.

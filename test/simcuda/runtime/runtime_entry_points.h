@@ -189,6 +189,46 @@ SIM_RT(cudaGraphAddChildGraphNode, v10000,
        (pGraphNode, graph, pDependencies, numDependencies, childGraph))
 SIM_RT(cudaGraphKernelNodeSetParams, v10000, (cudaGraphNode_t node, const struct cudaKernelNodeParams* pNodeParams),
        (node, pNodeParams))
+SIM_RT(cudaGraphKernelNodeGetParams, v10000, (cudaGraphNode_t node, struct cudaKernelNodeParams* pNodeParams),
+       (node, pNodeParams))
+SIM_RT(cudaGraphMemcpyNodeSetParams, v10000, (cudaGraphNode_t node, const struct cudaMemcpy3DParms* pNodeParams),
+       (node, pNodeParams))
+SIM_RT(cudaGraphMemcpyNodeSetParams1D, v11010,
+       (cudaGraphNode_t node, void* dst, const void* src, size_t count, enum cudaMemcpyKind kind),
+       (node, dst, src, count, kind))
+SIM_RT(cudaGraphMemsetNodeSetParams, v10000, (cudaGraphNode_t node, const struct cudaMemsetParams* pNodeParams),
+       (node, pNodeParams))
+SIM_RT(cudaGraphMemsetNodeGetParams, v10000, (cudaGraphNode_t node, struct cudaMemsetParams* pNodeParams),
+       (node, pNodeParams))
+SIM_RT(cudaGraphExecMemcpyNodeSetParams, v10020,
+       (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms* pNodeParams),
+       (hGraphExec, node, pNodeParams))
+SIM_RT(cudaGraphExecMemcpyNodeSetParams1D, v11010,
+       (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst, const void* src, size_t count,
+        enum cudaMemcpyKind kind),
+       (hGraphExec, node, dst, src, count, kind))
+SIM_RT(cudaGraphExecMemsetNodeSetParams, v10020,
+       (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams* pNodeParams),
+       (hGraphExec, node, pNodeParams))
+SIM_RT(cudaGraphNodeGetType, v10000, (cudaGraphNode_t node, enum cudaGraphNodeType* pType), (node, pType))
+SIM_RT(cudaGraphAddDependencies, v12030,
+       (cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData,
+        size_t numDependencies),
+       (graph, from, to, edgeData, numDependencies))
+SIM_RT(cudaGraphRemoveDependencies, v12030,
+       (cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData,
+        size_t numDependencies),
+       (graph, from, to, edgeData, numDependencies))
+SIM_RT(cudaGraphGetEdges, v12030,
+       (cudaGraph_t graph, cudaGraphNode_t* from, cudaGraphNode_t* to, cudaGraphEdgeData* edgeData, size_t* numEdges),
+       (graph, from, to, edgeData, numEdges))
+SIM_RT(cudaGraphAddNode, v12030,
+       (cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+        const cudaGraphEdgeData* dependencyData, size_t numDependencies, struct cudaGraphNodeParams* nodeParams),
+       (pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams))
+SIM_RT(cudaGraphConditionalHandleCreate, v12030,
+       (cudaGraphConditionalHandle* pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags),
+       (pHandle_out, graph, defaultLaunchValue, flags))
 SIM_RT(cudaDeviceGetGraphMemAttribute, v11040, (int device, enum cudaGraphMemAttributeType attr, void* value),
        (device, attr, value))
 SIM_RT(cudaGraphClone, v10000, (cudaGraph_t* pGraphClone, cudaGraph_t originalGraph), (pGraphClone, originalGraph))

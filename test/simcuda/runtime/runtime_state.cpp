@@ -199,6 +199,18 @@ const char* kernel_name(const RegisteredKernel* kernel) { return kernel->name.c_
 
 const void* kernel_stub(const RegisteredKernel* kernel) { return kernel->stub; }
 
+const void* stub_of_function(CUfunction function) {
+  if (function == nullptr) return nullptr;
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const auto& [stub, kernel] : r.by_stub) {
+    for (CUfunction f : kernel->per_device) {
+      if (f == function) return stub;
+    }
+  }
+  return nullptr;
+}
+
 cudaError_t kernel_function(RegisteredKernel* kernel, CUfunction* out) {
   if (cudaError_t error = ensure_context()) return error;
   int device = t_device;

@@ -57,6 +57,10 @@ void register_function(void* fatbin, const void* host_stub, const char* device_n
 RegisteredKernel* kernel_for_stub(const void* host_stub);
 const char* kernel_name(const RegisteredKernel* kernel);
 const void* kernel_stub(const RegisteredKernel* kernel);  // the host stub it was registered for
+// Bytes of one element of a live array of cudaMallocArray/cudaMalloc3DArray (1: unknown).
+size_t array_element_bytes(const void* array);
+// The host stub of the kernel a CUfunction of the runtime's modules is (nullptr: none).
+const void* stub_of_function(CUfunction function);
 // The driver function of `kernel` on the current device, loading its module on
 // first use (CUDA's lazy loading); nests cuModuleLoadData/cuModuleGetFunction.
 cudaError_t kernel_function(RegisteredKernel* kernel, CUfunction* out);

@@ -45,11 +45,17 @@ KERNEL_NS = {
     "surface_kernel": 41000,
     "module_scale_kernel": 43000,
     "module_fill_kernel": 45000,
+    "order_kernel": 47000,
+    "if_body_kernel": 49000,
+    "else_body_kernel": 51000,
+    "while_body_kernel": 53000,
 }
 # Per-app simulation settings: async_copy's copy lasts long enough (67 ms) that a
 # loaded machine's scheduling delays cannot pass for the host doing the copy.
 APP_ENV = {"async_copy": {"SIMCUDA_PINNED_GBPS": "2"}, "peer_copies": {"SIMCUDA_DEVICES": "2"},
-           "driver_extras": {"SIMCUDA_DEVICES": "2"}, "peer_default_copies": {"SIMCUDA_DEVICES": "2"}}
+           "driver_extras": {"SIMCUDA_DEVICES": "2"}, "peer_default_copies": {"SIMCUDA_DEVICES": "2"},
+           # What graph_nodes' WHILE body kernel sets its handle to (device code never runs).
+           "graph_nodes": {"SIMCUDA_GRAPH_CONDITIONS": "while_body_kernel=1:1:0"}}
 QUEUE_DEPTH = 1024  # simcuda's default, as a real GPU's stream queue (README)
 
 
@@ -345,6 +351,31 @@ def expect_graph_api(truth, args, f):
     f.expect(len(graph_allocs) == 2, "the allocation node allocates at each launch: %d" % len(graph_allocs))
     f.expect(len(frees) == 3 and all(a["result"] == 0 for a in frees),
              "cudaFree of the graph's allocation is allowed: %s" % [a["result"] for a in frees])
+    f.expect(all(a["result"] == 0 for a in truth.apis), "every call succeeds")
+
+
+def expect_graph_nodes(truth, args, f):
+    launches = [a["corr"] for a in truth.api("cudaGraphLaunch")]
+    f.expect(len(launches) == 2, "two graph launches")
+    graph_ops = sorted((o for o in truth.ops if o["graph"]), key=lambda o: o["start"])
+    f.expect(all(o["corr"] in launches for o in graph_ops), "graph work not correlated with its launch")
+    # Per launch, in the order the dependencies give (the nodes were added in
+    # another): fill, kernel, copy out, into the array, out of it, the IF
+    # body, the ELSE body, the loop counter's memset, three WHILE bodies.
+    want = ["memset", "order_kernel", "DtoH", "DtoA", "AtoH", "if_body_kernel", "else_body_kernel", "memset"] + \
+        ["while_body_kernel"] * 3
+    for corr in launches:
+        got = [o["copy_kind"] if o["type"] == "memcpy" else o["type"] if o["type"] == "memset" else
+               next(k for k in KERNEL_NS if k in o["name"]) for o in graph_ops if o["corr"] == corr]
+        f.expect(got == want, "launch %d ran %s" % (corr, got))
+    volume = 64 * 8 * 4 * 4
+    f.expect(sorted(c["bytes"] for c in truth.of_type("memcpy") if c["graph"] and c["copy_kind"] in ("DtoA", "AtoH"))
+             == [volume] * 4, "3D copies of the whole volume")
+    f.expect(all(k["grid"][0] == 256 for k in truth.kernels("order_kernel")), "the kernel node's grid as set")
+    bodies = {k["graph"] for n in ("if_body_kernel", "else_body_kernel", "while_body_kernel") for k in truth.kernels(n)}
+    top = {k["graph"] for k in truth.kernels("order_kernel")}
+    f.expect(len(top) == 1 and len(bodies) == 3 and not bodies & top, "each body is a graph of its own: %s %s" %
+             (top, bodies))
     f.expect(all(a["result"] == 0 for a in truth.apis), "every call succeeds")
 
 

@@ -41,8 +41,9 @@ def expected_duration(op, env):
     if op["type"] == "memset":
         return overhead + math.ceil(op["bytes"] / float(env.get("SIMCUDA_MEMSET_GBPS", 1000)))
     if op["type"] == "memcpy":
-        kinds = {"HtoD": op["src_kind"], "DtoH": op["dst_kind"]}
-        if op["copy_kind"] == "DtoD":
+        # The host end of a copy to or from host memory (arrays are device memory).
+        kinds = {"HtoD": op["src_kind"], "DtoH": op["dst_kind"], "HtoA": op["src_kind"], "AtoH": op["dst_kind"]}
+        if op["copy_kind"] in ("DtoD", "DtoA", "AtoD", "AtoA"):
             gbps = float(env.get("SIMCUDA_DTOD_GBPS", 800))
         elif op["copy_kind"] == "PtoP":
             gbps = float(env.get("SIMCUDA_PEER_GBPS", 100))
