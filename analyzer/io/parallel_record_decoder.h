@@ -4,7 +4,7 @@
 // hands them out in file order. The chunks, the error and the truncated
 // tail are those RecordDecoder gives (the file is still read in order, one
 // chunk at a time, under a lock; only the decoding runs side by side).
-// Memory: `threads` + 1 chunks in flight beside the caller's.
+// Memory: `threads` + 1 decoded chunks and their bytes beside the caller's.
 // With 0 threads it is RecordDecoder itself, on the caller's thread.
 #include <condition_variable>
 #include <cstdint>

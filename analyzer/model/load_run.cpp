@@ -7,8 +7,9 @@
 // each one with RunBuilder::append as soon as it and all before it are
 // read. Appending renumbers the file's names, stacks and kernel configs
 // after the Run's in the file's own order of first use, which is what a
-// one-by-one load gives, so every view's output is the same whatever the
-// thread count (test: analyzer_parallel_load).
+// one-by-one load gives (RunBuilder::add_file, straight into the Run, as
+// PROFANALYZE_JOBS=1 reads), so every view's output is the same whatever
+// the thread count (views_unit_tests [parallel] compares the two).
 //
 // Memory: the Run holds every file's events, as before; the pool adds at
 // most `jobs` files read ahead of the one being appended (a file is not
@@ -92,12 +93,13 @@ std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& ru
   jobs = static_cast<unsigned>(std::min<size_t>(cores, paths.size()));
   RunBuilder builder(run, depth);
   if (jobs <= 1) {
-    // One file at a time: its chunks are decoded ahead on other cores. Two
-    // threads keep up with the loading, which takes longer than decoding;
-    // more would only hold more chunks in memory.
-    const unsigned decode_threads = std::min(cores - 1, 2u);
+    // One file at a time: its chunks are decoded ahead on another core.
+    // One thread keeps up with the loading, which takes twice as long as
+    // decoding; each more would hold one more decoded chunk (~20 MB for the
+    // agent's 4 MiB chunks) for nothing.
+    const unsigned decode_threads = std::min(cores - 1, 1u);
     for (const std::string& path : paths)
-      if (auto error = builder.append(load_file(path, depth, decode_threads), warnings)) return error;
+      if (auto error = builder.add_file(path, warnings, decode_threads)) return error;
   } else {
     FilePool pool(paths, depth, jobs);
     for (size_t i = 0; i < paths.size(); ++i)

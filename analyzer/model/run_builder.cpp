@@ -477,18 +477,16 @@ void ChunkLoader::check_other_records() {
   counts.overheads += chunk_.overheads.size();
 }
 
-}  // namespace
-
-LoadedFile load_file(const std::string& path, LoadDepth depth, unsigned decode_threads) {
-  LoadedFile file;
-  Run& run = file.run;
+// Reads one file into `run` as one more process: into the Run being built
+// (RunBuilder::add_file) or into a file's own (load_file).
+void read_file(const std::string& path, LoadDepth depth, unsigned decode_threads, Run& run, LoadedFile& file) {
   ParallelRecordDecoder reader(decode_threads);
   if (!reader.open(path)) {
     file.error = reader.error();
-    return file;
+    return;
   }
 
-  constexpr uint32_t process = 0;  // the file's own Run; RunBuilder::append renumbers it
+  const auto process = static_cast<uint32_t>(run.processes.size());
   run.processes.emplace_back();
   {
     ProcessInfo& info = run.processes.back();
@@ -511,7 +509,7 @@ LoadedFile load_file(const std::string& path, LoadDepth depth, unsigned decode_t
     const RecordDecoder::Next next = reader.next(chunk);
     if (next == RecordDecoder::Next::kError) {
       file.error = reader.error();
-      return file;
+      return;
     }
     if (next == RecordDecoder::Next::kEnd) break;
 
@@ -519,7 +517,7 @@ LoadedFile load_file(const std::string& path, LoadDepth depth, unsigned decode_t
     // Definitions first: a chunk's records may use ids the same chunk defines.
     if (std::string bad = tables.define(chunk); !bad.empty()) {
       file.error = ReadError{path, reader.chunk_offset(), where + bad};
-      return file;
+      return;
     }
     ProcessInfo& info = run.processes[process];
     if (chunk.process && !info.process) info.process = chunk.process;
@@ -534,7 +532,7 @@ LoadedFile load_file(const std::string& path, LoadDepth depth, unsigned decode_t
     ChunkLoader loader(run, process, tables, ids, chunk, depth == LoadDepth::kEvents, file.api_call_names);
     if (std::string bad = loader.load(); !bad.empty()) {
       file.error = ReadError{path, reader.chunk_offset(), where + bad};
-      return file;
+      return;
     }
   }
 
@@ -548,11 +546,23 @@ LoadedFile load_file(const std::string& path, LoadDepth depth, unsigned decode_t
     info.last_chunk_truncated = true;
     file.warnings += "profanalyze: warning: " + reader.truncated_tail()->describe() + '\n';
   }
+}
+
+}  // namespace
+
+LoadedFile load_file(const std::string& path, LoadDepth depth, unsigned decode_threads) {
+  LoadedFile file;
+  read_file(path, depth, decode_threads, file.run, file);
   return file;
 }
 
-std::optional<ReadError> RunBuilder::add_file(const std::string& path, std::ostream& warnings) {
-  return append(load_file(path, depth_), warnings);
+// Straight into the Run: no copy of the events, as append makes.
+std::optional<ReadError> RunBuilder::add_file(const std::string& path, std::ostream& warnings,
+                                              unsigned decode_threads) {
+  LoadedFile file;  // its warnings and error; its Run stays empty
+  read_file(path, depth_, decode_threads, run_, file);
+  warnings << file.warnings;
+  return file.error;
 }
 
 namespace {

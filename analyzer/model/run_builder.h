@@ -42,9 +42,12 @@ class RunBuilder {
   // Adds one file as one more process. Non-fatal problems (a truncated last
   // chunk) go to `warnings` as one line each; a fatal one is returned, and
   // the Run must then not be used.
-  [[nodiscard]] std::optional<ReadError> add_file(const std::string& path, std::ostream& warnings);
+  // `decode_threads` as load_file's.
+  [[nodiscard]] std::optional<ReadError> add_file(const std::string& path, std::ostream& warnings,
+                                                  unsigned decode_threads = 0);
   // The same for a file load_file read (on any thread): the Run it gives
-  // is the one add_file gives, index for index.
+  // is the one add_file gives, index for index (at the price of copying
+  // the file's events into the Run).
   [[nodiscard]] std::optional<ReadError> append(LoadedFile&& file, std::ostream& warnings);
 
   // Places every file on the first file's clock (Process.clock_anchor),
