@@ -102,6 +102,7 @@ RecordDecoder::Next ParallelRecordDecoder::next(recorded::Chunk& chunk) {
   // The end or an error: it stays, for any later call.
   if (outcome == RecordDecoder::Next::kError) {
     error_ = slot->error;
+    failed_in_slot_ = true;
     chunk_offset_ = slot->offset;
   }
   chunk_count_ = slot->count;

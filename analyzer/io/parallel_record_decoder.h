@@ -32,7 +32,8 @@ class ParallelRecordDecoder {
   [[nodiscard]] bool open(const std::string& path) { return reader_.open(path); }
   [[nodiscard]] RecordDecoder::Next next(recorded::Chunk& chunk);
   const recorded::Header& header() const { return reader_.header(); }
-  const ReadError& error() const { return threads_ ? error_ : reader_.error(); }
+  // open()'s error is the reader's; next()'s, with threads, the slot's.
+  const ReadError& error() const { return failed_in_slot_ ? error_ : reader_.error(); }
   uint64_t chunk_offset() const { return threads_ ? chunk_offset_ : reader_.chunk_offset(); }
   uint64_t chunk_count() const { return threads_ ? chunk_count_ : reader_.chunk_count(); }
   const std::optional<ReadError>& truncated_tail() const { return reader_.truncated_tail(); }
@@ -63,6 +64,7 @@ class ParallelRecordDecoder {
   bool stop_ = false;
   std::vector<std::thread> workers_;
   ReadError error_;
+  bool failed_in_slot_ = false;
   uint64_t chunk_offset_ = 0;
   uint64_t chunk_count_ = 0;
 };
