@@ -110,6 +110,13 @@ CaptureReader::Next CaptureReader::next(std::string_view& payload) {
   return Next::kChunk;
 }
 
+CaptureReader::Next CaptureReader::take(std::string& payload) {
+  std::string_view view;
+  const Next next_chunk = next(view);
+  if (next_chunk == Next::kChunk) payload.swap(payload_);
+  return next_chunk;
+}
+
 void CaptureReader::fail_chunk() {
   --chunk_count_;  // it was not read after all
   fail(chunk_offset_, "chunk " + std::to_string(chunk_count_) + " (" + std::to_string(payload_.size()) +

@@ -37,6 +37,9 @@ class CaptureReader {
   // kEnd at the end of the file, also when the last chunk was cut short: then
   // truncated_tail() says so.
   [[nodiscard]] Next next(std::string_view& payload);
+  // The same, the chunk's bytes swapped into `payload` (whose old buffer
+  // the reader reuses): for a chunk decoded on another thread.
+  [[nodiscard]] Next take(std::string& payload);
   // Reports that the chunk next() returned last does not parse.
   void fail_chunk();
 

@@ -47,37 +47,10 @@ ThreadEvents by_thread(const EventTable<CpuEvent>& events) {
 
 }  // namespace
 
-RangeTree::RangeTree(const Run& run) {
+RangeParents::RangeParents(const Run& run, bool keep_order) {
   const auto& events = run.cpu_events;
-  const size_t n = events.size();
-  parent_.assign(n, kNoParent);
-  self_gpu_ns_.assign(n, 0);
-  for (const GpuActivity& g : run.gpu_activities)
-    if (g.launched_by >= 0) self_gpu_ns_[static_cast<size_t>(g.launched_by)] += g.duration_ns();
-  TensorMemoryUsage tensors = tensor_memory_usage(run);
-  tensor_memory_outside_ = tensors.outside;
-  if (!run.memory_events.empty() || tensors.device || tensors.host) {
-    self_cuda_mem_.assign(n, 0);
-    self_cpu_mem_.assign(n, 0);
-    for (const MemoryEvent& m : run.memory_events)
-      if (m.called_by >= 0 && !(m.on_device ? tensors.device : tensors.host))
-        (m.on_device ? self_cuda_mem_ : self_cpu_mem_)[static_cast<size_t>(m.called_by)] += m.signed_bytes();
-    // Segments: self first, totals summed up the tree below. Tensors: the
-    // totals are known, self is found below by taking the children's out.
-    if (tensors.device) self_cuda_mem_.assign(tensors.device_bytes.begin(), tensors.device_bytes.end());
-    if (tensors.host) self_cpu_mem_.assign(tensors.host_bytes.begin(), tensors.host_bytes.end());
-    cuda_mem_ = self_cuda_mem_;
-    cpu_mem_ = self_cpu_mem_;
-  }
-  const bool memory = !cuda_mem_.empty();
-  const bool device_totals_known = tensors.device;
-  const bool host_totals_known = tensors.host;
-
-  const ThreadEvents threads = by_thread(events);
-  // The children's time is summed into self_ns_ first, then subtracted.
-  self_ns_.assign(n, 0);
-  HugeVector<uint64_t>& children_ns = self_ns_;
-  gpu_total_ns_ = self_gpu_ns_;
+  parent_.assign(events.size(), kNone);
+  ThreadEvents threads = by_thread(events);
   // (start, end, index) copied out of the events, so the sort compares
   // neighbours in memory rather than chasing indices into the event table.
   struct Interval {
@@ -113,12 +86,55 @@ RangeTree::RangeTree(const Run& run) {
       }
       open.push_back(event.index);
     }
+    // The thread's slice of the index array, now in this order.
+    if (keep_order)
+      for (size_t k = 0; k < order.size(); ++k) threads.events[threads.begin[t] + k] = order[k].index;
+  }
+  if (keep_order) {
+    order_ = std::move(threads.events);
+    thread_begin_ = std::move(threads.begin);
+  }
+}
+
+RangeTree::RangeTree(const Run& run) : parents_(run, true) {
+  const auto& events = run.cpu_events;
+  const size_t n = events.size();
+  self_gpu_ns_.assign(n, 0);
+  for (const GpuActivity& g : run.gpu_activities)
+    if (g.launched_by >= 0) self_gpu_ns_[static_cast<size_t>(g.launched_by)] += g.duration_ns();
+  TensorMemoryUsage tensors = tensor_memory_usage(run);
+  tensor_memory_outside_ = tensors.outside;
+  if (!run.memory_events.empty() || tensors.device || tensors.host) {
+    self_cuda_mem_.assign(n, 0);
+    self_cpu_mem_.assign(n, 0);
+    for (const MemoryEvent& m : run.memory_events)
+      if (m.called_by >= 0 && !(m.on_device ? tensors.device : tensors.host))
+        (m.on_device ? self_cuda_mem_ : self_cpu_mem_)[static_cast<size_t>(m.called_by)] += m.signed_bytes();
+    // Segments: self first, totals summed up the tree below. Tensors: the
+    // totals are known, self is found below by taking the children's out.
+    if (tensors.device) self_cuda_mem_.assign(tensors.device_bytes.begin(), tensors.device_bytes.end());
+    if (tensors.host) self_cpu_mem_.assign(tensors.host_bytes.begin(), tensors.host_bytes.end());
+    cuda_mem_ = self_cuda_mem_;
+    cpu_mem_ = self_cpu_mem_;
+  }
+  const bool memory = !cuda_mem_.empty();
+  const bool device_totals_known = tensors.device;
+  const bool host_totals_known = tensors.host;
+
+  // The children's time is summed into self_ns_ first, then subtracted.
+  self_ns_.assign(n, 0);
+  HugeVector<uint64_t>& children_ns = self_ns_;
+  gpu_total_ns_ = self_gpu_ns_;
+  const HugeVector<uint32_t>& order = parents_.order_;
+  const std::vector<size_t>& begin = parents_.thread_begin_;
+  for (size_t t = 0; t + 1 < begin.size(); ++t) {
     // Children come after their parent in this order, so a reverse walk
     // finishes every child's GPU total before adding it to its parent.
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-      const size_t i = it->index;
-      if (parent_[i] == kNoParent) continue;
-      const auto p = static_cast<size_t>(parent_[i]);
+    for (size_t k = begin[t + 1]; k-- > begin[t];) {
+      const size_t i = order[k];
+      const int64_t parent = parents_.parent(i);
+      if (parent == kNoParent) continue;
+      const auto p = static_cast<size_t>(parent);
       children_ns[p] += events[i].duration_ns();
       gpu_total_ns_[p] += gpu_total_ns_[i];
       if (memory) {
@@ -129,6 +145,8 @@ RangeTree::RangeTree(const Run& run) {
       }
     }
   }
+  parents_.order_ = {};
+  parents_.thread_begin_ = {};
 
   for (size_t i = 0; i < n; ++i) {
     const uint64_t total = events[i].duration_ns();

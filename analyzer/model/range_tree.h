@@ -14,13 +14,36 @@
 
 namespace prof::analyzer {
 
+// The parent links alone, 4 bytes per event: what the trace needs (its
+// External ids and GPU annotations), without RangeTree's times.
+class RangeParents {
+ public:
+  explicit RangeParents(const Run& run) : RangeParents(run, false) {}
+
+  static constexpr int64_t kNoParent = -1;
+  // Index into Run::cpu_events, or kNoParent.
+  int64_t parent(size_t event) const {
+    return parent_[event] == kNone ? kNoParent : static_cast<int64_t>(parent_[event]);
+  }
+
+ private:
+  friend class RangeTree;
+  RangeParents(const Run& run, bool keep_order);
+  static constexpr uint32_t kNone = UINT32_MAX;
+  HugeVector<uint32_t> parent_;
+  // Each thread's nesting events in (start, -end, index) order, one run per
+  // thread: kept for RangeTree's reverse walk, which then drops it.
+  HugeVector<uint32_t> order_;
+  std::vector<size_t> thread_begin_;
+};
+
 class RangeTree {
  public:
   explicit RangeTree(const Run& run);
 
-  static constexpr int64_t kNoParent = -1;
+  static constexpr int64_t kNoParent = RangeParents::kNoParent;
   // Index into Run::cpu_events, or kNoParent.
-  int64_t parent(size_t event) const { return parent_[event]; }
+  int64_t parent(size_t event) const { return parents_.parent(event); }
   // total - sum of direct children's totals. Clamped at 0: only overlapping
   // siblings (impossible for one thread's push/pop ranges and calls, so a
   // sign of bad data) could make it negative.
@@ -48,7 +71,7 @@ class RangeTree {
   // tables of zeros per event were a sixth of the report's memory.
   static int64_t memory(const HugeVector<int64_t>& table, size_t event) { return table.empty() ? 0 : table[event]; }
 
-  HugeVector<int64_t> parent_;
+  RangeParents parents_;
   HugeVector<uint64_t> self_ns_;
   HugeVector<uint64_t> self_gpu_ns_;
   HugeVector<uint64_t> gpu_total_ns_;

@@ -6,7 +6,7 @@
 #include "io/capture_reader.h"
 #include "io/end_of.h"
 #include "io/intern_tables.h"
-#include "io/record_decoder.h"
+#include "io/parallel_record_decoder.h"
 #include "model/gpu_names.h"
 #include "model/launching_calls.h"
 #include "step_rule.h"
@@ -96,8 +96,14 @@ bool on_device(MemoryKind kind) { return kind != MemoryKind::kPageable && kind !
 class ChunkLoader {
  public:
   ChunkLoader(Run& run, uint32_t process, const InternTables& tables, FileIds& ids, const recorded::Chunk& chunk,
-              bool keep_events)
-      : run_(run), process_(process), tables_(tables), ids_(ids), chunk_(chunk), keep_events_(keep_events) {}
+              bool keep_events, std::vector<bool>& api_call_names)
+      : run_(run),
+        process_(process),
+        tables_(tables),
+        ids_(ids),
+        chunk_(chunk),
+        keep_events_(keep_events),
+        api_call_names_(api_call_names) {}
 
   // Empty on success, else what is corrupt.
   std::string load();
@@ -141,6 +147,7 @@ class ChunkLoader {
   // False for `info`: everything is decoded and checked, but only the
   // counts and times are kept.
   bool keep_events_;
+  std::vector<bool>& api_call_names_;  // LoadedFile::api_call_names
   std::string error_;
 };
 
@@ -331,6 +338,8 @@ void ChunkLoader::load_api_calls() {
     if (a.backend == CaptureBackend::kHooks) ++run_.processes[process_].counts.api_calls_by_hooks;
     if (run_.callback_ids.size() <= e.name) run_.callback_ids.resize(e.name + 1, 0);
     run_.callback_ids[e.name] = static_cast<uint16_t>(std::min<uint32_t>(a.callback_id, UINT16_MAX));
+    if (api_call_names_.size() <= e.name) api_call_names_.resize(e.name + 1, false);
+    api_call_names_[e.name] = true;
     seen(e.start_ns, e.end_ns);
     if (keep_events_) run_.cpu_events.push_back(e);
   }
@@ -468,24 +477,28 @@ void ChunkLoader::check_other_records() {
   counts.overheads += chunk_.overheads.size();
 }
 
-}  // namespace
+// Reads one file into `run` as one more process: into the Run being built
+// (RunBuilder::add_file) or into a file's own (load_file).
+void read_file(const std::string& path, LoadDepth depth, unsigned decode_threads, Run& run, LoadedFile& file) {
+  ParallelRecordDecoder reader(decode_threads);
+  if (!reader.open(path)) {
+    file.error = reader.error();
+    return;
+  }
 
-std::optional<ReadError> RunBuilder::add_file(const std::string& path, std::ostream& warnings) {
-  RecordDecoder reader;
-  if (!reader.open(path)) return reader.error();
-
-  const auto process = static_cast<uint32_t>(run_.processes.size());
-  run_.processes.emplace_back();
+  const auto process = static_cast<uint32_t>(run.processes.size());
+  run.processes.emplace_back();
   {
-    ProcessInfo& info = run_.processes.back();
+    ProcessInfo& info = run.processes.back();
     info.path = path;
     info.format_major = reader.header().format_major;
     info.format_minor = reader.header().format_minor;
     info.producer = reader.header().producer;
     if (info.format_minor > CaptureReader::kKnownFormatMinor) {
-      warnings << "profanalyze: warning: " << path << " is format " << info.format_major << '.' << info.format_minor
-               << ", newer than this profanalyze (" << info.format_major << '.'
-               << CaptureReader::kKnownFormatMinor << "): what that version added is skipped\n";
+      file.warnings += "profanalyze: warning: " + path + " is format " + std::to_string(info.format_major) + '.' +
+                       std::to_string(info.format_minor) + ", newer than this profanalyze (" +
+                       std::to_string(info.format_major) + '.' + std::to_string(CaptureReader::kKnownFormatMinor) +
+                       "): what that version added is skipped\n";
     }
   }
 
@@ -494,14 +507,19 @@ std::optional<ReadError> RunBuilder::add_file(const std::string& path, std::ostr
   recorded::Chunk chunk;
   for (;;) {
     const RecordDecoder::Next next = reader.next(chunk);
-    if (next == RecordDecoder::Next::kError) return reader.error();
+    if (next == RecordDecoder::Next::kError) {
+      file.error = reader.error();
+      return;
+    }
     if (next == RecordDecoder::Next::kEnd) break;
 
     const std::string where = "chunk " + std::to_string(reader.chunk_count() - 1) + ": ";
     // Definitions first: a chunk's records may use ids the same chunk defines.
-    if (std::string bad = tables.define(chunk); !bad.empty())
-      return ReadError{path, reader.chunk_offset(), where + bad};
-    ProcessInfo& info = run_.processes[process];
+    if (std::string bad = tables.define(chunk); !bad.empty()) {
+      file.error = ReadError{path, reader.chunk_offset(), where + bad};
+      return;
+    }
+    ProcessInfo& info = run.processes[process];
     if (chunk.process && !info.process) info.process = chunk.process;
     for (const auto& t : chunk.threads) info.threads[t.tid] = t.name;  // a rename: last wins
     if (chunk.drops) info.drops = chunk.drops;  // totals: the last one is final
@@ -511,11 +529,14 @@ std::optional<ReadError> RunBuilder::add_file(const std::string& path, std::ostr
     if (chunk.process_end) info.end = chunk.process_end;
     if (chunk.window) info.window = chunk.window;
 
-    if (std::string bad = ChunkLoader(run_, process, tables, ids, chunk, depth_ == LoadDepth::kEvents).load(); !bad.empty())
-      return ReadError{path, reader.chunk_offset(), where + bad};
+    ChunkLoader loader(run, process, tables, ids, chunk, depth == LoadDepth::kEvents, file.api_call_names);
+    if (std::string bad = loader.load(); !bad.empty()) {
+      file.error = ReadError{path, reader.chunk_offset(), where + bad};
+      return;
+    }
   }
 
-  ProcessInfo& info = run_.processes[process];
+  ProcessInfo& info = run.processes[process];
   info.chunks = reader.chunk_count();
   info.counts.strings = tables.string_count();
   info.counts.frames = tables.frame_count();
@@ -523,7 +544,108 @@ std::optional<ReadError> RunBuilder::add_file(const std::string& path, std::ostr
   info.counts.modules = tables.module_count();
   if (reader.truncated_tail()) {
     info.last_chunk_truncated = true;
-    warnings << "profanalyze: warning: " << reader.truncated_tail()->describe() << '\n';
+    file.warnings += "profanalyze: warning: " + reader.truncated_tail()->describe() + '\n';
+  }
+}
+
+}  // namespace
+
+LoadedFile load_file(const std::string& path, LoadDepth depth, unsigned decode_threads) {
+  LoadedFile file;
+  read_file(path, depth, decode_threads, file.run, file);
+  return file;
+}
+
+// Straight into the Run: no copy of the events, as append makes.
+std::optional<ReadError> RunBuilder::add_file(const std::string& path, std::ostream& warnings,
+                                              unsigned decode_threads) {
+  LoadedFile file;  // its warnings and error; its Run stays empty
+  read_file(path, depth_, decode_threads, run_, file);
+  warnings << file.warnings;
+  return file.error;
+}
+
+namespace {
+
+// A Run nothing was added to yet: the first file's own Run can take its place.
+bool is_fresh(const Run& run) {
+  return run.processes.empty() && run.name_count() == 1 && run.modules.empty() && run.frames.empty() &&
+         run.stacks.empty() && run.kernel_configs.size() == 1 && run.callback_ids.empty() && run.cpu_events.empty() &&
+         run.gpu_activities.empty() && run.memory_events.empty() && run.tensor_memory_events.empty() &&
+         run.synchronizations.empty();
+}
+
+}  // namespace
+
+// The file's names, modules, frames, stacks and kernel configs are added
+// in their order in the file, after the Run's: the same indices a load of
+// the file straight into the Run gives, since its first uses come in that
+// order too (Run::intern numbers new names in order of first use).
+std::optional<ReadError> RunBuilder::append(LoadedFile&& file, std::ostream& warnings) {
+  warnings << file.warnings;
+  if (file.error) return file.error;
+  if (is_fresh(run_)) {
+    run_ = std::move(file.run);
+    return std::nullopt;
+  }
+  Run& from = file.run;
+  const auto process = static_cast<uint32_t>(run_.processes.size());
+  run_.processes.push_back(std::move(from.processes.front()));
+
+  std::vector<NameId> names(from.name_count());
+  for (NameId id = 0; id < from.name_count(); ++id) names[id] = run_.intern(from.name(id));
+  for (NameId id = 0; id < file.api_call_names.size(); ++id) {
+    if (!file.api_call_names[id]) continue;
+    const NameId name = names[id];
+    if (run_.callback_ids.size() <= name) run_.callback_ids.resize(name + 1, 0);
+    run_.callback_ids[name] = from.callback_id(id);
+  }
+
+  const auto module_base = static_cast<int64_t>(run_.modules.size());
+  const auto frame_base = static_cast<uint32_t>(run_.frames.size());
+  const auto stack_base = static_cast<uint32_t>(run_.stacks.size());
+  const auto config_base = static_cast<uint32_t>(run_.kernel_configs.size() - 1);  // entry 0 is shared
+  for (Module& m : from.modules) run_.modules.push_back(std::move(m));
+  for (Frame f : from.frames) {
+    if (f.module >= 0) f.module += module_base;
+    f.function = names[f.function];
+    f.file = names[f.file];
+    run_.frames.push_back(f);
+  }
+  for (std::vector<uint32_t>& frames : from.stacks) {
+    for (uint32_t& f : frames) f += frame_base;
+    run_.stacks.push_back(std::move(frames));
+  }
+  for (size_t k = 1; k < from.kernel_configs.size(); ++k) run_.kernel_configs.push_back(from.kernel_configs[k]);
+  auto stack = [&](uint32_t s) { return s == 0 ? 0 : s + stack_base; };
+
+  for (CpuEvent e : from.cpu_events) {
+    e.process = process;
+    e.domain = names[e.domain];
+    e.name = names[e.name];
+    e.input_shape = names[e.input_shape];
+    e.stack = stack(e.stack);
+    run_.cpu_events.push_back(e);
+  }
+  for (GpuActivity g : from.gpu_activities) {
+    g.process = process;
+    g.name = names[g.name];
+    g.input_shape = names[g.input_shape];
+    if (g.kernel_config != 0) g.kernel_config += config_base;
+    run_.gpu_activities.push_back(g);
+  }
+  for (MemoryEvent m : from.memory_events) {
+    m.process = process;
+    run_.memory_events.push_back(m);
+  }
+  for (TensorMemoryEvent m : from.tensor_memory_events) {
+    m.process = process;
+    m.stack = stack(m.stack);
+    run_.tensor_memory_events.push_back(m);
+  }
+  for (Synchronization s : from.synchronizations) {
+    s.process = process;
+    run_.synchronizations.push_back(s);
   }
   return std::nullopt;
 }
@@ -582,15 +704,6 @@ void RunBuilder::align_clocks() {
     shift(s.process, s.start_ns);
     shift(s.process, s.end_ns);
   }
-}
-
-std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& run, std::ostream& warnings,
-                                 LoadDepth depth) {
-  RunBuilder builder(run, depth);
-  for (const std::string& path : paths)
-    if (auto error = builder.add_file(path, warnings)) return error;
-  builder.finish();
-  return std::nullopt;
 }
 
 }  // namespace prof::analyzer

@@ -6,6 +6,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "io/read_error.h"
 #include "model/run.h"
@@ -17,6 +18,23 @@ namespace prof::analyzer {
 // the whole file for corruption alike.
 enum class LoadDepth { kEvents, kSummary };
 
+// One file read on its own, into a Run of its own (one process; names,
+// stacks, frames, modules and kernel configs of that file only), with the
+// warnings it gave or the error that stopped it. It touches nothing shared,
+// so files load on several threads at once; RunBuilder::append then adds
+// them to one Run in the order of the command line.
+struct LoadedFile {
+  Run run;
+  std::string warnings;  // lines, each ending in '\n'
+  std::optional<ReadError> error;
+  // By the file Run's NameId: the names API calls carry, whose
+  // Run::callback_ids entries the file sets.
+  std::vector<bool> api_call_names;
+};
+// `decode_threads` threads decode its chunks ahead of the loading
+// (ParallelRecordDecoder); 0: all on this thread.
+[[nodiscard]] LoadedFile load_file(const std::string& path, LoadDepth depth, unsigned decode_threads = 0);
+
 class RunBuilder {
  public:
   explicit RunBuilder(Run& run, LoadDepth depth = LoadDepth::kEvents) : run_(run), depth_(depth) {}
@@ -24,7 +42,13 @@ class RunBuilder {
   // Adds one file as one more process. Non-fatal problems (a truncated last
   // chunk) go to `warnings` as one line each; a fatal one is returned, and
   // the Run must then not be used.
-  [[nodiscard]] std::optional<ReadError> add_file(const std::string& path, std::ostream& warnings);
+  // `decode_threads` as load_file's.
+  [[nodiscard]] std::optional<ReadError> add_file(const std::string& path, std::ostream& warnings,
+                                                  unsigned decode_threads = 0);
+  // The same for a file load_file read (on any thread): the Run it gives
+  // is the one add_file gives, index for index (at the price of copying
+  // the file's events into the Run).
+  [[nodiscard]] std::optional<ReadError> append(LoadedFile&& file, std::ostream& warnings);
 
   // Places every file on the first file's clock (Process.clock_anchor),
   // then links GPU activities and memory events to their API calls. Call
@@ -39,8 +63,12 @@ class RunBuilder {
   LoadDepth depth_;
 };
 
-// Convenience: one RunBuilder over `paths`, then finish().
+// One RunBuilder over `paths`, then finish(), on `jobs` cores (0: all):
+// several files are read side by side, one file's chunks decoded on other
+// threads; the Run, the warnings and the error are those of reading them
+// one by one on this thread, which jobs = 1 does (load_run.cpp).
 [[nodiscard]] std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& run,
-                                               std::ostream& warnings, LoadDepth depth = LoadDepth::kEvents);
+                                               std::ostream& warnings, LoadDepth depth = LoadDepth::kEvents,
+                                               unsigned jobs = 0);
 
 }  // namespace prof::analyzer

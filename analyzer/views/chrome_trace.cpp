@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "model/gpu_names.h"
 #include "model/launching_calls.h"
@@ -123,10 +124,10 @@ std::string base_name(const std::string& path) {
 // padding stops at the stream's neighbouring operations and annotations,
 // so annotations never overlap and always nest.
 struct GpuAnnotation {
-  size_t range = 0;      // index into Run::cpu_events
-  size_t operation = 0;  // index into Run::gpu_activities
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
+  uint32_t range = 0;      // index into Run::cpu_events
+  uint32_t operation = 0;  // index into Run::gpu_activities
 };
 
 // In this order at equal start times: a step before the call that begins
@@ -176,7 +177,17 @@ constexpr int64_t kSyncRowOffset = 1000000;
 class TraceWriter {
  public:
   TraceWriter(const Run& run, const ChromeTraceOptions& options, JsonOut& out)
-      : run_(run), options_(options), out_(out), tree_(run), launching_(run), operators_(run, tree_) {}
+      : run_(run),
+        options_(options),
+        out_(out),
+        parents_(run),
+        launching_(run),
+        operators_(run, parents_),
+        profiler_step_(run.name_count()),
+        json_names_(run.name_count()),
+        stack_args_(run.stacks.size()) {
+    for (NameId id = 0; id < run.name_count(); ++id) profiler_step_[id] = run.name(id).rfind("ProfilerStep#", 0) == 0;
+  }
 
   ChromeTraceStats write();
 
@@ -192,23 +203,42 @@ class TraceWriter {
   void step(size_t index);
   int64_t annotated_range(const GpuActivity& operation) const;
   void collect_annotations();
-  // Frame names of stack `stack` (1-based), root first, computed once.
-  const std::vector<std::string>& stack_names(uint32_t stack) {
-    auto [it, added] = stack_names_.try_emplace(stack);
-    if (added) {
+  // The "stack" arg of stack `stack` (1-based): `,"stack":[...]`, the
+  // frames' names root first, made once per stack (names and escaping per
+  // call were a third of writing a trace of launches with stacks).
+  const std::string& stack_arg(uint32_t stack) {
+    std::string& arg = stack_args_[stack - 1];
+    if (arg.empty()) {
       const std::vector<uint32_t>& frames = run_.stacks[stack - 1];  // leaf first
       size_t leaf = 0;
       while (leaf < frames.size() && in_cuda_or_agent(run_.frames[frames[leaf]])) ++leaf;
-      for (size_t i = frames.size(); i > leaf; --i)
-        it->second.push_back(options_.namer->name(run_, run_.frames[frames[i - 1]]));
+      arg = ",\"stack\":[";
+      for (size_t i = frames.size(); i > leaf; --i) {
+        if (i != frames.size()) arg += ',';
+        append_json_string(arg, options_.namer->name(run_, run_.frames[frames[i - 1]]));
+      }
+      arg += ']';
     }
-    return it->second;
+    return arg;
+  }
+  // A name of the Run as a JSON string, escaped once.
+  const std::string& json_name(NameId name) {
+    std::string& text = json_names_[name];
+    if (text.empty()) append_json_string(text, run_.name(name));
+    return text;
+  }
+  // A push/pop or start/end range's name (TraceOperators::name) as a JSON
+  // string, escaped once per name and domain.
+  const std::string& json_range_name(size_t range) {
+    const CpuEvent& e = run_.cpu_events[range];
+    std::string& text = json_range_names_[uint64_t{e.domain} << 32 | e.name];
+    if (text.empty()) append_json_string(text, operators_.name(range));
+    return text;
   }
   bool in_cuda_or_agent(const Frame& f) const {
     return f.kind == FrameKind::kNative && f.module >= 0 && static_cast<size_t>(f.module) < run_.modules.size() &&
            is_cuda_or_agent_module(run_.modules[static_cast<size_t>(f.module)].path);
   }
-  std::map<uint32_t, std::vector<std::string>> stack_names_;
   void mark_launchers();
   void header();
   void device_properties();
@@ -221,6 +251,12 @@ class TraceWriter {
   void common(const char* ph, std::string_view cat, std::string_view name, uint64_t pid, int64_t tid) {
     begin_event();
     out_.raw("{\"ph\":\"").raw(ph).raw("\",\"cat\":").str(cat).raw(",\"name\":").str(name);
+    out_.key("pid").num(pid).key("tid").snum(tid);
+  }
+  // The same with the category and name given as JSON strings already.
+  void common_json(const char* ph, std::string_view cat_json, std::string_view name_json, uint64_t pid, int64_t tid) {
+    begin_event();
+    out_.raw("{\"ph\":\"").raw(ph).raw("\",\"cat\":").raw(cat_json).raw(",\"name\":").raw(name_json);
     out_.key("pid").num(pid).key("tid").snum(tid);
   }
   // ts and dur of [start_ns, end_ns), dur exact as readers add it.
@@ -273,9 +309,20 @@ class TraceWriter {
   const Run& run_;
   const ChromeTraceOptions& options_;
   JsonOut& out_;
-  RangeTree tree_;
+  RangeParents parents_;
   LaunchingCalls launching_;
   TraceOperators operators_;  // cpu_op events and External ids (trace_operators.h)
+  std::vector<bool> profiler_step_;  // by NameId: "ProfilerStep#..."
+  std::vector<std::string> json_names_;  // by NameId; empty: not escaped yet
+  std::unordered_map<uint64_t, std::string> json_range_names_;  // by domain << 32 | name
+  std::vector<std::string> stack_args_;  // by stack index; empty: not made yet
+  // Per (process, device, kernel config): the device's record and the
+  // kernel's occupancy on it, computed once.
+  struct KernelOccupancy {
+    const recorded::Device* device = nullptr;
+    Occupancy occupancy;
+  };
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, KernelOccupancy> occupancies_;
   bool first_ = true;
   uint64_t origin_ = 0;
   // ts of the first event: at least the trace's span (choose_time_offset).
@@ -314,18 +361,37 @@ void TraceWriter::assign_pids() {
 void TraceWriter::collect_steps() {
   const size_t processes = run_.processes.size();
   std::vector<bool> marked(processes, false);
-  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> starts(processes);  // (start, tid) per process
+  // (start, tid) of every CPU event, only of the processes given steps.
+  std::vector<bool> given_steps(processes, false);
+  for (const TraceStep& step : options_.steps)
+    if (step.process < processes) given_steps[step.process] = true;
+  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> starts(processes);
+  std::vector<uint64_t> cpu_events(processes, 0);
   std::vector<std::map<uint32_t, uint64_t>> events_per_thread(processes);
   std::vector<std::pair<uint64_t, uint64_t>> cpu_span(processes, {UINT64_MAX, 0});
+  // Consecutive events are mostly of one thread: count them up before
+  // touching the map.
+  uint32_t run_process = 0, run_tid = 0;
+  uint64_t run_length = 0;
+  auto count_run = [&] {
+    if (run_length) events_per_thread[run_process][run_tid] += run_length;
+  };
   for (const CpuEvent& e : run_.cpu_events) {
     if (e.process >= processes) continue;
-    if (e.kind == CpuEventKind::kPushPopRange && run_.name(e.name).rfind("ProfilerStep#", 0) == 0)
-      marked[e.process] = true;
-    starts[e.process].emplace_back(e.start_ns, e.tid);
-    ++events_per_thread[e.process][e.tid];
+    if (e.kind == CpuEventKind::kPushPopRange && profiler_step_[e.name]) marked[e.process] = true;
+    if (given_steps[e.process]) starts[e.process].emplace_back(e.start_ns, e.tid);
+    ++cpu_events[e.process];
+    if (e.process != run_process || e.tid != run_tid) {
+      count_run();
+      run_process = e.process;
+      run_tid = e.tid;
+      run_length = 0;
+    }
+    ++run_length;
     cpu_span[e.process].first = std::min(cpu_span[e.process].first, e.start_ns);
     cpu_span[e.process].second = std::max(cpu_span[e.process].second, std::max(e.start_ns, e.end_ns));
   }
+  count_run();
   auto main_thread = [&](uint32_t p) {
     uint32_t tid = 0;
     uint64_t most = 0;
@@ -344,7 +410,7 @@ void TraceWriter::collect_steps() {
     steps_.push_back({step.process, tid, step.index, step.start_ns, step.end_ns, false});
   }
   for (uint32_t p = 0; p < processes; ++p)
-    if (!marked[p] && !stepped[p] && !starts[p].empty())
+    if (!marked[p] && !stepped[p] && cpu_events[p] != 0)
       steps_.push_back({p, main_thread(p), 0, cpu_span[p].first, cpu_span[p].second, true});
 }
 
@@ -362,28 +428,37 @@ void TraceWriter::step(size_t index) {
 // or -1 (none, or a ProfilerStep#N).
 int64_t TraceWriter::annotated_range(const GpuActivity& operation) const {
   if (operation.launched_by < 0) return -1;
-  // RangeTree's parents form a tree: the walk ends, whatever the file held.
-  for (int64_t p = tree_.parent(static_cast<size_t>(operation.launched_by)); p != RangeTree::kNoParent;
-       p = tree_.parent(static_cast<size_t>(p))) {
+  // RangeParents' links form a tree: the walk ends, whatever the file held.
+  for (int64_t p = parents_.parent(static_cast<size_t>(operation.launched_by)); p != RangeParents::kNoParent;
+       p = parents_.parent(static_cast<size_t>(p))) {
     const CpuEvent& e = run_.cpu_events[static_cast<size_t>(p)];
     if (e.kind != CpuEventKind::kPushPopRange) continue;
-    return run_.name(e.name).rfind("ProfilerStep#", 0) == 0 ? -1 : p;
+    return profiler_step_[e.name] ? -1 : p;
   }
   return -1;
 }
 
 void TraceWriter::collect_annotations() {
   // Each stream's operations in start order; a single pass per stream.
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<size_t>> streams;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<uint32_t>> streams;
+  std::tuple<uint32_t, uint32_t, uint32_t> last{UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  std::vector<uint32_t>* last_stream = nullptr;  // consecutive operations are mostly of one stream
   for (size_t i = 0; i < run_.gpu_activities.size(); ++i) {
     const GpuActivity& g = run_.gpu_activities[i];
-    streams[{g.process, g.device_id, g.stream_id}].push_back(i);
+    if (!last_stream || std::tuple{g.process, g.device_id, g.stream_id} != last) {
+      last = {g.process, g.device_id, g.stream_id};
+      last_stream = &streams[last];
+    }
+    last_stream->push_back(static_cast<uint32_t>(i));
   }
   for (auto& [row, operations] : streams) {
-    std::sort(operations.begin(), operations.end(), [&](size_t a, size_t b) {
+    auto earlier = [&](uint32_t a, uint32_t b) {
       const GpuActivity &x = run_.gpu_activities[a], &y = run_.gpu_activities[b];
       return std::tie(x.start_ns, x.end_ns, a) < std::tie(y.start_ns, y.end_ns, b);
-    });
+    };
+    // A stream's operations mostly come in order already.
+    if (!std::is_sorted(operations.begin(), operations.end(), earlier))
+      std::sort(operations.begin(), operations.end(), earlier);
     uint64_t taken_until = 0;  // the end of the stream's operations and annotations so far
     for (size_t k = 0; k < operations.size(); ++k) {
       const GpuActivity& g = run_.gpu_activities[operations[k]];
@@ -399,7 +474,7 @@ void TraceWriter::collect_annotations() {
         // holds which (speedscope closes the outer one first and keeps it
         // open to the end): then none.
         if (padded_start < g.start_ns || padded_end > end) {
-          annotations_.push_back({static_cast<size_t>(range), operations[k], padded_start, padded_end});
+          annotations_.push_back({padded_start, padded_end, static_cast<uint32_t>(range), operations[k]});
           taken_until = std::max(taken_until, padded_end);
         }
       }
@@ -479,8 +554,20 @@ void TraceWriter::metadata() {
   std::map<std::pair<uint32_t, uint32_t>, std::set<int64_t>> streams;  // (process, device) -> rows
   for (size_t p = 0; p < run_.processes.size(); ++p)
     for (const auto& [tid, name] : run_.processes[p].threads) threads[static_cast<uint32_t>(p)].insert(tid);
-  for (const CpuEvent& e : run_.cpu_events) threads[e.process].insert(e.tid);
-  for (const GpuActivity& g : run_.gpu_activities) streams[{g.process, g.device_id}].insert(g.stream_id);
+  // Consecutive events are mostly of one thread or stream: the sets are
+  // asked only when that changes.
+  std::pair<uint32_t, uint32_t> last{UINT32_MAX, UINT32_MAX};
+  for (const CpuEvent& e : run_.cpu_events)
+    if (std::pair{e.process, e.tid} != last) {
+      last = {e.process, e.tid};
+      threads[e.process].insert(e.tid);
+    }
+  std::tuple<uint32_t, uint32_t, uint32_t> last_stream{UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  for (const GpuActivity& g : run_.gpu_activities)
+    if (std::tuple{g.process, g.device_id, g.stream_id} != last_stream) {
+      last_stream = {g.process, g.device_id, g.stream_id};
+      streams[{g.process, g.device_id}].insert(g.stream_id);
+    }
   for (const Synchronization& s : run_.synchronizations)
     streams[{s.process, s.device_id}].insert(s.stream_id == kNoStream ? -1 : kSyncRowOffset + s.stream_id);
   for (const MemoryEvent& m : run_.memory_events)
@@ -539,7 +626,6 @@ void TraceWriter::metadata() {
 void TraceWriter::api_call(size_t index) {
   const CpuEvent& e = run_.cpu_events[index];
   const uint64_t pid = cpu_pid_[e.process];
-  const std::string& name = run_.name(e.name);
   // Readers (HTA, TensorBoard) join GPU work to the CPU event that carries
   // its correlation id, one per id, as in Kineto's traces. A driver call
   // made inside a runtime call shares the runtime call's id, so it goes in a
@@ -547,17 +633,14 @@ void TraceWriter::api_call(size_t index) {
   // would count the work twice.
   const bool runtime = is_runtime_call(e);
   const bool inner = nested_call(index);
-  common("X", runtime ? "cuda_runtime" : inner ? "cuda_driver_nested" : "cuda_driver", name, pid,
-         e.tid);
+  common_json("X", runtime ? "\"cuda_runtime\"" : inner ? "\"cuda_driver_nested\"" : "\"cuda_driver\"",
+              json_name(e.name), pid, e.tid);
   span(e.start_ns, e.end_ns);
   out_.key("args").raw("{\"cbid\":").num(run_.callback_id(e.name));
   out_.key(inner ? "runtime correlation" : "correlation").num(e.correlation_id);
   external_id_arg(operators_.enclosing_external_id(index));
   if (options_.namer != nullptr && e.stack != 0 && e.stack <= run_.stacks.size()) {
-    out_.raw(",\"stack\":[");
-    const std::vector<std::string>& names = stack_names(e.stack);
-    for (size_t i = 0; i < names.size(); ++i) out_.raw(i == 0 ? "" : ",").str(names[i]);
-    out_.raw("]");
+    out_.raw(stack_arg(e.stack));
   }
   out_.raw("}").end_event();
   // One flow start per call that launched work, however many operations
@@ -572,7 +655,7 @@ void TraceWriter::cpu_event(size_t index) {
   const CpuEvent& e = run_.cpu_events[index];
   if (e.kind == CpuEventKind::kApiCall) return api_call(index);
   const uint64_t pid = cpu_pid_[e.process];
-  const std::string full_name = operators_.name(index);
+  const std::string& full_name = json_range_name(index);
   auto args = [&] {
     out_.key("args").raw("{\"External id\":").num(external_id(index));
     out_.raw(operators_.operator_args(index));
@@ -581,7 +664,7 @@ void TraceWriter::cpu_event(size_t index) {
     out_.raw("}");
   };
   if (e.kind == CpuEventKind::kPushPopRange) {
-    common("X", operators_.category(index), full_name, pid, e.tid);
+    common_json("X", operators_.is_operator(index) ? "\"cpu_op\"" : "\"user_annotation\"", full_name, pid, e.tid);
     span(e.start_ns, e.end_ns);
     args();
     out_.end_event();
@@ -591,11 +674,11 @@ void TraceWriter::cpu_event(size_t index) {
   // Start/end ranges may overlap each other and end on another thread:
   // async events, which viewers lay out on their own rows.
   const uint64_t id = ++async_ids_;
-  common("b", "user_annotation", full_name, pid, e.tid);
+  common_json("b", "\"user_annotation\"", full_name, pid, e.tid);
   out_.key("id").num(id).key("ts").micros(ts(e.start_ns));
   args();
   out_.end_event();
-  common("e", "user_annotation", full_name, pid, e.tid);
+  common_json("e", "\"user_annotation\"", full_name, pid, e.tid);
   out_.key("id").num(id).key("ts").micros(ts(e.end_ns)).end_event();
 }
 
@@ -619,10 +702,14 @@ void TraceWriter::kernel_args(const GpuActivity& g) {
   out_.key("stream").num(g.stream_id).key("correlation").num(g.correlation_id);
   out_.key("registers per thread").num(k.registers_per_thread);
   out_.key("shared memory").num(uint64_t{k.static_shared_bytes} + k.dynamic_shared_bytes);
-  const recorded::Device* device = nullptr;
-  for (const recorded::Device& d : run_.processes[g.process].devices)
-    if (d.id == g.device_id) device = &d;
-  const Occupancy occupancy = estimate_occupancy(k, device);
+  auto [cached, added] = occupancies_.try_emplace({g.process, g.device_id, g.kernel_config});
+  if (added) {
+    for (const recorded::Device& d : run_.processes[g.process].devices)
+      if (d.id == g.device_id) cached->second.device = &d;
+    cached->second.occupancy = estimate_occupancy(k, cached->second.device);
+  }
+  const recorded::Device* device = cached->second.device;
+  const Occupancy& occupancy = cached->second.occupancy;
   if (device && device->sm_count > 0) {
     out_.key("blocks per SM").real(occupancy.blocks_per_sm);
     out_.key("warps per SM").real(occupancy.warps_per_sm);
@@ -638,8 +725,9 @@ void TraceWriter::kernel_args(const GpuActivity& g) {
 void TraceWriter::gpu_event(size_t index) {
   const GpuActivity& g = run_.gpu_activities[index];
   const uint64_t pid = gpu_pid(g.process, g.device_id);
-  const char* cat = g.kind == GpuKind::kKernel ? "kernel" : g.kind == GpuKind::kMemcpy ? "gpu_memcpy" : "gpu_memset";
-  common("X", cat, run_.name(g.name), pid, g.stream_id);
+  const char* cat =
+      g.kind == GpuKind::kKernel ? "\"kernel\"" : g.kind == GpuKind::kMemcpy ? "\"gpu_memcpy\"" : "\"gpu_memset\"";
+  common_json("X", cat, json_name(g.name), pid, g.stream_id);
   span(g.start_ns, g.end_ns);
   if (g.kind == GpuKind::kKernel) {
     kernel_args(g);
@@ -691,7 +779,7 @@ void TraceWriter::choose_time_offset() {
 void TraceWriter::annotation(size_t index) {
   const GpuAnnotation& a = annotations_[index];
   const GpuActivity& g = run_.gpu_activities[a.operation];
-  common("X", "gpu_user_annotation", operators_.name(a.range), gpu_pid(g.process, g.device_id), g.stream_id);
+  common_json("X", "\"gpu_user_annotation\"", json_range_name(a.range), gpu_pid(g.process, g.device_id), g.stream_id);
   span(a.start_ns, a.end_ns);
   out_.key("args").raw("{\"External id\":").num(external_id(a.range)).raw("}").end_event();
 }

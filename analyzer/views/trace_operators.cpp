@@ -7,17 +7,42 @@
 
 namespace prof::analyzer {
 
-TraceOperators::TraceOperators(const Run& run, const RangeTree& tree)
-    : run_(run), torch_(run), enclosing_(run.cpu_events.size(), 0) {
-  const auto& events = run.cpu_events;
-  for (size_t i = 0; i < events.size(); ++i) {
-    if (events[i].kind != CpuEventKind::kApiCall) continue;
-    for (int64_t p = tree.parent(i); p != RangeTree::kNoParent; p = tree.parent(static_cast<size_t>(p)))
-      if (events[static_cast<size_t>(p)].kind == CpuEventKind::kPushPopRange) {
-        enclosing_[i] = range_external_id(static_cast<size_t>(p));
-        break;
-      }
+namespace {
+
+// Kineto's operator args of a range torch wrote for an operator.
+std::string make_operator_args(const TorchRange& r) {
+  std::string out;
+  if (r.op_id) out += ",\"Record function id\":" + std::to_string(*r.op_id);
+  if (r.seq) {
+    // torch's profiler writes the forward thread of a backward node; the
+    // NVTX text does not say it, and torch's autograd runs a CPU backward
+    // on the thread that called backward(): 0 is Kineto's "same thread".
+    out += ",\"Fwd thread id\":0,\"Sequence number\":" + std::to_string(*r.seq);
   }
+  if (r.sizes) {
+    // torch's sizes text is a JSON list of lists already ("[[64, 128], []]");
+    // it was parsed as one, so it is written as it is.
+    out += ",\"Input Dims\":" + *r.sizes;
+  }
+  return out;
+}
+
+}  // namespace
+
+// An API call's enclosing range is found when its event is written, a few
+// parent links up: a table of them was 8 bytes per event.
+uint64_t TraceOperators::enclosing_external_id(size_t index) const {
+  for (int64_t p = parents_.parent(index); p != RangeParents::kNoParent; p = parents_.parent(static_cast<size_t>(p)))
+    if (run_.cpu_events[static_cast<size_t>(p)].kind == CpuEventKind::kPushPopRange)
+      return range_external_id(static_cast<size_t>(p));
+  return 0;
+}
+
+TraceOperators::TraceOperators(const Run& run, const RangeParents& parents)
+    : run_(run), parents_(parents), torch_(run), operator_args_(run.name_count()) {
+  const auto& events = run.cpu_events;
+  for (NameId id = 0; id < run.name_count(); ++id)
+    if (torch_.of(id).kind == TorchRangeKind::kOperator) operator_args_[id] = make_operator_args(torch_.of(id));
 
   // fwdbwd: per (process, seq), the earliest forward op and the earliest
   // backward node after it.
@@ -47,23 +72,9 @@ std::string TraceOperators::name(size_t range) const {
   return torch_.of(e.name).name;
 }
 
-std::string TraceOperators::operator_args(size_t range) const {
-  if (!is_operator(range)) return {};
-  const TorchRange& r = torch_.of(run_.cpu_events[range].name);
-  std::string out;
-  if (r.op_id) out += ",\"Record function id\":" + std::to_string(*r.op_id);
-  if (r.seq) {
-    // torch's profiler writes the forward thread of a backward node; the
-    // NVTX text does not say it, and torch's autograd runs a CPU backward
-    // on the thread that called backward(): 0 is Kineto's "same thread".
-    out += ",\"Fwd thread id\":0,\"Sequence number\":" + std::to_string(*r.seq);
-  }
-  if (r.sizes) {
-    // torch's sizes text is a JSON list of lists already ("[[64, 128], []]");
-    // it was parsed as one, so it is written as it is.
-    out += ",\"Input Dims\":" + *r.sizes;
-  }
-  return out;
+const std::string& TraceOperators::operator_args(size_t range) const {
+  static const std::string kNone;
+  return is_operator(range) ? operator_args_[run_.cpu_events[range].name] : kNone;
 }
 
 }  // namespace prof::analyzer

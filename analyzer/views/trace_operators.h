@@ -30,16 +30,18 @@ namespace prof::analyzer {
 
 class TraceOperators {
  public:
-  TraceOperators(const Run& run, const RangeTree& tree);
+  TraceOperators(const Run& run, const RangeParents& parents);
 
   // Kineto's External id of push/pop range `range`: its index + 1.
   static uint64_t range_external_id(size_t range) { return range + 1; }
   // The External id of the innermost push/pop range around CPU event
   // `index` (an API call); 0: none, write no arg.
-  uint64_t enclosing_external_id(size_t index) const { return enclosing_[index]; }
+  uint64_t enclosing_external_id(size_t index) const;
   // The same for GPU work or a synchronization by the call that made it
   // (-1: no recorded call).
-  uint64_t external_id_of_call(int64_t call) const { return call < 0 ? 0 : enclosing_[static_cast<size_t>(call)]; }
+  uint64_t external_id_of_call(int64_t call) const {
+    return call < 0 ? 0 : enclosing_external_id(static_cast<size_t>(call));
+  }
 
   bool is_operator(size_t range) const;
   // "cpu_op" for operators, "user_annotation" for every other range.
@@ -48,8 +50,8 @@ class TraceOperators {
   // recorded name otherwise.
   std::string name(size_t range) const;
   // The args after "External id", each as `,"key":value`: Kineto's
-  // operator args, or nothing for other ranges.
-  std::string operator_args(size_t range) const;
+  // operator args, or nothing for other ranges. Made once per name.
+  const std::string& operator_args(size_t range) const;
 
   struct Flow {
     uint64_t id = 0;
@@ -63,8 +65,9 @@ class TraceOperators {
 
  private:
   const Run& run_;
+  const RangeParents& parents_;
   TorchRanges torch_;
-  std::vector<uint64_t> enclosing_;
+  std::vector<std::string> operator_args_;  // by NameId; empty for other names
   std::unordered_map<size_t, Flow> flows_;
 };
 
