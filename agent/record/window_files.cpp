@@ -88,11 +88,11 @@ void WindowFiles::finish(Output& output, const file::ProcessEnd& end) {
            &end);
 }
 
-void WindowFiles::note_launch(const ApiCallRecord& call) {
+void WindowFiles::note_launch(const ApiCallRecord& call, uint64_t start_ns) {
   // The source's records of a call that succeeded in putting work on the
   // GPU; a call that began before the window opened may have launched while
   // CUPTI's activity kinds were still off, so it has no record to wait for.
-  if (call.args == ApiCallArgs::none || call.return_code != 0 || call.start_ns < window_.start_ns ||
+  if (call.args == ApiCallArgs::none || call.return_code != 0 || start_ns < window_.start_ns ||
       call.backend != static_cast<uint8_t>(file::CaptureBackend::cupti)) {
     return;
   }
