@@ -13,8 +13,8 @@ void TickCalibration::add(TickPair pair) {
   const Pair& last = pairs_.back();
   if (pair.ticks <= last.ticks || pair.ns <= last.ns) return;
   if (pairs_.size() >= 2 && pair.ns - last.ns < kMinSpacingNs) return;
-  const uint64_t rate =
-      static_cast<uint64_t>((static_cast<TickProduct>(pair.ns - last.ns) << 32) / (pair.ticks - last.ticks));
+  const uint64_t span = pair.ticks - last.ticks;
+  const uint64_t rate = static_cast<uint64_t>(((static_cast<TickProduct>(pair.ns - last.ns) << 32) + span / 2) / span);
   pairs_.back().ns_per_tick_q32 = rate;
   if (pairs_.size() == 1) pairs_.front().ns_per_tick_q32 = rate;
   if (pairs_.size() >= kMaxPairs) pairs_.erase(pairs_.begin(), pairs_.begin() + kMaxPairs / 2);

@@ -53,7 +53,8 @@ class TickCalibration {
     uint64_t ns_per_tick_q32;
   };
   static uint64_t scale(uint64_t ticks, uint64_t ns_per_tick_q32) {
-    return static_cast<uint64_t>((static_cast<TickProduct>(ticks) * ns_per_tick_q32) >> 32);
+    // Rounded to the nearest ns.
+    return static_cast<uint64_t>((static_cast<TickProduct>(ticks) * ns_per_tick_q32 + (1u << 31)) >> 32);
   }
   // The pair that begins the segment holding `ticks` (the first pair for
   // times before it).

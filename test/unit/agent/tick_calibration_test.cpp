@@ -3,6 +3,7 @@
 // at a fixed rate, and CLOCK_MONOTONIC slewed by NTP against it.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 
@@ -24,11 +25,13 @@ struct FakeClock {
   double slew_ppm = 0;
   double slew_from_ns = 0;
 
-  double true_ns(uint64_t ticks) const { return static_cast<double>(ticks - origin_ticks) / ticks_per_ns; }
+  double true_ns(uint64_t ticks) const {
+    return (static_cast<double>(ticks) - static_cast<double>(origin_ticks)) / ticks_per_ns;
+  }
   uint64_t ns_at(uint64_t ticks) const {
     const double t = true_ns(ticks);
     const double slewed = t <= slew_from_ns ? t : slew_from_ns + (t - slew_from_ns) * (1 + slew_ppm * 1e-6);
-    return origin_ns + static_cast<uint64_t>(slewed);
+    return static_cast<uint64_t>(std::llround(static_cast<double>(origin_ns) + slewed));
   }
   uint64_t ticks_after_ns(double ns) const { return origin_ticks + static_cast<uint64_t>(ns * ticks_per_ns); }
   // A pair as read_tick_pair reads it: the true ns of `ticks`, off by
