@@ -121,10 +121,14 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
 constexpr uint64_t kEntryNotTimed = 1;
 
 // A call's entry time in ns, read now if it was not at its entry: a step
-// boundary found there opens a window that records the call itself.
+// boundary found there opens a window that records the call itself. The
+// call then carries this ns value as its start (kNsMark), so that it lies
+// exactly at the boundary in the file.
 uint64_t entry_time(const CUpti_CallbackData& call) {
   if (*call.correlationData == kEntryNotTimed) *call.correlationData = host_ticks();
-  return host_ticks_to_ns_now(*call.correlationData);
+  const uint64_t ns = host_ticks_to_ns_now(*call.correlationData);
+  *call.correlationData = ns_in_place_of_ticks(ns);
+  return ns;
 }
 
 // PROF_STEP=kernel:... and api:NAME (a start rule): a boundary where the
@@ -188,7 +192,9 @@ void detach_at_exit();
   // began before the subscription) did not count either.
   if (work && *call.correlationData != 0 && work_in_flight(kind) > 0) --work_in_flight(kind);
   if (kind == CudaCallKind::profiler_start && agent_state().cuda.capture->options->range == CaptureRange::cuda_profiler_api) {
-    set_capture_gate(CaptureGate::profiler_api, true, host_ticks_to_ns_now(*call.correlationData));
+    const uint64_t start_ns = host_ticks_to_ns_now(*call.correlationData);
+    *call.correlationData = ns_in_place_of_ticks(start_ns);  // as entry_time()
+    set_capture_gate(CaptureGate::profiler_api, true, start_ns);
   }
   std::atomic<bool>& ready = agent_state().cuda.ready;
   if (!ready.load(std::memory_order_relaxed) && !ready.exchange(true)) {

@@ -110,6 +110,7 @@ TickPair first_tick_pair() {
 }
 
 uint64_t host_ticks_to_ns_now(uint64_t ticks) {
+  if (is_marked_ns(ticks)) return ticks & ~kNsMark;
   if (g_source.load(std::memory_order_acquire) != host_clock::kTsc) return ticks;  // they are ns
   const uint64_t now_ticks = host_clock::read_tsc();
   const uint64_t now_ns = monotonic_ns();

@@ -92,6 +92,17 @@ TickPair first_tick_pair();
 // error (well under a microsecond).
 uint64_t host_ticks_to_ns_now(uint64_t ticks);
 
+// A time that begins a step (or the profiler range) is converted once, on
+// the app thread, and the call whose entry it is carries that very ns value
+// in place of its ticks, marked by the top bit (ticks and ns never reach
+// 2^63), so that the writer puts the call exactly at the boundary rather
+// than a few ns to either side of it (and out of the window it opens).
+inline constexpr uint64_t kNsMark = uint64_t{1} << 63;
+// `ticks` (host_ticks_to_ns_now) as the marked ns to store for its call.
+inline uint64_t ns_in_place_of_ticks(uint64_t ns) { return ns | kNsMark; }
+// ns from either: the marked ns itself, or the ticks converted by `convert`.
+inline bool is_marked_ns(uint64_t ticks_or_ns) { return (ticks_or_ns & kNsMark) != 0; }
+
 // The writer's calibration, for host_ticks_to_ns_now: ns per tick, 2^-32.
 void publish_ns_per_tick(uint64_t ns_per_tick_q32);
 

@@ -37,8 +37,14 @@ class TickCalibration {
   uint64_t ns_per_tick_q32() const { return pairs_.size() < 2 ? 0 : pairs_.back().ns_per_tick_q32; }
 
   uint64_t to_ns(uint64_t ticks) const {
+    if (is_marked_ns(ticks)) return ticks & ~kNsMark;  // converted on the app thread already
     if (identity_ || pairs_.empty()) return ticks;
-    const Pair& from = ticks >= pairs_.back().ticks ? pairs_.back() : segment_of(ticks);
+    // The writer adds a pair as each pass begins, then converts what the
+    // rings hold: mostly times of the last segment, found without a search.
+    const size_t n = pairs_.size();
+    const Pair& from = ticks >= pairs_[n - 1].ticks               ? pairs_[n - 1]
+                       : n >= 2 && ticks >= pairs_[n - 2].ticks ? pairs_[n - 2]
+                                                                : segment_of(ticks);
     if (ticks >= from.ticks) return from.ns + scale(ticks - from.ticks, from.ns_per_tick_q32);
     const uint64_t before = scale(from.ticks - ticks, from.ns_per_tick_q32);
     return from.ns > before ? from.ns - before : 0;

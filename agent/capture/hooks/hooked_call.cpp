@@ -142,7 +142,7 @@ bool is_step_call(const StepRule& rule, const HookedFunction& function) {
 // call inside it), so a step found there starts where the outermost call
 // began: the runtime launch is in the step it starts, as with CUPTI.
 [[gnu::noinline]] void find_step_at_begin(const HookedFunction& function, CudaCallKind kind, const void* params,
-                                          bool outermost, const ThreadHookState& t) {
+                                          bool outermost, ThreadHookState& t) {
   const StepRule* rule = cuda_step_rule();
   if (rule == nullptr) return;
   if (rule->kind() == StepRule::Kind::kKernel) {
@@ -150,7 +150,16 @@ bool is_step_call(const StepRule& rule, const HookedFunction& function) {
     ReentryGuard guard;
     if (!guard) return;
     const char* name = kernel_name_of(launched_function(function.callback_id, params));
-    if (kernel_starts_step(*rule, name)) step_starts_at(outermost ? monotonic_ns() : host_ticks_to_ns_now(t.outermost_start_ticks));
+    if (!kernel_starts_step(*rule, name)) return;
+    if (outermost) {
+      step_starts_at(monotonic_ns());  // before this call's start is read
+      return;
+    }
+    // The outermost call (the runtime's launch) carries this ns value as its
+    // start (kNsMark; HookedCall::end), so that it lies at the boundary.
+    const uint64_t start_ns = host_ticks_to_ns_now(t.outermost_start_ticks);
+    t.outermost_start_ticks = ns_in_place_of_ticks(start_ns);
+    step_starts_at(start_ns);
   } else if (rule->kind() == StepRule::Kind::kApi && !rule->ends_steps() && is_step_call(*rule, function)) {
     step_starts_at(monotonic_ns());
   }
@@ -320,6 +329,8 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
 void HookedCall::end(int32_t result) {
   const bool timed = start_ticks_ != kNotTimed;
   const uint64_t end_ticks = timed ? host_ticks() : kNotTimed;
+  // A call inside this one found a step starting where this one began.
+  if (outermost_ && timed && is_marked_ns(t_hook.outermost_start_ticks)) start_ticks_ = t_hook.outermost_start_ticks;
   const void* params = params_;
   ThreadHookState& t = t_hook;
   t.pending = false;
