@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -19,6 +20,7 @@
 #include "capture/hooks/hooked_call.h"
 #include "capture/nvtx_capture.h"
 #include "common/clock.h"
+#include "common/host_clock.h"
 #include "common/environment.h"
 #include "common/log.h"
 #include "common/proc_self.h"
@@ -56,8 +58,8 @@ file::Process describe_process(const ProcessIdentity& identity, const AgentConfi
   process.hostname = identity.hostname;
   process.rank = identity.rank;
   process.world_size = identity.world_size;
-  process.executable = executable_path();
-  process.command_line = command_line();
+  // The executable and command line are read from /proc when the process
+  // first records (Writer::prepare): a process that never does pays nothing.
   process.has_clock_anchor = true;
   process.clock_anchor.realtime_ns = realtime_ns();
   process.clock_anchor.monotonic_ns = monotonic_ns();
@@ -77,6 +79,7 @@ file::Process describe_process(const ProcessIdentity& identity, const AgentConfi
       {"gpu_timing", word_of(kGpuTimingWords, config.cuda.gpu_timing)},
       {"torch", torch_parts_name(config.torch.parts)},
       {"torch_shapes", word_of(kOffOnDigitWords, config.torch.shapes)},
+      {"clock", word_of(kClockWords, config.clock)},
   };
   const char* window_variables[] = {"PROF_STEP", "PROF_SCHEDULE", "PROF_DELAY", "PROF_DURATION",
                                     "PROF_START", "PROF_KEEP", "PROF_MAX_MB", "PROF_WINDOW_WAIT_MS"};
@@ -312,7 +315,7 @@ bool start_recording(const ProcessIdentity& identity, AgentConfig config, bool f
   // <name>.<pid>.pb once the parent has claimed the name. Leaked, as the
   // recorder and writer below.
   auto* run = new RunClaim();
-  run->join(identity.pid);
+  run->join(identity.pid, own_library_path());
   // The configuration's warnings, once per run (held since start()).
   release_held_lines([](const char* line, void* claim) { return static_cast<RunClaim*>(claim)->say_once(line); },
                      run);
@@ -409,6 +412,7 @@ void start() {
     log_error("CUDA_INJECTION64_PATH names another tool (%s); CUPTI is used only if that is a copy of this agent%s",
               injection, config.cuda.backend != CaptureBackend::cupti ? ", else the agent's hooks record CUDA calls" : "");
   }
+  choose_host_clock(config.clock);
   if (config.cuda.range == CaptureRange::cuda_profiler_api) set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
   if (!start_recording(identity, config, false)) return;
   AgentState& agent = agent_state();
@@ -439,6 +443,12 @@ bool another_agent_is_active() {
 bool preloaded(const std::string& self) {
   const char* preload = env_value("LD_PRELOAD");
   if (preload == nullptr) return false;
+  // The loader names the library as LD_PRELOAD did: the common case needs
+  // no stat.
+  for (const char* at = strstr(preload, self.c_str()); at != nullptr; at = strstr(at + 1, self.c_str())) {
+    const char end = at[self.size()];
+    if ((at == preload || at[-1] == ':' || at[-1] == ' ') && (end == '\0' || end == ':' || end == ' ')) return true;
+  }
   struct stat own {};
   if (stat(self.c_str(), &own) != 0) return false;
   const std::string list = preload;

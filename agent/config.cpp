@@ -226,6 +226,7 @@ AgentConfig read_config(const ProcessIdentity& identity) {
   choice_env("PROF_GPU_TIMING", kGpuTimingWords, config.cuda.gpu_timing);
   choice_env("PROF_CUPTI_DETACH", kOffOnDigitWords, config.cuda.detach_between_windows);
   choice_env("PROF_FOLLOW_FORK", kOffOnDigitWords, config.follow_fork);
+  choice_env("PROF_CLOCK", kClockWords, config.clock);
 
   std::string error;
   const char* step = getenv("PROF_STEP");

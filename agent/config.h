@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "capture/cuda_capture.h"
+#include "common/host_clock.h"
 #include "common/log.h"
 #include "control/capture_control.h"
 
@@ -67,6 +68,9 @@ struct AgentConfig {
   // records of the work launched inside it.
   uint32_t window_wait_ms = 2000;
   TorchOptions torch;                   // PROF_TORCH, PROF_TORCH_SHAPES
+  // PROF_CLOCK: the app threads' timestamps from the invariant TSC where
+  // there is one (auto), or from clock_gettime always (monotonic).
+  ClockChoice clock = ClockChoice::automatic;
 };
 
 // PROF_SCHEDULE=skip_first=N,wait=N,warmup=N,active=N,repeat=N (any subset,

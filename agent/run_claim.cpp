@@ -9,8 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
-#include <map>
+#include <string_view>
 #include <vector>
 
 #include "common/environment.h"
@@ -55,10 +54,11 @@ bool write_all(int fd, const std::string& text) {
   return true;
 }
 
-std::string read_all(const std::string& path) {
-  std::string text;
+// False when `path` cannot be opened.
+bool read_all(const std::string& path, std::string& text) {
+  text.clear();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return text;
+  if (fd < 0) return false;
   char buf[4096];
   for (;;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
@@ -67,11 +67,19 @@ std::string read_all(const std::string& path) {
     text.append(buf, static_cast<size_t>(n));
   }
   ::close(fd);
+  return true;
+}
+
+std::string read_all(const std::string& path) {
+  std::string text;
+  read_all(path, text);
   return text;
 }
 
 void remove_folder(const std::string& folder) {
-  if (DIR* dir = opendir(folder.c_str())) {
+  DIR* dir = opendir(folder.c_str());
+  if (dir == nullptr && errno == ENOENT) return;  // never made: the common case
+  if (dir != nullptr) {
     std::vector<std::string> names;
     while (const dirent* entry = readdir(dir))
       if (entry->d_name[0] != '.') names.emplace_back(entry->d_name);
@@ -83,27 +91,87 @@ void remove_folder(const std::string& folder) {
 
 // The parent of `pid` (field 4 of /proc/PID/stat), 0 when unknown.
 uint32_t parent_of(uint32_t pid) {
+  if (pid == static_cast<uint32_t>(getpid())) return static_cast<uint32_t>(getppid());
   const std::string stat = read_all("/proc/" + std::to_string(pid) + "/stat");
   const size_t paren = stat.rfind(')');
   if (paren == std::string::npos || paren + 4 >= stat.size()) return 0;
   return static_cast<uint32_t>(strtoul(stat.c_str() + paren + 4, nullptr, 10));
 }
 
-// The run folders of this user in `dir`, by the pid of their first process.
-std::map<uint32_t, std::string> run_folders(const std::string& dir) {
-  std::map<uint32_t, std::string> folders;
+std::string folder_prefix() {
   char prefix[48];
   std::snprintf(prefix, sizeof prefix, "libprof-run-%u-", static_cast<unsigned>(getuid()));
-  const size_t prefix_length = strlen(prefix);
-  DIR* listing = opendir(dir.c_str());
-  if (listing == nullptr) return folders;
-  while (const dirent* entry = readdir(listing)) {
-    if (strncmp(entry->d_name, prefix, prefix_length) != 0) continue;
-    const uint32_t pid = static_cast<uint32_t>(strtoul(entry->d_name + prefix_length, nullptr, 10));
-    if (pid != 0) folders[pid] = dir + "/" + entry->d_name;
+  return prefix;
+}
+
+// The folder of the run whose first process is `first_pid`: named by its
+// pid and start time, which its descendants can read from /proc too.
+std::string folder_of(const std::string& dir, uint32_t first_pid) {
+  const std::string ticks = process_start_ticks(first_pid == static_cast<uint32_t>(getpid()) ? 0 : first_pid);
+  return dir + "/" + folder_prefix() + std::to_string(first_pid) + "-" + ticks;
+}
+
+// A run folder's first process and its start time, from the folder's name;
+// false when the name is not a run folder's.
+bool parse_folder_name(const std::string& name, uint32_t& pid, std::string& ticks) {
+  const std::string prefix = folder_prefix();
+  if (name.compare(0, prefix.size(), prefix) != 0) return false;
+  char* end = nullptr;
+  const unsigned long parsed = strtoul(name.c_str() + prefix.size(), &end, 10);
+  if (end == name.c_str() + prefix.size() || *end != '-' || end[1] == '\0') return false;
+  pid = static_cast<uint32_t>(parsed);
+  ticks = end + 1;
+  return pid != 0;
+}
+
+// Whether the process a run folder's name gives as its first still runs
+// (the same start time: not another process that got its pid).
+bool first_process_of_folder_runs(const std::string& name) {
+  uint32_t pid = 0;
+  std::string ticks;
+  return parse_folder_name(name, pid, ticks) && process_start_ticks(pid) == ticks;
+}
+
+std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+// What the environment process `pid` started with (/proc/PID/environ: a
+// later setenv is not there) says about its run.
+struct StartEnvironment {
+  bool readable = false;
+  bool preloads_agent = false;  // LD_PRELOAD names the agent's library
+  std::string run;              // PROF_RUN
+  uint32_t run_pid = 0;         // PROF_RUN_PID
+};
+
+StartEnvironment start_environment(uint32_t pid, const std::string& agent_library) {
+  StartEnvironment found;
+  std::string environ_text;
+  found.readable = read_all("/proc/" + std::to_string(pid) + "/environ", environ_text);
+  if (!found.readable) return found;
+  const std::string agent_name = agent_library.empty() ? "libprof.so" : base_name(agent_library);
+  for (size_t begin = 0; begin < environ_text.size();) {
+    size_t end = environ_text.find('\0', begin);
+    if (end == std::string::npos) end = environ_text.size();
+    const std::string_view entry(environ_text.data() + begin, end - begin);
+    if (entry.substr(0, 9) == "PROF_RUN=") {
+      found.run = std::string(entry.substr(9));
+    } else if (entry.substr(0, 13) == "PROF_RUN_PID=") {
+      found.run_pid = static_cast<uint32_t>(strtoul(std::string(entry.substr(13)).c_str(), nullptr, 10));
+    } else if (entry.substr(0, 11) == "LD_PRELOAD=") {
+      const std::string list(entry.substr(11));
+      for (size_t at = 0; at <= list.size();) {
+        size_t stop = list.find_first_of(": ", at);
+        if (stop == std::string::npos) stop = list.size();
+        const std::string preloaded = list.substr(at, stop - at);
+        if (!preloaded.empty() && (preloaded == agent_library || base_name(preloaded) == agent_name)) {
+          found.preloads_agent = true;
+        }
+        at = stop + 1;
+      }
+    }
+    begin = end + 1;
   }
-  closedir(listing);
-  return folders;
+  return found;
 }
 
 // Where runs keep their folders: $TMPDIR, else (unset, or unusable:
@@ -117,63 +185,100 @@ std::string runs_dir() {
   return "/tmp";
 }
 
+// The folders of runs whose first process is gone (a SIGKILL gives no
+// chance to remove one), in `dir`, but `keep`.
+void sweep_stale_folders(const std::string& dir, const std::string& keep) {
+  DIR* listing = opendir(dir.c_str());
+  if (listing == nullptr) return;
+  const std::string prefix = folder_prefix();
+  std::vector<std::string> stale;
+  while (const dirent* entry = readdir(listing)) {
+    const std::string name = entry->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0 || dir + "/" + name == keep) continue;
+    if (!first_process_of_folder_runs(name)) stale.push_back(dir + "/" + name);
+  }
+  closedir(listing);
+  for (const std::string& folder : stale) remove_folder(folder);
+}
+
 }  // namespace
 
-void RunClaim::join(uint32_t pid) {
+void RunClaim::join(uint32_t pid, const std::string& agent_library) {
   pid_ = pid;
   const char* run = env_value(kRunVariable);
   if (run != nullptr && *run != '\0') {
     const char* first_pid = env_value(kRunPidVariable);
-    first_ = first_pid != nullptr && std::to_string(pid) == first_pid;
-    struct stat st {};
-    if (::stat(run, &st) == 0 && S_ISDIR(st.st_mode)) {
-      folder_ = run;
-    } else if (std::string(run) != "-") {
-      // Left in the environment by an earlier run, or the run's first
-      // process is gone: this process cannot claim PROF_OUTPUT, and says so.
-      log_error("PROF_RUN=%s names no run in progress; this process writes <name>.%u.pb", run, pid);
-    }
+    first_pid_ = first_pid != nullptr ? static_cast<uint32_t>(strtoul(first_pid, nullptr, 10)) : 0;
+    first_ = first_pid_ == pid;
+    // "-": the run has no folder. Whether the folder is one of a run in
+    // progress is asked when it is first needed (ensure_folder).
+    if (std::string(run) != "-") folder_ = run;
     return;
   }
-  const std::string dir = runs_dir();
-  std::map<uint32_t, std::string> folders = run_folders(dir);
   // No PROF_RUN: this process may still belong to a run its environment
   // lost. bash builds its children's environment from the one it was
   // started with, never from what the agent's constructor set in it, so
   // every process a shell script starts (a pyenv shim: 12 of them for
   // `python3 -c pass`) took itself for a run of its own and said the run's
-  // line. A run whose first process is this one (an exec) or an ancestor
-  // is this process's run.
-  // (No run folder at all, the common case: no /proc reads.)
-  uint32_t ancestor = folders.empty() ? 0 : pid;
+  // line. The nearest ancestor started with a PROF_RUN names this process's
+  // run; ancestors started with the agent preloaded but no PROF_RUN are of
+  // this run too, the topmost of them its first process. (A parent that
+  // does not preload the agent, the common case: one /proc read.)
+  uint32_t top = pid;
+  uint32_t ancestor = parent_of(pid);
   for (int generation = 0; generation < 64 && ancestor > 1; ++generation) {
-    auto found = folders.find(ancestor);
-    if (found != folders.end()) {
-      folder_ = found->second;
-      first_ = ancestor == pid;
-      env_set(kRunVariable, folder_.c_str(), true);
-      env_set(kRunPidVariable, std::to_string(ancestor).c_str(), true);
+    const StartEnvironment started = start_environment(ancestor, agent_library);
+    if (!started.run.empty()) {
+      if (started.run != "-") folder_ = started.run;
+      first_pid_ = started.run_pid;
+      first_ = false;
+      env_set(kRunVariable, started.run.c_str(), true);
+      env_set(kRunPidVariable, std::to_string(first_pid_).c_str(), true);
       return;
     }
+    if (!started.preloads_agent) break;
+    top = ancestor;
     ancestor = parent_of(ancestor);
   }
-  // A new run. The folders of runs whose first process is gone (a SIGKILL
-  // gives no chance to remove one) go now.
-  for (const auto& [first_pid, folder] : folders) {
-    if (!process_exists(first_pid)) remove_folder(folder);
+  first_pid_ = top;
+  first_ = top == pid;
+  folder_ = folder_of(runs_dir(), top);
+  env_set(kRunVariable, folder_.c_str(), true);
+  env_set(kRunPidVariable, std::to_string(top).c_str(), true);
+}
+
+bool RunClaim::first_process_runs() const {
+  uint32_t pid = 0;
+  std::string ticks;
+  return parse_folder_name(base_name(folder_), pid, ticks) && pid == first_pid_ &&
+         first_process_of_folder_runs(base_name(folder_));
+}
+
+bool RunClaim::ensure_folder() {
+  if (folder_.empty()) return false;
+  if (folder_made_) return true;
+  struct stat st {};
+  if (::stat(folder_.c_str(), &st) != 0) {
+    // A PROF_RUN left in the environment by an earlier run, or the run's
+    // first process is gone: this process cannot claim PROF_OUTPUT, and
+    // says so. (The first process itself may make its folder any time.)
+    if (!first_ && !first_process_runs()) {
+      log_error("PROF_RUN=%s names no run in progress; this process writes <name>.%u.pb", folder_.c_str(), pid_);
+      folder_.clear();
+      return false;
+    }
+    if (::mkdir(folder_.c_str(), 0700) != 0 && errno != EEXIST) {
+      folder_.clear();  // every process on its own, as without a $TMPDIR
+      return false;
+    }
+    const size_t slash = folder_.rfind('/');
+    sweep_stale_folders(slash == std::string::npos ? "." : folder_.substr(0, slash), folder_);
+  } else if (!S_ISDIR(st.st_mode)) {
+    folder_.clear();
+    return false;
   }
-  first_ = true;
-  timespec now{};
-  clock_gettime(CLOCK_REALTIME, &now);
-  char name[96];
-  std::snprintf(name, sizeof name, "/libprof-run-%u-%u-%lld%09ld", static_cast<unsigned>(getuid()), pid,
-                static_cast<long long>(now.tv_sec), now.tv_nsec);
-  std::string folder = dir + name;
-  if (::mkdir(folder.c_str(), 0700) == 0) folder_ = folder;
-  // Set even without a folder: the processes started here are then not the
-  // first of the run, and name their files by pid as before.
-  env_set(kRunVariable, folder_.empty() ? "-" : folder_.c_str(), true);
-  env_set(kRunPidVariable, std::to_string(pid).c_str(), true);
+  folder_made_ = true;
+  return true;
 }
 
 bool RunClaim::take(const std::string& path) const {
@@ -185,7 +290,7 @@ bool RunClaim::take(const std::string& path) const {
 }
 
 std::string RunClaim::claim(const std::string& wanted) {
-  if (folder_.empty()) return first_ && !forked_ ? wanted : disambiguate_for_child(wanted, pid_);
+  if (!ensure_folder()) return first_ && !forked_ ? wanted : disambiguate_for_child(wanted, pid_);
   if (!forked_ && take(wanted)) return wanted;
   // <name>.<pid>.pb; a process that execs itself has one pid for several
   // images, each with a file of its own: <name>.<pid>.2.pb, .3, ...
@@ -198,8 +303,8 @@ std::string RunClaim::claim(const std::string& wanted) {
   return own;  // no claim can be made (no descriptor left): the name of old
 }
 
-bool RunClaim::say_once(const char* line) const {
-  if (folder_.empty()) return true;
+bool RunClaim::say_once(const char* line) {
+  if (!ensure_folder()) return true;
   uint64_t hash = 1469598103934665603ull;
   for (const char* c = line; *c != '\0'; ++c) hash = (hash ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
   char name[40];
@@ -222,7 +327,7 @@ std::string RunClaim::describe_file(const std::string& path, uint64_t bytes, uin
 }
 
 bool RunClaim::note_written(const std::string& path, uint64_t bytes, uint32_t gpu_records_missing) {
-  if (folder_.empty()) return false;
+  if (folder_.empty() || !folder_made_) return false;
   const int fd = ::open((folder_ + "/" + kWrittenFile).c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return false;
   // One write with O_APPEND: lines of several processes never interleave.
@@ -230,7 +335,9 @@ bool RunClaim::note_written(const std::string& path, uint64_t bytes, uint32_t gp
   const bool ok =
       write_all(fd, std::to_string(bytes) + "\t" + std::to_string(gpu_records_missing) + "\t" + path + "\n");
   ::close(fd);
-  return ok;
+  // A folder this process made after the first process had ended (it ran
+  // when this one looked) is read by nobody: this process says it itself.
+  return ok && (first_ || process_exists(first_pid_));
 }
 
 std::string RunClaim::finish() {

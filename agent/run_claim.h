@@ -1,9 +1,14 @@
 #pragma once
 // One run: every profiled process a command starts, however it starts them
 // (`timeout 60 ./app`, `bash -c`, torchrun, mpirun with the environment
-// passed on). The first agent of the tree makes a small folder for the run
-// in $TMPDIR and names it in PROF_RUN; the agents of the processes it
-// starts find it there. Through it:
+// passed on). The first agent of the tree names a small folder for the run
+// in $TMPDIR in PROF_RUN (libprof-run-<uid>-<pid>-<start ticks>, so that a
+// process whose environment lost PROF_RUN can name it from its ancestor);
+// the agents of the processes it starts find it there. The folder is made
+// by the first process of the run that needs it (one that records, or has a
+// warning to say once): a run that records nothing makes none, since a
+// mkdir and rmdir on the disk were most of the start-up cost of every
+// process of a shell pipeline under LD_PRELOAD (issue #30). Through it:
 //
 // - the output file goes where the user asked: the first process that
 //   records something claims PROF_OUTPUT (an O_EXCL file in the folder, per
@@ -26,9 +31,13 @@ class RunClaim {
  public:
   static constexpr char kNothingWritten[] = "nothing recorded; no file written";
 
-  // Joins the run named in the environment, or starts one (this process is
-  // then the run's first). Sets PROF_RUN for the processes this one starts.
-  void join(uint32_t pid);
+  // Joins the run named in the environment, or the run of its nearest
+  // ancestor whose start environment names one (bash hands its children the
+  // environment it started with), or starts one (this process, or the
+  // topmost of its ancestors that preload `agent_library` without a run,
+  // is then the run's first). Sets PROF_RUN for the processes this one
+  // starts. Makes no folder: claim() and say_once() do, when first needed.
+  void join(uint32_t pid, const std::string& agent_library = {});
   bool first_of_run() const { return first_; }
   // A child forked without exec never claims the run's name, even when it
   // records before its parent: the parent's file is PROF_OUTPUT, each
@@ -44,7 +53,7 @@ class RunClaim {
 
   // Whether this process should say `line` (a configuration warning): once
   // per run, by whichever process says it first. True without a folder.
-  bool say_once(const char* line) const;
+  bool say_once(const char* line);
 
   // Notes a file this process wrote, and how many of its GPU records never
   // came (ProcessEnd.gpu_records_missing). False when the run's first
@@ -65,10 +74,18 @@ class RunClaim {
  private:
   // Claims `path` for this process (an O_EXCL file in the folder).
   bool take(const std::string& path) const;
+  // The folder, made if it is not there yet (and then the folders of runs
+  // whose first process is gone swept). False when there is none: no
+  // usable $TMPDIR, or PROF_RUN names no run in progress (said).
+  bool ensure_folder();
+  // Whether the run's first process, as the folder's name gives it, runs.
+  bool first_process_runs() const;
 
   uint32_t pid_ = 0;
+  uint32_t first_pid_ = 0;
   bool first_ = false;
   bool forked_ = false;
+  bool folder_made_ = false;  // seen or made by ensure_folder()
   std::string folder_;  // empty: none
 };
 

@@ -44,6 +44,8 @@ RANK_FILES = 64               # several files: one per rank
 RANK_EVENTS = 1_000_000       # events per rank's file
 TARGET_HTML_LOAD_S = 2.0  # issue 19: a 10M-event capture's page opens in under 2 s
 TARGET_STARTUP_MS = 0.2   # issue 30: a process that never records pays a few syscalls
+TARGET_CLOCK_NS_NO_STACKS = 100  # issue 30: the agent's own CPU per call, app thread and writer
+TARGET_CLOCK_NS_STACKS = 150
 STARTUP_SPAWNS = 300      # /bin/true runs per start-up round
 STARTUP_ROUNDS = 7        # rounds per configuration, interleaved
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -105,10 +107,10 @@ def median(values):
 
 
 class Bench:
-    def __init__(self, build, quick):
+    def __init__(self, build, quick, agent=None):
         self.build = os.path.abspath(build)
         self.quick = quick
-        self.lib = os.path.join(self.build, "lib", "libprof.so")
+        self.lib = os.path.abspath(agent) if agent else os.path.join(self.build, "lib", "libprof.so")
         self.analyzer = os.path.join(self.build, "analyzer", "profanalyze")
         self.apps = os.path.join(self.build, "simcuda", "apps")
         self.simlib = os.path.join(self.build, "simcuda", "lib")
@@ -241,6 +243,58 @@ class Bench:
             "the CUPTI cost is its emulation's (a mutex, a malloc and a worker-thread wakeup per activity "
             "record), not real CUPTI's. "
             "Simulated kernels take 100 ns (SIMCUDA_DEFAULT_KERNEL_NS), so the apps stay launch-bound.")
+
+    # --------------------------------------------------------------- clock --
+    def clock(self):
+        """The app threads' timestamps from the TSC (PROF_CLOCK=auto, where it
+        is invariant) against clock_gettime (PROF_CLOCK=monotonic, the
+        fallback), same run: the agent's own cost per API call over the null
+        CUPTI tool, in wall and CPU time and in callgrind's instructions."""
+        launches = 100_000 if self.quick else LAUNCHES
+        repeats = 3 if self.quick else REPEATS
+        app = os.path.join(self.apps, "tiny_kernels")
+        null_tool = {"CUDA_INJECTION64_PATH": os.path.join(self.tools, "libbench_null_cupti_tool.so")}
+        configs = [("null CUPTI tool", None, None)]
+        for stacks in ("none", "native"):
+            for clock in ("auto", "monotonic"):
+                configs.append((f"PROF_STACKS={stacks}, PROF_CLOCK={clock}", stacks, clock))
+        wall = {name: [] for name, _, _ in configs}
+        cpu = {name: [] for name, _, _ in configs}
+        for rep in range(repeats):
+            for name, stacks, clock in configs:
+                progress(f"clock: {name}, run {rep + 1}/{repeats}")
+                if stacks is None:
+                    env = self.env(**null_tool)
+                else:
+                    env = self.env(stacks, PROF_OUTPUT=os.path.join(self.tmp, "clock.pb"), PROF_CLOCK=clock)
+                r = run_reaped([app, str(launches)], env=env)
+                wall[name].append(r.wall)
+                cpu[name].append(r.cpu)
+        calls = 2 * launches
+        base_wall, base_cpu = median(wall["null CUPTI tool"]), median(cpu["null CUPTI tool"])
+        instructions = {}
+        if callgrind.available():
+            for name, stacks, clock in configs:
+                progress(f"clock: instructions per launch (callgrind), {name}")
+                env = (self.env(**null_tool) if stacks is None else
+                       self.env(stacks, PROF_OUTPUT=os.path.join(self.tmp, "clock-cg.pb"), PROF_CLOCK=clock))
+                instructions[name] = sum(callgrind.per_launch(lambda n: [app, str(n)], env).values())
+        for name, stacks, clock in configs[1:]:
+            own = (median(wall[name]) - base_wall) * 1e9 / calls
+            own_cpu = (median(cpu[name]) - base_cpu) * 1e9 / calls
+            measured = f"own +{fmt_ns(own)} ns/call (CPU +{fmt_ns(own_cpu)})"
+            if instructions:
+                measured += f", +{(instructions[name] - instructions['null CUPTI tool']) / 2:,.0f} instructions/call"
+            limit = TARGET_CLOCK_NS_NO_STACKS if stacks == "none" else TARGET_CLOCK_NS_STACKS
+            ok = own_cpu <= limit if clock == "auto" else None
+            self.add("clock", f"tiny_kernels {launches:,}: {name}", measured, "null CUPTI tool", "",
+                     f"CPU <= {limit} ns/call" if clock == "auto" else "", ok)
+        self.notes.append(
+            "clock: the agent's own cost per API call (2 per launch) over the null CUPTI tool, with the app "
+            "threads' timestamps from the invariant TSC (PROF_CLOCK=auto; where the CPU has none, auto is "
+            "the fallback too) and from clock_gettime (PROF_CLOCK=monotonic); CPU is the app thread's and the "
+            f"writer's together. Median of {repeats} runs, configurations interleaved; instructions: callgrind, "
+            "20,000 and 40,000 launches, the difference per call, over the null tool's.")
 
     # ------------------------------------------------------------ backends --
     def backends(self):
@@ -752,10 +806,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("build_dir")
     parser.add_argument("--quick", action="store_true", help="smaller runs, for trying the script out")
-    parser.add_argument("--only", default="startup,overhead,backends,windows,throughput,names,size,analyzer",
+    parser.add_argument("--agent", help="the libprof.so to measure (default: BUILD_DIR/lib/libprof.so): "
+                        "another build's, to set against this one's in a second run")
+    parser.add_argument("--only", default="startup,overhead,clock,backends,windows,throughput,names,size,analyzer",
                         help="comma-separated sections to run")
     args = parser.parse_args()
-    bench = Bench(args.build_dir, args.quick)
+    bench = Bench(args.build_dir, args.quick, args.agent)
     sections = args.only.split(",")
     try:
         started = time.monotonic()
@@ -763,6 +819,8 @@ def main():
             bench.startup()
         if "overhead" in sections:
             bench.overhead()
+        if "clock" in sections:
+            bench.clock()
         if "backends" in sections:
             bench.backends()
         if "windows" in sections:

@@ -45,7 +45,7 @@ constexpr size_t kChunkBytes = 4u << 20;  // and writes a chunk at 4 MiB
 bool put(prof::ThreadBuffer& ring, prof::RecordType type, uint64_t time, const char* text, size_t bytes) {
   auto* r = prof::begin_record<prof::NvtxEventRecord>(ring, type, static_cast<uint32_t>(bytes));
   if (r == nullptr) return false;
-  r->time_ns = time;
+  r->time_ticks = time;
   r->domain = nullptr;
   r->range_id = 0;
   r->color_argb = 0;
@@ -71,6 +71,12 @@ int main(int argc, char** argv) {
   }
   prof::ThreadBuffer ring(kRingBytes, 1);
   prof::Translator translator(no_name);
+  // As the writer on a machine with an invariant TSC: times are ticks,
+  // converted per record (here at 2.5 ticks per ns from tick 0).
+  prof::TickCalibration clock(false);
+  clock.add({0, 0});
+  clock.add({2'500'000'000'000, 1'000'000'000'000});
+  translator.use_clock(&clock);
   prof::ChunkEncoder chunk;
   chunk.begin(0);
   uint64_t timed_ns = 0;

@@ -18,8 +18,8 @@ namespace prof {
 
 // What the path that saw the call knows of it.
 struct ApiCallSeen {
-  uint64_t start_ns = 0;
-  uint64_t end_ns = 0;
+  uint64_t start_ticks = 0;  // host ticks (common/host_clock.h)
+  uint64_t end_ticks = 0;
   const char* function_name = nullptr;  // static for the life of the process
   uint32_t correlation_id = 0;
   int32_t return_code = 0;
@@ -50,8 +50,8 @@ struct ApiCallSeen {
   }
   auto* record = begin_record<ApiCallRecord>(buffer, RecordType::api_call, stack.payload_bytes() + name_bytes);
   if (record == nullptr) return;
-  record->start_ns = call.start_ns;
-  record->end_ns = call.end_ns;
+  record->start_ticks = call.start_ticks;
+  record->end_ticks = call.end_ticks;
   record->function_name = call.function_name;
   record->correlation_id = call.correlation_id;
   record->return_code = call.return_code;

@@ -24,6 +24,7 @@
 #include "stacks/call_stack.h"
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
+#include "common/host_clock.h"
 #include "common/log.h"
 #include "record/recorder.h"
 #include "record/writer.h"
@@ -85,7 +86,7 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
 
 [[gnu::noinline]] void on_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call,
                  CudaCallKind kind) {
-  const uint64_t end_ns = monotonic_ns();
+  const uint64_t end_ticks = host_ticks();
   // After the end timestamp: a thread's first call allocates its ring here,
   // outside the call's recorded interval.
   ThreadBuffer* buffer = agent_state().cuda.capture->recorder->thread_buffer();
@@ -98,8 +99,8 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   const bool nested = nested_in_work();
   const CudaCapture& capture = *agent_state().cuda.capture;
   ApiCallSeen seen;
-  seen.start_ns = *call.correlationData;
-  seen.end_ns = end_ns;
+  seen.start_ticks = *call.correlationData;
+  seen.end_ticks = end_ticks;
   seen.function_name = call.functionName;
   seen.correlation_id = call.correlationId;
   seen.return_code = call.functionReturnValue != nullptr ? *static_cast<const int32_t*>(call.functionReturnValue) : 0;
@@ -119,11 +120,15 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
 // clock read per call was most of their cost).
 constexpr uint64_t kEntryNotTimed = 1;
 
-// A call's entry time, read now if it was not at its entry: a step boundary
-// found there opens a window that records the call itself.
+// A call's entry time in ns, read now if it was not at its entry: a step
+// boundary found there opens a window that records the call itself. The
+// call then carries this ns value as its start (kNsMark), so that it lies
+// exactly at the boundary in the file.
 uint64_t entry_time(const CUpti_CallbackData& call) {
-  if (*call.correlationData == kEntryNotTimed) *call.correlationData = monotonic_ns();
-  return *call.correlationData;
+  if (*call.correlationData == kEntryNotTimed) *call.correlationData = host_ticks();
+  const uint64_t ns = host_ticks_to_ns_now(*call.correlationData);
+  *call.correlationData = ns_in_place_of_ticks(ns);
+  return ns;
 }
 
 // PROF_STEP=kernel:... and api:NAME (a start rule): a boundary where the
@@ -176,9 +181,10 @@ void detach_at_exit();
     if (kind == CudaCallKind::profiler_stop && agent_state().cuda.capture->options->range == CaptureRange::cuda_profiler_api) {
       set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
     }
-    // CUPTI keeps this slot for us from the call's entry to its exit.
+    // CUPTI keeps this slot for us from the call's entry to its exit: the
+    // entry's host ticks, the last thing before the call goes on.
     *call.correlationData =
-        capture_range_open() || kind == CudaCallKind::profiler_start ? monotonic_ns() : kEntryNotTimed;
+        capture_range_open() || kind == CudaCallKind::profiler_start ? host_ticks() : kEntryNotTimed;
     if (agent_state().cuda.step_rule != StepRuleOrigin::none) find_step_at_entry(kind, domain, cbid, call);
     return;
   }
@@ -186,7 +192,9 @@ void detach_at_exit();
   // began before the subscription) did not count either.
   if (work && *call.correlationData != 0 && work_in_flight(kind) > 0) --work_in_flight(kind);
   if (kind == CudaCallKind::profiler_start && agent_state().cuda.capture->options->range == CaptureRange::cuda_profiler_api) {
-    set_capture_gate(CaptureGate::profiler_api, true, *call.correlationData);
+    const uint64_t start_ns = host_ticks_to_ns_now(*call.correlationData);
+    *call.correlationData = ns_in_place_of_ticks(start_ns);  // as entry_time()
+    set_capture_gate(CaptureGate::profiler_api, true, start_ns);
   }
   std::atomic<bool>& ready = agent_state().cuda.ready;
   if (!ready.load(std::memory_order_relaxed) && !ready.exchange(true)) {

@@ -17,6 +17,7 @@
 #include "control/step_names.h"
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
+#include "common/host_clock.h"
 #include "record/recorder.h"
 
 // NVTX declares these handle types as pointers to incomplete structs for the
@@ -220,10 +221,10 @@ Recorded record_event(RecordType type, const NvtxDomain* domain, uint64_t range_
   ThreadBuffer* buffer = current_buffer();
   if (buffer == nullptr) return Recorded::off;
   if (hold > 0 && !buffer->can_hold(static_cast<size_t>(hold))) hold = 0;
-  const uint64_t now = monotonic_ns();
+  const uint64_t now = host_ticks();
   auto* record = begin_record<NvtxEventRecord>(*buffer, type, message.bytes(), hold);
   if (record == nullptr) return Recorded::dropped;
-  record->time_ns = now;
+  record->time_ticks = now;
   record->domain = domain;
   record->range_id = range_id;
   record->color_argb = style.color_argb;

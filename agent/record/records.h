@@ -36,9 +36,12 @@ struct NvtxDomain {
   char name[128];
 };
 
+// Times in host ticks (common/host_clock.h) are read on the app thread's
+// hot path; the writer turns them into CLOCK_MONOTONIC ns. Times in ns come
+// from elsewhere (a wait's own clock, Python's time.monotonic_ns()).
 struct NvtxEventRecord {
   RecordHeader header;
-  uint64_t time_ns;
+  uint64_t time_ticks;
   const NvtxDomain* domain;  // nullptr: the default domain
   uint64_t range_id;         // start/end ranges; 0 for push/pop and marks
   uint32_t color_argb;
@@ -98,8 +101,8 @@ enum class ApiCallArgs : uint8_t { none, launch, copy, memset, capture_begin, ca
 // all three).
 struct ApiCallRecord {
   RecordHeader header;
-  uint64_t start_ns;
-  uint64_t end_ns;
+  uint64_t start_ticks;
+  uint64_t end_ticks;
   const char* function_name;  // CUPTI's, static for the life of the process
   uint32_t correlation_id;
   int32_t return_code;

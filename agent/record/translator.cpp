@@ -36,7 +36,7 @@ void Translator::translate(const ThreadBuffer& buffer, const RecordHeader& heade
       // Domain handles live for the process with one name (nvtx_capture.cpp).
       begin.domain_id = event.domain ? strings_.intern_static(event.domain->name, chunk) : 0;
       begin.name_id = strings_.intern({payload_of(event), header.payload_bytes}, chunk);
-      begin.time_ns = event.time_ns;
+      begin.time_ns = ns(event.time_ticks);
       begin.color_argb = event.color_argb;
       begin.category = event.category;
       if (header.payload_bytes == kMaxPayloadString) ++truncated_payloads_;
@@ -59,7 +59,7 @@ void Translator::translate(const ThreadBuffer& buffer, const RecordHeader& heade
       const auto& event = reinterpret_cast<const NvtxEventRecord&>(header);
       const uint64_t domain_id = event.domain ? strings_.intern_static(event.domain->name, chunk) : 0;
       ClosedRange closed;
-      if (ranges_.pop(tid, domain_id, event.time_ns, closed)) {
+      if (ranges_.pop(tid, domain_id, ns(event.time_ticks), closed)) {
         chunk.add(closed.range, closed.span);
       } else {
         ++unmatched_range_ends_;
@@ -69,7 +69,7 @@ void Translator::translate(const ThreadBuffer& buffer, const RecordHeader& heade
     case RecordType::nvtx_range_end: {
       const auto& event = reinterpret_cast<const NvtxEventRecord&>(header);
       ClosedRange closed;
-      if (ranges_.end(event.range_id, tid, event.time_ns, closed)) {
+      if (ranges_.end(event.range_id, tid, ns(event.time_ticks), closed)) {
         chunk.add(closed.range, closed.span);
       } else {
         ++unmatched_range_ends_;
@@ -185,7 +185,7 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
     case ApiCallArgs::capture_end:
       break;
   }
-  chunk.add(call, {record.start_ns, record.end_ns}, record.correlation_id);
+  chunk.add(call, {ns(record.start_ticks), ns(record.end_ticks)}, record.correlation_id);
 }
 
 uint64_t Translator::api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk) {

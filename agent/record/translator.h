@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "common/tick_calibration.h"
 #include "encode/chunk_encoder.h"
 #include "record/nvtx_ranges.h"
 #include "record/records.h"
@@ -27,6 +28,9 @@ class Translator {
   // would intern its stacks' names into the other one's (freed) table.
   Translator(const Translator&) = delete;
   Translator& operator=(const Translator&) = delete;
+  // Host ticks -> ns (the writer's calibration, which outlives this);
+  // without one, record times are ns already.
+  void use_clock(const TickCalibration* clock) { clock_ = clock; }
 
   // One record of `buffer` into `chunk` (or into open state: an NVTX push
   // waits for its pop).
@@ -68,7 +72,10 @@ class Translator {
   uint64_t api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk);
   void note_thread(const ThreadBuffer& buffer, ChunkEncoder& chunk);
 
+  uint64_t ns(uint64_t ticks) const { return clock_ != nullptr ? clock_->to_ns(ticks) : ticks; }
+
   ThreadNameSource thread_name_;
+  const TickCalibration* clock_ = nullptr;
   StringTable strings_;
   struct ApiName {
     const char* function_name = nullptr;

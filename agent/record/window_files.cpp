@@ -92,11 +92,11 @@ void WindowFiles::finish(Output& output, const file::ProcessEnd& end, uint64_t w
            &end, wait_until_ns);
 }
 
-void WindowFiles::note_launch(const ApiCallRecord& call) {
+void WindowFiles::note_launch(const ApiCallRecord& call, uint64_t start_ns) {
   // The source's records of a call that succeeded in putting work on the
   // GPU; a call that began before the window opened may have launched while
   // CUPTI's activity kinds were still off, so it has no record to wait for.
-  if (!cupti_will_report_work(call) || call.start_ns < window_.start_ns) return;
+  if (!cupti_will_report_work(call) || start_ns < window_.start_ns) return;
   launches_.launched(call.correlation_id);
 }
 

@@ -73,7 +73,8 @@ class WindowFiles final : public WindowSink {
   // The open window's launches, while it tracks them.
   WindowLaunches* launches() { return launches_.active() ? &launches_ : nullptr; }
   // A call drained while a window is open: a launch to wait for.
-  void note_launch(const ApiCallRecord& call);
+  // `start_ns`: the call's start, in ns (the record holds host ticks).
+  void note_launch(const ApiCallRecord& call, uint64_t start_ns);
   // The process ends (after the last drain and the writer's wait for the
   // GPU work, Writer::wait_for_gpu_work): a window still open is completed,
   // cut short; `end` goes into its file. `wait_until_ns`: the end of the

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "common/clock.h"
+#include "common/host_clock.h"
 #include "common/log.h"
 #include "common/proc_self.h"
 #include "record/records.h"
@@ -23,6 +24,8 @@ namespace {
 // A chunk is written early once this much is pending, which bounds the
 // writer's memory and the reader's per-chunk memory (FORMAT.md).
 constexpr size_t kChunkBytesLimit = 4u << 20;
+// The least span of the first two calibration pairs (Writer::calibrate).
+constexpr uint64_t kSecondPairAfterNs = 50'000;
 
 void sleep_ms(uint32_t ms) {
   timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1'000'000};
@@ -38,13 +41,24 @@ Writer::Writer(Recorder& recorder, Options options, file::Process process)
       process_(std::move(process)),
       file_(options_.windowed ? std::string() : options_.path),
       translator_(std::in_place, read_thread_name),
-      windows_(recorder, options_.windows) {}
+      windows_(recorder, options_.windows) {
+  translator_->use_clock(&clock_);
+}
 
 Writer::~Writer() {
   close_if_ours(wake_);
 }
 
 bool Writer::prepare() {
+  // Read here rather than at start-up: a process that never records (a
+  // shell under an exported LD_PRELOAD) should not pay for them.
+  if (process_.executable.empty()) process_.executable = executable_path();
+  if (process_.command_line.empty()) process_.command_line = command_line();
+  // The app's first record chose the clock (or this does); its first pair
+  // starts the calibration.
+  clock_ = TickCalibration(!host_ticks_are_tsc());
+  clock_.add(first_tick_pair());
+  log_debug("timestamps from %s", clock_.identity() ? "clock_gettime(CLOCK_MONOTONIC)" : "the invariant TSC");
   wake_ = keep_out_of_the_way(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   wake_fd_.store(wake_.fd, std::memory_order_release);
   if (wake_.fd < 0) {
@@ -173,6 +187,7 @@ void Writer::run() {
     pollfd woken{wake_.fd, POLLIN, 0};
     poll(&woken, 1, static_cast<int>(options_.drain_interval_ms));
     std::lock_guard pass(pass_mutex_);  // see hold_for_fork()
+    calibrate();  // before this pass converts what it drains
     uint64_t ignored;
     // Never read a number the program took over: that would steal its data.
     while (still_ours(wake_) && ::read(wake_.fd, &ignored, sizeof(ignored)) > 0) {
@@ -234,6 +249,19 @@ void Writer::run() {
   running_.store(false, std::memory_order_release);
 }
 
+void Writer::calibrate() {
+  if (clock_.identity()) return;
+  TickPair pair = read_tick_pair();
+  if (clock_.pairs() < 2) {
+    // The second pair sets the rate: far enough from the first that their
+    // few ns of reading error are a small part of the span (a process that
+    // records for a few microseconds before it ends).
+    while (pair.ns - clock_.last_pair().ns < kSecondPairAfterNs) pair = read_tick_pair();
+  }
+  clock_.add(pair);
+  publish_ns_per_tick(clock_.ns_per_tick_q32());
+}
+
 void Writer::between_windows() {
   ActivitySource* source = activity_source_.load(std::memory_order_acquire);
   if (source == nullptr) return;
@@ -256,7 +284,7 @@ void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
     const auto& call = reinterpret_cast<const ApiCallRecord&>(header);
     captures_.note(call);
     if (captures_.any_open()) return;  // captured work never runs: no record to wait for
-    if (windows_.launches() != nullptr) windows_.note_launch(call);
+    if (windows_.launches() != nullptr) windows_.note_launch(call, clock_.to_ns(call.start_ticks));
     if (in_flight_.active() && cupti_will_report_work(call)) in_flight_.launched(call.correlation_id);
   };
   auto after_slice = [this] {
@@ -418,6 +446,7 @@ uint64_t Writer::close_file(const file::Window& window, const file::ProcessEnd* 
   // The next file is read on its own: strings, stacks and threads are
   // defined again in it.
   translator_.emplace(read_thread_name);
+  translator_->use_clock(&clock_);
   chunk_.begin(monotonic_ns());
   if (ActivitySource* source = activity_source()) {
     ChunkSink sink{chunk_, translator_->strings()};

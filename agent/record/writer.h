@@ -17,6 +17,7 @@
 
 #include "encode/chunk_encoder.h"
 #include "common/own_fd.h"
+#include "common/tick_calibration.h"
 #include "record/activity_source.h"
 #include "record/file_sink.h"
 #include "record/recorder.h"
@@ -53,8 +54,9 @@ class Writer final : private WindowFiles::Output {
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
-  // Readies the wake-up channel. The file itself is created with the first
-  // chunk that holds records.
+  // Readies the wake-up channel, and completes the process description
+  // (executable, command line) when the process first records. The file
+  // itself is created with the first chunk that holds records.
   [[nodiscard]] bool prepare();
   void start();
 
@@ -117,6 +119,8 @@ class Writer final : private WindowFiles::Output {
   uint64_t close_file(const file::Window& window, const file::ProcessEnd* end) override;
   ActivitySource* activity_source() override { return activity_source_.load(std::memory_order_acquire); }
   void write_chunk();
+  // Adds a (ticks, ns) pair to clock_, at the start of every pass.
+  void calibrate();
   [[nodiscard]] bool create_file();
   // Takes the file name the run gives this process, once: when it first
   // records, or at the latest when it creates the file. Not with windows,
@@ -160,6 +164,9 @@ class Writer final : private WindowFiles::Output {
   std::atomic<ActivitySource*> activity_source_{nullptr};
 
   // Writer-thread state.
+  // Host ticks -> ns for the records this writer translates (set up in
+  // prepare(), when the process first records).
+  TickCalibration clock_;
   ChunkEncoder chunk_;
   // Made anew for each window's file (emplace: see Translator's copy).
   std::optional<Translator> translator_;

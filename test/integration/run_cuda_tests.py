@@ -156,6 +156,37 @@ def matches_truth(tmp, app, *args):
     check(drops and drops[-1]["ring_full"] == 0 and drops[-1]["cupti_records"] == 0, "drops: %s" % drops[-1:])
 
 
+def tsc_expected():
+    """Whether the agent should choose the TSC here: invariant (the kernel's
+    constant_tsc and nonstop_tsc flags) and still a clock source."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+        with open("/sys/devices/system/clocksource/clocksource0/available_clocksource") as f:
+            sources = f.read().split()
+    except OSError:
+        return None  # cannot tell: not checked
+    return "constant_tsc" in flags and "nonstop_tsc" in flags and "tsc" in sources
+
+
+def host_clock_choice(tmp):
+    """PROF_CLOCK=monotonic forces the fallback (what a CPU without an
+    invariant TSC gets); auto takes the TSC where it is invariant and usable.
+    Either way the file's times match simcuda's truth (CLOCK_MONOTONIC)."""
+    for choice in ("monotonic", "auto"):
+        result, truth, records = record_app(tmp, "tiny_kernels", ["200"],
+                                            {"PROF_CLOCK": choice, "PROF_LOG": "debug", "PROF_API": "all"})
+        compare_with_truth(truth, records)
+        said = [line for line in result.stderr.splitlines() if "timestamps from" in line]
+        check(len(said) == 1, "PROF_CLOCK=%s: said %s" % (choice, said))
+        tsc = "invariant TSC" in said[0]
+        if choice == "monotonic":
+            check(not tsc, "PROF_CLOCK=monotonic: %s" % said[0])
+        elif tsc_expected() is not None:
+            check(tsc == tsc_expected(), "PROF_CLOCK=auto on a machine whose TSC is%s usable: %s"
+                  % ("" if tsc_expected() else " not", said[0]))
+
+
 # The agent's own driver calls under the hooks: a kernel's name, asked once
 # per kernel and thread right after its first driver launch returns
 # (cuFuncGetName, then cuKernelGetName for the CUkernel handles the runtime

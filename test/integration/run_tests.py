@@ -241,17 +241,23 @@ def exports_only_the_entry_points(tmp):
 
 def a_process_that_never_records_starts_no_thread_and_makes_no_control_file(tmp):
     """Issue #30: a shell under an exported LD_PRELOAD pays a few syscalls, no
-    writer thread and no control file for `profanalyze capture`. The shell
-    lists its own threads and looks for its control file; a run without the
-    agent is the baseline (a sanitizer's runtime may start threads of its own)."""
+    writer thread, no control file for `profanalyze capture` and no run
+    folder in $TMPDIR. The shell lists its own threads, looks for its control
+    file and counts the run folders; a run without the agent is the baseline
+    (a sanitizer's runtime may start threads of its own)."""
+    tmpdir = os.path.join(tmp, "tmpdir")
+    os.makedirs(tmpdir)
     script = ('ls /proc/$$/task | wc -l; '
-              'if [ -e /tmp/libprof-$(id -u)/$$.ctl ]; then echo control file; else echo none; fi')
-    plain = run(["sh", "-c", script], env=base_env(), cwd=tmp)
-    traced = run(["sh", "-c", script], env=agent_env({"PROF_LOG": "quiet"}), cwd=tmp)
+              'if [ -e /tmp/libprof-$(id -u)/$$.ctl ]; then echo control file; else echo none; fi; '
+              'ls "$TMPDIR" | grep -c "^libprof-run-" || true')
+    plain = run(["sh", "-c", script], env=dict(base_env(), TMPDIR=tmpdir), cwd=tmp)
+    traced = run(["sh", "-c", script], env=agent_env({"PROF_LOG": "quiet", "TMPDIR": tmpdir}), cwd=tmp)
     check(plain.returncode == 0 and traced.returncode == 0,
           f"sh exited {plain.returncode} / {traced.returncode}: {plain.stderr}{traced.stderr}")
     threads_plain, control_plain = plain.stdout.split("\n")[:2]
-    threads_traced, control_traced = traced.stdout.split("\n")[:2]
+    threads_traced, control_traced, folders_traced = traced.stdout.split("\n")[:3]
+    check(folders_traced.strip() == "0", f"a process that records nothing made a run folder ({folders_traced.strip()})")
+    check(not os.listdir(tmpdir), f"left in TMPDIR: {os.listdir(tmpdir)}")
     check(threads_traced.strip() == threads_plain.strip(),
           f"the agent started threads in a process that records nothing: {threads_traced.strip()} "
           f"threads, {threads_plain.strip()} without it")

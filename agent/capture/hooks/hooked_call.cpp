@@ -15,6 +15,7 @@
 #include "stacks/call_stack.h"
 #include "capture/reentry_guard.h"
 #include "common/clock.h"
+#include "common/host_clock.h"
 #include "step_rule.h"
 #include "record/recorder.h"
 
@@ -48,7 +49,7 @@ bool is_capture_call(uint16_t callback_id, bool begin) {
                      callback_id == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz;
 }
 
-// HookedCall::start_ns_ of a call that began with nothing being recorded.
+// HookedCall::start_ticks_ of a call that began with nothing being recorded.
 constexpr uint64_t kNotTimed = 0;
 // write_record, HookedCall::end and the wrapper: the app's call site (or the
 // CUDA library's, for a nested call) is the leaf of the stack.
@@ -68,7 +69,7 @@ struct ThreadHookState {
   uint32_t unseen_correlation_id;
   // The kernel of the last driver launch, for the runtime launch around it.
   const char* kernel_name;
-  uint64_t outermost_start_ns;  // when the outermost call being recorded began
+  uint64_t outermost_start_ticks;  // when the outermost call being recorded began
 };
 [[gnu::tls_model("initial-exec")]] thread_local ThreadHookState t_hook{};
 
@@ -141,7 +142,7 @@ bool is_step_call(const StepRule& rule, const HookedFunction& function) {
 // call inside it), so a step found there starts where the outermost call
 // began: the runtime launch is in the step it starts, as with CUPTI.
 [[gnu::noinline]] void find_step_at_begin(const HookedFunction& function, CudaCallKind kind, const void* params,
-                                          bool outermost, const ThreadHookState& t) {
+                                          bool outermost, ThreadHookState& t) {
   const StepRule* rule = cuda_step_rule();
   if (rule == nullptr) return;
   if (rule->kind() == StepRule::Kind::kKernel) {
@@ -149,7 +150,16 @@ bool is_step_call(const StepRule& rule, const HookedFunction& function) {
     ReentryGuard guard;
     if (!guard) return;
     const char* name = kernel_name_of(launched_function(function.callback_id, params));
-    if (kernel_starts_step(*rule, name)) step_starts_at(outermost ? monotonic_ns() : t.outermost_start_ns);
+    if (!kernel_starts_step(*rule, name)) return;
+    if (outermost) {
+      step_starts_at(monotonic_ns());  // before this call's start is read
+      return;
+    }
+    // The outermost call (the runtime's launch) carries this ns value as its
+    // start (kNsMark; HookedCall::end), so that it lies at the boundary.
+    const uint64_t start_ns = host_ticks_to_ns_now(t.outermost_start_ticks);
+    t.outermost_start_ticks = ns_in_place_of_ticks(start_ns);
+    step_starts_at(start_ns);
   } else if (rule->kind() == StepRule::Kind::kApi && !rule->ends_steps() && is_step_call(*rule, function)) {
     step_starts_at(monotonic_ns());
   }
@@ -174,7 +184,7 @@ bool needed_outside_windows(const HookedFunction& function, CudaCallKind kind) {
 }
 
 [[gnu::noinline]] void write_record(const HookedFunction& function, CudaCallKind kind, bool nested,
-                                    uint64_t start_ns, uint64_t end_ns, uint32_t correlation_id,
+                                    uint64_t start_ticks, uint64_t end_ticks, uint32_t correlation_id,
                                     int32_t result, const void* params, const char* kernel_name) {
   ThreadBuffer* buffer = hooks().recorder->thread_buffer();
   if (buffer == nullptr) return;
@@ -183,8 +193,8 @@ bool needed_outside_windows(const HookedFunction& function, CudaCallKind kind) {
                                         ? &call_stack_settings(options().stacks, options().stack_depth)
                                         : nullptr;
   ApiCallSeen seen;
-  seen.start_ns = start_ns;
-  seen.end_ns = end_ns;
+  seen.start_ticks = start_ticks;
+  seen.end_ticks = end_ticks;
   seen.function_name = function.name;
   seen.correlation_id = correlation_id;
   seen.return_code = result;
@@ -310,15 +320,17 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
   // A call that begins with nothing being recorded is not recorded (as
   // through CUPTI), so it reads no clock: unless a kernel rule may find,
   // inside it, a step that starts where it began.
-  start_ns_ = capture_range_open() || agent_state().cuda.step_rule == StepRuleOrigin::entry ? monotonic_ns()
-                                                                                          : kNotTimed;
-  if (outermost_) t.outermost_start_ns = start_ns_;
+  start_ticks_ = capture_range_open() || agent_state().cuda.step_rule == StepRuleOrigin::entry ? host_ticks()
+                                                                                             : kNotTimed;
+  if (outermost_) t.outermost_start_ticks = start_ticks_;
   return true;
 }
 
 void HookedCall::end(int32_t result) {
-  const bool timed = start_ns_ != kNotTimed;
-  const uint64_t end_ns = timed ? monotonic_ns() : kNotTimed;
+  const bool timed = start_ticks_ != kNotTimed;
+  const uint64_t end_ticks = timed ? host_ticks() : kNotTimed;
+  // A call inside this one found a step starting where this one began.
+  if (outermost_ && timed && is_marked_ns(t_hook.outermost_start_ticks)) start_ticks_ = t_hook.outermost_start_ticks;
   const void* params = params_;
   ThreadHookState& t = t_hook;
   t.pending = false;
@@ -347,7 +359,8 @@ void HookedCall::end(int32_t result) {
   }
   if (timed_ != nullptr) {
     ReentryGuard guard;
-    EventTiming::after(timed_, result == 0, correlation_id, start_ns_, kernel_name);
+    EventTiming::after(timed_, result == 0, correlation_id, timed ? host_ticks_to_ns_now(start_ticks_) : 0,
+                       kernel_name);
   }
   if (hooks().event_timing.load(std::memory_order_relaxed) && function_->domain == file::ApiDomain::driver &&
       is_capture_call(function_->callback_id, false)) {
@@ -371,7 +384,8 @@ void HookedCall::end(int32_t result) {
   }
   if (timed && capture_range_open()) {
     ReentryGuard guard;
-    if (guard) write_record(*function_, kind_, nested_work_, start_ns_, end_ns, correlation_id, result, params, kernel_name);
+    if (guard) write_record(*function_, kind_, nested_work_, start_ticks_, end_ticks, correlation_id, result, params,
+                             kernel_name);
   }
   // After recording it: a synchronization belongs to the step it ends.
   if (agent_state().cuda.step_rule == StepRuleOrigin::api_end && g_mode.load(std::memory_order_relaxed) == HookMode::only) {

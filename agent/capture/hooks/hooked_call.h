@@ -102,7 +102,7 @@ class HookedCall {
   const void* params_ = nullptr;
   TimedOperation* timed_ = nullptr;
   uint32_t correlation_id_ = 0;
-  uint64_t start_ns_ = 0;
+  uint64_t start_ticks_ = 0;  // host ticks (common/host_clock.h)
 };
 
 }  // namespace prof

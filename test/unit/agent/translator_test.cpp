@@ -32,8 +32,8 @@ struct Translated {
     auto* r = prof::begin_record<prof::ApiCallRecord>(buffer, prof::RecordType::api_call,
                                                       static_cast<uint32_t>(kernel.size()));
     REQUIRE(r != nullptr);
-    r->start_ns = start;
-    r->end_ns = end;
+    r->start_ticks = start;
+    r->end_ticks = end;
     r->function_name = kLaunchName;
     r->correlation_id = correlation;
     r->return_code = 0;
@@ -57,7 +57,7 @@ struct Translated {
   void nvtx(prof::RecordType type, uint64_t time, const std::string& message = {}) {
     auto* r = prof::begin_record<prof::NvtxEventRecord>(buffer, type, static_cast<uint32_t>(message.size()));
     REQUIRE(r != nullptr);
-    r->time_ns = time;
+    r->time_ticks = time;
     r->domain = nullptr;
     r->range_id = 0;
     r->color_argb = 0xFF00FF00;
@@ -217,8 +217,8 @@ TEST_CASE("calls from the same Python frames share a stack; a call from other fr
     REQUIRE(r != nullptr);
     // Zero everything after the header begin_record wrote.
     std::memset(reinterpret_cast<char*>(r) + sizeof(r->header), 0, sizeof(*r) - sizeof(r->header));
-    r->start_ns = kBase + correlation * 10;
-    r->end_ns = kBase + correlation * 10 + 5;
+    r->start_ticks = kBase + correlation * 10;
+    r->end_ticks = kBase + correlation * 10 + 5;
     r->function_name = "cudaMemset";
     r->correlation_id = correlation;
     r->domain = static_cast<uint16_t>(prof::file::ApiDomain::runtime);
@@ -249,4 +249,24 @@ TEST_CASE("calls from the same Python frames share a stack; a call from other fr
   CHECK(chunk.api_calls(3).stack_id() == first);
   CHECK(chunk.api_calls(4).stack_id() != first);
   CHECK(chunk.stacks_size() == 3);
+}
+
+TEST_CASE("with a calibration, the app thread's host ticks become CLOCK_MONOTONIC ns in the file") {
+  Translated t;
+  // 2.5 ticks per ns: the chunk begins at kBase ns, which is 1,000,000 ticks.
+  prof::TickCalibration clock(false);
+  clock.add({1'000'000, kBase});
+  clock.add({1'000'000 + 25'000'000, kBase + 10'000'000});
+  t.translator.use_clock(&clock);
+  t.launch(1'000'250, 1'002'250, 7, "_Z6kernelv");  // 100 ns after kBase, for 800 ns
+  t.nvtx(prof::RecordType::nvtx_push, 1'000'000 + 2'500, "step");
+  t.nvtx(prof::RecordType::nvtx_pop, 1'000'000 + 5'000);
+  t.translate_all();
+  const prof::proto::Chunk chunk = t.finish();
+  REQUIRE(chunk.api_calls_size() == 1);
+  CHECK(chunk.api_calls(0).start_delta_ns() == 100);
+  CHECK(chunk.api_calls(0).duration_ns() == 800);
+  REQUIRE(chunk.nvtx_ranges_size() == 1);
+  CHECK(chunk.nvtx_ranges(0).start_delta_ns() == 1'000);
+  CHECK(chunk.nvtx_ranges(0).duration_ns() == 1'000);
 }

@@ -99,9 +99,8 @@ WindowStart start_of(uint32_t index, int64_t first_step, uint64_t start_ns, std:
   return start;
 }
 
-ApiCallRecord launch(uint32_t correlation_id, uint64_t start_ns) {
+ApiCallRecord launch(uint32_t correlation_id) {
   ApiCallRecord call{};
-  call.start_ns = start_ns;
   call.correlation_id = correlation_id;
   call.args = ApiCallArgs::launch;
   call.backend = static_cast<uint8_t>(file::CaptureBackend::cupti);
@@ -229,8 +228,8 @@ TEST_CASE("A window's end waits for the GPU records of the work launched inside 
   files.handle_events(output);
   REQUIRE(files.launches() != nullptr);
   output.launches_of_window = files.launches();
-  files.note_launch(launch(7, 11 * kMs));
-  files.note_launch(launch(8, 9 * kMs));  // began before the window: not waited for
+  files.note_launch(launch(7), 11 * kMs);
+  files.note_launch(launch(8), 9 * kMs);  // began before the window: not waited for
   activity.pending = {7};
   files.end_window(0, 20 * kMs);
   files.handle_events(output);
@@ -252,11 +251,11 @@ TEST_CASE("GPU records that never come are counted in the window, after PROF_WIN
   files.begin_window(start_of(0, 0, 10 * kMs, "/tmp/x.pb"));
   files.handle_events(output);
   output.launches_of_window = files.launches();
-  files.note_launch(launch(7, 11 * kMs));
-  files.note_launch(launch(9, 12 * kMs));
-  ApiCallRecord failed = launch(10, 12 * kMs);
+  files.note_launch(launch(7), 11 * kMs);
+  files.note_launch(launch(9), 12 * kMs);
+  ApiCallRecord failed = launch(10);
   failed.return_code = 1;  // put nothing on the GPU
-  files.note_launch(failed);
+  files.note_launch(failed, 12 * kMs);
   files.end_window(0, 20 * kMs);
   files.handle_events(output);
   REQUIRE(output.windows.size() == 1);
