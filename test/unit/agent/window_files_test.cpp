@@ -280,13 +280,13 @@ TEST_CASE("The process ending inside a window completes it, cut short, with the 
 }
 
 TEST_CASE("Only calls CUPTI will report work of are waited for; launches into a stream capture are not") {
-  CHECK(cupti_will_report_work(launch(1, 0)));
-  ApiCallRecord empty_copy = launch(2, 0);
+  CHECK(cupti_will_report_work(launch(1)));
+  ApiCallRecord empty_copy = launch(2);
   empty_copy.args = ApiCallArgs::copy;
   CHECK(!cupti_will_report_work(empty_copy));  // no bytes: no GPU work
   empty_copy.bytes = 64;
   CHECK(cupti_will_report_work(empty_copy));
-  ApiCallRecord by_hooks = launch(3, 0);
+  ApiCallRecord by_hooks = launch(3);
   by_hooks.backend = static_cast<uint8_t>(file::CaptureBackend::hooks);
   CHECK(!cupti_will_report_work(by_hooks));
 
@@ -294,7 +294,7 @@ TEST_CASE("Only calls CUPTI will report work of are waited for; launches into a 
   ApiCallRecord begin{}, end{};
   begin.args = ApiCallArgs::capture_begin;
   end.args = ApiCallArgs::capture_end;
-  captures.note(launch(4, 0));
+  captures.note(launch(4));
   CHECK(!captures.any_open());
   captures.note(begin);
   CHECK(captures.any_open());
