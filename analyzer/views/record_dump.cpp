@@ -266,12 +266,6 @@ class ChunkDumper {
           .number("cupti_records", chunk.drops->cupti_records)
           .number("truncated_payloads", chunk.drops->truncated_payloads);
     }
-    if (chunk.process_end) {
-      JsonLine(out_, "process_end")
-          .number("end", chunk.process_end->end_ns)
-          .text("reason", schema_name(chunk.process_end->reason))
-          .signed_number("signal", chunk.process_end->signal);
-    }
   }
 
  private:

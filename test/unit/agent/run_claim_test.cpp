@@ -120,9 +120,11 @@ TEST_CASE("a run that records nothing makes no folder and says so once; one file
 TEST_CASE("the run's line says how many GPU records never came, per file") {
   forget_run();
   prof::RunClaim launcher, program, worker;
-  launcher.join(500);
-  program.join(501);
+  launcher.join(self());
+  program.join(501);  // started by the launcher: the environment names the run
   worker.join(502);
+  CHECK(program.claim("x.pb") == "x.pb");  // the first claim makes the run's folder
+  CHECK(worker.claim("x.pb") == "x.502.pb");
   CHECK(program.note_written("x.pb", 1234, 1));
   CHECK(worker.note_written("x.502.pb", 56, 0));
   CHECK(launcher.finish() ==
