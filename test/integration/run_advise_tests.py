@@ -2,14 +2,14 @@
 """`profanalyze advise` on simcuda apps that each plant one problem
 (test/apps/advise_*.cu): the planted problem must be named first, at the
 right call site, with a number that matches simcuda's truth log; the
-well-behaved app must get no finding. Same arguments as run_cuda_tests.py,
-whose helpers it uses. One scenario per invocation.
+well-behaved app must get no finding. Same arguments as run_cuda_tests.py;
+simcuda_truth.py records the apps. One scenario per invocation.
 """
 import json
 import os
 import sys
 
-import run_cuda_tests as cuda
+import simcuda_truth as cuda
 from harness import Failure, check, main
 
 # Kernel durations per app (SIMCUDA_KERNEL_NS), distinct so that mix-ups show.

@@ -15,7 +15,7 @@ import sys
 import time
 
 import harness
-import run_cuda_tests as cuda
+import simcuda_truth as cuda
 from harness import ARGS, Failure, analyze, check, ended, libprof_lines, main  # noqa: F401
 
 

@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-import run_cuda_tests as cuda
+import simcuda_truth as cuda
 from harness import check, main
 
 HOOKED_FUNCTIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "agent", "capture", "hooks",

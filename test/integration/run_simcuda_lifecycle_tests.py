@@ -9,9 +9,10 @@ run_cuda_tests.py's arguments (harness.py).
 """
 import os
 import resource
+import subprocess
 import sys
 
-import run_cuda_tests as cuda
+import simcuda_truth as cuda
 from harness import Failure, check, main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -34,7 +35,7 @@ def run_same_as_alone(tmp, command, runs, timeout=60, extra_env=None):
     for index in range(runs):
         try:
             traced = cuda.run(command, env=agent_env(tmp, extra_env), cwd=tmp, timeout=timeout)
-        except cuda.subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired:
             raise Failure("run %d of %d under the agent hung (over %d s)" % (index + 1, runs, timeout))
         check(traced.returncode == alone.returncode,
               "run %d of %d under the agent: exit %d (alone %d): %s"
@@ -76,7 +77,7 @@ def address_space_limit(tmp, margin_mib="10"):
             resource.setrlimit(resource.RLIMIT_AS, (limit_mib << 20, limit_mib << 20))
         output = os.path.join(tmp, "%s-%d.pb" % (cupti, limit_mib))
         env = agent_env(tmp, {"SIMCUDA_CUPTI": cupti, "PROF_OUTPUT": output})
-        result = cuda.subprocess.run(command, env=env, cwd=tmp, timeout=60, capture_output=True, text=True,
+        result = subprocess.run(command, env=env, cwd=tmp, timeout=60, capture_output=True, text=True,
                                      preexec_fn=limited)
         if result.returncode != 0 or not os.path.exists(output):
             return False

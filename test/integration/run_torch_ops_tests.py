@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 import harness
-import run_cuda_tests as cuda
+import simcuda_truth as cuda
 import run_trace_reader_tests as readers
 from harness import Failure, check, main
 
@@ -300,7 +300,7 @@ def tensorboard_operator_view_matches_truth(tmp):
     truth, capture = record(tmp, "2.x")
     logdir = os.path.join(tmp, "tb")
     os.makedirs(os.path.join(logdir, "run"))
-    doc = trace_doc(os.path.join(logdir, "run"), capture, "worker0.pt.trace.json")
+    trace_doc(os.path.join(logdir, "run"), capture, "worker0.pt.trace.json")
     report = readers.run_tb_plugin(logdir)
     (run,) = report["runs"].values()
     check("Operator" in run["views"], "no Operator view: %s" % run["views"])

@@ -18,7 +18,7 @@ does not find it says so and exits 77 (ctest: skipped). HTA runs under Debian's 
 (pandas, numpy, networkx, plotly, pydot, psutil, yaml from scripts/bootstrap.sh);
 this script needs only the standard library.
 
-One scenario per invocation; the recording helpers are run_cuda_tests.py's.
+One scenario per invocation; the recording helpers are simcuda_truth.py's.
 """
 import collections
 import glob
@@ -30,7 +30,7 @@ import subprocess
 import sys
 
 import harness
-import run_cuda_tests as cuda
+import simcuda_truth as cuda
 from harness import ARGS, Skipped, check, main
 
 DEBIAN_PYTHON = "/usr/bin/python3"
