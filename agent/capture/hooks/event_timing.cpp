@@ -348,14 +348,17 @@ TimedOperation* EventTiming::before(const ApiCallRecord& work, bool per_thread_s
   return &op;
 }
 
-void EventTiming::after(TimedOperation* op, bool succeeded, uint32_t correlation_id, uint64_t call_start_ns,
-                        const char* kernel_name) {
+bool EventTiming::record_end(TimedOperation* op, bool succeeded) {
   const Driver& d = driver();
   auto record = op->per_thread_stream && d.event_record_ptsz ? d.event_record_ptsz : d.event_record;
   if (!succeeded || record(op->end, reinterpret_cast<CUstream>(op->stream)) != CUDA_SUCCESS) {
     op->state.store(SlotState::abandoned, std::memory_order_release);
-    return;
+    return false;
   }
+  return true;
+}
+
+void EventTiming::after(TimedOperation* op, uint32_t correlation_id, uint64_t call_start_ns, const char* kernel_name) {
   op->correlation_id = correlation_id;
   op->call_start_ns = call_start_ns;
   op->kernel_name = kernel_name;

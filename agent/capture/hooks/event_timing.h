@@ -28,9 +28,13 @@ class EventTiming final : public ActivitySource {
   // App thread, before the driver call that enqueues the work. `work` holds
   // the call's arguments (read_call_args). nullptr: not timed.
   static TimedOperation* before(const ApiCallRecord& work, bool per_thread_stream);
-  // After the call returned; `call_start_ns` and `kernel_name` as the
-  // launch record has them.
-  static void after(TimedOperation* operation, bool succeeded, uint32_t correlation_id, uint64_t call_start_ns,
+  // Right after the call returned, before any more of the agent's own work
+  // (the kernel's name lookup): a short kernel's end event would otherwise
+  // complete only when the agent records it. False: the operation is
+  // abandoned (the call failed, or the record did), and `after` is not called.
+  static bool record_end(TimedOperation* operation, bool succeeded);
+  // Then: `call_start_ns` and `kernel_name` as the launch record has them.
+  static void after(TimedOperation* operation, uint32_t correlation_id, uint64_t call_start_ns,
                     const char* kernel_name);
   // Streams under capture are not timed (the events would become part of
   // the graph); the hooks of the capture calls keep count.

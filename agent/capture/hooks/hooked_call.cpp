@@ -329,6 +329,10 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
 void HookedCall::end(int32_t result) {
   const bool timed = start_ticks_ != kNotTimed;
   const uint64_t end_ticks = timed ? host_ticks() : kNotTimed;
+  if (timed_ != nullptr) {
+    ReentryGuard guard;
+    if (!EventTiming::record_end(timed_, result == 0)) timed_ = nullptr;
+  }
   // A call inside this one found a step starting where this one began.
   if (outermost_ && timed && is_marked_ns(t_hook.outermost_start_ticks)) start_ticks_ = t_hook.outermost_start_ticks;
   const void* params = params_;
@@ -359,8 +363,7 @@ void HookedCall::end(int32_t result) {
   }
   if (timed_ != nullptr) {
     ReentryGuard guard;
-    EventTiming::after(timed_, result == 0, correlation_id, timed ? host_ticks_to_ns_now(start_ticks_) : 0,
-                       kernel_name);
+    EventTiming::after(timed_, correlation_id, timed ? host_ticks_to_ns_now(start_ticks_) : 0, kernel_name);
   }
   if (hooks().event_timing.load(std::memory_order_relaxed) && function_->domain == file::ApiDomain::driver &&
       is_capture_call(function_->callback_id, false)) {
