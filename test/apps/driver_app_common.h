@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "app_common.h"  // CHECK_TRUE, kCudaErrorExit
+
 #define CHECK_CU(call)                                                                        \
   do {                                                                                        \
     CUresult check_cu_error_ = (call);                                                        \
@@ -15,14 +17,6 @@
       if (cuGetErrorName(check_cu_error_, &name) != CUDA_SUCCESS) name = "unknown";         \
       std::fprintf(stderr, "CUDA driver error %d (%s) at %s:%d: %s\n",                       \
                    static_cast<int>(check_cu_error_), name, __FILE__, __LINE__, #call);       \
-      std::exit(2);                                                                           \
+      std::exit(kCudaErrorExit);                                                              \
     }                                                                                         \
-  } while (0)
-
-#define CHECK_TRUE(condition)                                                       \
-  do {                                                                              \
-    if (!(condition)) {                                                             \
-      std::fprintf(stderr, "check failed at %s:%d: %s\n", __FILE__, __LINE__, #condition); \
-      std::exit(1);                                                                 \
-    }                                                                               \
   } while (0)
