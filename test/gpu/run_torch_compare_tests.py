@@ -331,7 +331,7 @@ def cpu_dry_run(tmp):
                  "| libprof's steps over the whole run | 7 | 7 | yes |"):
         check(line in text, "no %r in the table:\n%s" % (line, text))
     # What a CPU torch cannot give fails, named.
-    for said in ("only in torch: [", "'aten::addmm'", "peak allocated, whole run: torch.profiler None"):
+    for said in ("only in torch: [", "'aten::addmm'", "peak allocated, whole run (B): torch.profiler None"):
         check(said in result.stderr, "the comparer does not say %r:\n%s" % (said, result.stderr))
 
 
