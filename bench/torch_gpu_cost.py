@@ -18,13 +18,14 @@ one process each, medians over ROUNDS:
            stacks="python"), at 10k, 100k and 1M entries: each step's send
            takes one snapshot of everything held, up to
            PROF_TORCH_MEMORY_ENTRIES (default 1,000,000).
-  steps    wall time per training step of a loop that allocates ALLOCS
+  steps    wall time per training step of a loop that allocates --allocs
            tensors a step, under the agent with PROF_TORCH=steps against
            steps,memory at the default PROF_TORCH_MEMORY_ENTRIES and at
            100,000: the first and last steps' means, as the history fills.
 
 Usage: bench/torch_gpu_cost.py BUILD_DIR [--rounds N] [--json FILE] [--markdown FILE]
 Prints a table; --markdown writes it for docs/pytorch.md, --json the numbers.
+Exits 1 when one of libprof's or torch's measurements failed (nsys's may).
 """
 import argparse
 import glob
@@ -114,14 +115,15 @@ def find_nsys():
     return None
 
 
-def run_child(command, env, timeout):
+def run_child(label, command, env, timeout):
     """The child's RESULT line. Under nsys other lines follow it, and nsys may
     fail to write its report after the program measured (seen on gVisor):
     the program's own line is what counts."""
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
     found = [line[len("RESULT "):] for line in result.stdout.splitlines() if line.startswith("RESULT ")]
     if not found:
-        raise RuntimeError("%s exited %d: %s" % (" ".join(command[:6]), result.returncode, result.stderr[-800:]))
+        last = [line for line in result.stderr.strip().splitlines() if line.strip()][-3:]
+        raise RuntimeError("%s exited %d: %s" % (label, result.returncode, " / ".join(last)))
     return found[-1]
 
 
@@ -132,8 +134,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--ops", type=int, default=50_000)
     parser.add_argument("--snapshot-entries", default="10000,100000,1000000")
-    parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--allocs", type=int, default=300)
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--allocs", type=int, default=200)
     parser.add_argument("--json")
     parser.add_argument("--markdown")
     args = parser.parse_args()
@@ -170,7 +172,8 @@ def main():
             if name in failed:
                 continue
             try:
-                samples[name].append(float(run_child(prefix + [python, "-c", SMALL_OPS, str(args.ops)], env, 300)))
+                samples[name].append(float(run_child(name, prefix + [python, "-c", SMALL_OPS, str(args.ops)], env,
+                                                     300)))
             except (RuntimeError, subprocess.TimeoutExpired, ValueError) as error:
                 failed[name] = str(error)
     per_op = {name: statistics.median(values) * 1e6 for name, values in samples.items() if values}
@@ -180,7 +183,7 @@ def main():
     baselines = {"libprof": "libprof, PROF_TORCH=off", "nsys": "nsys, cuda+nvtx"}
     for name in configs:
         if name not in per_op:
-            lines.append("| %s | failed: %s | |" % (name, failed.get(name, "?")[:200].replace("\n", " ")))
+            lines.append("| %s | failed: %s | |" % (name, failed.get(name, "?")[:300]))
             continue
         baseline = baselines.get(name.split(",")[0])
         over = ("%+.2f us" % (per_op[name] - per_op[baseline])
@@ -199,7 +202,7 @@ def main():
 
     # torch's _snapshot() against the entries held.
     try:
-        snapshot = json.loads(run_child([python, "-c", SNAPSHOT, args.snapshot_entries], base, 400))
+        snapshot = json.loads(run_child("snapshot", [python, "-c", SNAPSHOT, args.snapshot_entries], base, 400))
     except (RuntimeError, subprocess.TimeoutExpired, ValueError) as error:
         snapshot = []
         results["notes"].append("snapshot: %s" % error)
@@ -222,13 +225,13 @@ def main():
               % (args.allocs, args.steps), "", "| Configuration | first 20 | last 20 |", "|---|---|---|"]
     for name, env in step_configs.items():
         try:
-            times = json.loads(run_child([python, "-c", STEP_LOOP, str(args.steps), str(args.allocs)], env, 400))
+            times = json.loads(run_child(name, [python, "-c", STEP_LOOP, str(args.steps), str(args.allocs)], env, 400))
             first, last = statistics.mean(times[:20]) * 1e3, statistics.mean(times[-20:]) * 1e3
             results["steps"][name] = {"first_ms": first, "last_ms": last}
             lines.append("| %s | %.2f | %.2f |" % (name, first, last))
         except (RuntimeError, subprocess.TimeoutExpired, ValueError) as error:
             results["steps"][name] = {"failed": str(error)}
-            lines.append("| %s | failed: %s | |" % (name, str(error)[:200].replace("\n", " ")))
+            lines.append("| %s | failed: %s | |" % (name, str(error)[:300]))
     lines += [""] + ["Note: " + note for note in results["notes"]]
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
@@ -239,6 +242,12 @@ def main():
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
     shutil.rmtree(tmp, ignore_errors=True)
+    # nsys is optional (and may not run under gVisor); ours must all have run.
+    ours_failed = ([name for name in failed if not name.startswith("nsys")] + (["snapshot"] if not snapshot else []) +
+                   [name for name, value in results["steps"].items() if "failed" in value])
+    if ours_failed:
+        print("torch_gpu_cost: failed: " + ", ".join(ours_failed), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -27,7 +27,6 @@ Scenarios (one per invocation, test/integration/harness.py's runner):
 import copy
 import json
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -36,7 +35,7 @@ sys.path.insert(0, HERE)
 
 import harness  # noqa: E402
 import torch_compare  # noqa: E402
-from harness import Failure, check, main  # noqa: E402
+from harness import check, main  # noqa: E402
 
 COMPARER = os.path.join(HERE, "torch_compare.py")
 STEPS_RUN, ACTIVE = 6, 4
@@ -190,7 +189,7 @@ def each_mismatch_fails(tmp):
     without_fill = {k: v for k, v in OPERATORS.items() if k != "aten::fill_"}
     cases = [
         ("a count", torch_side(), libprof_side(changed(OPERATORS, "aten::addmm", count=7)),
-         "operator counts: torch.profiler"),
+         "operator counts (operators in both): torch.profiler"),
         ("an operator libprof lacks", torch_side(), libprof_side(without_fill), "only in torch: ['aten::fill_']"),
         ("an operator torch lacks", torch_side(without_fill), libprof_side(), "only in libprof: ['aten::fill_']"),
         ("3% more CUDA time on a large operator", torch_side(),
@@ -369,7 +368,7 @@ def reads_profanalyze_report(tmp):
           "aten::addmm's input shapes: %s" % [r.shapes for r in shaped])
     # The memory view of a capture without tensor memory: no peak, which the comparer fails on.
     memory = json.loads(harness.analyze(["report", capture, "--view", "memory", "--format", "json"]))
-    check(torch_compare.memory_peak(memory, "memory") is None, "a peak without tensor memory: %s" % memory)
+    check(torch_compare.memory_peak(memory) is None, "a peak without tensor memory: %s" % memory)
 
 
 if __name__ == "__main__":
