@@ -246,8 +246,17 @@ def rows_that_are_not_operators_are_left_out(tmp):
                   for name in ("cudaLaunchKernel", "cudaDeviceSynchronize", "Activity Buffer Request", "[memory]",
                                "nn.Module: MLP_0", "test/gpu/torch_side_by_side.py(77): train",
                                "<built-in method item of Tensor object at 0x7f>")]
+    # torch >= 2.4: record_function scopes' GPU spans, beside their CPU rows of the same names.
+    torch_only += [{"name": name, "device": "cuda", "count": 4, "self_cpu_us": 0.0, "cpu_total_us": 0.0,
+                    "self_cuda_us": 1326.0, "cuda_total_us": 1326.0, "self_cuda_mem": 0, "cuda_mem": 0,
+                    "input_shapes": "", "user_annotation": True}
+                   for name in ("ProfilerStep*", "Optimizer.step#AdamW.step")]
     result = compare(torch_side(extra_rows=torch_only), libprof_side(extra_rows=[report_row("[memory]", 9, 0, 0)]))
     check(not result.failures, "rows that are not operators were compared: %s" % result.failures)
+    # A GPU row that is no annotation is GPU work, compared.
+    result = compare(torch_side(extra_rows=[dict(torch_only[-1], user_annotation=False)]), libprof_side())
+    check(any("Optimizer.step#AdamW.step (4 vs 0)" in f for f in result.failures),
+          "a GPU row of torch's alone passed: %s" % result.failures)
     # The same names as operators would be compared: an unknown row fails.
     unknown = [dict(torch_only[0], name="SomethingNew")]
     result = compare(torch_side(extra_rows=unknown), libprof_side())

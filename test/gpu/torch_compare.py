@@ -41,7 +41,9 @@ Rows that are not operators are left out of the operator checks, on both
 sides, by name: CUDA runtime and driver calls (Kineto records a subset of
 them), ProfilerStep* (the steps check), [memory] rows, nn.Module and Python
 function rows (torch.profiler's with_modules/with_stack Python tracer), and
-CUPTI's overhead rows torch.profiler adds (PROFILER_OWN below). Any other
+CUPTI's overhead rows torch.profiler adds (PROFILER_OWN below); and from the
+GPU work, torch's GPU spans of record_function scopes (its
+gpu_user_annotation rows). Any other
 row in one table and not in the other fails the run, named.
 
 Exit status: 0 equal, 1 a check failed (each failure on stderr), 2 input
@@ -56,10 +58,11 @@ RUNTIME = re.compile(r"^cu(da)?[A-Z]")
 STEP = re.compile(r"^ProfilerStep[#*]")
 RECORD_FUNCTION_OP = "profiler::_record_function_"
 PYTHON_ROW = re.compile(r"^nn\.Module: |\.py\(\d+\): |^<built-in ")
-# Rows torch.profiler writes of its own work (Kineto's names of CUPTI's
-# overhead records), which no unprofiled program has.
-PROFILER_OWN = {"Activity Buffer Request", "Buffer Flush", "Instrumentation", "Resource", "CUPTI Overhead",
-                "Driver Compiler"}
+# Rows torch.profiler writes of its own work, which no unprofiled program
+# has: Kineto's names of CUPTI's overhead records (CUpti_ActivityOverheadKind).
+PROFILER_OWN = {"Unknown", "Driver Compiler", "Buffer Flush", "Instrumentation", "Resource",
+                "Runtime Triggered Module Loading", "Lazy Function Loading", "Command Buffer Full",
+                "Activity Buffer Request", "UVM Activity Init"}
 
 CUDA_TOTAL_TOLERANCE = 0.02
 SIGNIFICANT_SHARE = 0.01
@@ -69,10 +72,13 @@ class BadInput(Exception):
     pass
 
 
-def classify(name, is_gpu):
-    """What a table row is: gpu, step, runtime, memory, python, profiler or operator."""
+def classify(name, is_gpu, user_annotation=False):
+    """What a table row is: gpu, gpu_annotation, step, runtime, memory,
+    python, profiler or operator."""
     if is_gpu:
-        return "gpu"
+        # torch >= 2.4's span of a record_function over the GPU work launched
+        # in it (Kineto's gpu_user_annotation): not GPU work of its own.
+        return "gpu_annotation" if user_annotation else "gpu"
     if STEP.match(name):
         return "step"
     if RUNTIME.match(name):
@@ -93,21 +99,23 @@ class Row:
 
 
 class Table:
-    """One side's rows by name (names are unique in a key_averages table)."""
+    """One side's rows by kind and name. A name has one row per kind: torch's
+    CPU row of a record_function and its GPU span are two kinds."""
 
     def __init__(self, rows):
         self.rows = {}
         for row in rows:
-            if row.name in self.rows:  # two devices' rows of one name: one row here
-                kept = self.rows[row.name]
+            key = (row.kind, row.name)
+            if key in self.rows:  # rows key_averages keeps apart (node, legacy): one row here
+                kept = self.rows[key]
                 kept.count += row.count
                 kept.cuda_total_ns += row.cuda_total_ns
                 kept.self_cuda_ns += row.self_cuda_ns
             else:
-                self.rows[row.name] = row
+                self.rows[key] = row
 
     def of_kind(self, kind):
-        return {name: row for name, row in self.rows.items() if row.kind == kind}
+        return {name: row for (row_kind, name), row in self.rows.items() if row_kind == kind}
 
     def steps(self):
         return sum(row.count for row in self.of_kind("step").values())
@@ -117,7 +125,7 @@ class Table:
 
 
 def torch_rows(rows):
-    return [Row(r["name"], classify(r["name"], r["device"] == "cuda"), int(r["count"]),
+    return [Row(r["name"], classify(r["name"], r["device"] == "cuda", bool(r.get("user_annotation"))), int(r["count"]),
                 float(r["cuda_total_us"]) * 1000, float(r["self_cuda_us"]) * 1000, r.get("input_shapes", ""))
             for r in rows]
 

@@ -128,6 +128,9 @@ def key_average_rows(averages):
             "self_cuda_mem": attribute(event, "self_device_memory_usage", "self_cuda_memory_usage"),
             "cuda_mem": attribute(event, "device_memory_usage", "cuda_memory_usage"),
             "input_shapes": str(event.input_shapes) if event.input_shapes else "",
+            # torch >= 2.4: a record_function's span over its GPU work is a row of
+            # its own, device CUDA, beside the CPU row of the same name.
+            "user_annotation": bool(getattr(event, "is_user_annotation", False)),
         })
     return rows
 
