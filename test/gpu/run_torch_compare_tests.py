@@ -12,6 +12,8 @@ Scenarios (one per invocation, test/integration/harness.py's runner):
                               calls exceed libprof's by the steps, no more
   rows_that_are_not_operators_are_left_out  runtime calls, CUPTI overhead,
                               Python tracer rows, [memory]: on one side only
+  tensor_list_shapes_read_as_kinetos  emit_nvtx's shapes of a TensorList
+                              argument (each tensor's) against Kineto's []
   bad_input_exits_2           a missing file, bad JSON, two windows
   cpu_dry_run                 the training program on Debian's CPU torch 1.13,
                               under torch.profiler and under the agent, through
@@ -185,6 +187,12 @@ def gpu_scaled(factor):
     return {name: (count, total * factor) for name, (count, total) in GPU.items()}
 
 
+def with_drops(libprof, **drops):
+    for report_doc in (libprof["report"], libprof["whole"], libprof["shapes"]):
+        report_doc["drops"].update(drops)
+    return libprof
+
+
 def each_mismatch_fails(tmp):
     without_fill = {k: v for k, v in OPERATORS.items() if k != "aten::fill_"}
     cases = [
@@ -192,6 +200,12 @@ def each_mismatch_fails(tmp):
          "operator counts (operators in both): torch.profiler"),
         ("an operator libprof lacks", torch_side(), libprof_side(without_fill), "only in torch: ['aten::fill_']"),
         ("an operator torch lacks", torch_side(without_fill), libprof_side(), "only in libprof: ['aten::fill_']"),
+        ("an operator string cut by the agent", torch_side(),
+         with_drops(libprof_side(dict(without_fill, **{"aten::fill_, op_id = 7, sizes = [[6": OPERATORS["aten::fill_"]})),
+                    truncated_payloads=8),
+         "only in libprof: ['aten::fill_, op_id = 7, sizes = [[6']; libprof cut 8 NVTX strings"),
+        ("records lost", torch_side(), with_drops(libprof_side(changed(OPERATORS, "aten::mm", count=15)), cupti=3),
+         "libprof's capture lost records"),
         ("3% more CUDA time on a large operator", torch_side(),
          libprof_side(changed(OPERATORS, "aten::mm", total=515.0)), "aten::mm (500.000 us vs 515.000 us)"),
         ("3% less CUDA time on a large operator", torch_side(),
@@ -268,6 +282,31 @@ def rows_that_are_not_operators_are_left_out(tmp):
                        ("Optimizer.step#AdamW.step", "operator"), ("nn.Module: Net.fc", "python")):
         check(torch_compare.classify(name, False) == kind,
               "%s classed %s, want %s" % (name, torch_compare.classify(name, False), kind))
+
+
+def tensor_list_shapes_read_as_kinetos(tmp):
+    """emit_nvtx writes each tensor of a TensorList argument; Kineto one []."""
+    def with_op(text, count=4):
+        return dict(OPERATORS, **{"aten::_foreach_add_": (count, 0.0, 0.0, text)})
+    flattened = "[[512, 256], [512], [512, 256], [512], []]"
+    result = compare(torch_side(with_op("[[], [], []]")), libprof_side(with_op(flattened)))
+    check(not result.failures, "a TensorList's shapes read as Kineto's: %s" % result.failures)
+    # Two of libprof's groups that flatten to one of torch's: counted together.
+    stack = {"aten::stack": (8, 0.0, 0.0, "[[], []]")}
+    libprof = libprof_side(dict(OPERATORS, **{"aten::stack": (4, 0.0, 0.0, "[[3, 32, 32], [3, 32, 32], []]")}))
+    rows = libprof["shapes"]["windows"][0]["rows"]
+    rows.append(report_row("aten::stack", 4, 0, 0, shapes="[[256], [256], []]"))
+    for doc in (libprof["report"], libprof["whole"]):
+        for row in doc["windows"][0]["rows"]:
+            if row["name"] == "aten::stack":
+                row["calls"] = 8
+    result = compare(torch_side(dict(OPERATORS, **stack)), libprof)
+    check(not result.failures, "two stacks' groups as torch's one: %s" % result.failures)
+    for torch_text, libprof_text in (("[[64, 3], []]", "[[64, 4], [1]]"), ("[[], [64]]", "[[1], [2], [63]]"),
+                                     ("[[], []]", "[[1]]")):
+        result = compare(torch_side(with_op(torch_text)), libprof_side(with_op(libprof_text)))
+        check(any(f.startswith("operators by input shapes") for f in result.failures),
+              "%s read as torch's %s: %s" % (libprof_text, torch_text, result.failures))
 
 
 def bad_input_exits_2(tmp):

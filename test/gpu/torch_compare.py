@@ -26,7 +26,9 @@ Equal means (each a check that fails the run):
               each ProfilerStep through torch's record_function ops, so
               torch has `steps` more calls of each profiler::_record_function_*
               op than libprof
-  input shapes  per operator and input shapes, the same count
+  input shapes  per operator and input shapes, the same count, once
+              emit_nvtx's shapes of a TensorList argument (each tensor's)
+              are read as Kineto's one [] (flattens_to)
   GPU work    the same kernel, copy and memset names, each with the same count
   CUDA total  per operator holding at least 1% of the window's GPU time:
               within 2% of torch's; every other operator: zero in both or in
@@ -159,6 +161,54 @@ def some(names, shown=20):
     return str(names[:shown]) + (" and %d more" % (len(names) - shown) if len(names) > shown else "")
 
 
+def parse_shapes(text):
+    """torch's Input Shapes text ("[[64, 256], [], [3]]") as lists; None
+    when it is not one (a cut string)."""
+    try:
+        shapes = json.loads(text) if text else []
+    except ValueError:
+        return None
+    return shapes if isinstance(shapes, list) and all(isinstance(s, list) for s in shapes) else None
+
+
+def flattens_to(torch_shapes, nvtx_shapes):
+    """Whether emit_nvtx's shapes can be Kineto's of the same call. emit_nvtx
+    writes each tensor of a TensorList argument in its place
+    (nvtx_observer.cpp: inputSizes(fn, /*flatten_list_enabled=*/true)), where
+    Kineto writes one [] (profiler_kineto.cpp, parseArgData: a list leaves
+    its shapesForKinetoEvent entry empty): each [] of torch's stands for one
+    or more of emit_nvtx's entries, any other entry for one equal entry."""
+    ends = {0}  # the emit_nvtx entries consumed so far, over every way of matching
+    for shape in torch_shapes:
+        if shape:
+            ends = {end + 1 for end in ends if end < len(nvtx_shapes) and nvtx_shapes[end] == shape}
+        else:
+            ends = set(range(min(ends) + 1, len(nvtx_shapes) + 1)) if ends else set()
+        if not ends:
+            return False
+    return len(nvtx_shapes) in ends
+
+
+def in_torch_shape_text(libprof_counts, torch_counts):
+    """libprof's (name, shapes) counts, each group whose text torch does not
+    have moved to the one text of torch's for that operator it flattens from
+    (flattens_to); a group that fits none, or several, stays as it is."""
+    torch_texts = {}
+    for name, text in torch_counts:
+        torch_texts.setdefault(name, []).append(text)
+    out = {}
+    for (name, text), count in libprof_counts.items():
+        key = (name, text)
+        if key not in torch_counts:
+            mine = parse_shapes(text)
+            fits = [t for t in torch_texts.get(name, []) if mine is not None and parse_shapes(t) is not None
+                    and flattens_to(parse_shapes(t), mine)]
+            if len(fits) == 1:
+                key = (name, fits[0])
+        out[key] = out.get(key, 0) + count
+    return out
+
+
 class Comparison:
     """Every check's outcome, and the failures, in the order checked."""
 
@@ -199,8 +249,13 @@ def compare(torch_side, libprof):
     torch_ops, libprof_ops = torch_table.of_kind("operator"), libprof_table.of_kind("operator")
     only_torch = sorted(set(torch_ops) - set(libprof_ops))
     only_libprof = sorted(set(libprof_ops) - set(torch_ops))
+    drops = libprof["whole"].get("drops", {})
+    lost = ("; libprof's capture lost records (%s): counts cannot agree" % drops
+            if drops.get("agent_buffers") or drops.get("cupti") else "")
+    cut = ("; libprof cut %d NVTX strings at its payload limit, and a cut operator string keeps its whole text as "
+           "its name" % drops["truncated_payloads"] if drops.get("truncated_payloads") else "")
     result.check("operator names", len(torch_ops), len(libprof_ops), not only_torch and not only_libprof,
-                 "only in torch: %s; only in libprof: %s" % (some(only_torch), some(only_libprof)))
+                 "only in torch: %s; only in libprof: %s%s%s" % (some(only_torch), some(only_libprof), cut, lost))
     window_gpu_ns = torch_table.gpu_total_ns()
     count_mismatches, time_mismatches = [], []
     for name in sorted(torch_ops, key=lambda n: (-torch_ops[n].cuda_total_ns, n)):
@@ -229,7 +284,7 @@ def compare(torch_side, libprof):
     result.check("operator counts (operators in both)", sum(torch_ops[n].count for n in common) - allowance,
                  sum(libprof_ops[n].count for n in common), not count_mismatches,
                  "differ: " + ", ".join(count_mismatches) + "; profiler::_record_function_* may differ by the "
-                 "%d steps alone" % torch_steps if count_mismatches else "")
+                 "%d steps alone%s" % (torch_steps, lost) if count_mismatches else "")
     significant_count = sum(1 for _, _, mine, significant, _, _ in result.operators if mine and significant)
     result.check("CUDA total per operator", "%d operators, %d over 1%% of the GPU time" % (len(common), significant_count),
                  "%d within 2%% or zero alike" % (len(common) - len(time_mismatches)), not time_mismatches,
@@ -248,7 +303,8 @@ def compare(torch_side, libprof):
                 counts[(row.name, row.shapes)] = counts.get((row.name, row.shapes), 0) + row.count
         return counts
     torch_shapes = shape_counts(torch_rows(ops["shape_rows"]))
-    libprof_shapes = shape_counts(libprof_rows(one_window(libprof["shapes"], "libprof's shapes report")["rows"]))
+    libprof_shapes = in_torch_shape_text(
+        shape_counts(libprof_rows(one_window(libprof["shapes"], "libprof's shapes report")["rows"])), torch_shapes)
     differ = sorted(key for key in set(torch_shapes) | set(libprof_shapes)
                     if torch_shapes.get(key) != libprof_shapes.get(key))
     result.check("operators by input shapes", len(torch_shapes), len(libprof_shapes), not differ,
