@@ -21,11 +21,7 @@ Equal means (each a check that fails the run):
               libprof's whole run has one step more than the program ran
               (its last ProfilerStep runs from the last optimizer.step() to
               exit) and both programs ran the same number of steps
-  operators   the same operator names, each with the same count; the one
-              allowance: torch.profiler's own prof.step() opens and closes
-              each ProfilerStep through torch's record_function ops, so
-              torch has `steps` more calls of each profiler::_record_function_*
-              op than libprof
+  operators   the same operator names, each with the same count
   input shapes  per operator and input shapes, the same count, once
               emit_nvtx's shapes of a TensorList argument (each tensor's)
               are read as Kineto's one [] (flattens_to)
@@ -43,7 +39,8 @@ Rows that are not operators are left out of the operator checks, on both
 sides, by name: CUDA runtime and driver calls (Kineto records a subset of
 them), ProfilerStep* (the steps check), [memory] rows, nn.Module and Python
 function rows (torch.profiler's with_modules/with_stack Python tracer), and
-CUPTI's overhead rows torch.profiler adds (PROFILER_OWN below); and from the
+CUPTI's overhead rows torch.profiler adds (PROFILER_OWN below), and the
+utility ops torch's key_averages() filters out (TORCH_FILTERED); and from the
 GPU work, torch's GPU spans of record_function scopes (its
 gpu_user_annotation rows). Any other
 row in one table and not in the other fails the run, named.
@@ -58,7 +55,12 @@ import sys
 
 RUNTIME = re.compile(r"^cu(da)?[A-Z]")
 STEP = re.compile(r"^ProfilerStep[#*]")
-RECORD_FUNCTION_OP = "profiler::_record_function_"
+# Ops torch's key_averages() never shows (torch/autograd/profiler_util.py,
+# _filter_name: "utility ops"), which libprof's report keeps: the
+# record_function scopes' own enter/exit ops, three autograd helpers.
+TORCH_FILTERED = ("profiler::_record_function_enter", "profiler::_record_function_enter_new",
+                  "profiler::_record_function_exit", "aten::is_leaf", "aten::output_nr", "aten::_version",
+                  "[OutOfMemory]")
 PYTHON_ROW = re.compile(r"^nn\.Module: |\.py\(\d+\): |^<built-in ")
 # Rows torch.profiler writes of its own work, which no unprofiled program
 # has: Kineto's names of CUPTI's overhead records (CUpti_ActivityOverheadKind).
@@ -76,7 +78,7 @@ class BadInput(Exception):
 
 def classify(name, is_gpu, user_annotation=False):
     """What a table row is: gpu, gpu_annotation, step, runtime, memory,
-    python, profiler or operator."""
+    filtered, python, profiler or operator."""
     if is_gpu:
         # torch >= 2.4's span of a record_function over the GPU work launched
         # in it (Kineto's gpu_user_annotation): not GPU work of its own.
@@ -87,6 +89,8 @@ def classify(name, is_gpu, user_annotation=False):
         return "runtime"
     if name == "[memory]":
         return "memory"
+    if any(name == op or name.startswith(op + ".") for op in TORCH_FILTERED):  # name.overload
+        return "filtered"
     if PYTHON_ROW.search(name):
         return "python"
     if name in PROFILER_OWN:
@@ -261,9 +265,7 @@ def compare(torch_side, libprof):
     for name in sorted(torch_ops, key=lambda n: (-torch_ops[n].cuda_total_ns, n)):
         t = torch_ops[name]
         mine = libprof_ops.get(name)
-        expected = (mine.count + torch_steps) if mine and name.startswith(RECORD_FUNCTION_OP) else (
-            mine.count if mine else None)
-        counts_equal = mine is not None and t.count == expected
+        counts_equal = mine is not None and t.count == mine.count
         if mine is not None and not counts_equal:
             count_mismatches.append("%s (%d vs %d)" % (name, t.count, mine.count))
         significant = window_gpu_ns > 0 and t.cuda_total_ns >= SIGNIFICANT_SHARE * window_gpu_ns
@@ -279,12 +281,9 @@ def compare(torch_side, libprof):
                                                                      "" if significant else ", zero in one only"))
         result.operators.append((name, t, mine, significant, counts_equal, time_ok))
     common = [name for name in torch_ops if name in libprof_ops]
-    # torch's sum without its own prof.step() record_function calls, so that equal counts show equal sums.
-    allowance = torch_steps * sum(1 for n in common if n.startswith(RECORD_FUNCTION_OP))
-    result.check("operator counts (operators in both)", sum(torch_ops[n].count for n in common) - allowance,
+    result.check("operator counts (operators in both)", sum(torch_ops[n].count for n in common),
                  sum(libprof_ops[n].count for n in common), not count_mismatches,
-                 "differ: " + ", ".join(count_mismatches) + "; profiler::_record_function_* may differ by the "
-                 "%d steps alone%s" % (torch_steps, lost) if count_mismatches else "")
+                 "differ: " + ", ".join(count_mismatches) + lost if count_mismatches else "")
     significant_count = sum(1 for _, _, mine, significant, _, _ in result.operators if mine and significant)
     result.check("CUDA total per operator", "%d operators, %d over 1%% of the GPU time" % (len(common), significant_count),
                  "%d within 2%% or zero alike" % (len(common) - len(time_mismatches)), not time_mismatches,
@@ -299,7 +298,7 @@ def compare(torch_side, libprof):
     def shape_counts(rows):
         counts = {}
         for row in rows:
-            if row.kind == "operator" and not row.name.startswith(RECORD_FUNCTION_OP):
+            if row.kind == "operator":
                 counts[(row.name, row.shapes)] = counts.get((row.name, row.shapes), 0) + row.count
         return counts
     torch_shapes = shape_counts(torch_rows(ops["shape_rows"]))
@@ -378,8 +377,9 @@ def markdown(result, torch_side, libprof):
         lines.append("| `%s` | %d | %d | %s | %s | %s | %s |" % (name, t.count, mine.count,
                                                               microseconds(t.cuda_total_ns),
                                                               microseconds(mine.cuda_total_ns), diff, equal))
-    lines += ["", "torch's `profiler::_record_function_*` calls include one per step of its own `prof.step()`; "
-              "runtime calls, CUPTI overhead, `[memory]`, module and Python rows are not operators (docs/pytorch.md)."]
+    lines += ["", "Not operators, on either side (docs/pytorch.md): runtime calls, CUPTI overhead, `[memory]`, module and "
+              "Python rows, and the utility ops torch's table filters out (`profiler::_record_function_*`, "
+              "`aten::is_leaf`, `aten::output_nr`, `aten::_version`)."]
     return "\n".join(lines) + "\n"
 
 
