@@ -163,9 +163,16 @@ def equal_tables_pass(tmp):
     for name in OPERATORS:
         check("| `%s` |" % name in table, "the table has no row for %s:\n%s" % (name, table))
     check("**no**" not in table, "an equal table marks a difference:\n" + table)
+    # Noise: a large operator 1.9% off, a small one 0.9 us a call (15% here) off.
+    noisy = changed(changed(OPERATORS, "aten::mm", total=509.5), "aten::fill_", total=9.6)
+    result = compare(torch_side(), libprof_side(noisy, gpu=dict(GPU, **{
+        "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32": (24, 909.5),
+        "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >(...)": (4, 9.6)})))
+    check(not result.failures, "run-to-run noise failed: %s" % result.failures)
     check("| steps in the window | 4 | 4 | yes |" in table, "no steps row:\n" + table)
     # Operators under 1% of the GPU time are compared for zero/non-zero only, and said so.
-    check("| `aten::fill_` | 4 | 4 | 6.0 | 6.0 | +0.00% | yes (under 1% of GPU time: zero in neither) |" in table,
+    check("| `aten::fill_` | 4 | 4 | 6.0 | 6.0 | +0.00% | yes (under 1% of GPU time: within 2% or 1 us a call) |"
+          in table,
           "aten::fill_'s row:\n" + table)
 
 
@@ -207,9 +214,11 @@ def each_mismatch_fails(tmp):
         ("3% less CUDA time on a large operator", torch_side(),
          libprof_side(changed(OPERATORS, "aten::linear", total=388.0)), "aten::linear (400.000 us vs 388.000 us)"),
         ("a small operator's kernel under another operator", torch_side(),
-         libprof_side(changed(OPERATORS, "aten::empty", total=6.0)), "aten::empty (0.000 us vs 6.000 us, zero in one"),
+         libprof_side(changed(OPERATORS, "aten::empty", total=6.0)), "aten::empty (0.000 us vs 6.000 us, under 1%"),
         ("a small operator with no GPU time in libprof", torch_side(),
-         libprof_side(changed(OPERATORS, "aten::fill_", total=0.0)), "aten::fill_ (6.000 us vs 0.000 us, zero in one"),
+         libprof_side(changed(OPERATORS, "aten::fill_", total=0.0)), "aten::fill_ (6.000 us vs 0.000 us, under 1%"),
+        ("a small operator with a kernel more a call", torch_side(),
+         libprof_side(changed(OPERATORS, "aten::fill_", total=10.1)), "aten::fill_ (6.000 us vs 10.100 us, under 1%"),
         ("all GPU time 3% longer", torch_side(), libprof_side(gpu=gpu_scaled(1.03)), "GPU time in the window (us)"),
         ("an input shape", torch_side(),
          libprof_side(changed(OPERATORS, "aten::mm", shapes="[[64, 512], [512, 128]]")), "aten::mm [[64, 512], [512, 128]]"),
