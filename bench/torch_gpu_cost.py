@@ -11,8 +11,9 @@ one process each, medians over ROUNDS:
            per op is ops minus off. With nsys on the machine (PATH, or
            Nsight's own folders), nsys's `--pytorch=autograd-nvtx` and
            `autograd-shapes-nvtx` against its `--trace=cuda,nvtx` alone, the
-           same difference: issue 26's target is libprof's within 1.5x of
-           nsys's.
+           same difference, like for like (shapes off against
+           autograd-nvtx, on against autograd-shapes-nvtx): issue 26's
+           target is libprof's within 1.5x of nsys's.
   snapshot torch.cuda.memory._snapshot()'s time against the entries its
            history holds (the bootstrap's recording: context="alloc",
            stacks="python"), at 10k, 100k and 1M entries: each step's send
@@ -195,17 +196,23 @@ def main():
         over = ("%+.2f us" % (per_op[name] - per_op[baseline])
                 if baseline in per_op and baseline != name else "(baseline)" if baseline == name else "")
         lines.append("| %s | %.2f | %s |" % (name, per_op[name], over))
-    libprof_cost = per_op.get("libprof, PROF_TORCH=ops", 0) - per_op.get("libprof, PROF_TORCH=off", 0)
-    if "nsys, --pytorch=autograd-nvtx" in per_op and "nsys, cuda+nvtx" in per_op:
-        nsys_cost = per_op["nsys, --pytorch=autograd-nvtx"] - per_op["nsys, cuda+nvtx"]
-        ratio = libprof_cost / nsys_cost if nsys_cost > 0 else float("inf")
-        results["ops"]["libprof_over_nsys"] = ratio
-        lines += ["", "Annotation per op: libprof %.2f us, nsys %.2f us: %.2fx (target: within 1.5x)"
-                  % (libprof_cost, nsys_cost, ratio)]
-    else:
-        lines += ["", "Annotation per op: libprof %.2f us over the agent alone; no nsys to compare with"
-                  % libprof_cost]
-
+    # Like for like: emit_nvtx with shapes against nsys's autograd-shapes-nvtx, without against autograd-nvtx.
+    results["ops"]["libprof_over_nsys"] = {}
+    lines.append("")
+    for label, mine, theirs in (("without shapes", "libprof, PROF_TORCH=ops, shapes off", "nsys, --pytorch=autograd-nvtx"),
+                                ("with shapes", "libprof, PROF_TORCH=ops", "nsys, --pytorch=autograd-shapes-nvtx")):
+        if mine not in per_op or "libprof, PROF_TORCH=off" not in per_op:
+            continue
+        libprof_cost = per_op[mine] - per_op["libprof, PROF_TORCH=off"]
+        if theirs in per_op and "nsys, cuda+nvtx" in per_op:
+            nsys_cost = per_op[theirs] - per_op["nsys, cuda+nvtx"]
+            ratio = libprof_cost / nsys_cost if nsys_cost > 0 else float("inf")
+            results["ops"]["libprof_over_nsys"][label] = ratio
+            lines.append("Annotation per op, %s: libprof %.2f us, nsys %.2f us: %.2fx (target: within 1.5x)"
+                         % (label, libprof_cost, nsys_cost, ratio))
+        else:
+            lines.append("Annotation per op, %s: libprof %.2f us over the agent alone; no nsys to compare with"
+                         % (label, libprof_cost))
     # torch's _snapshot() against the entries held.
     try:
         snapshot = json.loads(run_child("snapshot", [python, "-c", SNAPSHOT, args.snapshot_entries], base, 400))
