@@ -128,6 +128,19 @@ def run_child(label, command, env, timeout):
     return found[-1]
 
 
+def markdown_text(lines, results):
+    return "\n".join(lines + [""] + ["Note: " + note for note in results["notes"]]) + "\n"
+
+
+def save(args, lines, results):
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(markdown_text(lines, results))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build_dir")
@@ -213,6 +226,8 @@ def main():
         else:
             lines.append("Annotation per op, %s: libprof %.2f us over the agent alone; no nsys to compare with"
                          % (label, libprof_cost))
+    save(args, lines, results)  # each part as it ends: a run stopped at its time limit keeps what it measured
+
     # torch's _snapshot() against the entries held.
     try:
         snapshot = json.loads(run_child("snapshot", [python, "-c", SNAPSHOT, args.snapshot_entries], base, 400))
@@ -226,6 +241,8 @@ def main():
                   "| Entries held | ms per snapshot | us per entry |", "|---|---|---|"]
         for s in snapshot:
             lines.append("| %d | %.1f | %.2f |" % (s["entries"], s["seconds"] * 1e3, s["seconds"] * 1e6 / s["entries"]))
+
+    save(args, lines, results)
 
     # Per step, the bootstrap's send at each optimizer.step().
     step_configs = {
@@ -245,15 +262,8 @@ def main():
         except (RuntimeError, subprocess.TimeoutExpired, ValueError) as error:
             results["steps"][name] = {"failed": str(error)}
             lines.append("| %s | failed: %s | |" % (name, str(error)[:300]))
-    lines += [""] + ["Note: " + note for note in results["notes"]]
-    text = "\n".join(lines) + "\n"
-    sys.stdout.write(text)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+    save(args, lines, results)
+    sys.stdout.write(markdown_text(lines, results))
     shutil.rmtree(tmp, ignore_errors=True)
     # nsys is optional (and may not run under gVisor); ours must all have run.
     ours_failed = ([name for name in failed if not name.startswith("nsys")] + (["snapshot"] if not snapshot else []) +

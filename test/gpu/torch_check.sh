@@ -67,6 +67,8 @@ fi
   --libprof-program "$work/torch_libprof/program_none.json" 2> "$work/torch_compare.err"
 compared=$?
 cat "$work/torch_compare.err"
+# Into OUT at once: what a device call stopped at its time limit still returns.
+[[ -n $out && -f $work/torch_side_by_side.md ]] && cp "$work/torch_side_by_side.md" "$out/"
 
 # 2. Python stacks (issue 12): torch's export_stacks beside libprof's
 # PROF_STACKS=python of the same loop.
@@ -82,13 +84,11 @@ for pb in torch_libprof torch_libprof_python; do
 done
 
 # 3. Costs.
+# The bench writes its table after each part, straight into OUT when given.
 timeout 420 "$python" "$root/bench/torch_gpu_cost.py" "$root/build" --python "$python" \
-  --json "$work/torch_costs.json" --markdown "$work/torch_costs.md" > "$work/torch_costs.out" 2>&1 \
+  --json "$work/torch_costs.json" --markdown "${out:-$work}/torch_costs.md" > "$work/torch_costs.out" 2>&1 \
   || failed+=("bench/torch_gpu_cost.py (exit $?, torch_costs.out)")
-
-if [[ -n $out ]]; then
-  for f in torch_side_by_side.md torch_costs.md; do [[ -f $work/$f ]] && cp "$work/$f" "$out/"; done
-fi
+[[ -n $out && -f $out/torch_costs.md ]] && cp "$out/torch_costs.md" "$work/"
 for f in "${failed[@]}"; do say "FAILED: $f"; done
 case $compared in
   0) say "torch.profiler and libprof agree (torch_side_by_side.md)" ;;
