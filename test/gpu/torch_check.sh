@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # PyTorch on a real GPU (issue 26), run by scripts/gpu-check.sh (or alone:
 # test/gpu/torch_check.sh WORK_DIR [OUT_DIR]), from the repository root:
+#  0. that `import torch` leaves the program as it was under the agent (CUDA
+#     not initialized by it);
 #  1. test/gpu/torch_side_by_side.py's training loop once under
 #     torch.profiler and once, unmodified, under libprof; torch_compare.py
 #     compares them (operators and counts, CUDA total per operator, steps,
@@ -12,9 +14,10 @@
 #     step: WORK/torch_costs.md, copied to OUT_DIR.
 # Every step has its own time limit, so that the whole stays inside one
 # device call (10 minutes) beside the rest of gpu-check.sh; its outputs and
-# logs stay in WORK whatever fails. Exit status: torch_compare.py's (0 equal,
-# 1 a mismatch, 2 an input missing: a run that failed), or 3 when the
-# comparison passed but a run or the cost bench failed.
+# logs stay in WORK whatever fails. Exit status: 1 when import torch differs
+# under the agent, else torch_compare.py's (0 equal, 1 a mismatch, 2 an input
+# missing: a run that failed), or 3 when the comparison passed but a run or
+# the cost bench failed.
 set -uo pipefail
 work=${1:?usage: test/gpu/torch_check.sh WORK_DIR [OUT_DIR]}
 out=${2:-}
@@ -33,6 +36,22 @@ loop=(--steps "$steps" --wait "$wait" --warmup "$warmup" --device "${TORCH_CHECK
 failed=()
 say() { echo "torch_check: $*"; }
 
+# 0. What `import torch` leaves the program, with and without the agent:
+# whether CUDA is initialized yet (torch's _record_memory_history, which the
+# bootstrap's memory part calls, initializes it: memory_snapshot.cpp's
+# lazyInitDevice; a program that sets CUDA_VISIBLE_DEVICES after its import,
+# or forks children that use CUDA, would then behave differently).
+probe='import torch; print("cuda initialized at import:", torch.cuda.is_initialized())'
+untouched=0
+timeout 120 "$python" -c "$probe" > "$work/import_plain.out" 2>&1
+(cd "$work" && LD_PRELOAD="$agent" PROF_OUTPUT="$work/import_libprof.pb" timeout 120 "$python" -c "$probe" \
+   > import_libprof.out 2> import_libprof.err)
+if ! cmp -s "$work/import_plain.out" "$work/import_libprof.out"; then
+  untouched=1
+  say "MISMATCH: import torch under libprof differs: $(tr '\n' ' ' < "$work/import_plain.out")without," \
+      "$(tr '\n' ' ' < "$work/import_libprof.out")with the agent"
+fi
+
 # 1. torch.profiler, then libprof with no code change (its own folder: each
 # run writes program_<mode>.json).
 timeout 300 "$python" "$program" --out "$work" --profiler torch "${loop[@]}" > "$work/torch.out" 2>&1 \
@@ -41,9 +60,9 @@ mkdir -p "$work/torch_libprof"
 (cd "$work/torch_libprof" && LD_PRELOAD="$agent" PROF_OUTPUT="$work/torch_libprof.pb" \
    timeout 300 "$python" "$program" --out "$work/torch_libprof" "${loop[@]}" > torch_libprof.out 2> torch_libprof.err) \
   || failed+=("libprof run (exit $?, torch_libprof/torch_libprof.err)")
-if [[ -x $analyzer && -f $work/torch_libprof.pb ]]; then
+pb="$work/torch_libprof.pb"
+if [[ -x $analyzer && -f $pb ]]; then
   a() { timeout 120 "$analyzer" "$@"; }
-  pb="$work/torch_libprof.pb"
   a report --format json --row-limit -1 "${window[@]}" "$pb" > "$work/libprof_report.json" 2>> "$work/analyzer.err"
   a report --format json --row-limit -1 "$pb" > "$work/libprof_whole.json" 2>> "$work/analyzer.err"
   a report --format json --row-limit -1 --group-by-input-shape "${window[@]}" "$pb" \
@@ -90,6 +109,7 @@ timeout 420 "$python" "$root/bench/torch_gpu_cost.py" "$root/build" --python "$p
   || failed+=("bench/torch_gpu_cost.py (exit $?, torch_costs.out)")
 [[ -n $out && -f $out/torch_costs.md ]] && cp "$out/torch_costs.md" "$work/"
 for f in "${failed[@]}"; do say "FAILED: $f"; done
+(( untouched == 0 )) || { say "the agent changed what import torch leaves the program (import_*.out)"; exit 1; }
 case $compared in
   0) say "torch.profiler and libprof agree (torch_side_by_side.md)" ;;
   1) say "MISMATCH between torch.profiler and libprof: see the lines above and torch_side_by_side.md"; exit 1 ;;
