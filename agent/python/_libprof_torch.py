@@ -343,18 +343,29 @@ def start_memory(torch, agent):
     cuda = getattr(torch, "cuda", None)
     memory = getattr(cuda, "memory", None)
     record = getattr(memory, "_record_memory_history", None)
-    if record is None or not hasattr(memory, "_snapshot") or not cuda.is_available():
+    built_with_cuda = getattr(getattr(torch, "version", None), "cuda", None) is not None
+    if record is None or not hasattr(memory, "_snapshot") or not built_with_cuda:
         agent.say("PROF_TORCH memory is off: this torch has no CUDA caching allocator history "
                   "(torch >= 2.1 with CUDA); tensor memory is not recorded")
         return
-    entries = int(os.environ.get("PROF_TORCH_MEMORY_ENTRIES", "1000000"))
-    record(enabled="all", context="alloc", stacks="python", max_entries=entries)
     history = MemoryHistory(memory, agent)
     _before_step_end.append(history.send)
     if not _steps_hooked[0]:  # no step part to call _step_ending: hook the same places
         _hook_optimizer_steps(torch, lambda *unused: _step_ending())
         _notice_program_steps(torch, None)
     atexit.register(history.send)
+    entries = int(os.environ.get("PROF_TORCH_MEMORY_ENTRIES", "1000000"))
+
+    def start_history():
+        record(enabled="all", context="alloc", stacks="python", max_entries=entries)
+        history.started = True
+    # _record_memory_history initializes CUDA (memory_snapshot.cpp's
+    # lazyInitDevice): called at `import torch` it would make CUDA start
+    # where the program's would not yet (before it sets
+    # CUDA_VISIBLE_DEVICES, before it forks). torch's own deferred calls
+    # run once CUDA initializes, before its first allocation. Nothing here
+    # asks torch.cuda.is_available() either: it initializes the driver.
+    cuda._lazy_call(start_history)
 
 
 class MemoryHistory:
@@ -370,8 +381,11 @@ class MemoryHistory:
         self.devices = {}  # device ordinal -> DeviceHistory
         self.sending = threading.Lock()
         self.said_lost = False
+        self.started = False  # CUDA initialized and the history on: a snapshot before would initialize it
 
     def send(self):
+        if not self.started:
+            return
         # Not blocking: a send already under way (another thread's step)
         # will have sent what this one would.
         if not self.sending.acquire(blocking=False):

@@ -38,7 +38,8 @@ say() { echo "torch_check: $*"; }
 
 # 0. What `import torch` leaves the program, with and without the agent:
 # whether CUDA is initialized yet (torch's _record_memory_history, which the
-# bootstrap's memory part calls, initializes it: memory_snapshot.cpp's
+# bootstrap's memory part defers to CUDA's own start through
+# torch.cuda._lazy_call, initializes it: memory_snapshot.cpp's
 # lazyInitDevice; a program that sets CUDA_VISIBLE_DEVICES after its import,
 # or forks children that use CUDA, would then behave differently).
 probe='import torch; print("cuda initialized at import:", torch.cuda.is_initialized())'

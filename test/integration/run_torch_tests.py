@@ -393,6 +393,40 @@ def memory(tmp):
     clean_captures(tmp)
 
 
+LAZY_CUDA = r"""
+import sys, torch
+print(torch.cuda.is_initialized())
+if sys.argv[1] == "allocate":
+    kept = torch.stub_tensor(700)
+    print(torch.cuda.is_initialized())
+"""
+
+
+def memory_waits_for_cuda(tmp):
+    """`import torch` leaves CUDA uninitialized under the agent as without
+    it: the allocator's history starts when the program's CUDA does (at its
+    first tensor here), and a program that never uses CUDA is not made to."""
+    program = os.path.join(tmp, "lazy_cuda.py")
+    with open(program, "w") as f:
+        f.write(LAZY_CUDA)
+    for mode, want in (("allocate", "False\nTrue\n"), ("import", "False\n")):
+        alone = run([SYSTEM_PYTHON, program, mode], base_env(tmp, {"STUB_TORCH_CUDA": "1"}))
+        check(alone.returncode == 0 and alone.stdout == want, "%s alone: %r %s" % (mode, alone.stdout, alone.stderr))
+        stub_calls(tmp)  # the run without the agent's calls, read and cleared
+        result = run([SYSTEM_PYTHON, program, mode], agent_env(tmp, {"STUB_TORCH_CUDA": "1"}))
+        check(result.returncode == 0 and result.stdout == want,
+              "%s under the agent: %r, alone %r; %s" % (mode, result.stdout, want, result.stderr))
+        calls = names(stub_calls(tmp))
+        if mode == "import":
+            check("cuda_init" not in calls and "_snapshot" not in calls and "_record_memory_history" not in calls,
+                  "CUDA was touched by a program that never uses it: %s" % calls)
+            continue
+        check(calls.index("cuda_init") < calls.index("_record_memory_history"), calls)
+        events = [(r["action"], r["bytes"]) for r in dump(os.path.join(tmp, "run.pb")) if r.get("type") == "tensor_memory"]
+        check(events == [("alloc", 700)], "tensor events %s" % events)
+        clean_captures(tmp)
+
+
 STEPPED_MEMORY = r"""
 import os, signal, sys, time, torch
 
