@@ -99,16 +99,48 @@ def _guarded(agent, part, function, *args):
 
 # ---------------------------------------------------------------- ops ----
 
+def _built_with_cuda(torch):
+    return getattr(getattr(torch, "version", None), "cuda", None) is not None
+
+
 def start_operators(torch, agent, shapes):
+    if not _built_with_cuda(torch):
+        # Its NVTX callbacks would fail in every operator.
+        agent.say("PROF_TORCH ops is off: this torch is built without CUDA, which emit_nvtx needs; "
+                  "operators are not recorded")
+        return
     try:
         annotation = torch.autograd.profiler.emit_nvtx(enabled=True, record_shapes=shapes)
-        annotation.__enter__()
-    except Exception as error:  # noqa: BLE001 -- a CPU-only torch refuses NVTX
+        with _no_synchronize_before_cuda_starts(torch.cuda):
+            annotation.__enter__()
+    except Exception as error:  # noqa: BLE001 -- a torch without NVTX refuses it
         lines = str(error).strip().splitlines()
         reason = lines[0] if lines else type(error).__name__
         agent.say("PROF_TORCH ops is off: torch refused emit_nvtx (%s); operators are not recorded" % reason)
         return
     _give_way_to_the_programs_profiler(torch, agent)
+
+
+class _no_synchronize_before_cuda_starts:
+    """emit_nvtx's __enter__ calls torch.cuda.synchronize(), to put its
+    first range after the GPU work already queued. At `import torch` no
+    work is queued, and the call would start CUDA where the program has not
+    (torch's lazy initialization): a program that sets CUDA_VISIBLE_DEVICES
+    after its import, or forks children that use CUDA, would see the
+    difference. Until CUDA starts, synchronize does nothing for the call."""
+
+    def __init__(self, cuda):
+        self.cuda = cuda
+        self.synchronize = None
+
+    def __enter__(self):
+        if not self.cuda.is_initialized():
+            self.synchronize = self.cuda.synchronize
+            self.cuda.synchronize = lambda *args, **kwargs: None
+
+    def __exit__(self, *exc):
+        if self.synchronize is not None:
+            self.cuda.synchronize = self.synchronize
 
 
 def _give_way_to_the_programs_profiler(torch, agent):
@@ -343,8 +375,7 @@ def start_memory(torch, agent):
     cuda = getattr(torch, "cuda", None)
     memory = getattr(cuda, "memory", None)
     record = getattr(memory, "_record_memory_history", None)
-    built_with_cuda = getattr(getattr(torch, "version", None), "cuda", None) is not None
-    if record is None or not hasattr(memory, "_snapshot") or not built_with_cuda:
+    if record is None or not hasattr(memory, "_snapshot") or not _built_with_cuda(torch):
         agent.say("PROF_TORCH memory is off: this torch has no CUDA caching allocator history "
                   "(torch >= 2.1 with CUDA); tensor memory is not recorded")
         return

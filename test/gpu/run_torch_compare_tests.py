@@ -19,7 +19,7 @@ Scenarios (one per invocation, test/integration/harness.py's runner):
                               under torch.profiler and under the agent, through
                               torch_check.sh's analyzer commands to the
                               comparer: the steps agree, and it fails naming
-                              the operators (a CPU torch refuses emit_nvtx)
+                              the operators (a CPU torch gets no emit_nvtx)
                               and the missing tensor memory
   reads_profanalyze_report    profanalyze's own report JSON of
                               test/apps/torch_ops (torch's exact NVTX strings

@@ -31,7 +31,7 @@ steps=30 wait=1 warmup=1
 active=$((steps - wait - warmup))
 window=(--wait "$wait" --warmup "$warmup" --active "$active" --repeat 1)
 # TORCH_CHECK_DEVICE=cpu: a dry run of this script's flow on a CPU torch (no
-# operators there: emit_nvtx refuses, so the comparison must fail).
+# operators there: no emit_nvtx on a CPU torch, so the comparison must fail).
 loop=(--steps "$steps" --wait "$wait" --warmup "$warmup" --device "${TORCH_CHECK_DEVICE:-cuda}")
 failed=()
 say() { echo "torch_check: $*"; }
