@@ -41,13 +41,16 @@ def wrapped_names():
 
 def hooks_match_truth_where_wrapped(tmp, app, *args):
     """Every call of the truth is wrapped (none is missing from a hooks-only
-    file), and recorded once, in order, as the truth has it."""
+    file), and recorded once, in order, as the truth has it, and so is the
+    memory it allocates and releases (outside graphs and arrays)."""
     env = dict(cuda.APP_ENV.get(app, {}), PROF_API="all", SIMCUDA_CUPTI="off", PROF_GPU_TIMING="none")
     _, truth, records = cuda.record_app(tmp, app, list(args), env)
     wrapped = wrapped_names()
-    unwrapped = sorted({t["name"] for t in truth if t["type"] == "api" and t["name"] not in wrapped})
+    unwrapped = sorted({t["name"] for t in cuda.without_agent_calls_in_truth(truth)
+                        if t["type"] == "api" and t["name"] not in wrapped})
     check(not unwrapped, "%s: calls the hooks do not wrap: %s" % (app, " ".join(unwrapped)))
     cuda.compare_hooked_calls(truth, records)
+    cuda.compare_memory(truth, records, "hooks")
     drops = [r for r in records if r["type"] == "drops"]
     check(drops and drops[-1]["ring_full"] == 0, "drops: %s" % drops[-1:])
 
@@ -56,7 +59,8 @@ def hooks_agree_with_cupti(tmp, app, *args):
     """The same app recorded through CUPTI and through the hooks alone
     (SIMCUDA_CUPTI=off, GPU work timed with events): the same API calls by
     name and count; GPU work outside graphs as the truth has it (graph
-    launches are not event-timed, docs/how-capture-works.md)."""
+    launches are not event-timed, docs/how-capture-works.md); the memory
+    the truth allocates and releases (the hooks: outside graphs and arrays)."""
     calls = {}
     for backend, extra in (("cupti", {}), ("hooks", {"SIMCUDA_CUPTI": "off"})):
         sub = os.path.join(tmp, backend)
@@ -68,6 +72,7 @@ def hooks_agree_with_cupti(tmp, app, *args):
             cuda.compare_with_truth(truth, records)
         else:
             cuda.compare_event_timed(truth, records)
+        cuda.compare_memory(truth, records, backend)
     missing, extra = calls["cupti"] - calls["hooks"], calls["hooks"] - calls["cupti"]
     check(not missing and not extra, "%s: calls only through CUPTI %s, only through the hooks %s" %
           (app, dict(missing), dict(extra)))
