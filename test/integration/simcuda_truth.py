@@ -26,6 +26,8 @@ KERNEL_NS = {
     "pool_kernel": 33000, "graph_api_kernel": 35000, "child_kernel": 37000,
     "sample_kernel": 39000, "surface_kernel": 41000, "module_scale_kernel": 43000, "module_fill_kernel": 45000,
     "order_kernel": 47000, "if_body_kernel": 49000, "else_body_kernel": 51000, "while_body_kernel": 53000,
+    "branch_a_kernel": 55000, "branch_b_kernel": 57000, "join_kernel": 59000, "setters_kernel": 61000,
+    "removed_kernel": 63000,
 }
 GPU_TYPES = ("kernel", "memcpy", "memset")
 # Simulation settings an app needs (as in test/simcuda/tests/check_app.py).
@@ -75,14 +77,19 @@ def compare_with_truth(truth, records, hooks=True):
     hooks: the agent was preloaded, so its hooks record the calls that start CUDA
     (in flight when CUPTI subscribed); without, those are missing."""
     ops = [t for t in truth if t["type"] in GPU_TYPES]
+
+    # Nodes of one graph launch may start together (independent branches):
+    # a kernel is also told by its name, other work by its size.
+    def what(o):
+        return o["name"] if o["type"] == "kernel" else o["bytes"]
     gpu = collections.defaultdict(list)
     for r in records:
         if r["type"] in GPU_TYPES:
-            gpu[(r["type"], r["corr"], r["start"])].append(r)
+            gpu[(r["type"], r["corr"], r["start"], what(r))].append(r)
     check(sum(len(v) for v in gpu.values()) == len(ops),
           "%d GPU records in the file, %d operations in the truth" % (sum(len(v) for v in gpu.values()), len(ops)))
     for op in ops:
-        found = gpu.get((op["type"], op["corr"], op["start"]), [])
+        found = gpu.get((op["type"], op["corr"], op["start"], what(op)), [])
         check(len(found) == 1, "%s %s (corr %d, start %d) found %d times" %
               (op["type"], op.get("name", ""), op["corr"], op["start"], len(found)))
         r = found[0]
