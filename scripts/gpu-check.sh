@@ -34,7 +34,8 @@ run_both() {  # name, command...
 for app in tiny_kernels two_streams copies malloc_churn multithread_launch graph_replay nvtx_training \
            launch_site driver_api launch_queue async_copy host_callbacks peer_copies managed_memory \
            symbol_copies graph_build driver_extras kernel_attributes cooperative_launch \
-           peer_default_copies memory_pools graph_api texture_objects module_loading vmm_mapping graph_nodes; do
+           peer_default_copies memory_pools graph_api texture_objects module_loading vmm_mapping graph_nodes \
+           graph_branches graph_setters; do
   run_both "$app" "$PWD/build/simcuda/apps/$app"
 done
 for app in cuda_exceptions cuda_backtrace own_cupti_subscriber profiler_range; do
