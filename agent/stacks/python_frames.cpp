@@ -420,6 +420,23 @@ bool python_eval_range(uint64_t& begin, uint64_t& end) {
 
 namespace {
 
+// A PythonFrame as one 8-byte word, code_and_entry its low half: the walk
+// copies a frame with one load and one store.
+using FrameWord = uint64_t;
+static_assert(offsetof(PythonFrame, code_and_entry) == 0 && sizeof(PythonFrame) == sizeof(FrameWord));
+
+FrameWord word_of(PythonFrame frame) {
+  FrameWord word = 0;
+  std::memcpy(&word, &frame, sizeof word);
+  return word;
+}
+
+PythonFrame frame_of(FrameWord word) {
+  PythonFrame frame;
+  std::memcpy(&frame, &word, sizeof frame);
+  return frame;
+}
+
 // A frame the site cache does not have in its set's first way: from
 // another way, or read from the code object and cached. Its code id is 0
 // when the frame is not one to record (no code, 3.13's non-code
@@ -502,30 +519,22 @@ template <const PythonLayout& L, typename Out>
     } else {
       const auto lasti = load<uint32_t>(current + L.frame_instruction);
       key = PythonSiteCache::key_of(walk_key, lasti);
-      set = cache.set_of((code >> 4) ^ (lasti >> (L.lasti_in_code_units ? 0 : 1)));
+      set = cache.set_of((code >> 4) ^ lasti);
     }
-    PythonFrame found;
+    FrameWord found = 0;
     if (set->code == code && set->key == key) [[likely]] {
-      found = set->frame;
+      found = word_of(set->frame);
     } else {
-      found = find_frame_slow<L>(rt, cache, set, current, code, key);
-      if (found.code_and_entry == 0) {
+      found = word_of(find_frame_slow<L>(rt, cache, set, current, code, key));
+      if (static_cast<uint32_t>(found) == 0) {  // no code id: not a frame to record
         if (--skips_left == 0) break;
         continue;
       }
     }
     if constexpr (L.frame_is_entry >= 0) {
-      // As one 8-byte word, so that the frame is copied with one load and
-      // one store (code_and_entry is its low half).
-      static_assert(offsetof(PythonFrame, code_and_entry) == 0 && sizeof(PythonFrame) == sizeof(uint64_t));
-      if (load<uint8_t>(current + L.frame_is_entry) != 0) {
-        uint64_t bits = 0;
-        std::memcpy(&bits, &found, sizeof bits);
-        bits |= PythonFrame::kEntryBit;
-        std::memcpy(&found, &bits, sizeof bits);
-      }
+      if (load<uint8_t>(current + L.frame_is_entry) != 0) found |= PythonFrame::kEntryBit;
     }
-    out.add(found);
+    out.add(frame_of(found));
     if (out.full()) break;
   }
   return frame;
