@@ -40,6 +40,9 @@ class PythonSiteCache {
   static constexpr size_t kWays = 4;
   static constexpr size_t kSets = 256;  // a power of two; 32 KiB per thread in all
 
+  // `first_epoch`: 1, except in the test of what follows the last epoch.
+  explicit PythonSiteCache(uint32_t first_epoch = 1) : epoch_(first_epoch) {}
+
   // Call once per walk, after the thread's frames are frozen (it is in a C
   // call), with python_code_frees_total(); returns the walk's key base (the
   // epoch in the high half), what key_of combines with a site.
@@ -66,7 +69,7 @@ class PythonSiteCache {
 
   PythonSite sets_[kSets][kWays];
   uint64_t seen_total_ = 0;  // python_code_frees_total() when epoch_ began
-  uint32_t epoch_ = 1;
+  uint32_t epoch_;  // never 0
 };
 
 // The calling thread's cache (allocated on its first walk, freed when it
