@@ -912,12 +912,17 @@ def catapult_nests_and_keeps_flows(tmp):
 
 
 def expected_parents(doc):
-    """Per "X" event (by lane, name, start ns and end ns): the innermost
-    other event of its lane that holds it in exact ns, or None."""
+    """Per "X" event and thread-scoped instant ("i", s "t": the viewer makes
+    it a slice of no duration; the [memory] events are such), by lane, name,
+    start ns and end ns: the innermost other event of its lane that holds it
+    in exact ns, or None."""
     lanes = collections.defaultdict(list)
     for e in events(doc, "X"):
         start = ns(e["ts"])
         lanes[(e["pid"], e["tid"])].append((start, start + ns(e["dur"]), e["name"]))
+    for e in events(doc, "i"):
+        if e.get("s") == "t":
+            lanes[(e["pid"], e["tid"])].append((ns(e["ts"]), ns(e["ts"]), e["name"]))
     parents = {}
     for lane, evs in lanes.items():
         # Longest first at equal starts, then file order: the order readers nest ties in.
@@ -936,7 +941,7 @@ def check_catapult_model(what, doc, model):
     slices = model["slices"]
     # Catapult's times are ms from the trace's earliest event.
     shift = min(ns(e["ts"]) for e in doc["traceEvents"] if e.get("ph") in ("X", "s", "f", "b", "e", "i", "C"))
-    check(len(slices) == len(parents), "%s: %d slices in the viewer, %d X events in the trace" %
+    check(len(slices) == len(parents), "%s: %d slices in the viewer, %d X and thread instant events in the trace" %
           (what, len(slices), len(parents)))
     wrong = []
     for s in slices:
