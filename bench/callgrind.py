@@ -78,10 +78,11 @@ def _thread_role(path):
 
 
 def per_launch_by_thread(argv_for, env, launches=(20_000, 40_000)):
-    """{'app' | 'writer' | 'other': instructions per launch}, as per_launch()
-    but per thread (valgrind's --separate-threads): what the app thread pays
-    apart from what the agent's writer pays. The agent's symbols name the
-    writer thread, so the agent must not be stripped."""
+    """{'app' | 'writer' | 'other' [+ ' in CUPTI']: instructions per launch},
+    as per_launch() but per thread (valgrind's --separate-threads): what the
+    app thread pays apart from what the agent's writer pays, and on each
+    thread what ran in libcupti apart. The agent's symbols name the writer
+    thread, so the agent must not be stripped."""
     runs = []
     with tempfile.TemporaryDirectory(prefix="bench-callgrind-") as tmp:
         for n in launches:
@@ -93,7 +94,12 @@ def per_launch_by_thread(argv_for, env, launches=(20_000, 40_000)):
             for name in os.listdir(tmp):
                 if name.startswith(f"{n}.out-"):
                     path = os.path.join(tmp, name)
-                    totals[_thread_role(path)] += sum(exclusive_by_object(path).values())
+                    role = _thread_role(path)
+                    for obj, count in exclusive_by_object(path).items():
+                        # CUPTI's own work lands on whichever thread asks it
+                        # to deliver (on simcuda: its flush, on the writer or
+                        # its own thread by timing): counted apart.
+                        totals[role + (" in CUPTI" if obj.startswith("libcupti") else "")] += count
             runs.append(totals)
     span = launches[1] - launches[0]
     first, second = runs

@@ -11,9 +11,9 @@
 // hands its records over a 4 MiB buffer at a time). So the ids from the
 // oldest one held on are bits of a sliding window: an insert or erase is a
 // bit in a word next to the previous one's. A hash table scattered them
-// over a table larger than L2, a cache miss per erase (perf: the writer's
-// costliest function); one placed by the low bits kept them in order but
-// made every erase shift a cluster of thousands.
+// over hundreds of KiB, a random slot per erase (perf: the writer's
+// costliest function after its drain loop); one placed by the low bits
+// kept them in order but made every erase shift a cluster of thousands.
 //
 // What falls outside the window goes to a flat hash set: an id below it (a
 // call that began before those held, drained late), and ids whose records
