@@ -59,3 +59,48 @@ def per_launch(argv_for, env, launches=(20_000, 40_000)):
     span = launches[1] - launches[0]
     first, second = runs
     return {obj: (second[obj] - first[obj]) / span for obj in set(first) | set(second)}
+
+
+def _thread_role(path):
+    """'app' for the process's first thread, 'writer' for the agent's writer
+    (the thread that ran Writer::run), 'other' for the rest (simcuda's
+    CUPTI and GPU threads)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        first = True
+        for line in f:
+            if first and line.startswith("thread:"):
+                if line.split()[1] == "1":
+                    return "app"
+                first = False
+            if "Writer::run" in line:
+                return "writer"
+    return "other"
+
+
+def per_launch_by_thread(argv_for, env, launches=(20_000, 40_000)):
+    """{'app' | 'writer' | 'other' [+ ' in CUPTI']: instructions per launch},
+    as per_launch() but per thread (valgrind's --separate-threads): what the
+    app thread pays apart from what the agent's writer pays, and on each
+    thread what ran in libcupti apart. The agent's symbols name the writer
+    thread, so the agent must not be stripped."""
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="bench-callgrind-") as tmp:
+        for n in launches:
+            out = os.path.join(tmp, f"{n}.out")
+            subprocess.run(["valgrind", "--tool=callgrind", "--fair-sched=yes", "--separate-threads=yes",
+                            f"--callgrind-out-file={out}"] + argv_for(n),
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            totals = collections.Counter()
+            for name in os.listdir(tmp):
+                if name.startswith(f"{n}.out-"):
+                    path = os.path.join(tmp, name)
+                    role = _thread_role(path)
+                    for obj, count in exclusive_by_object(path).items():
+                        # CUPTI's own work lands on whichever thread asks it
+                        # to deliver (on simcuda: its flush, on the writer or
+                        # its own thread by timing): counted apart.
+                        totals[role + (" in CUPTI" if obj.startswith("libcupti") else "")] += count
+            runs.append(totals)
+    span = launches[1] - launches[0]
+    first, second = runs
+    return {role: (second[role] - first[role]) / span for role in set(first) | set(second)}

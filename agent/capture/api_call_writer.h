@@ -68,7 +68,11 @@ struct ApiCallSeen {
                    call.callback_id, call.params, *record);
   }
   char* out = stack.write(reinterpret_cast<char*>(record + 1));
-  if (name_bytes != 0) memcpy(out, call.kernel_name, name_bytes);
+  if (name_bytes != 0) {
+    memcpy(out, call.kernel_name, name_bytes);
+    // After read_call_args: a launch's arguments leave `bytes` alone.
+    if (record->args == ApiCallArgs::launch) record->kernel_name_address = call.kernel_name;
+  }
   buffer.commit();
 }
 

@@ -133,7 +133,8 @@ void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
       kernel.context_id = k->contextId;
       kernel.stream_id = k->streamId;
       kernel.correlation_id = k->correlationId;
-      kernel.name_id = k->name != nullptr ? sink.strings.intern(k->name, sink.chunk) : 0;
+      // CUPTI hands each kernel's name from one place: cached by address.
+      kernel.name_id = k->name != nullptr ? sink.strings.intern_by_address(k->name, sink.chunk) : 0;
       const uint32_t grid[3] = {static_cast<uint32_t>(k->gridX), static_cast<uint32_t>(k->gridY),
                                 static_cast<uint32_t>(k->gridZ)};
       const uint32_t block[3] = {static_cast<uint32_t>(k->blockX), static_cast<uint32_t>(k->blockY),

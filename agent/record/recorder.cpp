@@ -10,9 +10,6 @@
 namespace prof {
 namespace {
 
-// initial-exec: a plain %fs-relative load, no __tls_get_addr call per record.
-[[gnu::tls_model("initial-exec")]] thread_local ThreadBuffer* t_buffer = nullptr;
-
 // Not in AgentState: a pthread key and its once flag, whose destructor
 // runs at thread exit; the recorder runs in unit tests without an agent.
 pthread_key_t g_exit_key;
@@ -23,23 +20,13 @@ pthread_once_t g_exit_key_once = PTHREAD_ONCE_INIT;
 // Runs as the thread exits (pthread key destructor). A thread_local with a
 // destructor would work too, but this keeps the hot-path TLS trivial.
 void on_thread_exit(void* buffer) {
-  t_buffer = nullptr;
+  Recorder::t_buffer_ = nullptr;
   static_cast<ThreadBuffer*>(buffer)->mark_owner_exited();
   ThreadBuffer::wake_consumer();
 }
 
-ThreadBuffer* Recorder::thread_buffer() {
-  if (t_buffer != nullptr) [[likely]] {
-    return t_buffer;
-  }
-  if (!accepting()) return nullptr;
-  return register_thread();
-}
-
-ThreadBuffer* Recorder::registered_buffer() { return t_buffer; }
-
 void Recorder::forget_this_thread() {
-  t_buffer = nullptr;
+  t_buffer_ = nullptr;
   // The parent's key, if it was created: no exit hook on a buffer we dropped.
   pthread_once(&g_exit_key_once, [] { pthread_key_create(&g_exit_key, on_thread_exit); });
   pthread_setspecific(g_exit_key, nullptr);
@@ -57,7 +44,7 @@ ThreadBuffer* Recorder::register_thread() {
     buffers_.push_back(buffer);
   }
   pthread_setspecific(g_exit_key, buffer);
-  t_buffer = buffer;
+  t_buffer_ = buffer;
   // The process's first record is on its way: the writer claims the
   // output file now (run_claim.h), not at its first write, so that of two
   // processes of a run the one that recorded first gets PROF_OUTPUT.

@@ -24,12 +24,19 @@ class Recorder {
 
   // The calling thread's buffer, created on its first record (the one
   // allocation and lock a thread ever pays); nullptr when recording stopped.
-  ThreadBuffer* thread_buffer();
+  // Inline: one thread-local load per record after the first.
+  ThreadBuffer* thread_buffer() {
+    if (t_buffer_ != nullptr) [[likely]] {
+      return t_buffer_;
+    }
+    if (!accepting()) return nullptr;
+    return register_thread();
+  }
   // In a forked child: the calling thread's buffer belongs to the parent's
   // recorder (a copy nobody drains); its next record registers anew.
   static void forget_this_thread();
   // The calling thread's buffer if it has one; never makes one.
-  static ThreadBuffer* registered_buffer();
+  static ThreadBuffer* registered_buffer() { return t_buffer_; }
 
   bool accepting() const { return accepting_.load(std::memory_order_acquire); }
   // Whether any thread has started recording (registered a buffer).
@@ -78,6 +85,9 @@ class Recorder {
   ThreadBuffer* register_thread();
 
   static constexpr size_t kSliceBytes = 1u << 20;
+
+  // initial-exec: a plain %fs-relative load, no __tls_get_addr call per record.
+  [[gnu::tls_model("initial-exec")]] static inline thread_local ThreadBuffer* t_buffer_ = nullptr;
 
   const size_t buffer_bytes_;
   void (*first_record_hook_)() = nullptr;  // set before recording starts

@@ -130,7 +130,14 @@ struct ApiCallRecord {
   uint8_t copy_kind;  // file::CopyKind, for copies
   uint16_t stack_depth;
   uint64_t stream;
-  uint64_t bytes;  // copies and memsets
+  union {
+    uint64_t bytes;  // copies and memsets
+    // Launches with a kernel name: where the app read it (CUDA keeps it in
+    // the loaded module), the key of the writer's cache of names by address
+    // (StringTable::intern_by_address). Never read through: the name's
+    // bytes follow the record.
+    const char* kernel_name_address;
+  };
   uint32_t grid[3];
   uint32_t block[3];
   uint32_t shared_bytes;

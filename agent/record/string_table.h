@@ -7,6 +7,7 @@
 // open-addressing arrays with an inline hash: std::unordered_map cost ~150
 // instructions per lookup (libstdc++'s out-of-line _Hash_bytes, a node
 // chase, a memcmp call), a third of the writer's work per kernel launch.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -26,6 +27,17 @@ class StringTable {
   // process (CUDA function names, NVTX domain names): keyed by address,
   // which avoids reading the text on every record.
   uint64_t intern_static(const char* value, ChunkEncoder& chunk);
+
+  // For texts that come again and again from one address, a kernel's name
+  // (CUDA keeps it in the loaded module): a small cache by address in front
+  // of intern(), each hit checked against the text, so that a name whose
+  // address was reused for another (a module unloaded) is still exact. A hit
+  // costs a compare of the text, where intern() hashes it and compares it
+  // (a launch's name was interned twice per launch: its call's and its
+  // kernel's, ~100 instructions each). `value` is the text read from
+  // `address`; the NUL-terminated form reads it there itself.
+  uint64_t intern_by_address(const void* address, std::string_view value, ChunkEncoder& chunk);
+  uint64_t intern_by_address(const char* value, ChunkEncoder& chunk);
 
   size_t size() const { return entries_; }
 
@@ -90,6 +102,18 @@ class StringTable {
   size_t block_left_ = 0;
   std::vector<AddressSlot> address_slots_ = std::vector<AddressSlot>(64);
   size_t addresses_ = 0;
+  // intern_by_address's caches, direct-mapped: one for texts with a length
+  // (from a ring record), one for NUL-terminated texts, so that a cached
+  // text is only ever compared the way it was read.
+  struct CachedAddress {
+    const void* address = nullptr;
+    uint32_t id = 0;  // 0: empty
+  };
+  static constexpr int kAddressCacheBits = 8;
+  using AddressCache = std::array<CachedAddress, size_t{1} << kAddressCacheBits>;
+  static size_t cache_slot(const void* address);
+  AddressCache sized_cache_{};
+  AddressCache terminated_cache_{};
 };
 
 }  // namespace prof

@@ -54,7 +54,7 @@ void ThreadBuffer::set_name_at_start(const char* name) {
   strncpy(name_at_start_, name, sizeof(name_at_start_) - 1);
 }
 
-void* ThreadBuffer::reserve(size_t bytes, ptrdiff_t hold) {
+void* ThreadBuffer::reserve_slow(size_t bytes, ptrdiff_t hold) {
   if (hold < 0) release_held(static_cast<size_t>(-hold));
   const size_t kept = held_bytes_ + (hold > 0 ? static_cast<size_t>(hold) : 0);
   bytes = (bytes + 7) & ~size_t{7};
@@ -87,14 +87,9 @@ void* ThreadBuffer::reserve(size_t bytes, ptrdiff_t hold) {
   return record;
 }
 
-void ThreadBuffer::commit() {
-  // Release: every byte of the record (and of any padding) is written first.
-  write_pos_.store(reserved_end_, std::memory_order_release);
-  // cached_read_pos_ may be stale, which only overstates the fill.
-  if (!half_full_signalled_ && reserved_end_ - cached_read_pos_ > capacity_ / 2) {
-    half_full_signalled_ = true;
-    if (auto hook = half_full_hook_.load(std::memory_order_acquire)) hook();
-  }
+void ThreadBuffer::signal_half_full() {
+  half_full_signalled_ = true;
+  if (auto hook = half_full_hook_.load(std::memory_order_acquire)) hook();
 }
 
 ThreadBuffer::Wait ThreadBuffer::wait_for_room_slow() {

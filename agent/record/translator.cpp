@@ -132,6 +132,21 @@ void Translator::translate(const ThreadBuffer& buffer, const RecordHeader& heade
   }
 }
 
+// Inline: once per recorded call.
+[[gnu::always_inline]] inline uint64_t Translator::api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk) {
+  // CUPTI names each (domain, callback id) with one static string: an array
+  // lookup instead of a hash per record. The address check keeps it exact
+  // should a producer ever name one id differently.
+  const std::vector<ApiName>& names = api_names_[record.domain < api_names_.size() ? record.domain : 0];
+  if (record.callback_id < names.size()) {
+    const ApiName& known = names[record.callback_id];
+    if (known.function_name == record.function_name && known.id != 0) [[likely]] {
+      return known.id;
+    }
+  }
+  return new_api_name_id(record, chunk);
+}
+
 void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncoder& chunk) {
   file::ApiCall call;
   call.tid = tid;
@@ -143,7 +158,7 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
   const auto* frames = reinterpret_cast<const uint64_t*>(payload_of(record));
   const auto* python = reinterpret_cast<const PythonFrame*>(frames + record.stack_depth);
   if (record.python_depth == 0) {
-    call.stack_id = stacks_.intern(frames, record.stack_depth, chunk);
+    call.stack_id = record.stack_depth == 0 ? 0 : stacks_.intern(frames, record.stack_depth, chunk);
   } else {
     // The capture path bounds both depths; the bound here keeps a bad record
     // from writing past `merged`.
@@ -178,7 +193,8 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
       file::LaunchArgs& launch = call.launch;
       const char* name = reinterpret_cast<const char*>(python + record.python_depth);
       if (record.kernel_name_bytes != 0) {
-        launch.kernel_name_id = strings_.intern({name, record.kernel_name_bytes}, chunk);
+        launch.kernel_name_id =
+            strings_.intern_by_address(record.kernel_name_address, {name, record.kernel_name_bytes}, chunk);
       }
       set_dims(launch, record.grid, record.block);
       launch.dynamic_shared_bytes = record.shared_bytes;
@@ -201,17 +217,9 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
   chunk.add(call, {ns(record.start_ticks), ns(record.end_ticks)}, record.correlation_id);
 }
 
-uint64_t Translator::api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk) {
-  // CUPTI names each (domain, callback id) with one static string: an array
-  // lookup instead of a hash per record. The address check keeps it exact
-  // should a producer ever name one id differently.
+uint64_t Translator::new_api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk) {
   std::vector<ApiName>& names = api_names_[record.domain < api_names_.size() ? record.domain : 0];
-  if (record.callback_id < names.size()) {
-    const ApiName& known = names[record.callback_id];
-    if (known.function_name == record.function_name && known.id != 0) return known.id;
-  } else {
-    names.resize(record.callback_id + 1u);
-  }
+  if (record.callback_id >= names.size()) names.resize(record.callback_id + 1u);
   const uint64_t id = strings_.intern_static(record.function_name, chunk);
   names[record.callback_id] = {record.function_name, id};
   return id;

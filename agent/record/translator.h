@@ -70,6 +70,7 @@ class Translator {
  private:
   void api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncoder& chunk);
   uint64_t api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk);
+  [[gnu::noinline]] uint64_t new_api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk);
   void note_thread(const ThreadBuffer& buffer, ChunkEncoder& chunk);
 
   uint64_t ns(uint64_t ticks) const { return clock_ != nullptr ? clock_->to_ns(ticks) : ticks; }

@@ -8,9 +8,9 @@
 // Without windows the writer keeps one for the whole process, for the same
 // wait at exit (Writer::wait_for_gpu_work).
 #include <cstdint>
-#include <unordered_set>
 
 #include "encode/file_records.h"
+#include "record/correlation_set.h"
 #include "record/records.h"
 
 namespace prof {
@@ -64,7 +64,7 @@ class WindowLaunches {
   void launched(uint32_t correlation_id) {
     if (!active_) return;
     if (correlation_id < first_) first_ = correlation_id;
-    if (early_.erase(correlation_id) != 0) return;  // its record came first
+    if (early_.erase(correlation_id)) return;  // its record came first
     waiting_.insert(correlation_id);
   }
 
@@ -76,7 +76,7 @@ class WindowLaunches {
   // A GPU record: where the call that launched it was made.
   Origin arrived(uint32_t correlation_id) {
     if (!active_) return Origin::unknown;
-    if (waiting_.erase(correlation_id) != 0) return Origin::inside;
+    if (waiting_.erase(correlation_id)) return Origin::inside;
     // CUPTI numbers calls as they begin: one numbered below the window's
     // first launch began before the window (a launch still in its call when
     // the window opened, whose kernel ran inside it).
@@ -101,8 +101,8 @@ class WindowLaunches {
   }
   bool active_ = false;
   uint32_t first_ = UINT32_MAX;  // the lowest correlation id launched()
-  std::unordered_set<uint32_t> waiting_;
-  std::unordered_set<uint32_t> early_;
+  CorrelationSet waiting_;
+  CorrelationSet early_;
 };
 
 }  // namespace prof

@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <google/protobuf/io/coded_stream.h>
@@ -105,4 +107,49 @@ TEST_CASE("texts of every length keep their bytes while the table grows") {
     REQUIRE(defined.strings(static_cast<int>(i)).value() == texts[i]);
   }
   CHECK(parse(chunk.finish()).strings_size() == 0);
+}
+
+TEST_CASE("a name cached by its address is checked against its text, so a reused address stays exact") {
+  prof::StringTable strings;
+  prof::ChunkEncoder chunk;
+  // One buffer standing for a module's memory: unloaded, and another
+  // module's names loaded at the same addresses.
+  char module[64] = "_Z6kernelPf";
+  const uint64_t first = strings.intern_by_address(module, chunk);
+  CHECK(strings.intern_by_address(module, chunk) == first);
+  CHECK(strings.intern(std::string_view("_Z6kernelPf"), chunk) == first);
+  std::strcpy(module, "_Z6kernelPd");  // same length, another name
+  const uint64_t same_length = strings.intern_by_address(module, chunk);
+  CHECK(same_length != first);
+  std::strcpy(module, "_Z6kernel");  // a prefix of the cached name
+  const uint64_t prefix = strings.intern_by_address(module, chunk);
+  CHECK(prefix != first);
+  CHECK(prefix != same_length);
+  std::strcpy(module, "_Z6kernelPdPf");  // the cached name is its prefix
+  const uint64_t longer = strings.intern_by_address(module, chunk);
+  CHECK(longer != prefix);
+  CHECK(longer != same_length);
+  std::strcpy(module, "");
+  const uint64_t empty = strings.intern_by_address(module, chunk);
+  CHECK(strings.intern_by_address(module, chunk) == empty);
+  std::strcpy(module, "_Z6kernelPf");
+  CHECK(strings.intern_by_address(module, chunk) == first);
+
+  // The same with the text's length given (a ring record's copy of it).
+  CHECK(strings.intern_by_address(module, std::string_view("_Z6kernelPf"), chunk) == first);
+  CHECK(strings.intern_by_address(module, std::string_view("_Z6kernelPf"), chunk) == first);
+  CHECK(strings.intern_by_address(module, std::string_view("_Z6kernelPd"), chunk) == same_length);
+  CHECK(strings.intern_by_address(module, std::string_view("_Z6kernel"), chunk) == prefix);
+  CHECK(strings.intern_by_address(module, std::string_view(""), chunk) == empty);
+  CHECK(strings.intern_by_address(module, std::string_view("_Z6kernelPf"), chunk) == first);
+  // Another address with a known text: the text's id.
+  const char elsewhere[] = "_Z6kernelPd";
+  CHECK(strings.intern_by_address(elsewhere, chunk) == same_length);
+  CHECK(strings.intern_by_address(nullptr, std::string_view("_Z6kernelPdPf"), chunk) == longer);
+
+  // Every text was defined once, with its own id.
+  const prof::proto::Chunk defined = parse(chunk.finish());
+  std::vector<std::string> values;
+  for (const auto& s : defined.strings()) values.push_back(s.value());
+  CHECK(values == std::vector<std::string>{"_Z6kernelPf", "_Z6kernelPd", "_Z6kernel", "_Z6kernelPdPf", ""});
 }
