@@ -66,12 +66,18 @@ int make_advise_report(const Run& run, const AdviseOptions& options, const Frame
     Run storage;
     if (w.whole_run() && report.step_count > 0) {
       // Every step, without the set-up and teardown around them.
+      input.events = all_steps;
       if (!all_steps) {
         std::vector<int64_t> all(static_cast<size_t>(steps.count()));
         for (int64_t i = 0; i < steps.count(); ++i) all[static_cast<size_t>(i)] = i;
-        storage = select_steps(run, step_membership(run, steps), all);
+        const StepMembership membership = step_membership(run, steps);
+        if (selects_every_event(run, membership, all)) {
+          input.events = &run;
+        } else {
+          storage = select_steps(run, membership, all);
+          input.events = &storage;
+        }
       }
-      input.events = all_steps ? all_steps : &storage;
       rw.title = "All steps";
     } else {
       input.events = &windows->events_of(run, w, storage);

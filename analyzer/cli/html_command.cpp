@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <sstream>
+#include <utility>
 
 #include "cli/advise_command.h"
 #include "cli/html_steps.h"
@@ -40,9 +41,9 @@ std::optional<RunWindows> step_windows(const Run& run, const WindowOptions& give
   return windows;
 }
 
-std::string window_rows_json(const Run& events, const RangeTree& tree, const GroupOptions& group,
+std::string window_rows_json(const Run& events, RangeTree&& tree, const GroupOptions& group,
                              const std::string& title, int64_t index, bool merged, const std::vector<int64_t>& steps) {
-  std::vector<KeyAverage> rows = key_averages(events, tree, group);
+  std::vector<KeyAverage> rows = key_averages(events, std::move(tree), group);
   const TableTotals totals = table_totals(rows);
   TableOptions all;
   all.row_limit = -1;
@@ -127,9 +128,10 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
   // the windows make theirs and advise runs, so that they never coexist.
   std::string windows = "[";
   {
-    const RangeTree tree(run);
-    windows += window_rows_json(run, tree, group, "Whole run", -1, false, {});
+    RangeTree tree(run);
     data += ",\"stacks\":" + stacks_json(run, tree, namer);
+    // Last: the table takes the tree's figures over.
+    windows += window_rows_json(run, std::move(tree), group, "Whole run", -1, false, {});
   }
   StepTables step_tables = step_tables_json(run, options.windows, group);
   data += ",\"windows\":" + windows + step_tables.json + "]";

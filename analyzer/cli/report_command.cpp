@@ -149,8 +149,7 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
       if (options.format == "table") text = format_nsys_summary(rows, *nsys);
       else cells = nsys_cells(rows, *nsys);
     } else {
-      const RangeTree tree(events);
-      auto rows = key_averages(events, tree, group);
+      auto rows = key_averages(events, RangeTree(events), group);
       if (options.format == "table") {
         text = TableFormatter(table).format(std::move(rows));
       } else {

@@ -179,7 +179,7 @@ const Run& RunWindows::events_of(const Run& run, const RunWindow& w, Run& storag
     storage = select_processes(run, w.processes);
     return storage;
   }
-  if (w.whole_run() || !membership_) return run;
+  if (w.whole_run() || !membership_ || selects_every_event(run, *membership_, w.steps)) return run;
   storage = select_steps(run, *membership_, w.steps);
   return storage;
 }

@@ -98,33 +98,34 @@ RangeParents::RangeParents(const Run& run, bool keep_order) {
 
 RangeTree::RangeTree(const Run& run) : parents_(run, true) {
   const auto& events = run.cpu_events;
+  RangeFigures& f = figures_;
   const size_t n = events.size();
-  self_gpu_ns_.assign(n, 0);
+  f.self_gpu_ns.assign(n, 0);
   for (const GpuActivity& g : run.gpu_activities)
-    if (g.launched_by >= 0) self_gpu_ns_[static_cast<size_t>(g.launched_by)] += g.duration_ns();
+    if (g.launched_by >= 0) f.self_gpu_ns[static_cast<size_t>(g.launched_by)] += g.duration_ns();
   TensorMemoryUsage tensors = tensor_memory_usage(run);
   tensor_memory_outside_ = tensors.outside;
   if (!run.memory_events.empty() || tensors.device || tensors.host) {
-    self_cuda_mem_.assign(n, 0);
-    self_cpu_mem_.assign(n, 0);
+    f.self_cuda_mem_bytes.assign(n, 0);
+    f.self_cpu_mem_bytes.assign(n, 0);
     for (const MemoryEvent& m : run.memory_events)
       if (m.called_by >= 0 && !(m.on_device ? tensors.device : tensors.host))
-        (m.on_device ? self_cuda_mem_ : self_cpu_mem_)[static_cast<size_t>(m.called_by)] += m.signed_bytes();
+        (m.on_device ? f.self_cuda_mem_bytes : f.self_cpu_mem_bytes)[static_cast<size_t>(m.called_by)] += m.signed_bytes();
     // Segments: self first, totals summed up the tree below. Tensors: the
     // totals are known, self is found below by taking the children's out.
-    if (tensors.device) self_cuda_mem_.assign(tensors.device_bytes.begin(), tensors.device_bytes.end());
-    if (tensors.host) self_cpu_mem_.assign(tensors.host_bytes.begin(), tensors.host_bytes.end());
-    cuda_mem_ = self_cuda_mem_;
-    cpu_mem_ = self_cpu_mem_;
+    if (tensors.device) f.self_cuda_mem_bytes.assign(tensors.device_bytes.begin(), tensors.device_bytes.end());
+    if (tensors.host) f.self_cpu_mem_bytes.assign(tensors.host_bytes.begin(), tensors.host_bytes.end());
+    cuda_mem_ = f.self_cuda_mem_bytes;
+    cpu_mem_ = f.self_cpu_mem_bytes;
   }
   const bool memory = !cuda_mem_.empty();
   const bool device_totals_known = tensors.device;
   const bool host_totals_known = tensors.host;
 
-  // The children's time is summed into self_ns_ first, then subtracted.
-  self_ns_.assign(n, 0);
-  HugeVector<uint64_t>& children_ns = self_ns_;
-  gpu_total_ns_ = self_gpu_ns_;
+  // The children's time is summed into self_ns first, then subtracted.
+  f.self_ns.assign(n, 0);
+  HugeVector<uint64_t>& children_ns = f.self_ns;
+  f.gpu_total_ns = f.self_gpu_ns;
   const HugeVector<uint32_t>& order = parents_.order_;
   const std::vector<size_t>& begin = parents_.thread_begin_;
   for (size_t t = 0; t + 1 < begin.size(); ++t) {
@@ -136,11 +137,11 @@ RangeTree::RangeTree(const Run& run) : parents_(run, true) {
       if (parent == kNoParent) continue;
       const auto p = static_cast<size_t>(parent);
       children_ns[p] += events[i].duration_ns();
-      gpu_total_ns_[p] += gpu_total_ns_[i];
+      f.gpu_total_ns[p] += f.gpu_total_ns[i];
       if (memory) {
-        if (device_totals_known) self_cuda_mem_[p] -= cuda_mem_[i];
+        if (device_totals_known) f.self_cuda_mem_bytes[p] -= cuda_mem_[i];
         else cuda_mem_[p] += cuda_mem_[i];
-        if (host_totals_known) self_cpu_mem_[p] -= cpu_mem_[i];
+        if (host_totals_known) f.self_cpu_mem_bytes[p] -= cpu_mem_[i];
         else cpu_mem_[p] += cpu_mem_[i];
       }
     }
@@ -150,7 +151,7 @@ RangeTree::RangeTree(const Run& run) : parents_(run, true) {
 
   for (size_t i = 0; i < n; ++i) {
     const uint64_t total = events[i].duration_ns();
-    self_ns_[i] = children_ns[i] > total ? 0 : total - children_ns[i];
+    f.self_ns[i] = children_ns[i] > total ? 0 : total - children_ns[i];
   }
 }
 

@@ -131,10 +131,11 @@ struct GpuActivity {
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
   uint64_t bytes = 0;
-  // Index into Run::cpu_events of the API call that launched it (same process,
-  // same correlation id); -1 when none was recorded.
-  int64_t launched_by = -1;
   uint32_t process = 0;
+  // Index into Run::cpu_events of the API call that launched it (same process,
+  // same correlation id); -1 when none was recorded. 32 bits, as the other
+  // indices: 2^31 CPU events would take 100 GB of them.
+  int32_t launched_by = -1;
   NameId name = 0;  // kernels demangled; "Memcpy HtoD (Pageable -> Device)" style for copies
   uint32_t device_id = 0;
   uint32_t stream_id = 0;
@@ -150,7 +151,7 @@ struct GpuActivity {
 
   uint64_t duration_ns() const { return end_ns - start_ns; }
 };
-static_assert(sizeof(GpuActivity) == 80, "GpuActivity is one of millions: keep it packed");
+static_assert(sizeof(GpuActivity) == 72, "GpuActivity is one of millions: keep it packed");
 
 // A block of a framework's caching allocator handed to a tensor or taken
 // back (PyTorch's, recorded by the Python bootstrap): what torch.profiler

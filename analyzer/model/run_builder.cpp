@@ -658,7 +658,7 @@ void RunBuilder::finish() {
 void RunBuilder::link_to_launching_calls() {
   const LaunchingCalls launcher(run_);
   for (GpuActivity& g : run_.gpu_activities)
-    if (g.correlation_id != 0) g.launched_by = launcher.find(g.process, g.correlation_id);
+    if (g.correlation_id != 0) g.launched_by = static_cast<int32_t>(launcher.find(g.process, g.correlation_id));
   for (MemoryEvent& m : run_.memory_events)
     if (m.correlation_id != 0) m.called_by = launcher.find(m.process, m.correlation_id);
   for (Synchronization& s : run_.synchronizations)

@@ -68,11 +68,13 @@ class JsonOut {
     if (dur == static_cast<double>(exact_ns) / 1000.0 || start + dur != end) return micros(exact_ns);
     return chars(dur, std::chars_format::fixed);
   }
-  // `,"key":`
+  // `,"key":`. Keys are this file's literals, printable ASCII with no quote
+  // or backslash, so they go in as they are: escaping them cost a twentieth
+  // of writing a trace.
   JsonOut& key(std::string_view name) {
-    buffer_ += ',';
-    append_json_string(buffer_, name);
-    buffer_ += ':';
+    buffer_ += ",\"";
+    buffer_ += name;
+    buffer_ += "\":";
     return *this;
   }
   // Ends one event; flushes now and then.

@@ -92,11 +92,17 @@ class StackBuilder {
 
   // Frames of stack `stack` (1-based) the folded stack shows: all but the
   // CUDA and agent frames at the leaf end.
-  uint32_t shown_length(uint32_t stack) const {
-    const std::vector<uint32_t>& frames = run_.stacks[stack - 1];
-    size_t leaf = 0;
-    while (leaf < frames.size() && in_cuda_or_agent(run_.frames[frames[leaf]])) ++leaf;
-    return static_cast<uint32_t>(frames.size() - leaf);
+  // Once per stack, not once per call: a module path test per leaf frame.
+  uint32_t shown_length(uint32_t stack) {
+    if (shown_lengths_.size() < stack) shown_lengths_.resize(stack, kUnresolved);
+    uint32_t& shown = shown_lengths_[stack - 1];
+    if (shown == kUnresolved) {
+      const std::vector<uint32_t>& frames = run_.stacks[stack - 1];
+      size_t leaf = 0;
+      while (leaf < frames.size() && in_cuda_or_agent(run_.frames[frames[leaf]])) ++leaf;
+      shown = static_cast<uint32_t>(frames.size() - leaf);
+    }
+    return shown;
   }
   // Frame `k` from the root of stack `stack` (1-based).
   uint32_t root_frame(uint32_t stack, uint32_t k) const {
@@ -200,11 +206,24 @@ class StackBuilder {
       const bool inside_call = parent != RangeTree::kNoParent && run_.cpu_events[static_cast<size_t>(parent)].kind == CpuEventKind::kApiCall;
       if (has_stack(e) && !inside_call) target = {e.stack, shown_length(e.stack)};
       if (target.length < base.length) target = base;  // never above its parent
-      if (target.stack != 0)
-        for (uint32_t k = base.length; k < target.length; ++k) node = child(node, root_frame(target.stack, k));
+      if (target.stack != 0 && base.length < target.length) node = descend(node, target, base.length);
       placed_[i] = target;
       node_[i] = child(node, kRowKeyToken | row_key_id(e));
     }
+  }
+
+  // The node after frames [from, target.length) of target's stack below
+  // `node`. Remembered per (node, stack, from): millions of calls repeat a
+  // few call sites, each a walk of several frames. A hit is the node the
+  // walk would reach, and the walk made every node on the way, in order.
+  uint32_t descend(uint32_t node, const Placement& target, uint32_t from) {
+    const std::array<uint32_t, 4> key{node, target.stack, from, target.length};
+    auto [it, added] = descents_.try_emplace(key, 0);
+    if (added) {
+      for (uint32_t k = from; k < target.length; ++k) node = child(node, root_frame(target.stack, k));
+      it->second = node;
+    }
+    return it->second;
   }
 
   uint32_t child(uint32_t parent, uint64_t token) {
@@ -265,6 +284,14 @@ class StackBuilder {
     }
   };
 
+  struct DescentHash {
+    size_t operator()(const std::array<uint32_t, 4>& key) const {
+      uint64_t hash = 1469598103934665603ull;  // FNV-1a over the words
+      for (uint32_t word : key) hash = (hash ^ word) * 1099511628211ull;
+      return hash;
+    }
+  };
+
   const Run& run_;
   const RangeTree& tree_;
   const FoldedStacksOptions& options_;
@@ -276,6 +303,8 @@ class StackBuilder {
   HugeVector<Placement> placed_;
   std::vector<Node> nodes_;  // [0] is the root
   std::unordered_map<std::pair<uint32_t, uint64_t>, uint32_t, ChildKeyHash> children_;
+  std::unordered_map<std::array<uint32_t, 4>, uint32_t, DescentHash> descents_;
+  std::vector<uint32_t> shown_lengths_;  // by stack index; kUnresolved: not yet
   std::unordered_map<uint64_t, uint32_t> row_key_ids_;
   std::unordered_map<std::string, uint32_t> row_key_by_text_;
   std::vector<std::string> row_key_texts_;

@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 namespace prof::analyzer {
 
@@ -63,39 +64,24 @@ struct Group {
 
 // What each CPU event counts in the table, when that differs from the
 // RangeTree's figures: folded driver calls and GPU work moved to operators.
+// The tree's own figures, adjusted in place.
 struct EventFigures {
-  HugeVector<uint64_t> self_cpu_ns;
-  HugeVector<uint64_t> self_gpu_ns;
-  HugeVector<uint64_t> gpu_total_ns;
+  HugeVector<uint64_t>& self_cpu_ns;
+  HugeVector<uint64_t>& self_gpu_ns;
+  HugeVector<uint64_t>& gpu_total_ns;
   // Empty when the run has no memory records.
-  HugeVector<int64_t> self_cuda_mem_bytes;
-  HugeVector<int64_t> self_cpu_mem_bytes;
+  HugeVector<int64_t>& self_cuda_mem_bytes;
+  HugeVector<int64_t>& self_cpu_mem_bytes;
   std::vector<bool> hidden;  // folded into its runtime call: no row
 };
 
 bool is_runtime(const CpuEvent& e) { return e.kind == CpuEventKind::kApiCall && e.api_domain() != ApiDomain::kDriver; }
 bool is_driver(const CpuEvent& e) { return e.kind == CpuEventKind::kApiCall && e.api_domain() == ApiDomain::kDriver; }
 
-EventFigures event_figures(const Run& run, const RangeTree& tree, const GroupOptions& options) {
+EventFigures event_figures(const Run& run, const RangeTree& tree, RangeFigures& figures, const GroupOptions& options) {
   const size_t n = run.cpu_events.size();
-  EventFigures f;
-  f.self_cpu_ns.resize(n);
-  f.self_gpu_ns.resize(n);
-  f.gpu_total_ns.resize(n);
-  f.hidden.assign(n, false);
-  for (size_t i = 0; i < n; ++i) {
-    f.self_cpu_ns[i] = tree.self_ns(i);
-    f.self_gpu_ns[i] = tree.self_gpu_ns(i);
-    f.gpu_total_ns[i] = tree.gpu_total_ns(i);
-  }
-  if (tree.has_memory()) {
-    f.self_cuda_mem_bytes.resize(n);
-    f.self_cpu_mem_bytes.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      f.self_cuda_mem_bytes[i] = tree.self_cuda_mem_bytes(i);
-      f.self_cpu_mem_bytes[i] = tree.self_cpu_mem_bytes(i);
-    }
-  }
+  EventFigures f{figures.self_ns, figures.self_gpu_ns, figures.gpu_total_ns, figures.self_cuda_mem_bytes,
+                 figures.self_cpu_mem_bytes, std::vector<bool>(n, false)};
   auto parent_of = [&](size_t i) { return tree.parent(i); };
   if (options.fold_driver_calls) {
     for (size_t i = 0; i < n; ++i) {
@@ -170,7 +156,11 @@ std::string input_shape_of(const Run& run, const CpuEvent& e) {
 
 }  // namespace
 
-std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, const GroupOptions& options) {
+namespace {
+
+// The table from the tree's figures, which it adjusts (see EventFigures).
+std::vector<KeyAverage> averages(const Run& run, const RangeTree& tree, RangeFigures figures_of_tree,
+                                 const GroupOptions& options) {
   std::vector<Group> groups;
   std::unordered_map<GroupKey, size_t, GroupKeyHash> group_of;
   auto group_for = [&](const GroupKey& key) -> Group& {
@@ -182,7 +172,7 @@ std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, cons
     return groups[it->second];
   };
   const bool by_stack = options.by_stack_frames > 0;
-  const EventFigures figures = event_figures(run, tree, options);
+  const EventFigures figures = event_figures(run, tree, figures_of_tree, options);
   RangeRowIds range_rows(run, options.by_input_shape);
   for (size_t i = 0; i < run.cpu_events.size(); ++i) {
     const CpuEvent& e = run.cpu_events[i];
@@ -313,6 +303,18 @@ std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, cons
     out.push_back(std::move(row.average));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, const GroupOptions& options) {
+  RangeFigures figures = tree.figures();
+  return averages(run, tree, std::move(figures), options);
+}
+
+std::vector<KeyAverage> key_averages(const Run& run, RangeTree&& tree, const GroupOptions& options) {
+  RangeFigures figures = tree.release_figures();
+  return averages(run, tree, std::move(figures), options);
 }
 
 }  // namespace prof::analyzer

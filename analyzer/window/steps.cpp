@@ -153,7 +153,7 @@ Run select_steps(const Run& run, const StepMembership& membership, const std::ve
   for (size_t i = 0; i < run.gpu_activities.size(); ++i)
     if (wanted(membership.gpu[i])) {
       out.gpu_activities.push_back(run.gpu_activities[i]);
-      out.gpu_activities.back().launched_by = remap(run.gpu_activities[i].launched_by);
+      out.gpu_activities.back().launched_by = static_cast<int32_t>(remap(run.gpu_activities[i].launched_by));
     }
   for (size_t i = 0; i < run.memory_events.size(); ++i)
     if (wanted(membership.memory[i])) {
@@ -169,6 +169,15 @@ Run select_steps(const Run& run, const StepMembership& membership, const std::ve
       out.synchronizations.back().called_by = remap(s.called_by);
     }
   return out;
+}
+
+bool selects_every_event(const Run& run, const StepMembership& membership, const std::vector<int64_t>& steps) {
+  auto wanted = [&](int64_t step) { return step >= 0 && std::binary_search(steps.begin(), steps.end(), step); };
+  // A window of some steps fails at its first event outside them.
+  for (const auto* table : {&membership.cpu, &membership.gpu, &membership.memory, &membership.tensor_memory})
+    if (!std::all_of(table->begin(), table->end(), wanted)) return false;
+  return std::all_of(run.synchronizations.begin(), run.synchronizations.end(),
+                     [](const Synchronization& s) { return s.called_by >= 0; });
 }
 
 Run select_processes(const Run& run, const std::vector<uint32_t>& processes) {

@@ -74,6 +74,10 @@ StepMembership step_membership(const Run& run, const RunSteps& steps);
 // The events whose step is in `steps` (sorted), as a Run of their own with
 // the same names, processes and stacks.
 Run select_steps(const Run& run, const StepMembership& membership, const std::vector<int64_t>& steps);
+// Whether select_steps would keep every event (every event lies in one of
+// `steps`, every synchronization has its call): then `run` itself is that
+// selection, index for index, without a copy of every event.
+bool selects_every_event(const Run& run, const StepMembership& membership, const std::vector<int64_t>& steps);
 
 // The events of the processes (files) `processes`, as a Run of their own.
 Run select_processes(const Run& run, const std::vector<uint32_t>& processes);

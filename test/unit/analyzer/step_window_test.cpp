@@ -104,6 +104,32 @@ TEST_CASE("GPU work counts for the step that launched it, even when it runs afte
   CHECK_FALSE(find_row(rows, "cudaFree"));
 }
 
+TEST_CASE("A selection of steps that holds every event is the run itself; one that leaves any out is not",
+          "[steps]") {
+  TempFile f;
+  f.write(TrainingCapture::bytes(6));
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  const StepRule profiler_steps = rule("nvtx:ProfilerStep");
+  const RunSteps steps = find_steps(run, profiler_steps);
+  const StepMembership m = step_membership(run, steps);
+  // Setup (cudaMalloc) and teardown (cudaFree) lie in no step.
+  CHECK_FALSE(selects_every_event(run, m, {0, 1, 2, 3, 4, 5}));
+
+  // Steps 1 and 2 alone: each of their events lies in one of their two
+  // steps, the kernels that ran after a step's range ended too.
+  const Run window = select_steps(run, m, {1, 2});
+  const RunSteps window_steps = find_steps(window, profiler_steps);
+  REQUIRE(window_steps.count() == 2);
+  const StepMembership wm = step_membership(window, window_steps);
+  CHECK(selects_every_event(window, wm, {0, 1}));
+  CHECK_FALSE(selects_every_event(window, wm, {0}));
+  CHECK_FALSE(selects_every_event(window, wm, {1}));
+  const Run again = select_steps(window, wm, {0, 1});
+  CHECK(again.cpu_events.size() == window.cpu_events.size());
+  CHECK(again.gpu_activities.size() == window.gpu_activities.size());
+}
+
 TEST_CASE("One table per schedule window, each headed by its steps", "[steps][cli]") {
   TempFile f;
   f.write(TrainingCapture::bytes(6));

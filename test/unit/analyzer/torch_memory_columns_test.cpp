@@ -9,8 +9,11 @@
 
 #include "analyzer_test_support.h"
 #include "json_probe.h"
+#include "model/range_tree.h"
+#include "views/key_averages.h"
 
 using namespace prof::testing;
+using namespace prof::analyzer;
 
 namespace {
 
@@ -154,4 +157,46 @@ TEST_CASE("a capture without tensor memory keeps the segments' columns and has n
   CHECK(json_i64(r.out, "aten::empty", "self_cuda_mem_bytes") == 0);
   CHECK(json_i64(r.out, "cudaMalloc", "self_cuda_mem_bytes") == 4096);
   CHECK(r.out.find("[memory]") == std::string::npos);
+}
+
+TEST_CASE("the table from a tree handed over equals the table from a tree kept and leaves the kept tree as it was") {
+  TempFile f;
+  f.write(capture_bytes());
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  for (const bool fold : {true, false}) {
+    GroupOptions group;
+    group.fold_driver_calls = fold;
+    const RangeTree kept(run);
+    std::vector<uint64_t> self_before;
+    std::vector<int64_t> self_cuda_before;
+    for (size_t i = 0; i < run.cpu_events.size(); ++i) {
+      self_before.push_back(kept.self_ns(i));
+      self_cuda_before.push_back(kept.self_cuda_mem_bytes(i));
+    }
+    const std::vector<KeyAverage> copied = key_averages(run, kept, group);
+    const std::vector<KeyAverage> handed_over = key_averages(run, RangeTree(run), group);
+    REQUIRE(copied.size() == handed_over.size());
+    REQUIRE(copied.size() >= 6);  // four operators, two calls and [memory]
+    for (size_t r = 0; r < copied.size(); ++r) {
+      const KeyAverage& a = copied[r];
+      const KeyAverage& b = handed_over[r];
+      INFO(a.key);
+      CHECK(a.key == b.key);
+      CHECK(a.count == b.count);
+      CHECK(a.top_level == b.top_level);
+      CHECK(a.cpu_total_ns == b.cpu_total_ns);
+      CHECK(a.self_cpu_ns == b.self_cpu_ns);
+      CHECK(a.cuda_total_ns == b.cuda_total_ns);
+      CHECK(a.self_cuda_ns == b.self_cuda_ns);
+      CHECK(a.cpu_mem_bytes == b.cpu_mem_bytes);
+      CHECK(a.self_cpu_mem_bytes == b.self_cpu_mem_bytes);
+      CHECK(a.cuda_mem_bytes == b.cuda_mem_bytes);
+      CHECK(a.self_cuda_mem_bytes == b.self_cuda_mem_bytes);
+    }
+    for (size_t i = 0; i < run.cpu_events.size(); ++i) {
+      CHECK(kept.self_ns(i) == self_before[i]);
+      CHECK(kept.self_cuda_mem_bytes(i) == self_cuda_before[i]);
+    }
+  }
 }
