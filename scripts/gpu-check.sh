@@ -5,15 +5,25 @@
 #   build/lib/libprof.so, build/simcuda/apps/*, build/test/integration/apps/*,
 #   build/bench/libbench_null_cupti_tool.so (optional)
 # and writes into $OUT: one capture file per program, each program's exit code
-# and output with and without the agent, and torch.profiler's view of the same
-# PyTorch loop that libprof records, for a side-by-side comparison.
+# and output with and without the agent (gpu-check.tar.gz), and PyTorch's
+# check (test/gpu/torch_check.sh): torch.profiler and libprof on the same
+# unmodified training loop, compared automatically (torch_side_by_side.md, the
+# table for README's "Checked on a real GPU"), and the torch side's costs
+# (torch_costs.md). Exits non-zero when the PyTorch comparison finds a
+# mismatch or cannot run (its lines say which).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:?set OUT}
 work=$(mktemp -d)
 agent="$PWD/build/lib/libprof.so"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$work/gpu.txt" 2>&1
+# GPU_CHECK_PARTS: all (default), cuda (the CUDA programs and costs alone) or
+# torch (test/gpu/torch_check.sh alone): when the whole outlasts one device
+# call (10 minutes), one call each.
+parts=${GPU_CHECK_PARTS:-all}
+[[ $parts == all || $parts == cuda || $parts == torch ]] || { echo "GPU_CHECK_PARTS: all, cuda or torch" >&2; exit 2; }
 
+if [[ $parts != torch ]]; then  # the CUDA part, to the PyTorch part below (not indented: unchanged lines)
 run_both() {  # name, command...
   local name=$1; shift
   (cd "$work" && "$@" > "$name.plain.out" 2> "$name.plain.err"; echo $? > "$name.plain.rc")
@@ -24,7 +34,8 @@ run_both() {  # name, command...
 for app in tiny_kernels two_streams copies malloc_churn multithread_launch graph_replay nvtx_training \
            launch_site driver_api launch_queue async_copy host_callbacks peer_copies managed_memory \
            symbol_copies graph_build driver_extras kernel_attributes cooperative_launch \
-           peer_default_copies memory_pools graph_api texture_objects module_loading vmm_mapping graph_nodes; do
+           peer_default_copies memory_pools graph_api texture_objects module_loading vmm_mapping graph_nodes \
+           graph_branches graph_setters; do
   run_both "$app" "$PWD/build/simcuda/apps/$app"
 done
 for app in cuda_exceptions cuda_backtrace own_cupti_subscriber profiler_range; do
@@ -116,18 +127,19 @@ if [[ -x build/simcuda/apps/event_timing ]]; then
   [[ -x build/analyzer/profanalyze ]] && python3 scripts/event_timing_table.py build/analyzer/profanalyze \
     "$work/event_timing.cupti" "$work/event_timing.hooks" > "$work/event_timing_table.txt" 2>&1
 fi
-MODE=torch python3 test/gpu/torch_side_by_side.py "$work" > "$work/torch.out" 2>&1
-(cd "$work" && MODE=plain LD_PRELOAD="$agent" PROF_OUTPUT="$work/torch_libprof.pb" \
-   python3 "$OLDPWD/test/gpu/torch_side_by_side.py" "$work" > torch_libprof.out 2> torch_libprof.err)
-# Python stacks (issue 12): the same loop with PROF_STACKS=python, beside
-# torch's export_stacks (torch_stacks.txt, written by the torch run above).
-(cd "$work" && MODE=plain LD_PRELOAD="$agent" PROF_STACKS=python PROF_OUTPUT="$work/torch_libprof_python.pb" \
-   python3 "$OLDPWD/test/gpu/torch_side_by_side.py" "$work" > /dev/null 2> torch_libprof_python.err)
-if [[ -x build/analyzer/profanalyze ]]; then
-  for pb in torch_libprof torch_libprof_python; do
-    [[ -f "$work/$pb.pb" ]] && build/analyzer/profanalyze stacks --metric self_cuda_time_total "$work/$pb.pb" \
-      > "$work/${pb}_stacks.txt" 2>&1
-  done
+fi  # GPU_CHECK_PARTS != torch
+# PyTorch (issues 26 and 12): torch.profiler against libprof on an unmodified
+# training loop, compared automatically; Python stacks; the torch side's costs.
+torch_status=0
+if [[ $parts != cuda ]]; then
+  mkdir -p "$work/torch"
+  test/gpu/torch_check.sh "$work/torch" "$OUT"
+  torch_status=$?
 fi
 tar -C "$work" -czf "$OUT/gpu-check.tar.gz" .
 ls -la "$work" | tail -n +2 | wc -l
+if (( torch_status != 0 )); then
+  echo "gpu-check: the PyTorch check failed (status $torch_status): see the torch_check lines above," \
+       "torch/torch_side_by_side.md and torch/torch_compare.err in gpu-check.tar.gz" >&2
+  exit "$torch_status"
+fi

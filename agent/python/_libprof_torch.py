@@ -99,16 +99,48 @@ def _guarded(agent, part, function, *args):
 
 # ---------------------------------------------------------------- ops ----
 
+def _built_with_cuda(torch):
+    return getattr(getattr(torch, "version", None), "cuda", None) is not None
+
+
 def start_operators(torch, agent, shapes):
+    if not _built_with_cuda(torch):
+        # Its NVTX callbacks would fail in every operator.
+        agent.say("PROF_TORCH ops is off: this torch is built without CUDA, which emit_nvtx needs; "
+                  "operators are not recorded")
+        return
     try:
         annotation = torch.autograd.profiler.emit_nvtx(enabled=True, record_shapes=shapes)
-        annotation.__enter__()
-    except Exception as error:  # noqa: BLE001 -- a CPU-only torch refuses NVTX
+        with _no_synchronize_before_cuda_starts(torch.cuda):
+            annotation.__enter__()
+    except Exception as error:  # noqa: BLE001 -- a torch without NVTX refuses it
         lines = str(error).strip().splitlines()
         reason = lines[0] if lines else type(error).__name__
         agent.say("PROF_TORCH ops is off: torch refused emit_nvtx (%s); operators are not recorded" % reason)
         return
     _give_way_to_the_programs_profiler(torch, agent)
+
+
+class _no_synchronize_before_cuda_starts:
+    """emit_nvtx's __enter__ calls torch.cuda.synchronize(), to put its
+    first range after the GPU work already queued. At `import torch` no
+    work is queued, and the call would start CUDA where the program has not
+    (torch's lazy initialization): a program that sets CUDA_VISIBLE_DEVICES
+    after its import, or forks children that use CUDA, would see the
+    difference. Until CUDA starts, synchronize does nothing for the call."""
+
+    def __init__(self, cuda):
+        self.cuda = cuda
+        self.synchronize = None
+
+    def __enter__(self):
+        if not self.cuda.is_initialized():
+            self.synchronize = self.cuda.synchronize
+            self.cuda.synchronize = lambda *args, **kwargs: None
+
+    def __exit__(self, *exc):
+        if self.synchronize is not None:
+            self.cuda.synchronize = self.synchronize
 
 
 def _give_way_to_the_programs_profiler(torch, agent):
@@ -343,18 +375,28 @@ def start_memory(torch, agent):
     cuda = getattr(torch, "cuda", None)
     memory = getattr(cuda, "memory", None)
     record = getattr(memory, "_record_memory_history", None)
-    if record is None or not hasattr(memory, "_snapshot") or not cuda.is_available():
+    if record is None or not hasattr(memory, "_snapshot") or not _built_with_cuda(torch):
         agent.say("PROF_TORCH memory is off: this torch has no CUDA caching allocator history "
                   "(torch >= 2.1 with CUDA); tensor memory is not recorded")
         return
-    entries = int(os.environ.get("PROF_TORCH_MEMORY_ENTRIES", "1000000"))
-    record(enabled="all", context="alloc", stacks="python", max_entries=entries)
     history = MemoryHistory(memory, agent)
     _before_step_end.append(history.send)
     if not _steps_hooked[0]:  # no step part to call _step_ending: hook the same places
         _hook_optimizer_steps(torch, lambda *unused: _step_ending())
         _notice_program_steps(torch, None)
     atexit.register(history.send)
+    entries = int(os.environ.get("PROF_TORCH_MEMORY_ENTRIES", "1000000"))
+
+    def start_history():
+        record(enabled="all", context="alloc", stacks="python", max_entries=entries)
+        history.started = True
+    # _record_memory_history initializes CUDA (memory_snapshot.cpp's
+    # lazyInitDevice): called at `import torch` it would make CUDA start
+    # where the program's would not yet (before it sets
+    # CUDA_VISIBLE_DEVICES, before it forks). torch's own deferred calls
+    # run once CUDA initializes, before its first allocation. Nothing here
+    # asks torch.cuda.is_available() either: it initializes the driver.
+    cuda._lazy_call(start_history)
 
 
 class MemoryHistory:
@@ -370,8 +412,11 @@ class MemoryHistory:
         self.devices = {}  # device ordinal -> DeviceHistory
         self.sending = threading.Lock()
         self.said_lost = False
+        self.started = False  # CUDA initialized and the history on: a snapshot before would initialize it
 
     def send(self):
+        if not self.started:
+            return
         # Not blocking: a send already under way (another thread's step)
         # will have sent what this one would.
         if not self.sending.acquire(blocking=False):

@@ -25,6 +25,7 @@ enum class RecordType : uint16_t {
   api_call,          // ApiCallRecord + stack frames + kernel name
   ring_wait,         // RingWaitRecord
   tensor_memory,     // TensorMemoryRecord
+  memory_event,      // MemoryEventRecord
 };
 
 inline constexpr uint32_t kMaxPayloadString = 1024;
@@ -88,6 +89,22 @@ struct TensorMemoryRecord {
   uint16_t python_depth;  // PythonFrames (leaf first) follow
 };
 static_assert(sizeof(TensorMemoryRecord) == 64);
+
+// CUDA memory allocated or released, as the hooks see it without CUPTI
+// (capture/hooks/memory_events.h): CUPTI's MEMORY2 record, from the call.
+struct MemoryEventRecord {
+  RecordHeader header;
+  uint64_t time_ticks;  // when the call returned
+  uint64_t address;
+  uint64_t bytes;
+  uint32_t correlation_id;  // the hooks' id of the outermost call
+  uint32_t device_id;
+  uint8_t operation;    // file::MemoryEvent::Operation
+  uint8_t memory_kind;  // file::MemoryKind
+  uint16_t unused16;
+  uint32_t unused32;
+};
+static_assert(sizeof(MemoryEventRecord) == 48);
 
 // What an API call did, beyond its name and time (from CUPTI's params).
 // capture_begin/capture_end: a stream capture began or ended; the work

@@ -114,6 +114,19 @@ void Translator::translate(const ThreadBuffer& buffer, const RecordHeader& heade
       chunk.add(event, block.time_ns);
       break;
     }
+    case RecordType::memory_event: {
+      const auto& memory = reinterpret_cast<const MemoryEventRecord&>(header);
+      file::MemoryEvent event;
+      event.operation = static_cast<file::MemoryEvent::Operation>(memory.operation);
+      event.device_id = memory.device_id;
+      event.correlation_id = memory.correlation_id;
+      event.address = memory.address;
+      event.bytes = memory.bytes;
+      event.memory_kind = static_cast<file::MemoryKind>(memory.memory_kind);
+      event.tid = tid;
+      chunk.add(event, ns(memory.time_ticks));
+      break;
+    }
     case RecordType::padding:
       break;
   }

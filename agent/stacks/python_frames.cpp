@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -16,6 +17,7 @@
 #include "stacks/python_code_frees.h"
 #include "stacks/python_layouts.h"
 #include "stacks/python_line_table.h"
+#include "stacks/python_site_cache.h"
 
 namespace prof {
 namespace {
@@ -57,6 +59,10 @@ std::mutex g_init_mutex;
 bool g_init_done = false;  // guarded by g_init_mutex
 Runtime g_runtime;         // written once under g_init_mutex before g_layout
 std::atomic<const PythonLayout*> g_layout{nullptr};
+// The walk compiled for g_layout (capture_for), stored with it.
+using CaptureFn = uint32_t (*)(const Runtime&, uintptr_t, PythonFrame*, uint32_t);
+CaptureFn capture_for(const PythonLayout& layout);
+std::atomic<CaptureFn> g_capture{nullptr};
 
 template <typename T>
 T load(uintptr_t address) {
@@ -177,92 +183,12 @@ int line_of(const Runtime& rt, uintptr_t code, uint32_t byte_offset) {
                         byte_offset);
 }
 
-// Per thread: (code, instruction) -> (code id, line), so that a call site seen
-// before costs a few loads, not a line table decode and a lock. Direct
-// mapped; an entry holds while its code's slot has counted no further free
-// (python_code_frees.h), so a code object allocated where a freed one was
-// never meets the freed one's names or lines.
-struct SiteCacheEntry {
-  uintptr_t code = 0;  // 0: empty
-  uint64_t frees = 0;  // python_code_frees_at(code) when filled
-  // python_code_frees_total() when the entry was last found to hold.
-  uint64_t checked_total = 0;
-  uint32_t byte_offset = 0;
-  uint32_t code_id = 0;
-  int32_t line = -1;
-  // 3.11+: the instruction lies before the code's first traceable one (an
-  // incomplete frame, still copying its arguments in).
-  bool before_first_traceable = false;
-};
-static_assert(sizeof(SiteCacheEntry) == 40);
-constexpr size_t kSiteCacheSize = 512;  // a power of two
-// On the heap, reached through a pointer: the agent may be dlopened (through
-// CUDA_INJECTION64_PATH), and a library with initial-exec TLS (the agent's
-// other thread_locals) has its whole TLS block placed in the loader's small
-// static surplus, which a 20 KiB array would overflow (dlopen then fails).
-thread_local SiteCacheEntry* t_sites = nullptr;
-// Not in AgentState: a pthread key, whose destructor runs at thread exit.
-pthread_key_t g_sites_key;
-std::once_flag g_sites_key_once;
-
-// Frees a thread's cache when it exits (a key destructor; a capture in a
-// later destructor allocates a new one, which the next round frees).
-void free_sites(void* sites) {
-  delete[] static_cast<SiteCacheEntry*>(sites);
-  t_sites = nullptr;
-}
-
-SiteCacheEntry* thread_sites() {
-  if (t_sites != nullptr) return t_sites;
-  std::call_once(g_sites_key_once, [] { pthread_key_create(&g_sites_key, free_sites); });
-  t_sites = new SiteCacheEntry[kSiteCacheSize];
-  pthread_setspecific(g_sites_key, t_sites);
-  return t_sites;
-}
-
-// The cache entry of the instruction at `byte_offset` of the code object at
-// `code`, filled first when it does not hold.
-[[gnu::noinline]] const SiteCacheEntry& fill_site(const Runtime& rt, SiteCacheEntry& entry, uintptr_t code,
-                                                  uint32_t byte_offset, uint64_t frees_total) {
-  const PythonLayout& l = *rt.layout;
-  // Read before the code object's fields: a free counted after this read
-  // makes the entry be checked again.
-  const uint64_t frees = python_code_frees_at(code);
-  entry.code = code;
-  entry.frees = frees;
-  entry.checked_total = frees_total;
-  entry.byte_offset = byte_offset;
-  entry.code_id = intern_code(rt, code, frees);
-  entry.before_first_traceable = false;
-  if (l.code_firsttraceable >= 0) {
-    const int32_t first_traceable = load<int32_t>(code + static_cast<uintptr_t>(l.code_firsttraceable));
-    // The offset of an incomplete frame's instruction may be "before the
-    // first" (3.11's prev_instr starts one unit before the code): negative.
-    entry.before_first_traceable = static_cast<int64_t>(static_cast<int32_t>(byte_offset)) <
-                                   static_cast<int64_t>(first_traceable) * 2;
-  }
-  entry.line = line_of(rt, code, byte_offset);
-  return entry;
-}
-
-// `site`: where the frame is in its code, as the frame holds it (3.11+: the
-// instruction's address, inside the code object; before: f_lasti), whose
-// bits above the lowest vary the most between call sites: the cache's hash.
-// `frees_total`: python_code_frees_total(), read once per walk, after the
-// thread's frames were frozen (it is in a C call).
-inline const SiteCacheEntry& site_of(const Runtime& rt, SiteCacheEntry* sites, uintptr_t code, uintptr_t site,
-                                     uint32_t byte_offset, uint64_t frees_total) {
-  SiteCacheEntry& entry = sites[((site >> 1) ^ (code >> 4)) & (kSiteCacheSize - 1)];
-  if (entry.code == code && entry.byte_offset == byte_offset) [[likely]] {
-    // No code object freed anywhere since the entry last held; or none at
-    // an address of its slot.
-    if (entry.checked_total == frees_total) [[likely]] return entry;
-    if (entry.frees == python_code_frees_at(code)) {
-      entry.checked_total = frees_total;
-      return entry;
-    }
-  }
-  return fill_site(rt, entry, code, byte_offset, frees_total);
+// The frame to record for the instruction at `byte_offset` of the code
+// object at `code`, whose slot had counted `frees` frees before it was read
+// (python_code_frees.h): its code id (interned) and line. Takes a lock; the
+// first time it sees the code object, allocates.
+PythonFrame read_frame(const Runtime& rt, uintptr_t code, uint32_t byte_offset, uint64_t frees) {
+  return PythonFrame{intern_code(rt, code, frees), line_of(rt, code, byte_offset)};
 }
 
 // ---- Start-up ---------------------------------------------------------------
@@ -380,7 +306,8 @@ class CutStack {
       : frames_(frames), max_(max_depth), outer_(max_depth >= 4 ? max_depth / 4 : 0),
         inner_(max_depth - outer_ - (max_depth >= 2 ? 1 : 0)), seen_(seen) {}
 
-  static constexpr bool full() { return false; }
+  // A bound on the frames a walk adds, against a corrupt chain.
+  bool full() const { return seen_ >= kMaxFramesWalked; }
 
   void add(PythonFrame frame) {
     if (seen_ < max_) {
@@ -449,23 +376,23 @@ class CutStack {
 // registers there).
 class FirstFrames {
  public:
-  FirstFrames(PythonFrame* frames, uint32_t max_depth) : frames_(frames), max_(max_depth) {}
+  FirstFrames(PythonFrame* frames, uint32_t max_depth) : begin_(frames), next_(frames), end_(frames + max_depth) {}
 
-  bool full() const { return seen_ == max_; }
-  void add(PythonFrame frame) { frames_[seen_++] = frame; }
+  bool full() const { return next_ == end_; }
+  void add(PythonFrame frame) { *next_++ = frame; }
   void mark_last_entry() {
-    if (seen_ != 0) frames_[seen_ - 1].code_and_entry |= PythonFrame::kEntryBit;
+    if (next_ != begin_) next_[-1].code_and_entry |= PythonFrame::kEntryBit;
   }
-  uint32_t seen() const { return seen_; }
+  uint32_t seen() const { return static_cast<uint32_t>(next_ - begin_); }
   uint32_t finish(bool at_root) {
-    if (seen_ > 0 && at_root) frames_[seen_ - 1].code_and_entry |= PythonFrame::kEntryBit;
-    return seen_;
+    if (next_ != begin_ && at_root) next_[-1].code_and_entry |= PythonFrame::kEntryBit;
+    return seen();
   }
 
  private:
-  PythonFrame* frames_;
-  uint32_t max_;
-  uint32_t seen_ = 0;
+  PythonFrame* begin_;
+  PythonFrame* next_;  // a cursor, not a count: one register and no index arithmetic per frame
+  PythonFrame* end_;
 };
 
 const PythonRuntime& init_python_frames() {
@@ -474,7 +401,10 @@ const PythonRuntime& init_python_frames() {
     g_init_done = true;
     detect(g_runtime);
     if (g_runtime.info.supported) g_cut_code_id.store(intern_cut_code(), std::memory_order_release);
-    if (g_runtime.info.supported) g_layout.store(g_runtime.layout, std::memory_order_release);
+    if (g_runtime.info.supported) {
+      g_capture.store(capture_for(*g_runtime.layout), std::memory_order_release);
+      g_layout.store(g_runtime.layout, std::memory_order_release);
+    }
   }
   return g_runtime.info;
 }
@@ -490,54 +420,122 @@ bool python_eval_range(uint64_t& begin, uint64_t& end) {
 
 namespace {
 
-// The walk from `frame` on, into `out` (FirstFrames or CutStack) until it
-// is full or the chain ends; returns the next frame to read (0 at the root).
-// Compiled once per layout: offsets as immediates and the version's choices
-// made at compile time (read from the table at run time, they were a third
-// of the instructions per frame).
-template <const PythonLayout& L, typename Out>
-uintptr_t walk_frames(const Runtime& rt, SiteCacheEntry* sites, uint64_t frees_total, uintptr_t frame,
-                      uint32_t& walked, Out& out) {
-  if constexpr (!L.interpreter_frames) {
-    // <= 3.10: one PyFrameObject per eval loop call, every frame an entry.
-    for (; frame != 0 && walked < kMaxFramesWalked && !out.full(); ++walked) {
-      const uintptr_t code = load_ptr(frame + L.frame_code);
-      if (code != 0) {
-        const int32_t lasti = load<int32_t>(frame + L.frame_instruction);
-        const uint32_t offset = lasti < 0 ? 0u : static_cast<uint32_t>(lasti) * (L.lasti_in_code_units ? 2u : 1u);
-        const SiteCacheEntry& site = site_of(rt, sites, code, offset, offset, frees_total);
-        out.add(PythonFrame{site.code_id | PythonFrame::kEntryBit, site.line});
-      }
-      frame = load_ptr(frame + L.frame_previous);
+// A PythonFrame as one 8-byte word, code_and_entry its low half: the walk
+// copies a frame with one load and one store.
+using FrameWord = uint64_t;
+static_assert(offsetof(PythonFrame, code_and_entry) == 0 && sizeof(PythonFrame) == sizeof(FrameWord));
+
+FrameWord word_of(PythonFrame frame) {
+  FrameWord word = 0;
+  std::memcpy(&word, &frame, sizeof word);
+  return word;
+}
+
+PythonFrame frame_of(FrameWord word) {
+  PythonFrame frame;
+  std::memcpy(&frame, &word, sizeof frame);
+  return frame;
+}
+
+// A frame the site cache does not have in its set's first way: from
+// another way, or read from the code object and cached. Its code id is 0
+// when the frame is not one to record (no code, 3.13's non-code
+// executables, a frame still copying its arguments in).
+template <const PythonLayout& L>
+[[gnu::noinline]] PythonFrame find_frame_slow(const Runtime& rt, PythonSiteCache& cache, PythonSite* set,
+                                              uintptr_t current, uintptr_t code, uint64_t key) {
+  constexpr PythonFrame kSkip{0, -1};
+  if (const PythonSite* entry = cache.find_after_first(set, code, key)) return entry->frame;
+  if (code == 0) return kSkip;
+  // 3.13's f_executable may be something other than a code object; before,
+  // a frame's code is one. Checked here only: a cached code object's
+  // address holds another object only after it was freed, which ends its
+  // entries.
+  if (L.minor >= 13 && load_ptr(code + kObType) != rt.code_type) return kSkip;
+  const auto site = static_cast<uint32_t>(key);
+  uint32_t byte_offset = 0;
+  if constexpr (L.interpreter_frames) {
+    byte_offset = site - static_cast<uint32_t>(L.code_adaptive);
+    const int32_t first_traceable = load<int32_t>(code + L.code_firsttraceable);
+    // An incomplete frame (still copying its arguments in, before its first
+    // traceable instruction) is not on Python's own tracebacks either; a
+    // generator's is. Its offset may be "before the first" (3.11's
+    // prev_instr starts one unit before the code): negative. Not cached:
+    // the fast path need not tell these apart.
+    if (static_cast<int64_t>(static_cast<int32_t>(byte_offset)) < static_cast<int64_t>(first_traceable) * 2) {
+      if (load<uint8_t>(current + L.frame_owner) != kFrameOwnedByGenerator) return kSkip;
+      return read_frame(rt, code, byte_offset, python_code_frees_at(code));
     }
   } else {
-    for (; frame != 0 && walked < kMaxFramesWalked && !out.full(); ++walked) {
-      const uintptr_t current = frame;
-      frame = load_ptr(current + L.frame_previous);
-      const uintptr_t code = load_ptr(current + L.frame_code);
-      const uint8_t owner = load<uint8_t>(current + L.frame_owner);
-      if (owner == kFrameOwnedByCStack) {
-        // 3.12+: the shim an eval loop call puts below its first frame.
+    const auto lasti = static_cast<int32_t>(site);
+    byte_offset = lasti < 0 ? 0u : static_cast<uint32_t>(lasti) * (L.lasti_in_code_units ? 2u : 1u);
+  }
+  // Read before the code object's fields: a free counted after this read
+  // makes the entry be checked again.
+  const uint64_t frees = python_code_frees_at(code);
+  PythonFrame frame = read_frame(rt, code, byte_offset, frees);
+  // <= 3.10: one PyFrameObject per eval loop call, every frame an entry.
+  if constexpr (!L.interpreter_frames) frame.code_and_entry |= PythonFrame::kEntryBit;
+  PythonSite& entry = cache.make_first(set, code, key);
+  entry.code = code;
+  entry.key = key;
+  entry.frees = frees;
+  entry.frame = frame;
+  return frame;
+}
+
+// The walk from `frame` on, into `out` (FirstFrames or CutStack) until it
+// is full or the chain ends; returns the next frame to read (0 at the root).
+// `skips_left`: how many more frames the walk may pass over (a bound against
+// a corrupt chain); the walk stops at 0.
+// Compiled once per layout: offsets as immediates and the version's choices
+// made at compile time (read from the table at run time, they were a third
+// of the instructions per frame). A frame seen before costs its loads, the
+// set's address, two compares and the store.
+template <const PythonLayout& L, typename Out>
+[[gnu::always_inline]] inline uintptr_t walk_frames(const Runtime& rt, PythonSiteCache& cache, uint64_t walk_key,
+                                                    uintptr_t frame, uint32_t& skips_left, Out& out) {
+  while (frame != 0) {
+    const uintptr_t current = frame;
+    frame = load_ptr(current + L.frame_previous);
+    if constexpr (L.minor >= 12) {
+      if (load<uint8_t>(current + L.frame_owner) == kFrameOwnedByCStack) {
+        // The shim an eval loop call puts below its first frame.
         out.mark_last_entry();
+        if (--skips_left == 0) break;
         continue;
       }
-      if (code == 0) continue;
-      // 3.13's f_executable may be something other than a code object;
-      // before, a frame's code is one.
-      if (L.minor >= 13 && load_ptr(code + kObType) != rt.code_type) continue;
-      const uintptr_t instruction = load_ptr(current + L.frame_instruction);
-      const SiteCacheEntry& site = site_of(rt, sites, code, instruction,
-                                           static_cast<uint32_t>(instruction - (code + L.code_adaptive)), frees_total);
-      // An incomplete frame (still copying its arguments in, before its
-      // first traceable instruction) is not on Python's own tracebacks
-      // either.
-      if (site.before_first_traceable && owner != kFrameOwnedByGenerator) continue;
-      PythonFrame found{site.code_id, site.line};
-      if constexpr (L.frame_is_entry >= 0) {
-        if (load<uint8_t>(current + L.frame_is_entry) != 0) found.code_and_entry |= PythonFrame::kEntryBit;
-      }
-      out.add(found);
     }
+    const uintptr_t code = load_ptr(current + L.frame_code);
+    uint64_t key = 0;
+    PythonSite* set = nullptr;
+    if constexpr (L.interpreter_frames) {
+      // 3.11+: the instruction's address, inside the code object: its
+      // distance from the code's start is the site, and its bits above the
+      // lowest (instructions are two bytes) the hash.
+      const uintptr_t instruction = load_ptr(current + L.frame_instruction);
+      key = PythonSiteCache::key_of(walk_key, static_cast<uint32_t>(instruction - code));
+      set = cache.set_of(instruction >> 1);
+    } else {
+      const auto lasti = load<uint32_t>(current + L.frame_instruction);
+      key = PythonSiteCache::key_of(walk_key, lasti);
+      set = cache.set_of((code >> 4) ^ lasti);
+    }
+    FrameWord found = 0;
+    if (set->code == code && set->key == key) [[likely]] {
+      found = word_of(set->frame);
+    } else {
+      found = word_of(find_frame_slow<L>(rt, cache, set, current, code, key));
+      if (static_cast<uint32_t>(found) == 0) {  // no code id: not a frame to record
+        if (--skips_left == 0) break;
+        continue;
+      }
+    }
+    if constexpr (L.frame_is_entry >= 0) {
+      if (load<uint8_t>(current + L.frame_is_entry) != 0) found |= PythonFrame::kEntryBit;
+    }
+    out.add(frame_of(found));
+    if (out.full()) break;
   }
   return frame;
 }
@@ -552,40 +550,42 @@ uint32_t capture_frames(const Runtime& rt, uintptr_t tstate, PythonFrame* frames
   } else {
     frame = load_ptr(tstate + L.tstate_frame);
   }
-  // The thread's cache, looked up once: in a shared library each access to
-  // a thread_local is a __tls_get_addr call.
-  SiteCacheEntry* sites = thread_sites();
-  const uint64_t frees_total = python_code_frees_total();
-  uint32_t walked = 0;
+  PythonSiteCache& cache = thread_site_cache();
+  const uint64_t walk_key = cache.begin_walk(python_code_frees_total());
+  uint32_t skips_left = kMaxFramesWalked;
   FirstFrames first(frames, max_depth);
-  frame = walk_frames<L>(rt, sites, frees_total, frame, walked, first);
+  frame = walk_frames<L>(rt, cache, walk_key, frame, skips_left, first);
   // The outermost frame was entered from native code (the interpreter's main).
-  if (frame == 0 || walked >= kMaxFramesWalked) return first.finish(frame == 0);
+  if (frame == 0 || skips_left == 0) return first.finish(frame == 0);
   // Past max_depth the walk goes on to the root (kMaxFramesWalked at most):
   // a deep stack keeps both ends (CutStack).
   CutStack stack(frames, max_depth, first.seen());
-  frame = walk_frames<L>(rt, sites, frees_total, frame, walked, stack);
+  frame = walk_frames<L>(rt, cache, walk_key, frame, skips_left, stack);
   return stack.finish(frame == 0, g_cut_code_id.load(std::memory_order_acquire));
+}
+
+CaptureFn capture_for(const PythonLayout& layout) {
+  switch (layout.minor) {
+    case 8: return &capture_frames<kPython38>;
+    case 9: return &capture_frames<kPython39>;
+    case 10: return &capture_frames<kPython310>;
+    case 11: return &capture_frames<kPython311>;
+    case 12: return &capture_frames<kPython312>;
+    case 13: return &capture_frames<kPython313>;
+    default: return nullptr;
+  }
 }
 
 }  // namespace
 
 uint32_t capture_python_frames(PythonFrame* frames, uint32_t max_depth) {
-  const PythonLayout* layout = g_layout.load(std::memory_order_acquire);
-  if (layout == nullptr || frames == nullptr || max_depth == 0) return 0;
+  const CaptureFn capture = g_capture.load(std::memory_order_acquire);
+  if (capture == nullptr || frames == nullptr || max_depth == 0) return 0;
   const Runtime& rt = g_runtime;
   if (rt.is_initialized() == 0) return 0;
   const auto tstate = reinterpret_cast<uintptr_t>(rt.this_thread_state());
   if (tstate == 0) return 0;
-  switch (layout->minor) {
-    case 8: return capture_frames<kPython38>(rt, tstate, frames, max_depth);
-    case 9: return capture_frames<kPython39>(rt, tstate, frames, max_depth);
-    case 10: return capture_frames<kPython310>(rt, tstate, frames, max_depth);
-    case 11: return capture_frames<kPython311>(rt, tstate, frames, max_depth);
-    case 12: return capture_frames<kPython312>(rt, tstate, frames, max_depth);
-    case 13: return capture_frames<kPython313>(rt, tstate, frames, max_depth);
-    default: return 0;
-  }
+  return capture(rt, tstate, frames, max_depth);
 }
 
 std::vector<PythonCode> python_codes_from(size_t first) {

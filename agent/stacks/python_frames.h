@@ -73,8 +73,9 @@ bool python_frames_available();
 // the thread has no Python thread state (a thread Python never ran on),
 // Python is not initialised, or frames are unavailable. Safe on any thread;
 // takes a lock and allocates (C++ heap) only the first time the thread sees
-// an instruction of a code object, or again after a code object whose
-// address shares its slot was freed (python_code_frees.h); otherwise a few
+// an instruction of a code object, again after a code object whose address
+// shares its slot was freed (python_code_frees.h) or once the thread's
+// cache of call sites dropped it (python_site_cache.h); otherwise a few
 // loads per frame.
 uint32_t capture_python_frames(PythonFrame* frames, uint32_t max_depth);
 

@@ -6,6 +6,10 @@
 namespace prof::analyzer {
 namespace {
 
+// The agent cuts an NVTX message to this many bytes (FORMAT.md,
+// "Interning"): a name this long may end inside torch's tail.
+constexpr size_t kAgentMessageLimit = 1024;
+
 bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 bool ends_with(std::string_view text, std::string_view suffix) {
@@ -35,13 +39,21 @@ size_t bracket_length(std::string_view text) {
 }
 
 // Parses torch's tail (", seq = 3, op_id = 7, sizes = [[1]]") into `out`;
-// false unless all of `tail` is one, each part in torch's order.
-bool parse_tail(std::string_view tail, TorchRange& out) {
+// false unless all of `tail` is one, each part in torch's order. With
+// `cut_allowed` (the text is as long as the agent's limit), a tail the
+// agent cut also reads: whole parts, then the text ends inside a list or a
+// part's name (`out.cut`).
+bool parse_tail(std::string_view tail, TorchRange& out, bool cut_allowed) {
   enum Part { kSeq, kOpId, kSizes, kInputOpIds, kEnd };
   int next = kSeq;  // parts come in this order, each at most once
   bool any = false;
+  // The text ends inside what could be a part: a cut tail, if allowed.
+  auto ends_here = [&] {
+    out.cut = cut_allowed;
+    return out.cut;
+  };
   while (!tail.empty()) {
-    if (!starts_with(tail, ", ")) return false;
+    if (!starts_with(tail, ", ")) return starts_with(", ", tail) && ends_here();
     tail.remove_prefix(2);
     auto field = [&](std::string_view name) {
       for (std::string_view sep : {" = ", "="})
@@ -54,28 +66,35 @@ bool parse_tail(std::string_view tail, TorchRange& out) {
     const bool stashed = next <= kSeq && field("stashed seq");
     if (stashed || (next <= kSeq && field("seq"))) {
       out.stashed_seq = stashed;
+      if (tail.empty()) return ends_here();
       const auto seq = read_int<int64_t>(tail);
       if (!seq) return false;
       out.seq = *seq;
       next = kOpId;
     } else if (next <= kOpId && field("op_id")) {
+      if (tail.empty()) return ends_here();
       const auto id = read_int<uint64_t>(tail);
       if (!id) return false;
       out.op_id = *id;
       next = kSizes;
     } else if (next <= kSizes && field("sizes")) {
       const size_t n = bracket_length(tail);
+      if (tail.empty() || (n == 0 && starts_with(tail, "["))) return ends_here();
       if (n == 0 || !parse_torch_sizes(tail.substr(0, n))) return false;
       out.sizes = std::string(tail.substr(0, n));
       tail.remove_prefix(n);
       next = kInputOpIds;
     } else if (next <= kInputOpIds && field("input_op_ids")) {
       const size_t close = tail.find(']');
+      if (tail.empty() || (starts_with(tail, "[") && close == std::string_view::npos)) return ends_here();
       if (tail.empty() || tail.front() != '[' || close == std::string_view::npos) return false;
       out.input_op_ids = std::string(tail.substr(0, close + 1));
       tail.remove_prefix(close + 1);
       next = kEnd;
     } else {
+      // Cut inside the next part's name ("sizes = " cut to "siz").
+      for (std::string_view name : {"seq = ", "op_id = ", "sizes = ", "input_op_ids = "})
+        if (tail.size() < name.size() && starts_with(name, tail)) return ends_here();
       return false;
     }
     any = true;
@@ -132,16 +151,22 @@ TorchRange parse_torch_range(std::string_view text) {
   TorchRange out;
   // The earliest ", " from which the rest is a whole tail: a name may hold
   // ", " itself, a tail never holds a name.
+  // Failing that, the earliest from which the rest is a tail the agent cut
+  // (kMaxPayloadString: a list argument's shapes run to kilobytes).
   bool tail = false;
-  for (size_t at = text.find(", "); at != std::string_view::npos; at = text.find(", ", at + 1)) {
-    TorchRange parsed;
-    if (parse_tail(text.substr(at), parsed)) {
-      out = std::move(parsed);
-      out.name = std::string(text.substr(0, at));
-      tail = true;
-      break;
+  for (const bool cut_allowed : {false, true}) {
+    for (size_t at = text.find(", "); at != std::string_view::npos && !tail; at = text.find(", ", at + 1)) {
+      TorchRange parsed;
+      const bool may_be_cut = cut_allowed && text.size() >= kAgentMessageLimit;
+      if (parse_tail(text.substr(at), parsed, may_be_cut)) {
+        out = std::move(parsed);
+        out.name = std::string(text.substr(0, at));
+        tail = true;
+      }
     }
+    if (tail) break;
   }
+  if (out.cut) out.sizes.reset();  // what was cut from them is unknown
   if (!tail) out.name = std::string(text);
   const std::string_view name = out.name;
   out.backward = is_backward_name(name);

@@ -19,8 +19,11 @@
 //
 // Older releases wrote ", stashed seq = N" on backward nodes and, when a
 // range had shapes but no sequence number, dropped the name (legacy
-// profiler): both read too. Anything that does not end in such a tail is
-// no torch range, and keeps its whole text as its name.
+// profiler): both read too. So does a tail the agent cut at its string
+// limit (a TensorList argument's sizes run to kilobytes): whole parts
+// (seq, op_id) then the text ending inside a list or a part's name.
+// Anything else that does not end in such a tail is no torch range, and
+// keeps its whole text as its name.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,6 +50,9 @@ struct TorchRange {
   std::optional<std::string> sizes; // torch's Input Shapes text: "[[64, 128], []]"
   std::string input_op_ids;         // "[(3,0), (5,0)]" as written; empty: none
   bool backward = false;            // an autograd node's range (AddmmBackward0, ...)
+  // The agent cut the string at its limit inside the tail: the name and the
+  // whole parts before the cut are read; sizes and input_op_ids are not.
+  bool cut = false;
 };
 
 // Parses one range name. A name with no torch tail is kNone unless it is

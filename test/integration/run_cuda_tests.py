@@ -14,12 +14,13 @@ import sys
 import time
 
 from harness import ARGS, app_path, check, dump, libprof_lines, main, preload, run
-from simcuda_truth import (APP_ENV, GPU_TYPES, base_env, compare_event_timed, compare_hooked_calls, compare_with_truth,
-                           read_truth, record_app)
+from simcuda_truth import (APP_ENV, GPU_TYPES, base_env, compare_event_timed, compare_hooked_calls, compare_memory,
+                           compare_with_truth, read_truth, record_app)
 
 def matches_truth(tmp, app, *args):
     _, truth, records = record_app(tmp, app, list(args), dict(APP_ENV.get(app, {}), PROF_API="all"))
     compare_with_truth(truth, records)
+    compare_memory(truth, records, "cupti")
     drops = [r for r in records if r["type"] == "drops"]
     check(drops and drops[-1]["ring_full"] == 0 and drops[-1]["cupti_records"] == 0, "drops: %s" % drops[-1:])
 
@@ -65,6 +66,7 @@ def hooks_match_truth(tmp, app, *args):
     _, truth, records = record_app(tmp, app, list(args), dict(APP_ENV.get(app, {}), PROF_API="all",
                                                               SIMCUDA_CUPTI="off", PROF_GPU_TIMING="none"))
     compare_hooked_calls(truth, records)
+    compare_memory(truth, records, "hooks")
     drops = [r for r in records if r["type"] == "drops"]
     check(drops and drops[-1]["ring_full"] == 0, "drops: %s" % drops[-1:])
 
@@ -113,6 +115,7 @@ def event_timed_gpu_work(tmp, app, *args):
     its launching call, kernels of 10 us or more within 1% of the truth."""
     _, truth, records = record_app(tmp, app, list(args), dict(APP_ENV.get(app, {}), SIMCUDA_CUPTI="off"))
     compare_event_timed(truth, records)
+    compare_memory(truth, records, "hooks")
 
 
 def default_skips_queries(tmp):

@@ -10,12 +10,13 @@ work timed as the truth has it. One scenario per invocation, with
 run_cuda_tests.py's arguments.
 """
 import collections
+import json
 import os
 import re
 import sys
 
 import simcuda_truth as cuda
-from harness import check, main
+from harness import ARGS, check, main
 
 HOOKED_FUNCTIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "agent", "capture", "hooks",
                                 "hooked_functions.txt")
@@ -41,13 +42,16 @@ def wrapped_names():
 
 def hooks_match_truth_where_wrapped(tmp, app, *args):
     """Every call of the truth is wrapped (none is missing from a hooks-only
-    file), and recorded once, in order, as the truth has it."""
+    file), and recorded once, in order, as the truth has it, and so is the
+    memory it allocates and releases (outside graphs and arrays)."""
     env = dict(cuda.APP_ENV.get(app, {}), PROF_API="all", SIMCUDA_CUPTI="off", PROF_GPU_TIMING="none")
     _, truth, records = cuda.record_app(tmp, app, list(args), env)
     wrapped = wrapped_names()
-    unwrapped = sorted({t["name"] for t in truth if t["type"] == "api" and t["name"] not in wrapped})
+    unwrapped = sorted({t["name"] for t in cuda.without_agent_calls_in_truth(truth)
+                        if t["type"] == "api" and t["name"] not in wrapped})
     check(not unwrapped, "%s: calls the hooks do not wrap: %s" % (app, " ".join(unwrapped)))
     cuda.compare_hooked_calls(truth, records)
+    cuda.compare_memory(truth, records, "hooks")
     drops = [r for r in records if r["type"] == "drops"]
     check(drops and drops[-1]["ring_full"] == 0, "drops: %s" % drops[-1:])
 
@@ -56,8 +60,10 @@ def hooks_agree_with_cupti(tmp, app, *args):
     """The same app recorded through CUPTI and through the hooks alone
     (SIMCUDA_CUPTI=off, GPU work timed with events): the same API calls by
     name and count; GPU work outside graphs as the truth has it (graph
-    launches are not event-timed, docs/how-capture-works.md)."""
-    calls = {}
+    launches are not event-timed, docs/how-capture-works.md); the memory
+    the truth allocates and releases (the hooks: outside graphs and arrays),
+    and so the memory columns of `profanalyze report`."""
+    calls, memory = {}, {}
     for backend, extra in (("cupti", {}), ("hooks", {"SIMCUDA_CUPTI": "off"})):
         sub = os.path.join(tmp, backend)
         os.mkdir(sub)
@@ -68,9 +74,34 @@ def hooks_agree_with_cupti(tmp, app, *args):
             cuda.compare_with_truth(truth, records)
         else:
             cuda.compare_event_timed(truth, records)
+        cuda.compare_memory(truth, records, backend)
+        memory[backend] = memory_columns(sub)
     missing, extra = calls["cupti"] - calls["hooks"], calls["hooks"] - calls["cupti"]
     check(not missing and not extra, "%s: calls only through CUPTI %s, only through the hooks %s" %
           (app, dict(missing), dict(extra)))
+    check(memory["cupti"] == memory["hooks"], "%s: memory columns of the report through CUPTI %s, the hooks %s" %
+          (app, memory["cupti"], memory["hooks"]))
+
+
+# Rows whose memory the hooks cannot see (hooks/memory_events.h): graph
+# memory nodes (cudaGraphLaunch) and arrays.
+NOT_SEEN_BY_HOOKS = re.compile(r"Graph|Array")
+
+
+def memory_columns(cwd):
+    """`profanalyze report`'s memory columns per row (CUDA Mem, CPU Mem), where not zero."""
+    result = cuda.run([ARGS.analyzer, "report", "--format", "json", "--row-limit", "-1", "run.pb"],
+                      env=cuda.base_env(False), cwd=cwd)
+    check(result.returncode == 0, result.stderr)
+    columns = {}
+    for window in json.loads(result.stdout)["windows"]:
+        for row in window["rows"]:
+            if NOT_SEEN_BY_HOOKS.search(row["name"]):
+                continue
+            both = (row.get("self_cuda_mem_bytes", 0), row.get("self_cpu_mem_bytes", 0))
+            if any(both):
+                columns[row["name"]] = both
+    return columns
 
 
 if __name__ == "__main__":

@@ -165,6 +165,13 @@ def parts(tmp):
     check(result.stderr.count("torch refused emit_nvtx (Can't use NVTX profiler") == 1, result.stderr)
     stub_calls(tmp)
 
+    # A torch built without CUDA: emit_nvtx is not tried (its callbacks
+    # would fail in every operator), said once.
+    result = run([python, LOOP, "2"], agent_env(tmp, {"STUB_TORCH_CUDA": "none"}))
+    check(result.returncode == 0 and result.stdout == "trained 2 steps\n", result.stdout + result.stderr)
+    check(result.stderr.count("PROF_TORCH ops is off: this torch is built without CUDA") == 1, result.stderr)
+    check("emit_nvtx" not in names(stub_calls(tmp)), "emit_nvtx tried on a torch without CUDA")
+
     # torch 1.13's surface: steps through the optimizer classes, no always_call.
     run([python, LOOP, "2"], agent_env(tmp, {"STUB_TORCH_API": "1.13"}))
     calls = names(stub_calls(tmp))
@@ -393,6 +400,41 @@ def memory(tmp):
     clean_captures(tmp)
 
 
+LAZY_CUDA = r"""
+import sys, torch
+print(torch.cuda.is_initialized())
+if sys.argv[1] == "allocate":
+    kept = torch.stub_tensor(700)
+    print(torch.cuda.is_initialized())
+"""
+
+
+def cuda_starts_with_the_program(tmp):
+    """`import torch` leaves CUDA uninitialized under the agent as without
+    it: emit_nvtx starts without its synchronize, the allocator's history
+    starts when the program's CUDA does (at its first tensor here), and a
+    program that never uses CUDA is not made to."""
+    program = os.path.join(tmp, "lazy_cuda.py")
+    with open(program, "w") as f:
+        f.write(LAZY_CUDA)
+    for mode, want in (("allocate", "False\nTrue\n"), ("import", "False\n")):
+        alone = run([SYSTEM_PYTHON, program, mode], base_env(tmp, {"STUB_TORCH_CUDA": "1"}))
+        check(alone.returncode == 0 and alone.stdout == want, "%s alone: %r %s" % (mode, alone.stdout, alone.stderr))
+        stub_calls(tmp)  # the run without the agent's calls, read and cleared
+        result = run([SYSTEM_PYTHON, program, mode], agent_env(tmp, {"STUB_TORCH_CUDA": "1"}))
+        check(result.returncode == 0 and result.stdout == want,
+              "%s under the agent: %r, alone %r; %s" % (mode, result.stdout, want, result.stderr))
+        calls = names(stub_calls(tmp))
+        if mode == "import":
+            check("cuda_init" not in calls and "_snapshot" not in calls and "_record_memory_history" not in calls,
+                  "CUDA was touched by a program that never uses it: %s" % calls)
+            continue
+        check(calls.index("emit_nvtx") < calls.index("cuda_init") < calls.index("_record_memory_history"), calls)
+        events = [(r["action"], r["bytes"]) for r in dump(os.path.join(tmp, "run.pb")) if r.get("type") == "tensor_memory"]
+        check(events == [("alloc", 700)], "tensor events %s" % events)
+        clean_captures(tmp)
+
+
 STEPPED_MEMORY = r"""
 import os, signal, sys, time, torch
 
@@ -540,8 +582,9 @@ def real_torch(tmp):
         raise Failure("Debian's python3-torch is missing (scripts/bootstrap.sh installs it): " + probe.stderr)
     result = run([SYSTEM_PYTHON, LOOP, "3"], agent_env(tmp, stub=False), timeout=120)
     check(result.returncode == 0 and result.stdout == "trained 3 steps\n", result.stdout + result.stderr)
-    # A CPU-only torch refuses emit_nvtx and has no CUDA allocator: said once each.
-    check(result.stderr.count("PROF_TORCH ops is off: torch refused emit_nvtx") == 1, result.stderr)
+    # A CPU-only torch: no emit_nvtx (its NVTX callbacks need CUDA) and no
+    # CUDA allocator, said once each.
+    check(result.stderr.count("PROF_TORCH ops is off: this torch is built without CUDA") == 1, result.stderr)
     check(result.stderr.count("PROF_TORCH memory is off") == 1, result.stderr)
     expect_loop_ranges(dump(os.path.join(tmp, "run.pb")), 3, "torch 1.13", leaf="proj")
     clean_captures(tmp)

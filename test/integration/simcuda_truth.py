@@ -7,6 +7,7 @@ event-timed GPU work). Programs are run through harness.
 import collections
 import json
 import os
+import re
 
 import harness
 from harness import ARGS, Failure, app_path, check, dump, preload, run  # noqa: F401 (the runners' helpers, as cuda.*)
@@ -25,6 +26,8 @@ KERNEL_NS = {
     "pool_kernel": 33000, "graph_api_kernel": 35000, "child_kernel": 37000,
     "sample_kernel": 39000, "surface_kernel": 41000, "module_scale_kernel": 43000, "module_fill_kernel": 45000,
     "order_kernel": 47000, "if_body_kernel": 49000, "else_body_kernel": 51000, "while_body_kernel": 53000,
+    "branch_a_kernel": 55000, "branch_b_kernel": 57000, "join_kernel": 59000, "setters_kernel": 61000,
+    "removed_kernel": 63000,
 }
 GPU_TYPES = ("kernel", "memcpy", "memset")
 # Simulation settings an app needs (as in test/simcuda/tests/check_app.py).
@@ -74,14 +77,19 @@ def compare_with_truth(truth, records, hooks=True):
     hooks: the agent was preloaded, so its hooks record the calls that start CUDA
     (in flight when CUPTI subscribed); without, those are missing."""
     ops = [t for t in truth if t["type"] in GPU_TYPES]
+
+    # Nodes of one graph launch may start together (independent branches):
+    # a kernel is also told by its name, other work by its size.
+    def what(o):
+        return o["name"] if o["type"] == "kernel" else o["bytes"]
     gpu = collections.defaultdict(list)
     for r in records:
         if r["type"] in GPU_TYPES:
-            gpu[(r["type"], r["corr"], r["start"])].append(r)
+            gpu[(r["type"], r["corr"], r["start"], what(r))].append(r)
     check(sum(len(v) for v in gpu.values()) == len(ops),
           "%d GPU records in the file, %d operations in the truth" % (sum(len(v) for v in gpu.values()), len(ops)))
     for op in ops:
-        found = gpu.get((op["type"], op["corr"], op["start"]), [])
+        found = gpu.get((op["type"], op["corr"], op["start"], what(op)), [])
         check(len(found) == 1, "%s %s (corr %d, start %d) found %d times" %
               (op["type"], op.get("name", ""), op["corr"], op["start"], len(found)))
         r = found[0]
@@ -144,19 +152,107 @@ def compare_with_truth(truth, records, hooks=True):
     return skipped
 
 
+MEMORY_TYPES = ("alloc", "free")
+
+
+def outermost_names(truth):
+    """The outermost API call's name of each correlation id of the truth."""
+    return {a["corr"]: a["name"] for a in truth if a["type"] == "api" and a["depth"] == 0}
+
+
+def hooks_see_memory(event, outermost):
+    """Whether the hooks alone record a truth memory event: not graph memory
+    (allocated and freed by a launch, inside the driver) nor an array's
+    (created through a handle, not a pointer), as hooks/memory_events.h says."""
+    return event["memory_kind"] != "array" and "GraphLaunch" not in outermost.get(event["corr"], "")
+
+
+def compare_memory(truth, records, backend):
+    """The file's memory records against the truth's allocations and releases.
+    cupti: every one once, exactly (CUPTI's MEMORY2 records). hooks: every one
+    the hooks can see (hooks_see_memory), same operation, address, size, kind
+    and device, at a time inside the driver call that made it, as recorded."""
+    outermost = outermost_names(truth)
+    want = [t for t in truth if t["type"] in MEMORY_TYPES]
+    if backend == "hooks":
+        want = [t for t in want if hooks_see_memory(t, outermost)]
+    got = [r for r in records if r["type"] == "memory"]
+    check(len(got) == len(want), "%s: %d memory records in the file, %d allocations and releases in the truth: "
+          "file %s, truth %s" % (backend, len(got), len(want), got[:3], want[:3]))
+
+    def key(operation, address, size, kind, device):
+        return (operation, address, size, kind.lower(), device)
+    unmatched = collections.defaultdict(list)
+    for r in sorted(got, key=lambda r: r["time"]):
+        unmatched[key("alloc" if r["operation"] == "allocation" else "free", r["address"], r["bytes"],
+                      r["memory_kind"], r["device"])].append(r)
+    calls = collections.defaultdict(list)
+    for r in records:
+        if r["type"] == "api":
+            calls[r["corr"]].append(r)
+    for t in sorted(want, key=lambda t: t["time"]):
+        found = unmatched[key(t["type"], t["address"], t["bytes"], t["memory_kind"], t["device"])]
+        check(found, "%s: %s of %d bytes at %#x (%s, corr %d) not in the file" %
+              (backend, t["type"], t["bytes"], t["address"], t["memory_kind"], t["corr"]))
+        r = found.pop(0)
+        if backend == "cupti":
+            check(r["corr"] == t["corr"] and r["time"] == t["time"] and r["stream"] == t["stream"],
+                  "%s at %#x: corr/time/stream %d/%d/%d, truth %d/%d/%d" % (t["type"], t["address"], r["corr"],
+                  r["time"], r["stream"], t["corr"], t["time"], t["stream"]))
+            continue
+        # The truth's driver call that made it; the file's call of that name
+        # with the record's correlation id must enclose the record.
+        made_by = [a for a in truth if a["type"] == "api" and a["corr"] == t["corr"] and a["domain"] == "driver"
+                   and a["start"] <= t["time"] <= a["end"]]
+        check(made_by, "%s at %#x: no driver call of the truth around it" % (t["type"], t["address"]))
+        around = [a for a in calls[r["corr"]] if a["name"] == made_by[-1]["name"] and a["start"] <= r["time"] <= a["end"]]
+        check(around, "%s at %#x (%s): time %d outside the recorded calls of its correlation id %d: %s" %
+              (t["type"], t["address"], made_by[-1]["name"], r["time"], r["corr"], calls[r["corr"]]))
+
+
 NAME_GETTERS = {"cuFuncGetName", "cuKernelGetName"}
+# The hooks' own question to the driver around an allocation or release they
+# record without CUPTI (agent/capture/hooks/memory_events.cpp).
+# Before a stream-ordered one while a capture is open, whether its stream is
+# capturing.
+POINTER_QUERY = "cuPointerGetAttributes"
+CAPTURE_QUERY = re.compile(r"^cuStreamIsCapturing(_ptsz)?$")
+ALLOCATING = re.compile(r"^cuMem(Alloc|HostAlloc)")
+RELEASING = re.compile(r"^cuMemFree")
+STREAM_ORDERED = re.compile(r"^cuMem(AllocAsync|AllocFromPoolAsync|FreeAsync)")
 
 
-def without_agent_name_lookups(calls):
-    """`calls` of one thread in start order, less the agent's name lookups."""
+def without_agent_calls(calls):
+    """`calls` of one thread in start order, less the agent's own: name
+    lookups right after a driver launch, the pointer query right after an
+    allocation or right before a release."""
     kept = []
     launch_end = None  # of the last driver launch, until another call starts
-    for call in calls:
+    allocation_end = None  # likewise, of the last allocation
+    for i, call in enumerate(calls):
         if call["name"] in NAME_GETTERS and launch_end is not None and call["start"] >= launch_end:
             continue
+        following = calls[i + 1] if i + 1 < len(calls) else None
+        if call["name"] == POINTER_QUERY and (
+                (allocation_end is not None and call["start"] >= allocation_end) or
+                (following is not None and RELEASING.match(following["name"]) and call["end"] <= following["start"])):
+            continue
+        if CAPTURE_QUERY.match(call["name"]) and following is not None and call["end"] <= following["start"] and (
+                STREAM_ORDERED.match(following["name"]) or following["name"] == POINTER_QUERY):
+            continue
         launch_end = call["end"] if call["name"].startswith("cuLaunch") else None
+        allocation_end = call["end"] if ALLOCATING.match(call["name"]) else None
         kept.append(call)
     return kept
+
+
+def without_agent_calls_in_truth(truth):
+    """The truth less the agent's own calls (without_agent_calls), per thread."""
+    threads = collections.defaultdict(list)
+    for t in sorted((t for t in truth if t["type"] == "api"), key=lambda t: t["start"]):
+        threads[t["tid"]].append(t)
+    kept = {id(c) for calls in threads.values() for c in without_agent_calls(calls)}
+    return [t for t in truth if t["type"] != "api" or id(t) in kept]
 
 
 def compare_hooked_calls(truth, records):
@@ -169,7 +265,7 @@ def compare_hooked_calls(truth, records):
         for call in sorted(calls, key=lambda c: c["start"]):
             threads[call["tid"]].append(call)
         return threads
-    truth_calls = {tid: without_agent_name_lookups(calls)
+    truth_calls = {tid: without_agent_calls(calls)
                    for tid, calls in per_thread(t for t in truth if t["type"] == "api").items()}
     file_calls = per_thread(r for r in records if r["type"] == "api")
     check(truth_calls, "no API calls in the truth")

@@ -25,6 +25,10 @@ namespace hooks_detail {
 // loads, a test and a jump, hooked_call.h); through AgentState it would be
 // a third load.
 std::atomic<HookMode> g_mode{HookMode::off};
+// Stream captures begun and not yet ended that the hooks saw (hooks only):
+// only while one is open does a stream-ordered allocation ask whether its
+// stream is capturing.
+std::atomic<int> g_open_captures{0};
 }  // namespace hooks_detail
 
 namespace {
@@ -221,6 +225,7 @@ void start_cuda_hooks(Recorder& recorder, const CudaCaptureOptions& options) {
 
 void reset_cuda_hooks_after_fork() {
   g_mode.store(HookMode::off, std::memory_order_release);
+  hooks_detail::g_open_captures.store(0, std::memory_order_relaxed);
   t_hook = ThreadHookState{};  // the forking thread's, possibly inside a call
   hooks().cuda_ready.store(false, std::memory_order_relaxed);
   hooks().cupti_absent_called.store(false, std::memory_order_relaxed);
@@ -317,6 +322,15 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
       timed_ = EventTiming::before(work, per_thread_stream(function.name));
     }
   }
+  // Without CUPTI the hooks record memory as its MEMORY2 records would (a
+  // release is described now, while its memory exists).
+  if (mode == HookMode::only && function.domain == file::ApiDomain::driver && capture_range_open()) {
+    ReentryGuard guard;
+    if (guard) {
+      memory_ = memory_call_before(function.callback_id, params,
+                                   hooks_detail::g_open_captures.load(std::memory_order_relaxed) > 0);
+    }
+  }
   // A call that begins with nothing being recorded is not recorded (as
   // through CUPTI), so it reads no clock: unless a kernel rule may find,
   // inside it, a step that starts where it began.
@@ -369,6 +383,10 @@ void HookedCall::end(int32_t result) {
       is_capture_call(function_->callback_id, false)) {
     EventTiming::capture_ended();
   }
+  if (result == 0 && function_->domain == file::ApiDomain::driver) {
+    if (is_capture_call(function_->callback_id, true)) hooks_detail::g_open_captures.fetch_add(1);
+    if (is_capture_call(function_->callback_id, false)) hooks_detail::g_open_captures.fetch_sub(1);
+  }
   if (function_->callback_id == CUPTI_DRIVER_TRACE_CBID_cuInit && function_->domain == file::ApiDomain::driver &&
       g_mode.load(std::memory_order_acquire) == HookMode::before_cupti && hooks().cupti_absent != nullptr &&
       !hooks().cupti_absent_called.exchange(true)) {
@@ -389,6 +407,11 @@ void HookedCall::end(int32_t result) {
     ReentryGuard guard;
     if (guard) write_record(*function_, kind_, nested_work_, start_ticks_, end_ticks, correlation_id, result, params,
                              kernel_name);
+    if (guard && memory_.operation != 0 && result == 0) {
+      if (ThreadBuffer* buffer = hooks().recorder->thread_buffer()) {
+        record_memory_call(memory_, function_->callback_id, params, correlation_id, end_ticks, *buffer);
+      }
+    }
   }
   // After recording it: a synchronization belongs to the step it ends.
   if (agent_state().cuda.step_rule == StepRuleOrigin::api_end && g_mode.load(std::memory_order_relaxed) == HookMode::only) {

@@ -13,6 +13,7 @@
 
 #include "capture/cuda_call_kind.h"
 #include "capture/cuda_capture.h"
+#include "capture/hooks/memory_events.h"
 #include "encode/file_records.h"
 
 namespace prof {
@@ -69,6 +70,7 @@ enum class HookMode : uint8_t {
 // path (two loads, a test and a jump between windows) through this header,
 // which includes no AgentState.
 extern std::atomic<HookMode> g_mode;
+extern std::atomic<int> g_open_captures;
 }  // namespace hooks_detail
 
 // Whether a call beginning now may be the hooks' to record. When not (CUPTI
@@ -101,6 +103,7 @@ class HookedCall {
   bool outermost_ = false;
   const void* params_ = nullptr;
   TimedOperation* timed_ = nullptr;
+  MemoryCall memory_;  // hooks only: what the call allocates or releases
   uint32_t correlation_id_ = 0;
   uint64_t start_ticks_ = 0;  // host ticks (common/host_clock.h)
 };

@@ -9,18 +9,12 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
-namespace {
+#include "cuda_app_check.h"
 
-void check(int result, const char* what) {
-  if (result != 0) {
-    std::fprintf(stderr, "%s failed: %d\n", what, result);
-    std::exit(2);
-  }
-}
+namespace {
 
 const char kModulePtx[] = R"(
 .version 8.0
@@ -39,10 +33,7 @@ int driver() {
   check(cuDeviceGet(&device, 0), "cuDeviceGet");
   CUcontext context = nullptr;
   check(cuCtxCreate(&context, nullptr, 0, device), "cuCtxCreate");
-  CUmodule module = nullptr;
-  check(cuModuleLoadData(&module, kModulePtx), "cuModuleLoadData");
-  CUfunction kernel = nullptr;
-  check(cuModuleGetFunction(&kernel, module, "teardown_kernel"), "cuModuleGetFunction");
+  CUfunction kernel = load_ptx_function(kModulePtx, "teardown_kernel");
   constexpr size_t kBytes = 1 << 20;
   std::vector<char> host(kBytes, 1);
   CUdeviceptr a = 0, b = 0;

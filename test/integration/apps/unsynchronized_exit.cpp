@@ -13,18 +13,12 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
-namespace {
+#include "cuda_app_check.h"
 
-void check(int result, const char* what) {
-  if (result != 0) {
-    std::fprintf(stderr, "%s failed: %d\n", what, result);
-    std::exit(2);
-  }
-}
+namespace {
 
 const char kModulePtx[] = R"(
 .version 8.0
@@ -39,11 +33,7 @@ const char kModulePtx[] = R"(
 
 CUfunction long_kernel() {
   check(cudaFree(nullptr), "cudaFree");  // the runtime's context, current
-  CUmodule module = nullptr;
-  check(cuModuleLoadData(&module, kModulePtx), "cuModuleLoadData");
-  CUfunction function = nullptr;
-  check(cuModuleGetFunction(&function, module, "long_kernel"), "cuModuleGetFunction");
-  return function;
+  return load_ptx_function(kModulePtx, "long_kernel");
 }
 
 void launch(CUfunction function, CUstream stream) {

@@ -138,12 +138,32 @@ def generated_functions_reusing_memory(vary, count=1500):
     return reused
 
 
+def call_sites_beyond_the_cache(count=1200):
+    """More call sites than a thread's cache of them holds (1,024, four per
+    set): functions of one generated file, each called in a first round
+    (read, cached, most evicted again by those after it) and in a second
+    (read again, or found in the cache); each must read as itself both
+    times."""
+    source = "".join("def site_%04d(probe):\n    return probe(size=1 << 14)\n" % i for i in range(count))
+    namespace = {}
+    exec(compile(source, "<call sites>", "exec"), namespace)
+    for round_number in (1, 2):
+        for i in range(count):
+            seen, expected, _ = namespace["site_%04d" % i](probe)
+            if [row[:3] for row in seen] != expected:
+                check("call sites beyond the cache, round %d: function %d of %d" % (round_number, i + 1, count),
+                      seen, expected)
+                return
+    print("ok call sites beyond the cache: %d functions read as themselves, twice each" % count)
+
+
 def main():
     for vary in ("names", "lines"):
         if generated_functions_reusing_memory(vary) == 0:
             failures.append("generated functions")
             print("FAIL generated functions, %s vary: no code object took a freed one's address; the check "
                   "proves nothing" % vary)
+    call_sites_beyond_the_cache()
     check("nested calls, GIL released (ctypes.CDLL)", *outer(CDLL))
     check("nested calls, GIL held (ctypes.PyDLL)", *outer(PYDLL))
     check("20-deep recursion", *recurse(20))

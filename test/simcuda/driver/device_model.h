@@ -85,6 +85,15 @@ CUresult host_unregister(void* address);
 CUresult memory_info(size_t* free_bytes, size_t* total_bytes);
 CUresult address_range(CUdeviceptr* base, size_t* size, CUdeviceptr address);
 CUresult pointer_memory_type(CUdeviceptr address, CUmemorytype* type, CUdevice* device);
+// What cuPointerGetAttribute(s) tell of an address inside an allocation.
+struct PointerInfo {
+  CUmemorytype type;
+  CUdevice device;
+  CUdeviceptr base;  // the allocation's start and size (RANGE_START_ADDR, RANGE_SIZE)
+  size_t bytes;
+  bool managed;
+};
+CUresult pointer_info(CUdeviceptr address, PointerInfo* info);
 // Checks that [address, address + bytes) is managed memory and `stream` valid:
 // prefetches and stream attachment have no simulated effect beyond that.
 CUresult check_managed_range(CUdeviceptr address, size_t bytes, CUstream stream, bool per_thread);
@@ -188,14 +197,14 @@ struct LaunchRequest {
 CUresult enqueue_kernel(const LaunchRequest& request);
 
 // Graphs (model_graph.cpp): captured from streams or built node by node; a launch
-// replays the nodes in the order they were added (dependencies are not modelled,
-// and adding a node after its dependencies makes that order valid).
+// runs each node once the nodes it depends on have ended (branches with no path
+// between them overlap), on the launch stream.
 CUresult graph_create(CUgraph* out);
 CUresult graph_add_kernel(CUgraphNode* out, CUgraph graph, const CUDA_KERNEL_NODE_PARAMS* params);
-CUresult graph_add_copy(CUgraphNode* out, CUgraph graph, const CopyRequest& request);
+CUresult graph_add_copy(CUgraphNode* out, CUgraph graph, const CopyRequest& request, const CUDA_MEMCPY3D& params);
 CUresult graph_add_memset(CUgraphNode* out, CUgraph graph, const MemsetRequest& request,
                           const CUDA_MEMSET_NODE_PARAMS& params);
-CUresult graph_add_host(CUgraphNode* out, CUgraph graph, std::function<void()> call);
+CUresult graph_add_host(CUgraphNode* out, CUgraph graph, const CUDA_HOST_NODE_PARAMS& params);
 CUresult graph_add_alloc(CUgraphNode* out, CUgraph graph, size_t bytes, CUdeviceptr* address);
 CUresult graph_add_free(CUgraphNode* out, CUgraph graph, CUdeviceptr address);
 CUresult graph_add_empty(CUgraphNode* out, CUgraph graph);
@@ -206,7 +215,16 @@ CUresult graph_set_kernel(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS* param
 CUresult graph_get_kernel(CUgraphNode node, CUDA_KERNEL_NODE_PARAMS* params);
 // A copy or memset node's parameters, in its graph (`exec` null) or in an
 // executable graph instantiated from it.
-CUresult graph_set_copy(CUgraphExec exec, CUgraphNode node, const CopyRequest& request);
+CUresult graph_set_copy(CUgraphExec exec, CUgraphNode node, const CopyRequest& request, const CUDA_MEMCPY3D& params);
+CUresult graph_get_copy(CUgraphNode node, CUDA_MEMCPY3D* params);
+// A host node's function, and an event record or wait node's event: in the
+// graph (`exec` null) or in an executable graph instantiated from it.
+CUresult graph_set_host(CUgraphExec exec, CUgraphNode node, const CUDA_HOST_NODE_PARAMS* params);
+CUresult graph_get_host(CUgraphNode node, CUDA_HOST_NODE_PARAMS* params);
+CUresult graph_set_event(CUgraphExec exec, CUgraphNode node, CUevent event, bool wait);
+CUresult graph_get_event(CUgraphNode node, CUevent* event, bool wait);
+// Removes a node and its edges (a child graph node: with the nodes copied in).
+CUresult graph_destroy_node(CUgraphNode node);
 CUresult graph_set_memset(CUgraphExec exec, CUgraphNode node, const MemsetRequest& request,
                           const CUDA_MEMSET_NODE_PARAMS& params);
 CUresult graph_get_memset(CUgraphNode node, CUDA_MEMSET_NODE_PARAMS* params);

@@ -228,6 +228,9 @@ SIM_FN_PT(cuStreamAttachMemAsync, 6000, cuStreamAttachMemAsync, ptsz,
           (CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags), (hStream, dptr, length, flags))
 SIM_FN(cuPointerGetAttribute, 4000, cuPointerGetAttribute,
        (void* data, CUpointer_attribute attribute, CUdeviceptr ptr), (data, attribute, ptr))
+SIM_FN(cuPointerGetAttributes, 7000, cuPointerGetAttributes,
+       (unsigned int numAttributes, CUpointer_attribute* attributes, void** data, CUdeviceptr ptr),
+       (numAttributes, attributes, data, ptr))
 
 // ---- copies
 SIM_FN_PT(cuMemcpy, 4000, cuMemcpy, ptds, (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount), (dst, src, ByteCount))
@@ -373,6 +376,28 @@ SIM_FN(cuGraphExecMemsetNodeSetParams, 10020, cuGraphExecMemsetNodeSetParams,
        (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext ctx),
        (hGraphExec, hNode, memsetParams, ctx))
 SIM_FN(cuGraphNodeGetType, 10000, cuGraphNodeGetType, (CUgraphNode hNode, CUgraphNodeType* type), (hNode, type))
+SIM_FN(cuGraphMemcpyNodeGetParams, 10000, cuGraphMemcpyNodeGetParams, (CUgraphNode hNode, CUDA_MEMCPY3D* nodeParams),
+       (hNode, nodeParams))
+SIM_FN(cuGraphHostNodeGetParams, 10000, cuGraphHostNodeGetParams,
+       (CUgraphNode hNode, CUDA_HOST_NODE_PARAMS* nodeParams), (hNode, nodeParams))
+SIM_FN(cuGraphHostNodeSetParams, 10000, cuGraphHostNodeSetParams,
+       (CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS* nodeParams), (hNode, nodeParams))
+SIM_FN(cuGraphExecHostNodeSetParams, 10020, cuGraphExecHostNodeSetParams,
+       (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS* nodeParams),
+       (hGraphExec, hNode, nodeParams))
+SIM_FN(cuGraphEventRecordNodeGetEvent, 11010, cuGraphEventRecordNodeGetEvent, (CUgraphNode hNode, CUevent* event_out),
+       (hNode, event_out))
+SIM_FN(cuGraphEventRecordNodeSetEvent, 11010, cuGraphEventRecordNodeSetEvent, (CUgraphNode hNode, CUevent event),
+       (hNode, event))
+SIM_FN(cuGraphEventWaitNodeGetEvent, 11010, cuGraphEventWaitNodeGetEvent, (CUgraphNode hNode, CUevent* event_out),
+       (hNode, event_out))
+SIM_FN(cuGraphEventWaitNodeSetEvent, 11010, cuGraphEventWaitNodeSetEvent, (CUgraphNode hNode, CUevent event),
+       (hNode, event))
+SIM_FN(cuGraphExecEventRecordNodeSetEvent, 11010, cuGraphExecEventRecordNodeSetEvent,
+       (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event), (hGraphExec, hNode, event))
+SIM_FN(cuGraphExecEventWaitNodeSetEvent, 11010, cuGraphExecEventWaitNodeSetEvent,
+       (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event), (hGraphExec, hNode, event))
+SIM_FN(cuGraphDestroyNode, 10000, cuGraphDestroyNode, (CUgraphNode hNode), (hNode))
 SIM_FN(cuGraphAddDependencies, 12030, cuGraphAddDependencies_v2,
        (CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to, const CUgraphEdgeData* edgeData,
         size_t numDependencies),

@@ -211,17 +211,43 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psize, CUdeviceptr 
   return address_range(pbase, psize, dptr);
 }
 
+namespace {
+
+// One attribute of a pointer cuPointerGetAttribute(s) knows (`info` null: the
+// pointer is not CUDA's, and cuPointerGetAttributes answers with NULL values).
+CUresult pointer_attribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr, const PointerInfo* info) {
+  switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *static_cast<CUmemorytype*>(data) = info ? info->type : CUmemorytype{}; break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data) = info ? info->device : -2; break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *static_cast<CUdeviceptr*>(data) = info ? ptr : 0; break;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER: *static_cast<void**>(data) = info ? host_ptr(ptr) : nullptr; break;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *static_cast<CUdeviceptr*>(data) = info ? info->base : 0; break;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *static_cast<size_t*>(data) = info ? info->bytes : 0; break;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED: *static_cast<int*>(data) = info && info->managed; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
 CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) {
   if (data == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  CUmemorytype type;
-  CUdevice device;
-  if (CUresult error = pointer_memory_type(ptr, &type, &device)) return error;
-  switch (attribute) {
-    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *static_cast<CUmemorytype*>(data) = type; break;
-    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data) = device; break;
-    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *static_cast<CUdeviceptr*>(data) = ptr; break;
-    case CU_POINTER_ATTRIBUTE_HOST_POINTER: *static_cast<void**>(data) = host_ptr(ptr); break;
-    default: return CUDA_ERROR_INVALID_VALUE;
+  PointerInfo info{};
+  if (CUresult error = pointer_info(ptr, &info)) return error;
+  return pointer_attribute(data, attribute, ptr, &info);
+}
+
+// Unlike cuPointerGetAttribute, not an error for a pointer CUDA does not know
+// (its documentation): every attribute gets its NULL value.
+CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute* attributes, void** data,
+                                CUdeviceptr ptr) {
+  if (numAttributes == 0 || attributes == nullptr || data == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  PointerInfo info{};
+  const bool known = pointer_info(ptr, &info) == CUDA_SUCCESS;
+  for (unsigned i = 0; i < numAttributes; ++i) {
+    if (data[i] == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult error = pointer_attribute(data[i], attributes[i], ptr, known ? &info : nullptr)) return error;
   }
   return CUDA_SUCCESS;
 }
@@ -354,7 +380,7 @@ CUresult cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CU
   CopyRequest request{};
   if (CUresult error = copy_request_3d(c, &request)) return error;
   return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode,
-                        [&] { return graph_add_copy(phGraphNode, hGraph, request); });
+                        [&] { return graph_add_copy(phGraphNode, hGraph, request, *c); });
 }
 
 CUresult cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
@@ -367,7 +393,11 @@ CUresult cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CU
 CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D* nodeParams) {
   CopyRequest request{};
   if (CUresult error = copy_request_3d(nodeParams, &request)) return error;
-  return graph_set_copy(nullptr, hNode, request);
+  return graph_set_copy(nullptr, hNode, request, *nodeParams);
+}
+
+CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D* nodeParams) {
+  return graph_get_copy(hNode, nodeParams);
 }
 
 CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D* copyParams,
@@ -375,7 +405,7 @@ CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNod
   CopyRequest request{};
   if (hGraphExec == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult error = copy_request_3d(copyParams, &request)) return error;
-  return graph_set_copy(hGraphExec, hNode, request);
+  return graph_set_copy(hGraphExec, hNode, request, *copyParams);
 }
 
 CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS* nodeParams) {

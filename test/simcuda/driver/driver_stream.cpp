@@ -117,11 +117,51 @@ CUresult cuGraphAddKernelNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const
 CUresult cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
                             size_t numDependencies, const CUDA_HOST_NODE_PARAMS* nodeParams) {
   if (nodeParams == nullptr || nodeParams->fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  CUhostFn fn = nodeParams->fn;
-  void* data = nodeParams->userData;
   return graph_add_node(hGraph, dependencies, numDependencies, phGraphNode,
-                        [&] { return graph_add_host(phGraphNode, hGraph, [fn, data] { fn(data); }); });
+                        [&] { return graph_add_host(phGraphNode, hGraph, *nodeParams); });
 }
+
+CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS* nodeParams) {
+  return graph_get_host(hNode, nodeParams);
+}
+
+CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS* nodeParams) {
+  return graph_set_host(nullptr, hNode, nodeParams);
+}
+
+CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                      const CUDA_HOST_NODE_PARAMS* nodeParams) {
+  if (hGraphExec == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return graph_set_host(hGraphExec, hNode, nodeParams);
+}
+
+CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent* event_out) {
+  return graph_get_event(hNode, event_out, false);
+}
+
+CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event) {
+  return graph_set_event(nullptr, hNode, event, false);
+}
+
+CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent* event_out) {
+  return graph_get_event(hNode, event_out, true);
+}
+
+CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) {
+  return graph_set_event(nullptr, hNode, event, true);
+}
+
+CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
+  if (hGraphExec == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return graph_set_event(hGraphExec, hNode, event, false);
+}
+
+CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
+  if (hGraphExec == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return graph_set_event(hGraphExec, hNode, event, true);
+}
+
+CUresult cuGraphDestroyNode(CUgraphNode hNode) { return graph_destroy_node(hNode); }
 
 CUresult cuGraphAddMemAllocNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
                                 size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS* nodeParams) {

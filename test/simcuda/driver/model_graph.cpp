@@ -1,9 +1,12 @@
 // Graphs: stream capture's and explicitly built ones, instantiation, update and
 // launch. Kernels, copies, memsets and host functions are operation nodes; graph
 // memory (cudaMallocAsync in a capture, cudaGraphAddMemAllocNode) is a pair of
-// memory nodes around an address reserved for the graph's life. A launch runs
-// the nodes one after the other on its stream, in a topological order of their
-// dependencies; conditional nodes run their bodies as their handle's value says.
+// memory nodes around an address reserved for the graph's life. A launch goes
+// through the nodes in a topological order of their dependencies (given when
+// built, or by the capturing streams' order and events) and starts each once
+// the nodes it depends on have ended: branches with no path between them
+// overlap, as on a GPU, where the driver runs them on streams of its own.
+// Conditional nodes run their bodies as their handle's value says.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -116,7 +119,31 @@ void replace_operation(GraphNode& node, PlannedOperation plan) {
   replaced.op.graph_node_id = node_id;
   replaced.kernel_params = node.kernel_params;
   replaced.memset_params = node.memset_params;
+  replaced.copy_params = node.copy_params;
+  replaced.host_params = node.host_params;
   node = std::move(replaced);
+}
+
+// A host node calling `params.fn(params.userData)` where it runs.
+GraphNode host_node(const CUDA_HOST_NODE_PARAMS& params) {
+  PlannedOperation plan;
+  plan.op.kind = SIM_OP_HOST_FUNCTION;
+  plan.op.name = "host_function";
+  plan.op.is_async = 1;
+  plan.duration_ns = config().host_function_ns;
+  CUhostFn fn = params.fn;
+  void* data = params.userData;
+  plan.move_data = [fn, data] { fn(data); };
+  GraphNode node = operation_node(std::move(plan));
+  node.host_params = params;
+  return node;
+}
+
+// The node `handle` names in the executable graph `exec`, or in its graph when
+// `exec` is null; null when either is unknown.
+GraphNode* target_node_locked(CUgraphExec exec, CUgraphNode handle) {
+  if (handle == nullptr || (exec != nullptr && !model().graph_execs.count(exec))) return nullptr;
+  return exec != nullptr ? exec_node_locked(exec, handle->id) : find_node_locked(handle->id, nullptr);
 }
 
 CUresult set_kernel_locked(GraphNode& node, const CUDA_KERNEL_NODE_PARAMS* params) {
@@ -163,9 +190,17 @@ CUresult instantiate_locked(const Graph& graph, std::vector<GraphNode>* out) {
     after[f->second].push_back(t->second);
     ++waiting[t->second];
   }
+  std::vector<std::vector<size_t>> before(own.size());  // each own node's dependencies
+  for (size_t from = 0; from < own.size(); ++from) {
+    for (size_t to : after[from]) before[to].push_back(from);
+  }
+  // Where each own node's work ends in `out`: the node, or the last node of
+  // its child graph (whose nodes run one after the other, after it).
+  std::vector<uint32_t> done_at(own.size(), 0);
   // A conditional node carries copies of its bodies, each in launch order.
-  auto emit = [&](const GraphNode& node) -> CUresult {
+  auto emit = [&](const GraphNode& node, std::vector<uint32_t> waits_for) -> CUresult {
     out->push_back(node);
+    out->back().waits_for = std::move(waits_for);
     if (node.kind != GraphNode::Kind::Conditional) return CUDA_SUCCESS;
     auto bodies = std::make_shared<std::vector<Graph>>();
     for (CUgraph body_handle : node.body_handles) {
@@ -194,12 +229,16 @@ CUresult instantiate_locked(const Graph& graph, std::vector<GraphNode>* out) {
       if (--waiting[successor] == 0) ready.push(successor);
     }
     const GraphNode& node = graph.nodes[own[next]];
-    if (CUresult error = emit(node)) return error;
+    std::vector<uint32_t> waits_for;
+    for (size_t dependency : before[next]) waits_for.push_back(done_at[dependency]);
+    if (CUresult error = emit(node, std::move(waits_for))) return error;
+    done_at[next] = static_cast<uint32_t>(out->size() - 1);
     auto children = copied_in.find(node.op.graph_node_id);
     if (children == copied_in.end()) continue;
     for (size_t child : children->second) {
-      if (CUresult error = emit(graph.nodes[child])) return error;
+      if (CUresult error = emit(graph.nodes[child], {static_cast<uint32_t>(out->size() - 1)})) return error;
     }
+    done_at[next] = static_cast<uint32_t>(out->size() - 1);
   }
   return emitted == own.size() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;  // short: a cycle
 }
@@ -214,14 +253,21 @@ CUgraphNode node_handle_locked(uint64_t id) {
   return handle.get();
 }
 
+void capture_append_locked(CUstream_st* stream, GraphNode node) {
+  Graph& graph = *stream->capture;
+  const uint64_t id = add_locked(graph, std::move(node))->id;
+  for (uint64_t before : stream->capture_tail) graph.edges.emplace_back(before, id);
+  stream->capture_tail.assign(1, id);
+}
+
 void* capture_alloc_node_locked(CUstream_st* stream, size_t bytes) {
   void* address = reserve_locked(stream->context, bytes);
-  if (address != nullptr) add_locked(*stream->capture, memory_node(GraphNode::Kind::MemAlloc, address, bytes));
+  if (address != nullptr) capture_append_locked(stream, memory_node(GraphNode::Kind::MemAlloc, address, bytes));
   return address;
 }
 
 void capture_free_node_locked(CUstream_st* stream, void* address) {
-  add_locked(*stream->capture, memory_node(GraphNode::Kind::MemFree, address, 0));
+  capture_append_locked(stream, memory_node(GraphNode::Kind::MemFree, address, 0));
 }
 
 CUresult graph_create(CUgraph* out) {
@@ -250,7 +296,7 @@ CUresult graph_add_kernel(CUgraphNode* out, CUgraph handle, const CUDA_KERNEL_NO
   return CUDA_SUCCESS;
 }
 
-CUresult graph_add_copy(CUgraphNode* out, CUgraph handle, const CopyRequest& request) {
+CUresult graph_add_copy(CUgraphNode* out, CUgraph handle, const CopyRequest& request, const CUDA_MEMCPY3D& params) {
   Model& m = model();
   Lock lock(m.mutex);
   Graph* graph = graph_locked(handle);
@@ -259,7 +305,9 @@ CUresult graph_add_copy(CUgraphNode* out, CUgraph handle, const CopyRequest& req
   }
   PlannedOperation plan;
   if (CUresult error = plan_copy_locked(request, true, &plan)) return error;
-  *out = add_locked(*graph, operation_node(std::move(plan)));
+  GraphNode node = operation_node(std::move(plan));
+  node.copy_params = params;
+  *out = add_locked(*graph, std::move(node));
   return CUDA_SUCCESS;
 }
 
@@ -277,18 +325,12 @@ CUresult graph_add_memset(CUgraphNode* out, CUgraph handle, const MemsetRequest&
   return CUDA_SUCCESS;
 }
 
-CUresult graph_add_host(CUgraphNode* out, CUgraph handle, std::function<void()> call) {
+CUresult graph_add_host(CUgraphNode* out, CUgraph handle, const CUDA_HOST_NODE_PARAMS& params) {
   Model& m = model();
   Lock lock(m.mutex);
   Graph* graph = graph_locked(handle);
-  if (graph == nullptr || out == nullptr || !call) return CUDA_ERROR_INVALID_VALUE;
-  PlannedOperation plan;
-  plan.op.kind = SIM_OP_HOST_FUNCTION;
-  plan.op.name = "host_function";
-  plan.op.is_async = 1;
-  plan.duration_ns = config().host_function_ns;
-  plan.move_data = std::move(call);
-  *out = add_locked(*graph, operation_node(std::move(plan)));
+  if (graph == nullptr || out == nullptr || params.fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *out = add_locked(*graph, host_node(params));
   return CUDA_SUCCESS;
 }
 
@@ -376,11 +418,11 @@ CUresult graph_get_kernel(CUgraphNode handle, CUDA_KERNEL_NODE_PARAMS* params) {
   return CUDA_SUCCESS;
 }
 
-CUresult graph_set_copy(CUgraphExec exec, CUgraphNode handle, const CopyRequest& request) {
+CUresult graph_set_copy(CUgraphExec exec, CUgraphNode handle, const CopyRequest& request,
+                        const CUDA_MEMCPY3D& params) {
   Model& m = model();
   Lock lock(m.mutex);
-  if (handle == nullptr || (exec != nullptr && !m.graph_execs.count(exec))) return CUDA_ERROR_INVALID_VALUE;
-  GraphNode* node = exec != nullptr ? exec_node_locked(exec, handle->id) : find_node_locked(handle->id, nullptr);
+  GraphNode* node = target_node_locked(exec, handle);
   if (node == nullptr || node->kind != GraphNode::Kind::Operation || node->op.kind != SIM_OP_MEMCPY) {
     return CUDA_ERROR_INVALID_VALUE;
   }
@@ -388,6 +430,81 @@ CUresult graph_set_copy(CUgraphExec exec, CUgraphNode handle, const CopyRequest&
   if (CUresult error = plan_copy_locked(request, true, &plan)) return error;
   if (exec != nullptr && plan.op.copy_kind != node->op.copy_kind) return CUDA_ERROR_INVALID_VALUE;  // as CUDA
   replace_operation(*node, std::move(plan));
+  node->copy_params = params;
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_get_copy(CUgraphNode handle, CUDA_MEMCPY3D* params) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  GraphNode* node = target_node_locked(nullptr, handle);
+  if (node == nullptr || params == nullptr || node->kind != GraphNode::Kind::Operation ||
+      node->op.kind != SIM_OP_MEMCPY) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *params = node->copy_params;
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_set_host(CUgraphExec exec, CUgraphNode handle, const CUDA_HOST_NODE_PARAMS* params) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  GraphNode* node = target_node_locked(exec, handle);
+  if (node == nullptr || params == nullptr || params->fn == nullptr || node->kind != GraphNode::Kind::Operation ||
+      node->op.kind != SIM_OP_HOST_FUNCTION) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  GraphNode replaced = host_node(*params);
+  replaced.owner = node->owner;
+  replaced.op.graph_id = node->op.graph_id;
+  replaced.op.graph_node_id = node->op.graph_node_id;
+  *node = std::move(replaced);
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_get_host(CUgraphNode handle, CUDA_HOST_NODE_PARAMS* params) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  GraphNode* node = target_node_locked(nullptr, handle);
+  if (node == nullptr || params == nullptr || node->kind != GraphNode::Kind::Operation ||
+      node->op.kind != SIM_OP_HOST_FUNCTION) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *params = node->host_params;
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_set_event(CUgraphExec exec, CUgraphNode handle, CUevent event, bool wait) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  GraphNode* node = target_node_locked(exec, handle);
+  const GraphNode::Kind kind = wait ? GraphNode::Kind::EventWait : GraphNode::Kind::EventRecord;
+  if (node == nullptr || node->kind != kind || event == nullptr || !m.events.count(event)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  node->event = event;
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_get_event(CUgraphNode handle, CUevent* event, bool wait) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  GraphNode* node = target_node_locked(nullptr, handle);
+  const GraphNode::Kind kind = wait ? GraphNode::Kind::EventWait : GraphNode::Kind::EventRecord;
+  if (node == nullptr || event == nullptr || node->kind != kind) return CUDA_ERROR_INVALID_VALUE;
+  *event = node->event;
+  return CUDA_SUCCESS;
+}
+
+CUresult graph_destroy_node(CUgraphNode handle) {
+  Model& m = model();
+  Lock lock(m.mutex);
+  Graph* graph = nullptr;
+  GraphNode* node = handle == nullptr ? nullptr : find_node_locked(handle->id, &graph);
+  if (node == nullptr || node->owner != 0) return CUDA_ERROR_INVALID_VALUE;  // a child graph's node is not the graph's
+  const uint64_t id = handle->id;
+  std::erase_if(graph->nodes, [id](const GraphNode& n) { return n.op.graph_node_id == id || n.owner == id; });
+  std::erase_if(graph->edges, [id](const auto& edge) { return edge.first == id || edge.second == id; });
   return CUDA_SUCCESS;
 }
 
@@ -680,8 +797,8 @@ struct Launched {
 
 // One graph launch being replayed onto its stream.
 struct Replay {
-  Lock& lock;
   CUstream_st* stream;
+  uint64_t queued_ns;  // when the launch enqueued the graph
   uint32_t graph_id;  // the launched graph's
   std::vector<CUgraphConditionalHandle> scope;  // the conditional nodes being run, innermost last
   std::vector<Launched> launched;
@@ -742,92 +859,114 @@ unsigned condition_value_locked(CUgraphConditionalHandle handle) {
   return found == model().graph_conditions.end() ? 0 : found->second.value;
 }
 
-void replay_locked(const std::vector<GraphNode>& nodes, Replay& replay);
+// A graph memory node: its record at the launch (CUPTI's, with the launch's
+// correlation id); the memory of a free node goes back once the node's turn comes.
+void replay_memory_node_locked(const GraphNode& node, Replay& replay, Device& device, uint64_t start_ns) {
+  Model& m = model();
+  CUstream_st* stream = replay.stream;
+  CUctx_st* context = stream->context;
+  auto address = reinterpret_cast<uintptr_t>(node.address);
+  SimMemoryEvent event{0, static_cast<uint32_t>(MemoryKind::Device), static_cast<uint32_t>(context->device),
+                       context->id, stream->id, current_correlation_id(), 1, address, node.bytes, now_ns(),
+                       0, 0, 0, 0, 0};
+  if (node.kind == GraphNode::Kind::MemAlloc) {
+    event.operation = SIM_MEMORY_ALLOCATE;
+    m.graph_live.insert(address);
+  } else {
+    m.graph_live.erase(address);
+    auto found = m.allocations.find(address);
+    if (found == m.allocations.end()) return;  // freed already
+    event.operation = SIM_MEMORY_RELEASE;
+    event.bytes = found->second.bytes;
+    if (!m.graph_reserved.count(address)) {
+      // Memory that is not the graph's own goes back when the launch reaches the node.
+      device.allocated_bytes -= found->second.bytes;
+      m.allocations.erase(found);
+      run_at(start_ns, [address] { std::free(reinterpret_cast<void*>(address)); });
+    }
+  }
+  replay.launched.push_back({false, {}, event});
+}
 
-void replay_conditional_locked(const GraphNode& node, Replay& replay) {
-  if (!node.bodies || node.bodies->empty()) return;
+
+
+uint64_t replay_locked(const std::vector<GraphNode>& nodes, Replay& replay, uint64_t ready_ns);
+
+// A conditional node's bodies, from `ready_ns`; returns when they end (a WHILE
+// loop's iterations one after the other).
+uint64_t replay_conditional_locked(const GraphNode& node, Replay& replay, uint64_t ready_ns) {
+  if (!node.bodies || node.bodies->empty()) return ready_ns;
   const std::vector<Graph>& bodies = *node.bodies;
   replay.scope.push_back(node.condition);
   unsigned value = condition_value_locked(node.condition);
+  uint64_t end_ns = ready_ns;
   switch (node.condition_type) {
     case CU_GRAPH_COND_TYPE_IF:
       if (value != 0) {
-        replay_locked(bodies[0].nodes, replay);
+        end_ns = replay_locked(bodies[0].nodes, replay, ready_ns);
       } else if (bodies.size() == 2) {
-        replay_locked(bodies[1].nodes, replay);  // the ELSE body
+        end_ns = replay_locked(bodies[1].nodes, replay, ready_ns);  // the ELSE body
       }
       break;
     case CU_GRAPH_COND_TYPE_WHILE:
       for (unsigned i = 0; i < kMaxWhileIterations && condition_value_locked(node.condition) != 0; ++i) {
-        replay_locked(bodies[0].nodes, replay);
+        end_ns = replay_locked(bodies[0].nodes, replay, end_ns);
       }
       break;
     case CU_GRAPH_COND_TYPE_SWITCH:
-      if (value < bodies.size()) replay_locked(bodies[value].nodes, replay);
+      if (value < bodies.size()) end_ns = replay_locked(bodies[value].nodes, replay, ready_ns);
       break;
     default:
       break;
   }
   replay.scope.pop_back();
+  return end_ns;
 }
 
-// Nodes are replayed in order on the launch stream; all of their work carries
-// the correlation id of this graph launch, as CUPTI reports it.
-void replay_locked(const std::vector<GraphNode>& nodes, Replay& replay) {
+// Each node starts at `ready_ns` or once the nodes it waits for have ended,
+// whichever is later; returns when the last of them ends. All of their work
+// is on the launch stream and carries the correlation id of this graph
+// launch, as CUPTI reports it. Which independent nodes a GPU runs at once is
+// an assumption here: all of them, at once (no limit of SMs or copy engines).
+uint64_t replay_locked(const std::vector<GraphNode>& nodes, Replay& replay, uint64_t ready_ns) {
   Model& m = model();
   CUstream_st* stream = replay.stream;
   CUctx_st* context = stream->context;
   Device& device = m.devices[static_cast<size_t>(context->device)];
-  for (const GraphNode& node : nodes) {
+  std::vector<uint64_t> end_of(nodes.size(), ready_ns);
+  uint64_t last_end = ready_ns;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const GraphNode& node = nodes[i];
+    uint64_t start = ready_ns;
+    for (uint32_t before : node.waits_for) start = std::max(start, end_of[before]);
+    uint64_t& end = end_of[i];
+    end = start;
     if (node.kind == GraphNode::Kind::Operation) {
       SimOperation op = node.op;
       op.correlation_id = 0;
-      if (schedule_locked(replay.lock, stream, op, node.duration_ns, node.faults, node.move_data)) {
-        replay.launched.push_back({true, op, {}});
-        if (op.kind == SIM_OP_KERNEL) kernel_sets_condition_locked(op, replay);
-      }
-      continue;
-    }
-    if (node.kind == GraphNode::Kind::Empty) continue;
-    if (node.kind == GraphNode::Kind::Conditional) {
-      replay_conditional_locked(node, replay);
-      continue;
-    }
-    if (node.kind == GraphNode::Kind::EventRecord || node.kind == GraphNode::Kind::EventWait) {
+      place_operation_locked(stream, op, replay.queued_ns, start, node.duration_ns, node.faults, node.move_data);
+      end = op.end_ns;
+      replay.launched.push_back({true, op, {}});
+      if (op.kind == SIM_OP_KERNEL) kernel_sets_condition_locked(op, replay);
+    } else if (node.kind == GraphNode::Kind::Conditional) {
+      end = replay_conditional_locked(node, replay, start);
+    } else if (node.kind == GraphNode::Kind::EventRecord || node.kind == GraphNode::Kind::EventWait) {
       CUevent event = node.event;
-      if (!m.events.count(event)) continue;  // destroyed since: nothing to record or wait for
-      if (node.kind == GraphNode::Kind::EventRecord) {  // as cuEventRecord at this place of the launch
-        event->recorded = true;
-        event->capture = nullptr;
-        event->complete_at_ns = std::max(now_ns(), stream_frontier_locked(stream));
-        stream->ready_at_ns = std::max(stream->ready_at_ns, event->complete_at_ns);
-      } else if (event->recorded) {
-        stream->ready_at_ns = std::max(stream->ready_at_ns, event->complete_at_ns);
+      if (m.events.count(event)) {  // else destroyed since: nothing to record or wait for
+        if (node.kind == GraphNode::Kind::EventRecord) {  // as cuEventRecord after the nodes before it
+          event->recorded = true;
+          event->capture = nullptr;
+          event->complete_at_ns = start;
+        } else if (event->recorded) {
+          end = std::max(start, event->complete_at_ns);
+        }
       }
-      continue;
+    } else if (node.kind == GraphNode::Kind::MemAlloc || node.kind == GraphNode::Kind::MemFree) {
+      replay_memory_node_locked(node, replay, device, start);
     }
-    auto address = reinterpret_cast<uintptr_t>(node.address);
-    SimMemoryEvent event{0, static_cast<uint32_t>(MemoryKind::Device), static_cast<uint32_t>(context->device),
-                         context->id, stream->id, current_correlation_id(), 1, address, node.bytes, now_ns(),
-                         0, 0, 0, 0, 0};
-    if (node.kind == GraphNode::Kind::MemAlloc) {
-      event.operation = SIM_MEMORY_ALLOCATE;
-      m.graph_live.insert(address);
-    } else {
-      m.graph_live.erase(address);
-      auto found = m.allocations.find(address);
-      if (found == m.allocations.end()) continue;  // freed already
-      event.operation = SIM_MEMORY_RELEASE;
-      event.bytes = found->second.bytes;
-      if (!m.graph_reserved.count(address)) {
-        // Memory that is not the graph's own goes back when the stream reaches it.
-        device.allocated_bytes -= found->second.bytes;
-        m.allocations.erase(found);
-        run_at(stream_frontier_locked(stream), [address] { std::free(reinterpret_cast<void*>(address)); });
-      }
-    }
-    replay.launched.push_back({false, {}, event});
+    last_end = std::max(last_end, end);
   }
+  return last_end;
 }
 
 }  // namespace
@@ -839,11 +978,17 @@ CUresult graph_launch(CUgraphExec exec, CUstream handle, bool per_thread) {
   CUresult error;
   CUstream_st* stream = work_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
-  Replay replay{lock, stream, exec->graph.id, {}, {}};
-  // A copy: a node's parameters may be set while schedule_locked waits for room.
+  // A graph launch is one item of its stream's queue.
+  wait_for_queue_slot_locked(lock, stream);
+  if (!m.graph_execs.count(exec)) return CUDA_ERROR_INVALID_HANDLE;  // destroyed while waiting
+  uint64_t now = now_ns();
+  Replay replay{stream, now, exec->graph.id, {}, {}};
   std::vector<GraphNode> nodes = exec->graph.nodes;
   assign_defaults_locked(nodes);
-  replay_locked(nodes, replay);
+  uint64_t start = std::max(now + config().launch_latency_ns, stream_frontier_locked(stream));
+  uint64_t end = replay_locked(nodes, replay, start);
+  stream->ready_at_ns = std::max(stream->ready_at_ns, end);
+  stream->pending_end_ns.push_back(end);
   lock.unlock();
   for (const Launched& item : replay.launched) {
     if (item.is_operation) {

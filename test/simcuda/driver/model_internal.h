@@ -28,6 +28,8 @@ struct CUstream_st {
   uint64_t ready_at_ns = 0;  // simulated end of the last operation enqueued
   std::deque<uint64_t> pending_end_ns;  // ends of enqueued operations, oldest first
   simcuda::Graph* capture = nullptr;  // non-null while capturing
+  // While capturing: the captured nodes this stream's next one depends on.
+  std::vector<uint64_t> capture_tail;
 };
 
 struct CUctx_st {
@@ -51,6 +53,7 @@ struct CUevent_st {
   bool recorded = false;
   uint64_t complete_at_ns = 0;
   simcuda::Graph* capture = nullptr;  // recorded in this capture: waiting on it joins it
+  std::vector<uint64_t> capture_tail;  // the recording stream's capture_tail then
 };
 
 // The handle CUDA 12's runtime launches with (cuLibraryGetKernel): a
@@ -105,6 +108,8 @@ struct GraphNode {
   CUfunction function = nullptr;  // kernel nodes
   CUDA_KERNEL_NODE_PARAMS kernel_params{};  // kernel nodes, as last set (cuGraphKernelNodeGetParams)
   CUDA_MEMSET_NODE_PARAMS memset_params{};  // memset nodes, as last set
+  CUDA_MEMCPY3D copy_params{};              // copy nodes built node by node, as last set
+  CUDA_HOST_NODE_PARAMS host_params{};      // host nodes built node by node, as last set
   void* address = nullptr;        // memory nodes
   size_t bytes = 0;
   CUevent event = nullptr;        // event nodes
@@ -117,6 +122,10 @@ struct GraphNode {
   CUgraphConditionalNodeType condition_type = CU_GRAPH_COND_TYPE_IF;
   std::vector<CUgraph> body_handles;
   std::shared_ptr<const std::vector<Graph>> bodies;
+  // In an executable graph's launch order: the positions of the nodes this
+  // one starts after (the ends of its dependencies; a child graph's node,
+  // the one before it).
+  std::vector<uint32_t> waits_for;
 };
 
 struct Graph {
@@ -268,6 +277,13 @@ uint64_t context_frontier_locked(const CUctx_st* context);
 // device thread at the operation's simulated start.
 bool schedule_locked(Lock& lock, CUstream_st* stream, SimOperation& op, uint64_t duration_ns,
                      bool faults, std::function<void()> move_data);
+// Waits (releasing `lock`) until `stream`'s queue has room for one more operation.
+void wait_for_queue_slot_locked(Lock& lock, CUstream_st* stream);
+// Gives `op`, enqueued at `queued_ns`, its place on `stream` from `start_ns`, as
+// schedule_locked does once the queue has room, without moving the stream's
+// frontier (a graph launch's node).
+void place_operation_locked(CUstream_st* stream, SimOperation& op, uint64_t queued_ns, uint64_t start_ns,
+                            uint64_t duration_ns, bool faults, std::function<void()> move_data);
 void report_operation(const SimOperation& op);
 void report_memory(const SimMemoryEvent& event);
 // A device's default memory pool (made on first use), and the pool fields of a
@@ -284,6 +300,8 @@ uint64_t new_graph_node_id_locked();
 CUgraphNode node_handle_locked(uint64_t id);
 // Memory nodes met on a capturing stream (cudaMallocAsync / cudaFreeAsync).
 void* capture_alloc_node_locked(CUstream_st* stream, size_t bytes);
+// Appends `node` to the stream's capture, after the nodes it depends on (its capture_tail).
+void capture_append_locked(CUstream_st* stream, GraphNode node);
 void capture_free_node_locked(CUstream_st* stream, void* address);
 void report_resource(uint32_t cbid, CUcontext context, CUstream stream);
 void report_sync(uint32_t type, uint32_t context_id, uint32_t stream_id, uint32_t event_id,

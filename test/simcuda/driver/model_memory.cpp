@@ -221,13 +221,25 @@ CUresult address_range(CUdeviceptr* base, size_t* size, CUdeviceptr address) {
   return CUDA_SUCCESS;
 }
 
-CUresult pointer_memory_type(CUdeviceptr address, CUmemorytype* type, CUdevice* device) {
+CUresult pointer_info(CUdeviceptr address, PointerInfo* info) {
   Model& m = model();
   Lock lock(m.mutex);
-  const Allocation* allocation = find_allocation_locked(address, 1, nullptr);
+  uintptr_t base = 0;
+  const Allocation* allocation = find_allocation_locked(address, 1, &base);
   if (allocation == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (type) *type = on_device(allocation->kind) ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
-  if (device) *device = allocation->device;
+  info->type = on_device(allocation->kind) ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+  info->device = allocation->device;
+  info->base = base;
+  info->bytes = allocation->bytes;
+  info->managed = allocation->kind == MemoryKind::Managed;
+  return CUDA_SUCCESS;
+}
+
+CUresult pointer_memory_type(CUdeviceptr address, CUmemorytype* type, CUdevice* device) {
+  PointerInfo info{};
+  if (CUresult error = pointer_info(address, &info)) return error;
+  if (type) *type = info.type;
+  if (device) *device = info.device;
   return CUDA_SUCCESS;
 }
 

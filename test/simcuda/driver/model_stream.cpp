@@ -119,35 +119,42 @@ void wait_for_queue_slot_locked(Lock& lock, CUstream_st* stream) {
   }
 }
 
-bool schedule_locked(Lock& lock, CUstream_st* stream, SimOperation& op, uint64_t duration_ns, bool faults,
-                     std::function<void()> move_data) {
+void place_operation_locked(CUstream_st* stream, SimOperation& op, uint64_t queued_ns, uint64_t start_ns,
+                            uint64_t duration_ns, bool faults, std::function<void()> move_data) {
   op.device = static_cast<uint32_t>(stream->context->device);
   op.context_id = stream->context->id;
   op.stream_id = stream->id;
-  if (stream->capture != nullptr) {
-    GraphNode node;
-    node.op = op;
-    node.duration_ns = duration_ns;
-    node.faults = faults;
-    node.move_data = std::move(move_data);
-    node.op.graph_id = stream->capture->id;
-    node.op.graph_node_id = new_graph_node_id_locked();
-    stream->capture->nodes.push_back(std::move(node));
-    return false;
-  }
-  wait_for_queue_slot_locked(lock, stream);
-  uint64_t now = now_ns();
   op.correlation_id = op.correlation_id ? op.correlation_id : current_correlation_id();
-  op.queued_ns = now;
-  op.start_ns = std::max(now + config().launch_latency_ns, stream_frontier_locked(stream));
+  op.queued_ns = queued_ns;
+  op.start_ns = start_ns;
   op.end_ns = op.start_ns + duration_ns;
-  stream->ready_at_ns = op.end_ns;
-  stream->pending_end_ns.push_back(op.end_ns);
   // Kernels are not executed; copies and memsets move their bytes when they run.
   if (move_data) run_at(op.start_ns, std::move(move_data));
   if (faults && stream->context->sticky_error == CUDA_SUCCESS) {
     stream->context->sticky_error = CUDA_ERROR_ILLEGAL_ADDRESS;
   }
+}
+
+bool schedule_locked(Lock& lock, CUstream_st* stream, SimOperation& op, uint64_t duration_ns, bool faults,
+                     std::function<void()> move_data) {
+  if (stream->capture != nullptr) {
+    op.device = static_cast<uint32_t>(stream->context->device);
+    op.context_id = stream->context->id;
+    op.stream_id = stream->id;
+    GraphNode node;
+    node.op = op;
+    node.duration_ns = duration_ns;
+    node.faults = faults;
+    node.move_data = std::move(move_data);
+    capture_append_locked(stream, std::move(node));
+    return false;
+  }
+  wait_for_queue_slot_locked(lock, stream);
+  uint64_t now = now_ns();
+  uint64_t start = std::max(now + config().launch_latency_ns, stream_frontier_locked(stream));
+  place_operation_locked(stream, op, now, start, duration_ns, faults, std::move(move_data));
+  stream->ready_at_ns = op.end_ns;
+  stream->pending_end_ns.push_back(op.end_ns);
   return true;
 }
 
@@ -231,7 +238,16 @@ CUresult stream_wait_event(CUstream handle, CUevent event, bool per_thread) {
   if (CUresult bad = check_event_locked(event)) return bad;
   if (event->capture != nullptr) {
     // Fork: a stream that waits on an event of a capture joins that capture.
-    if (stream->capture == nullptr) stream->capture = event->capture;
+    // Either way its next captured node depends on the nodes before the record.
+    if (stream->capture == nullptr) {
+      stream->capture = event->capture;
+      stream->capture_tail.clear();
+    }
+    for (uint64_t id : event->capture_tail) {
+      if (std::find(stream->capture_tail.begin(), stream->capture_tail.end(), id) == stream->capture_tail.end()) {
+        stream->capture_tail.push_back(id);
+      }
+    }
     return CUDA_SUCCESS;
   }
   // An event that was never recorded is complete; waiting on it is a no-op.
@@ -302,6 +318,7 @@ CUresult stream_begin_capture(CUstream handle, CUstreamCaptureMode, bool per_thr
   auto graph = std::make_unique<CUgraph_st>();
   graph->graph.id = m.next_graph_id++;
   stream->capture = &graph->graph;
+  stream->capture_tail.clear();
   m.graphs.insert(graph.get());
   m.all_graphs.push_back(std::move(graph));
   return CUDA_SUCCESS;
@@ -321,10 +338,16 @@ CUresult stream_end_capture(CUstream handle, CUgraph* out, bool per_thread) {
   // Streams that joined through an event leave the capture with it.
   Graph* captured = stream->capture;
   for (CUstream_st* other : m.streams) {
-    if (other->capture == captured) other->capture = nullptr;
+    if (other->capture == captured) {
+      other->capture = nullptr;
+      other->capture_tail.clear();
+    }
   }
   for (CUevent_st* event : m.events) {
-    if (event->capture == captured) event->capture = nullptr;
+    if (event->capture == captured) {
+      event->capture = nullptr;
+      event->capture_tail.clear();
+    }
   }
   return CUDA_SUCCESS;
 }
@@ -373,9 +396,10 @@ CUresult event_record(CUevent event, CUstream handle, bool per_thread) {
   CUresult error;
   CUstream_st* stream = resolve_stream_locked(handle, per_thread, &error);
   if (stream == nullptr) return error;
-  // Inside a capture an event only orders captured work, which is replayed in
-  // capture order anyway; it lets other streams join the capture.
+  // Inside a capture an event records the stream's last captured nodes: a
+  // stream that waits on it joins the capture after them.
   event->capture = stream->capture;
+  event->capture_tail = stream->capture_tail;
   if (stream->capture != nullptr) return CUDA_SUCCESS;
   event->recorded = true;
   event->complete_at_ns = std::max(now_ns(), stream_frontier_locked(stream));

@@ -341,6 +341,82 @@ cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGra
   SIM_IN_CONTEXT(cuGraphExecMemsetNodeSetParams(hGraphExec, node, &params, nullptr));
 }
 
+// The driver's description back as the runtime's (driver_copy_3d undone): a
+// pointer end's pitch and height, an array end, positions and extent in
+// elements, the direction from the ends' memory types.
+cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms* pNodeParams) {
+  if (pNodeParams == nullptr) return cudaErrorInvalidValue;
+  CUDA_MEMCPY3D c{};
+  SIM_NEED_CONTEXT();
+  SIM_TRY(cuGraphMemcpyNodeGetParams(node, &c));
+  cudaMemcpy3DParms& p = *pNodeParams;
+  p = {};
+  size_t src_element = 1, dst_element = 1;
+  if (c.srcMemoryType == CU_MEMORYTYPE_ARRAY) {
+    p.srcArray = reinterpret_cast<cudaArray_t>(c.srcArray);
+    src_element = array_element_bytes(p.srcArray);
+  } else {
+    p.srcPtr = {const_cast<void*>(c.srcHost), c.srcPitch, c.WidthInBytes, c.srcHeight};
+  }
+  if (c.dstMemoryType == CU_MEMORYTYPE_ARRAY) {
+    p.dstArray = reinterpret_cast<cudaArray_t>(c.dstArray);
+    dst_element = array_element_bytes(p.dstArray);
+  } else {
+    p.dstPtr = {c.dstHost, c.dstPitch, c.WidthInBytes, c.dstHeight};
+  }
+  size_t extent_element = p.srcArray != nullptr ? src_element : dst_element;
+  p.srcPos = {c.srcXInBytes / src_element, c.srcY, c.srcZ};
+  p.dstPos = {c.dstXInBytes / dst_element, c.dstY, c.dstZ};
+  p.extent = {c.WidthInBytes / extent_element, c.Height, c.Depth};
+  auto on_device = [](CUmemorytype type) { return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY; };
+  p.kind = c.srcMemoryType == CU_MEMORYTYPE_UNIFIED || c.dstMemoryType == CU_MEMORYTYPE_UNIFIED
+               ? cudaMemcpyDefault
+               : on_device(c.srcMemoryType) ? (on_device(c.dstMemoryType) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                                             : (on_device(c.dstMemoryType) ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+  return cudaSuccess;
+}
+
+// cudaHostNodeParams has CUDA_HOST_NODE_PARAMS's layout.
+cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams* pNodeParams) {
+  SIM_IN_CONTEXT(cuGraphHostNodeGetParams(node, reinterpret_cast<CUDA_HOST_NODE_PARAMS*>(pNodeParams)));
+}
+
+cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams* pNodeParams) {
+  SIM_IN_CONTEXT(cuGraphHostNodeSetParams(node, reinterpret_cast<const CUDA_HOST_NODE_PARAMS*>(pNodeParams)));
+}
+
+cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                           const struct cudaHostNodeParams* pNodeParams) {
+  SIM_IN_CONTEXT(
+      cuGraphExecHostNodeSetParams(hGraphExec, node, reinterpret_cast<const CUDA_HOST_NODE_PARAMS*>(pNodeParams)));
+}
+
+cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event_out) {
+  SIM_IN_CONTEXT(cuGraphEventRecordNodeGetEvent(node, event_out));
+}
+
+cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  SIM_IN_CONTEXT(cuGraphEventRecordNodeSetEvent(node, event));
+}
+
+cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event_out) {
+  SIM_IN_CONTEXT(cuGraphEventWaitNodeGetEvent(node, event_out));
+}
+
+cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  SIM_IN_CONTEXT(cuGraphEventWaitNodeSetEvent(node, event));
+}
+
+cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  SIM_IN_CONTEXT(cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event));
+}
+
+cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  SIM_IN_CONTEXT(cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event));
+}
+
+cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) { SIM_IN_CONTEXT(cuGraphDestroyNode(node)); }
+
 // cudaGraphNodeType has CUgraphNodeType's values.
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* pType) {
   SIM_IN_CONTEXT(cuGraphNodeGetType(node, reinterpret_cast<CUgraphNodeType*>(pType)));

@@ -211,6 +211,24 @@ SIM_RT(cudaGraphExecMemsetNodeSetParams, v10020,
        (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams* pNodeParams),
        (hGraphExec, node, pNodeParams))
 SIM_RT(cudaGraphNodeGetType, v10000, (cudaGraphNode_t node, enum cudaGraphNodeType* pType), (node, pType))
+SIM_RT(cudaGraphMemcpyNodeGetParams, v10000, (cudaGraphNode_t node, struct cudaMemcpy3DParms* pNodeParams),
+       (node, pNodeParams))
+SIM_RT(cudaGraphHostNodeGetParams, v10000, (cudaGraphNode_t node, struct cudaHostNodeParams* pNodeParams),
+       (node, pNodeParams))
+SIM_RT(cudaGraphHostNodeSetParams, v10000, (cudaGraphNode_t node, const struct cudaHostNodeParams* pNodeParams),
+       (node, pNodeParams))
+SIM_RT(cudaGraphExecHostNodeSetParams, v10020,
+       (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams* pNodeParams),
+       (hGraphExec, node, pNodeParams))
+SIM_RT(cudaGraphEventRecordNodeGetEvent, v11010, (cudaGraphNode_t node, cudaEvent_t* event_out), (node, event_out))
+SIM_RT(cudaGraphEventRecordNodeSetEvent, v11010, (cudaGraphNode_t node, cudaEvent_t event), (node, event))
+SIM_RT(cudaGraphEventWaitNodeGetEvent, v11010, (cudaGraphNode_t node, cudaEvent_t* event_out), (node, event_out))
+SIM_RT(cudaGraphEventWaitNodeSetEvent, v11010, (cudaGraphNode_t node, cudaEvent_t event), (node, event))
+SIM_RT(cudaGraphExecEventRecordNodeSetEvent, v11010, (cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event),
+       (hGraphExec, hNode, event))
+SIM_RT(cudaGraphExecEventWaitNodeSetEvent, v11010, (cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event),
+       (hGraphExec, hNode, event))
+SIM_RT(cudaGraphDestroyNode, v10000, (cudaGraphNode_t node), (node))
 SIM_RT(cudaGraphAddDependencies, v12030,
        (cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData,
         size_t numDependencies),

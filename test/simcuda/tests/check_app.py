@@ -49,6 +49,11 @@ KERNEL_NS = {
     "if_body_kernel": 49000,
     "else_body_kernel": 51000,
     "while_body_kernel": 53000,
+    "branch_a_kernel": 55000,
+    "branch_b_kernel": 57000,
+    "join_kernel": 59000,
+    "setters_kernel": 61000,
+    "removed_kernel": 63000,
 }
 # Per-app simulation settings: async_copy's copy lasts long enough (67 ms) that a
 # loaded machine's scheduling delays cannot pass for the host doing the copy.
@@ -376,6 +381,52 @@ def expect_graph_nodes(truth, args, f):
     top = {k["graph"] for k in truth.kernels("order_kernel")}
     f.expect(len(top) == 1 and len(bodies) == 3 and not bodies & top, "each body is a graph of its own: %s %s" %
              (top, bodies))
+    f.expect(all(a["result"] == 0 for a in truth.apis), "every call succeeds")
+
+
+def expect_graph_branches(truth, args, f):
+    launches = [a["corr"] for a in truth.api("cudaGraphLaunch")]
+    f.expect(len(launches) == 4, "two launches of each graph: %d" % len(launches))
+    for corr in launches:
+        ops = {o["name"]: o for o in truth.kernels("") if o["corr"] == corr}
+        memsets = sorted((o for o in truth.of_type("memset") if o["corr"] == corr), key=lambda o: o["start"])
+        a, b, join = (next((o for n, o in ops.items() if k in n), None)
+                      for k in ("branch_a_kernel", "branch_b_kernel", "join_kernel"))
+        if not f.expect(a and b and join and len(memsets) == 2, "launch %d: kernels %s, %d memsets" %
+                        (corr, sorted(ops), len(memsets))):
+            continue
+        # Independent branches run at once, after the memsets; the join after both.
+        f.expect(a["start"] == b["start"] == memsets[1]["end"] and memsets[1]["start"] == memsets[0]["end"],
+                 "launch %d: branches start at %d and %d, the memsets end at %d" %
+                 (corr, a["start"], b["start"], memsets[1]["end"]))
+        f.expect(join["start"] == max(a["end"], b["end"]),
+                 "launch %d: join starts at %d, branches end at %d and %d" % (corr, join["start"], a["end"], b["end"]))
+    graphs = {k["graph"] for k in truth.kernels("join_kernel")}
+    f.expect(len(graphs) == 2, "an explicit and a captured graph: %s" % graphs)
+    f.expect(all(a["result"] == 0 for a in truth.apis), "every call succeeds")
+
+
+def expect_graph_setters(truth, args, f):
+    launches = [a["corr"] for a in truth.api("cudaGraphLaunch")]
+    f.expect(len(launches) == 2, "two graph launches")
+    f.expect(len(truth.kernels("setters_kernel")) == 2 and not truth.kernels("removed_kernel"),
+             "the kernel once per launch, the removed node's never: %s" % [k["name"] for k in truth.kernels("")])
+    hosts = [l for l in truth.lines if l["type"] == "host_function" and l["corr"] in launches]
+    f.expect(len(hosts) == 2, "one host node run per launch: %d" % len(hosts))
+    copies = [c for c in truth.of_type("memcpy") if c["corr"] in launches]
+    f.expect(len(copies) == 2 and all(c["copy_kind"] == "DtoH" for c in copies), "one copy node per launch")
+    for outer, inner in (("cudaGraphHostNodeGetParams", "cuGraphHostNodeGetParams"),
+                         ("cudaGraphHostNodeSetParams", "cuGraphHostNodeSetParams"),
+                         ("cudaGraphExecHostNodeSetParams", "cuGraphExecHostNodeSetParams"),
+                         ("cudaGraphEventRecordNodeGetEvent", "cuGraphEventRecordNodeGetEvent"),
+                         ("cudaGraphEventRecordNodeSetEvent", "cuGraphEventRecordNodeSetEvent"),
+                         ("cudaGraphEventWaitNodeGetEvent", "cuGraphEventWaitNodeGetEvent"),
+                         ("cudaGraphEventWaitNodeSetEvent", "cuGraphEventWaitNodeSetEvent"),
+                         ("cudaGraphExecEventRecordNodeSetEvent", "cuGraphExecEventRecordNodeSetEvent"),
+                         ("cudaGraphExecEventWaitNodeSetEvent", "cuGraphExecEventWaitNodeSetEvent"),
+                         ("cudaGraphMemcpyNodeGetParams", "cuGraphMemcpyNodeGetParams"),
+                         ("cudaGraphDestroyNode", "cuGraphDestroyNode")):
+        f.expect(nests(truth, outer, inner), "%s nests %s" % (outer, inner))
     f.expect(all(a["result"] == 0 for a in truth.apis), "every call succeeds")
 
 

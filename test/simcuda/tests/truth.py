@@ -70,10 +70,18 @@ def check_invariants(truth, env, failures):
                              op["bytes"], op["end"] - op["start"], want))
         failures.expect(op["corr"] in corr_ids, "op %s has correlation %d of no API call" % (op["name"], op["corr"]))
         per_stream[op["stream"]].append(op)
-    # Stream order: on one stream, operations run one after the other in enqueue order.
+    # Stream order: on one stream, operations run one after the other in
+    # enqueue order. A graph launch is one of them: its nodes may overlap each
+    # other (independent branches), never the work before or after it.
     for stream, ops in per_stream.items():
-        ops.sort(key=lambda o: o["queued"])
-        for before, after in zip(ops, ops[1:]):
+        items = {}
+        for op in ops:
+            key = ("graph launch", op["corr"]) if op["graph"] else ("op", id(op))
+            item = items.setdefault(key, {"name": op["name"] if not op["graph"] else "graph launch %d" % op["corr"],
+                                          "queued": op["queued"], "start": op["start"], "end": op["end"]})
+            item["start"], item["end"] = min(item["start"], op["start"]), max(item["end"], op["end"])
+        ordered = sorted(items.values(), key=lambda i: i["queued"])
+        for before, after in zip(ordered, ordered[1:]):
             failures.expect(after["start"] >= before["end"],
                             "stream %d: %s starts before %s ends" % (stream, after["name"], before["name"]))
     # A synchronisation never returns before the work it waits for has ended.

@@ -3,6 +3,8 @@
 // names them.
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "model/torch_ranges.h"
 
 using prof::analyzer::merged_counter_name;
@@ -106,4 +108,64 @@ TEST_CASE("a counter suffix merges into one row name, other '#' names stay") {
   CHECK(merged_counter_name("Optimizer.step#AdamW.step") == "Optimizer.step#AdamW.step");
   CHECK(merged_counter_name("step#") == "step#");
   CHECK(merged_counter_name("plain") == "plain");
+}
+
+namespace {
+
+// `head` followed by a list of 3x32x32 shapes, cut as the agent cuts an
+// NVTX message: at 1024 bytes (FORMAT.md).
+std::string cut_at_agent_limit(std::string head) {
+  while (head.size() < 1024) head += "[3, 32, 32], ";
+  return head.substr(0, 1024);
+}
+
+}  // namespace
+
+TEST_CASE("a tail the agent cut at its string limit still gives the operator's name") {
+  // DataLoader's aten::stack of a 64-sample batch: one shape per tensor,
+  // past the agent's 1024 bytes.
+  const auto stack = parse_torch_range(cut_at_agent_limit("aten::stack, seq = 5, op_id = 812, sizes = [["));
+  CHECK(stack.kind == TorchRangeKind::kOperator);
+  CHECK(stack.name == "aten::stack");
+  CHECK(stack.cut);
+  CHECK(stack.seq == 5);
+  CHECK(stack.op_id == 812u);
+  CHECK_FALSE(stack.sizes.has_value());
+  // torch 1.13: no seq or op_id.
+  const auto old = parse_torch_range(cut_at_agent_limit("aten::cat, sizes = [["));
+  CHECK(old.name == "aten::cat");
+  CHECK(old.cut);
+  // Cut inside input_op_ids (the sizes were whole: not kept), a part's
+  // name, or right after a separator.
+  std::string ids_text = "aten::add_, seq = 2, op_id = 9, sizes = [[4], [4]], input_op_ids = [";
+  while (ids_text.size() < 1024) ids_text += "(3,0), ";
+  const auto ids = parse_torch_range(ids_text.substr(0, 1024));
+  CHECK(ids.name == "aten::add_");
+  CHECK(ids.cut);
+  CHECK_FALSE(ids.sizes.has_value());
+  for (const char* tail : {", siz", ", ", ", sizes = ", ", op_id =", ","}) {
+    std::string name(1024 - 10 - std::string(tail).size(), 'x');
+    name.replace(0, 6, "aten::");
+    const std::string text = name + ", seq = 31" + tail;
+    REQUIRE(text.size() == 1024);
+    const auto r = parse_torch_range(text);
+    CHECK(r.name == name);
+    CHECK(r.seq == 31);
+    CHECK(r.cut);
+  }
+  // A whole tail is never read as a cut one.
+  CHECK_FALSE(parse_torch_range("aten::mm, seq = 4, sizes = [[64, 256], [256, 128]]").cut);
+}
+
+TEST_CASE("a name shorter than the agent's limit is never read as cut") {
+  for (const char* text : {"aten::stack, seq = 5, op_id = 812, sizes = [[[3, 32, 32], [3, 32, 3",
+                           "load, sizes = [[1, 2]", "epoch 1, sizes = [3", "stage, se", "aten::mul, seq = 3, "}) {
+    const auto r = parse_torch_range(text);
+    CHECK(r.name == text);
+    CHECK_FALSE(r.cut);
+  }
+  // At the limit too, text that does not end inside torch's tail.
+  CHECK(parse_torch_range(std::string(1024, 'a')).name == std::string(1024, 'a'));
+  const std::string phase = cut_at_agent_limit("phase 2, batch [[");
+  CHECK(parse_torch_range(phase).name == phase);
 }

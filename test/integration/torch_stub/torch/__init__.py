@@ -6,9 +6,18 @@ was turned on, how often and in which process.
   STUB_TORCH_API=1.13   torch 1.13's surface: no global optimizer hook, no
                         always_call for forward hooks (default: torch 2.x)
   STUB_TORCH_NVTX=refuse  emit_nvtx refuses, as a CPU-only torch does
-  STUB_TORCH_CUDA=1     torch.cuda.is_available(), and the caching
-                        allocator's history (_record_memory_history,
-                        _snapshot) fed by torch.stub_tensor(bytes)
+  STUB_TORCH_CUDA=1     the caching allocator's history
+                        (_record_memory_history, _snapshot) fed by
+                        torch.stub_tensor(bytes), and
+                        torch.cuda.is_available(); unset: a CUDA torch
+                        without that history (torch < 2.1); none: a torch
+                        built without CUDA (torch.version.cuda is None:
+                        torch.cuda.synchronize raises, as CPU torch's does).
+                        CUDA initializes lazily, as torch's does: at the
+                        first tensor, torch.cuda.synchronize (which
+                        emit_nvtx's __enter__ calls) or
+                        _record_memory_history (logged as cuda_init), and
+                        then runs the calls torch.cuda._lazy_call deferred
 """
 import os
 import sys
@@ -49,6 +58,7 @@ class emit_nvtx:
         self.record_shapes = record_shapes
 
     def __enter__(self):
+        sys.modules["torch"].cuda.synchronize()  # as torch's does
         if os.environ.get("STUB_TORCH_NVTX") == "refuse":
             raise RuntimeError("Can't use NVTX profiler - PyTorch was compiled without CUDA")
         log("emit_nvtx", self.record_shapes)
@@ -195,7 +205,33 @@ profiler.profile = profile
 _history = {"on": False, "trace": []}
 
 
+_cuda_state = {"initialized": False, "deferred": []}
+
+
+def _lazy_init():
+    if _cuda_state["initialized"]:
+        return
+    log("cuda_init")
+    _cuda_state["initialized"] = True
+    for call in _cuda_state["deferred"]:
+        call()
+
+
+def _synchronize():
+    if version.cuda is None:
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    _lazy_init()
+
+
+def _lazy_call(call):
+    if _cuda_state["initialized"]:
+        call()
+    else:
+        _cuda_state["deferred"].append(call)
+
+
 def _record_memory_history(enabled="all", context="all", stacks="all", max_entries=0):
+    _lazy_init()  # as torch's does (memory_snapshot.cpp: lazyInitDevice)
     log("_record_memory_history", enabled, context, stacks)
     _history["on"] = enabled is not None
 
@@ -211,6 +247,7 @@ class _Tensor:
     _next_address = [0x7f0000000000]
 
     def __init__(self, size):
+        _lazy_init()
         self.size = size
         self.address = _Tensor._next_address[0]
         _Tensor._next_address[0] += 1 << 20
@@ -244,11 +281,17 @@ def stub_tensor(size):
 
 cuda = types.ModuleType("torch.cuda")
 cuda.is_available = lambda: os.environ.get("STUB_TORCH_CUDA") == "1"
+cuda.is_initialized = lambda: _cuda_state["initialized"]
+cuda._lazy_call = _lazy_call
+version = types.ModuleType("torch.version")
+version.cuda = None if os.environ.get("STUB_TORCH_CUDA") == "none" else "12.4"
 cuda.memory = types.ModuleType("torch.cuda.memory")
-cuda.memory._record_memory_history = _record_memory_history
-cuda.memory._snapshot = _snapshot
+if os.environ.get("STUB_TORCH_CUDA") == "1":
+    cuda.memory._record_memory_history = _record_memory_history
+    cuda.memory._snapshot = _snapshot
+cuda.synchronize = _synchronize
 
 # Submodules are in sys.modules, as a real package's are.
 for _module in (autograd, autograd.profiler, nn, nn.modules, nn.modules.module, optim, _optimizer_module,
-                profiler, cuda, cuda.memory):
+                profiler, cuda, cuda.memory, version):
     sys.modules[_module.__name__] = _module
