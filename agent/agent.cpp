@@ -38,17 +38,34 @@
 // (LD_PRELOAD and CUDA_INJECTION64_PATH naming different copies): the first
 // copy in the global scope claims this symbol.
 extern "C" [[gnu::visibility("default")]] const char libprof_agent_marker = 1;
+// This copy's own marker and injection entry, under hidden aliases: their
+// exported names, taken inside the library, resolve through the GOT to the
+// first copy's. Comparing with these tells the copies apart without a
+// dladdr, which scans the library's symbols (issue #30: each costs a
+// process under LD_PRELOAD some 5 us).
+extern "C" {
+[[gnu::visibility("hidden"), gnu::alias("libprof_agent_marker")]] extern const char libprof_agent_marker_here;
+}
+extern "C" [[gnu::visibility("default")]] int InitializeInjection();
+extern "C" [[gnu::visibility("hidden"), gnu::alias("InitializeInjection")]] int initialize_injection_here();
 
 namespace prof {
 namespace {
 
 
-std::string own_library_path() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&own_library_path), &info) == 0 || info.dli_fname == nullptr) {
-    return {};
+// This library's path as the loader named it; "" when dladdr cannot say.
+// Looked up once (dladdr scans the library's symbols), first by the preload
+// constructor, before any other thread can ask; leaked, as it is read at
+// exit and in forked children.
+const std::string* g_own_library_path = nullptr;
+
+const std::string& own_library_path() {
+  if (g_own_library_path == nullptr) {
+    Dl_info info{};
+    const bool named = dladdr(reinterpret_cast<void*>(&own_library_path), &info) != 0 && info.dli_fname != nullptr;
+    g_own_library_path = new std::string(named ? info.dli_fname : "");
   }
-  return info.dli_fname;
+  return *g_own_library_path;
 }
 
 file::Process describe_process(const ProcessIdentity& identity, const AgentConfig& config) {
@@ -390,7 +407,7 @@ void start() {
   // ourselves is how NVTX ranges reach us. A tool the user set wins.
   // The CUDA driver reads CUDA_INJECTION64_PATH in cuInit and calls the
   // library's InitializeInjection: CUDA capture starts when CUDA does.
-  const std::string self = own_library_path();
+  const std::string& self = own_library_path();
   if (!self.empty()) {
     env_set("NVTX_INJECTION64_PATH", self.c_str(), false);
     env_set("CUDA_INJECTION64_PATH", self.c_str(), false);
@@ -423,19 +440,9 @@ void start() {
   pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
 }
 
-// Whether `address` lies in this copy of the library. Comparing with
-// &libprof_agent_marker would not do: an exported symbol's address, taken
-// inside the library, resolves through the GOT to the first copy's.
-bool in_this_copy(const void* address) {
-  Dl_info theirs{}, ours{};
-  return dladdr(address, &theirs) != 0 &&
-         dladdr(reinterpret_cast<const void*>(&own_library_path), &ours) != 0 &&
-         theirs.dli_fbase == ours.dli_fbase;
-}
-
 bool another_agent_is_active() {
   const void* first = dlsym(RTLD_DEFAULT, "libprof_agent_marker");
-  return first != nullptr && !in_this_copy(first);
+  return first != nullptr && first != &libprof_agent_marker_here;
 }
 
 // Whether LD_PRELOAD names this library (by file, or by name for a bare
@@ -476,7 +483,7 @@ bool preloaded(const std::string& self) {
 // the user is a way in of its own.
 bool taken_out_of_profiling() {
   if (env_value("PROF_OUTPUT") != nullptr) return false;
-  const std::string self = own_library_path();
+  const std::string& self = own_library_path();
   if (self.empty() || preloaded(self)) return false;
   const char* nvtx = env_value("NVTX_INJECTION64_PATH");
   const char* cuda = env_value("CUDA_INJECTION64_PATH");
@@ -526,7 +533,7 @@ extern "C" [[gnu::visibility("default")]] int InitializeInjection() {
     // This copy stays inert; the driver found it under another path than
     // the preloaded one, so forward to the copy that records.
     InjectionEntry first = first_agent_entry();
-    if (first != nullptr && !in_this_copy(reinterpret_cast<const void*>(first))) return first();
+    if (first != nullptr && first != &initialize_injection_here) return first();
     return 1;
   }
   start_cuda();

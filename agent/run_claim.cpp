@@ -342,6 +342,15 @@ bool RunClaim::note_written(const std::string& path, uint64_t bytes, uint32_t gp
 
 std::string RunClaim::finish() {
   if (!first_ || folder_.empty()) return {};
+  // Most runs (a shell pipeline under LD_PRELOAD) never make their folder:
+  // one failed lookup says so, where reading its notes and then listing it
+  // took two (each a directory search and a negative dentry, issue #30).
+  const int folder = ::open(folder_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (folder < 0 && errno == ENOENT) {
+    folder_.clear();
+    return kNothingWritten;
+  }
+  if (folder >= 0) ::close(folder);
   const std::string written = read_all(folder_ + "/" + kWrittenFile);
   remove_folder(folder_);
   folder_.clear();

@@ -744,6 +744,7 @@ class Bench:
         actions = [(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
         per_spawn_ms = {name: [] for name in configs}
         cpu_ms = {name: [] for name in configs}  # user + sys of the process: steadier on a loaded machine
+        faults = {name: [] for name in configs}  # minor page faults: each page first touched (several us in a VM)
         order = list(configs)
         progress(f"startup: {rounds} rounds of {spawns} x {program}, with and without the agent")
         for round_index in range(rounds):
@@ -751,14 +752,17 @@ class Bench:
                 env = configs[name]
                 start = time.monotonic()
                 cpu = 0.0
+                minor_faults = 0
                 for _ in range(spawns):
                     pid = os.posix_spawn(program, [program], env, file_actions=actions)
                     _, status, usage = os.wait4(pid, 0)
                     if status != 0:
                         raise RuntimeError(f"{program} under {name} exited with status {status}")
                     cpu += usage.ru_utime + usage.ru_stime
+                    minor_faults += usage.ru_minflt
                 per_spawn_ms[name].append((time.monotonic() - start) * 1000 / spawns)
                 cpu_ms[name].append(cpu * 1000 / spawns)
+                faults[name].append(minor_faults / spawns)
         os.close(devnull)
         base = median(per_spawn_ms["without the agent"])
         self.add("startup", f"{program}, without the agent (fork+exec+exit, wall)", f"{base:.3f} ms",
@@ -773,6 +777,11 @@ class Bench:
         self.add("startup", f"{program} under LD_PRELOAD=libprof.so, CPU (user + sys of the process)",
                  f"{agent_cpu:.3f} ms, +{agent_cpu - base_cpu:.3f} ms", f"{base_cpu:.3f} ms",
                  f"{agent_cpu / base_cpu:.2f}x", "", None)
+        base_faults = median(faults["without the agent"])
+        agent_faults = median(faults["LD_PRELOAD=libprof.so"])
+        self.add("startup", f"{program} under LD_PRELOAD=libprof.so, page faults per process",
+                 f"{agent_faults:.0f}, +{agent_faults - base_faults:.0f}", f"{base_faults:.0f}",
+                 f"{agent_faults / base_faults:.2f}x", "", None)
         self.notes.append(
             f"startup: median over {rounds} interleaved rounds of the mean wall time of {spawns} posix_spawn + "
             f"waitpid of {program} (stdout and stderr to /dev/null); baseline: the same without LD_PRELOAD, "

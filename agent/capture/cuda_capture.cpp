@@ -1,4 +1,5 @@
 #include "capture/cuda_capture.h"
+#include "common/large_zeroed.h"
 
 #include <cupti.h>
 #include <dlfcn.h>
@@ -70,7 +71,7 @@ bool nested_in_work() { return t_launches_in_flight + t_other_work_in_flight > 0
 
 // Each callback id's kind, classified by name once.
 // Not in AgentState: a cache of a pure function (the name's kind).
-std::atomic<CudaCallKind> g_kinds[2][kMaxCallbackId];
+PROF_LARGE_ZEROED std::atomic<CudaCallKind> g_kinds[2][kMaxCallbackId];
 
 CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name) {
   const int d = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? 0 : 1;

@@ -1,4 +1,5 @@
 #include "capture/cuda_steps.h"
+#include "common/large_zeroed.h"
 
 #include <atomic>
 #include <cstddef>
@@ -15,7 +16,7 @@ namespace cuda_steps_detail {
 
 // Not in AgentState: a cache of a pure function (the rule's answer for a
 // kernel name), read inline on every launch (cuda_steps.h).
-std::atomic<uint64_t> g_seen_names[kSeenNames];
+PROF_LARGE_ZEROED std::atomic<uint64_t> g_seen_names[kSeenNames];
 
 bool kernel_matches(const StepRule& rule, const char* name, std::atomic<uint64_t>& slot) {
   const std::string_view symbol(name, strnlen(name, kMaxKernelSymbol));
@@ -30,7 +31,7 @@ namespace {
 
 // Per callback id: 0: not yet known, 1: no, 2: yes. Not in AgentState: a
 // cache of a pure function, as g_seen_names.
-std::atomic<uint8_t> g_api_matches[2][kMaxCallbackId];
+PROF_LARGE_ZEROED std::atomic<uint8_t> g_api_matches[2][kMaxCallbackId];
 
 }  // namespace
 

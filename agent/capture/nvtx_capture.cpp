@@ -1,4 +1,5 @@
 #include "capture/nvtx_capture.h"
+#include "common/large_zeroed.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -268,7 +269,7 @@ StepListener* nvtx_step_listener() {
 // kernel_matches).
 constexpr size_t kSeenNames = 256;
 // Not in AgentState: a cache of a pure function (the rule's answer for a name).
-std::atomic<uint64_t> g_seen_names[kSeenNames];
+PROF_LARGE_ZEROED std::atomic<uint64_t> g_seen_names[kSeenNames];
 
 bool name_is_step(const StepRule& rule, const char* text, uint32_t bytes) {
   const std::string_view name(text, bytes);

@@ -1,4 +1,5 @@
 #include "common/log.h"
+#include "common/large_zeroed.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -27,7 +28,7 @@ struct HeldLines {
 };
 // Used at start-up and around fork only, on the thread that starts the
 // agent: no lock. Not in AgentState: as the level above.
-HeldLines g_held;
+PROF_LARGE_ZEROED HeldLines g_held;
 
 void vlog(LogLevel needed, const char* format, va_list args) {
   if (g_level.load(std::memory_order_relaxed) < needed) return;

@@ -40,10 +40,7 @@ Writer::Writer(Recorder& recorder, Options options, file::Process process)
       options_(std::move(options)),
       process_(std::move(process)),
       file_(options_.windowed ? std::string() : options_.path),
-      translator_(std::in_place, read_thread_name),
-      windows_(recorder, options_.windows) {
-  translator_->use_clock(&clock_);
-}
+      windows_(recorder, options_.windows) {}
 
 Writer::~Writer() {
   close_if_ours(wake_);
@@ -54,6 +51,9 @@ bool Writer::prepare() {
   // shell under an exported LD_PRELOAD) should not pay for them.
   if (process_.executable.empty()) process_.executable = executable_path();
   if (process_.command_line.empty()) process_.command_line = command_line();
+  // Its tables too (their first pages are a process's few page faults).
+  translator_.emplace(read_thread_name);
+  translator_->use_clock(&clock_);
   // The app's first record chose the clock (or this does); its first pair
   // starts the calibration.
   clock_ = TickCalibration(!host_ticks_are_tsc());

@@ -168,7 +168,8 @@ class Writer final : private WindowFiles::Output {
   // prepare(), when the process first records).
   TickCalibration clock_;
   ChunkEncoder chunk_;
-  // Made anew for each window's file (emplace: see Translator's copy).
+  // Made in prepare(), and anew for each window's file (emplace: see
+  // Translator's copy).
   std::optional<Translator> translator_;
   file::DropCounts drops_written_;
   bool final_drops_ = false;

@@ -1,8 +1,10 @@
 #include "stacks/python_code_frees.h"
 
+#include "common/large_zeroed.h"
+
 namespace prof {
 
-std::atomic<uint64_t> g_python_code_frees[kCodeFreeSlots];
+PROF_LARGE_ZEROED std::atomic<uint64_t> g_python_code_frees[kCodeFreeSlots];
 std::atomic<uint64_t> g_python_code_frees_total{0};
 
 namespace {

@@ -5,6 +5,7 @@
 // cuGetProcAddress or dlsym returned when it handed the wrapper out, else the
 // next definition after the agent (RTLD_NEXT, or a libcuda loaded privately).
 #include "capture/hooks/driver_hooks.h"
+#include "common/large_zeroed.h"
 
 #include <cuda.h>
 #include <cupti.h>
@@ -49,7 +50,7 @@ HookedFunction g_functions[kDriverHooks] = {
 
 // What each wrapper forwards to; nullptr until first needed. Not in
 // AgentState: as the runtime's (runtime_hooks.cpp).
-std::atomic<void*> g_real[kDriverHooks];
+PROF_LARGE_ZEROED std::atomic<void*> g_real[kDriverHooks];
 std::atomic<bool> g_wrappers_on{false};
 
 void* real_of(DriverHook hook) {
@@ -83,6 +84,11 @@ extern "C" PROF_EXPORT CUresult prof_hook_cuGetProcAddress_v2(const char* symbol
                                                               cuuint64_t flags,
                                                               CUdriverProcAddressQueryResult* status)
     __asm__("cuGetProcAddress_v2");
+PROF_WRAPPER_HERE(CUresult, prof_hook_cuGetProcAddress, "cuGetProcAddress",
+                  (const char* symbol, void** pfn, int cuda_version, cuuint64_t flags))
+PROF_WRAPPER_HERE(CUresult, prof_hook_cuGetProcAddress_v2, "cuGetProcAddress_v2",
+                  (const char* symbol, void** pfn, int cuda_version, cuuint64_t flags,
+                   CUdriverProcAddressQueryResult* status))
 
 namespace prof {
 namespace {
@@ -99,13 +105,13 @@ const char* const kNames[kDriverHooks] = {
 };
 
 void* const kWrappers[kDriverHooks] = {
-#define PROF_DRIVER_HOOK(name, params, decl, args) reinterpret_cast<void*>(&prof_hook_##name),
+#define PROF_DRIVER_HOOK(name, params, decl, args) reinterpret_cast<void*>(&prof_hook_##name##_here),
 #define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)
 #include "capture/hooks/hooked_functions.inc"
 #undef PROF_DRIVER_HOOK
 #undef PROF_RUNTIME_HOOK
-    reinterpret_cast<void*>(&prof_hook_cuGetProcAddress),
-    reinterpret_cast<void*>(&prof_hook_cuGetProcAddress_v2),
+    reinterpret_cast<void*>(&prof_hook_cuGetProcAddress_here),
+    reinterpret_cast<void*>(&prof_hook_cuGetProcAddress_v2_here),
 };
 
 // cuGetProcAddress names the base function ("cuMemcpyHtoD") and returns an

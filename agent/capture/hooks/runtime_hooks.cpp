@@ -15,6 +15,7 @@
 #include "capture/hooks/real_symbols.h"
 #include "capture/hooks/wrapper_definition.h"
 #include "capture/hooks/wrapper_table.h"
+#include "common/large_zeroed.h"
 
 namespace prof {
 namespace {
@@ -51,7 +52,7 @@ const char* const kExportedNames[kRuntimeHooks] = {
 // What each wrapper forwards to; nullptr until first needed. Not in
 // AgentState: the wrappers load it inline on every call, and a program
 // calls them before the agent's constructor has run.
-std::atomic<void*> g_real[kRuntimeHooks];
+PROF_LARGE_ZEROED std::atomic<void*> g_real[kRuntimeHooks];
 
 void* real_of(RuntimeHook hook) {
   const auto i = static_cast<uint32_t>(hook);
@@ -81,7 +82,7 @@ namespace {
 
 void* const kWrappers[kRuntimeHooks] = {
 #define PROF_DRIVER_HOOK(name, params, decl, args)
-#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) reinterpret_cast<void*>(&prof_hook_##name),
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) reinterpret_cast<void*>(&prof_hook_##name##_here),
 #include "capture/hooks/hooked_functions.inc"
 #undef PROF_DRIVER_HOOK
 #undef PROF_RUNTIME_HOOK

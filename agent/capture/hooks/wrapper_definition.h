@@ -26,6 +26,15 @@
 #define PROF_UNPACK(...) __VA_ARGS__
 #define PROF_EXPORT __attribute__((visibility("default")))
 
+// `wrapper`_here: the wrapper exported as `symbol`, under a hidden alias
+// that the tables of wrappers (kWrappers) point to. The exported name's
+// address would be a symbol the loader looks up in every process at start
+// (one lookup per wrapper: 400, issue #30) and could resolve to another
+// object's definition of the name; the alias is this copy's own wrapper,
+// a relative relocation.
+#define PROF_WRAPPER_HERE(Result, wrapper, symbol, decl) \
+  extern "C" __attribute__((alias(symbol), visibility("hidden"))) Result wrapper##_here decl;
+
 #define PROF_DEFINE_WRAPPER(Result, not_found, hook_value, record, wrapper, symbol, params, decl, \
                             args)                                                                \
   [[gnu::noinline]] static Result record decl {                                                  \
@@ -50,4 +59,5 @@
     auto real = reinterpret_cast<Real>(prof::known_real(prof::g_real, hook_value));              \
     if (real == nullptr || prof::hooks_may_record()) return record args;                         \
     return real args;                                                                            \
-  }
+  }                                                                                              \
+  PROF_WRAPPER_HERE(Result, wrapper, symbol, decl)
