@@ -417,9 +417,9 @@ def check_one_line_naming(result, tmp, path):
 
 
 def one_true_line_whatever_ends_the_run(tmp, ending):
-    """sigint: `timeout -s INT 1 python3 loop.py` preloaded (Python dies of
+    """sigint: `timeout -s INT 3 python3 loop.py` preloaded (Python dies of
     the SIGINT it re-raises after KeyboardInterrupt); sigterm: `timeout -s
-    TERM 1 env LD_PRELOAD=... python3 loop.py` (the run's first process dies
+    TERM 3 env LD_PRELOAD=... python3 loop.py` (the run's first process dies
     of it); no_tmpdir: TMPDIR=/nonexistent; five_fds: ulimit -n 5; shell: a
     bash script whose subshells and commands lose PROF_RUN (bash hands its
     children the environment it started with), as a pyenv shim. Each: one
@@ -428,16 +428,19 @@ def one_true_line_whatever_ends_the_run(tmp, ending):
     with open(script, "w") as f:
         f.write(LOOP_SCRIPT)
     output = os.path.join(tmp, "run.pb")
+    # Long enough for the program to record before the signal: a sanitizer
+    # build's Python, agent and simcuda start slowly on a loaded machine.
+    after = "8" if ARGS.sanitizer else "3"
     if ending == "sigint":
-        result = run(["timeout", "-s", "INT", "3", PYTHON, script], ending_env(tmp), tmp)
+        result = run(["timeout", "-s", "INT", after, PYTHON, script], ending_env(tmp), tmp)
         check(result.returncode == 124, "exit %d" % result.returncode)
     elif ending == "sigterm":
         env = ending_env(tmp)
         preload = env.pop("LD_PRELOAD")
-        result = run(["timeout", "-s", "TERM", "3", "env", "LD_PRELOAD=" + preload, PYTHON, script], env, tmp)
+        result = run(["timeout", "-s", "TERM", after, "env", "LD_PRELOAD=" + preload, PYTHON, script], env, tmp)
         check(result.returncode == 124, "exit %d" % result.returncode)
     elif ending == "no_tmpdir":
-        result = run(["timeout", "-s", "INT", "3", PYTHON, script], ending_env(tmp, {"TMPDIR": "/nonexistent"}), tmp)
+        result = run(["timeout", "-s", "INT", after, PYTHON, script], ending_env(tmp, {"TMPDIR": "/nonexistent"}), tmp)
     elif ending == "five_fds":
         if ARGS.sanitizer:
             # The sanitizer runtimes need descriptors of their own (UBSan's
