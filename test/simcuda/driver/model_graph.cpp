@@ -146,6 +146,13 @@ GraphNode* target_node_locked(CUgraphExec exec, CUgraphNode handle) {
   return exec != nullptr ? exec_node_locked(exec, handle->id) : find_node_locked(handle->id, nullptr);
 }
 
+// target_node_locked's node if it is an operation of `kind`
+// (SimOperationKind); nullptr otherwise.
+GraphNode* operation_node_locked(CUgraphExec exec, CUgraphNode handle, uint32_t kind) {
+  GraphNode* node = target_node_locked(exec, handle);
+  return node != nullptr && node->kind == GraphNode::Kind::Operation && node->op.kind == kind ? node : nullptr;
+}
+
 CUresult set_kernel_locked(GraphNode& node, const CUDA_KERNEL_NODE_PARAMS* params) {
   PlannedOperation plan;
   if (CUresult error = plan_kernel_node_locked(params, &plan)) return error;
@@ -399,21 +406,16 @@ CUresult graph_add_child(CUgraphNode* out, CUgraph handle, CUgraph child_handle)
 CUresult graph_set_kernel(CUgraphNode handle, const CUDA_KERNEL_NODE_PARAMS* params) {
   Model& m = model();
   Lock lock(m.mutex);
-  GraphNode* node = handle == nullptr ? nullptr : find_node_locked(handle->id, nullptr);
-  if (node == nullptr || node->kind != GraphNode::Kind::Operation || node->op.kind != SIM_OP_KERNEL) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  GraphNode* node = operation_node_locked(nullptr, handle, SIM_OP_KERNEL);
+  if (node == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return set_kernel_locked(*node, params);
 }
 
 CUresult graph_get_kernel(CUgraphNode handle, CUDA_KERNEL_NODE_PARAMS* params) {
   Model& m = model();
   Lock lock(m.mutex);
-  GraphNode* node = handle == nullptr ? nullptr : find_node_locked(handle->id, nullptr);
-  if (node == nullptr || params == nullptr || node->kind != GraphNode::Kind::Operation ||
-      node->op.kind != SIM_OP_KERNEL) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  GraphNode* node = operation_node_locked(nullptr, handle, SIM_OP_KERNEL);
+  if (node == nullptr || params == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *params = node->kernel_params;
   return CUDA_SUCCESS;
 }
@@ -422,10 +424,8 @@ CUresult graph_set_copy(CUgraphExec exec, CUgraphNode handle, const CopyRequest&
                         const CUDA_MEMCPY3D& params) {
   Model& m = model();
   Lock lock(m.mutex);
-  GraphNode* node = target_node_locked(exec, handle);
-  if (node == nullptr || node->kind != GraphNode::Kind::Operation || node->op.kind != SIM_OP_MEMCPY) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  GraphNode* node = operation_node_locked(exec, handle, SIM_OP_MEMCPY);
+  if (node == nullptr) return CUDA_ERROR_INVALID_VALUE;
   PlannedOperation plan;
   if (CUresult error = plan_copy_locked(request, true, &plan)) return error;
   if (exec != nullptr && plan.op.copy_kind != node->op.copy_kind) return CUDA_ERROR_INVALID_VALUE;  // as CUDA
@@ -437,11 +437,8 @@ CUresult graph_set_copy(CUgraphExec exec, CUgraphNode handle, const CopyRequest&
 CUresult graph_get_copy(CUgraphNode handle, CUDA_MEMCPY3D* params) {
   Model& m = model();
   Lock lock(m.mutex);
-  GraphNode* node = target_node_locked(nullptr, handle);
-  if (node == nullptr || params == nullptr || node->kind != GraphNode::Kind::Operation ||
-      node->op.kind != SIM_OP_MEMCPY) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  GraphNode* node = operation_node_locked(nullptr, handle, SIM_OP_MEMCPY);
+  if (node == nullptr || params == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *params = node->copy_params;
   return CUDA_SUCCESS;
 }
@@ -449,11 +446,8 @@ CUresult graph_get_copy(CUgraphNode handle, CUDA_MEMCPY3D* params) {
 CUresult graph_set_host(CUgraphExec exec, CUgraphNode handle, const CUDA_HOST_NODE_PARAMS* params) {
   Model& m = model();
   Lock lock(m.mutex);
-  GraphNode* node = target_node_locked(exec, handle);
-  if (node == nullptr || params == nullptr || params->fn == nullptr || node->kind != GraphNode::Kind::Operation ||
-      node->op.kind != SIM_OP_HOST_FUNCTION) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  GraphNode* node = operation_node_locked(exec, handle, SIM_OP_HOST_FUNCTION);
+  if (node == nullptr || params == nullptr || params->fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
   GraphNode replaced = host_node(*params);
   replaced.owner = node->owner;
   replaced.op.graph_id = node->op.graph_id;
@@ -465,11 +459,8 @@ CUresult graph_set_host(CUgraphExec exec, CUgraphNode handle, const CUDA_HOST_NO
 CUresult graph_get_host(CUgraphNode handle, CUDA_HOST_NODE_PARAMS* params) {
   Model& m = model();
   Lock lock(m.mutex);
-  GraphNode* node = target_node_locked(nullptr, handle);
-  if (node == nullptr || params == nullptr || node->kind != GraphNode::Kind::Operation ||
-      node->op.kind != SIM_OP_HOST_FUNCTION) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  GraphNode* node = operation_node_locked(nullptr, handle, SIM_OP_HOST_FUNCTION);
+  if (node == nullptr || params == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *params = node->host_params;
   return CUDA_SUCCESS;
 }
@@ -512,13 +503,8 @@ CUresult graph_set_memset(CUgraphExec exec, CUgraphNode handle, const MemsetRequ
                           const CUDA_MEMSET_NODE_PARAMS& params) {
   Model& m = model();
   Lock lock(m.mutex);
-  if (handle == nullptr || (exec != nullptr && !m.graph_execs.count(exec)) || request.width_elements == 0) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
-  GraphNode* node = exec != nullptr ? exec_node_locked(exec, handle->id) : find_node_locked(handle->id, nullptr);
-  if (node == nullptr || node->kind != GraphNode::Kind::Operation || node->op.kind != SIM_OP_MEMSET) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  GraphNode* node = operation_node_locked(exec, handle, SIM_OP_MEMSET);
+  if (node == nullptr || request.width_elements == 0) return CUDA_ERROR_INVALID_VALUE;
   PlannedOperation plan;
   if (CUresult error = plan_memset_locked(request, true, &plan)) return error;
   replace_operation(*node, std::move(plan));
@@ -529,11 +515,8 @@ CUresult graph_set_memset(CUgraphExec exec, CUgraphNode handle, const MemsetRequ
 CUresult graph_get_memset(CUgraphNode handle, CUDA_MEMSET_NODE_PARAMS* params) {
   Model& m = model();
   Lock lock(m.mutex);
-  GraphNode* node = handle == nullptr ? nullptr : find_node_locked(handle->id, nullptr);
-  if (node == nullptr || params == nullptr || node->kind != GraphNode::Kind::Operation ||
-      node->op.kind != SIM_OP_MEMSET) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  GraphNode* node = operation_node_locked(nullptr, handle, SIM_OP_MEMSET);
+  if (node == nullptr || params == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *params = node->memset_params;
   return CUDA_SUCCESS;
 }
