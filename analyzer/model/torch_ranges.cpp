@@ -151,14 +151,16 @@ TorchRange parse_torch_range(std::string_view text) {
   TorchRange out;
   // The earliest ", " from which the rest is a whole tail: a name may hold
   // ", " itself, a tail never holds a name.
-  // Failing that, the earliest from which the rest is a tail the agent cut
-  // (kMaxPayloadString: a list argument's shapes run to kilobytes).
+  // Failing that, for a text as long as the agent's limit, the earliest
+  // from which the rest is a tail the agent cut (kAgentMessageLimit: a list
+  // argument's shapes run to kilobytes).
   bool tail = false;
+  const bool may_be_cut = text.size() >= kAgentMessageLimit;
   for (const bool cut_allowed : {false, true}) {
+    if (cut_allowed && !may_be_cut) break;
     for (size_t at = text.find(", "); at != std::string_view::npos && !tail; at = text.find(", ", at + 1)) {
       TorchRange parsed;
-      const bool may_be_cut = cut_allowed && text.size() >= kAgentMessageLimit;
-      if (parse_tail(text.substr(at), parsed, may_be_cut)) {
+      if (parse_tail(text.substr(at), parsed, cut_allowed)) {
         out = std::move(parsed);
         out.name = std::string(text.substr(0, at));
         tail = true;
