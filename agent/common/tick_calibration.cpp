@@ -4,21 +4,41 @@
 
 namespace prof {
 
+uint64_t TickCalibration::rate_between(const Pair& from, TickPair to) {
+  const uint64_t span = to.ticks - from.ticks;
+  return static_cast<uint64_t>(((static_cast<TickProduct>(to.ns - from.ns) << 32) + span / 2) / span);
+}
+
 void TickCalibration::add(TickPair pair) {
   if (identity_) return;
   if (pairs_.empty()) {
     pairs_.push_back({pair.ticks, pair.ns, 0});
     return;
   }
-  const Pair& last = pairs_.back();
+  Pair& last = pairs_.back();
   if (pair.ticks <= last.ticks || pair.ns <= last.ns) return;
-  if (pairs_.size() >= 2 && pair.ns - last.ns < kMinSpacingNs) return;
-  const uint64_t span = pair.ticks - last.ticks;
-  const uint64_t rate = static_cast<uint64_t>(((static_cast<TickProduct>(pair.ns - last.ns) << 32) + span / 2) / span);
-  pairs_.back().ns_per_tick_q32 = rate;
-  if (pairs_.size() == 1) pairs_.front().ns_per_tick_q32 = rate;
-  if (pairs_.size() >= kMaxPairs) pairs_.erase(pairs_.begin(), pairs_.begin() + kMaxPairs / 2);
-  pairs_.push_back({pair.ticks, pair.ns, rate});
+  // Between the last pair and this one: the line through both.
+  last.ns_per_tick_q32 = rate_between(last, pair);
+  if (pairs_.size() == 1) {
+    pairs_.push_back({pair.ticks, pair.ns, last.ns_per_tick_q32});
+    return;
+  }
+  // Beyond this one: the line from the newest pair at least kMinSpacingNs
+  // older (pairs come a pass apart, so this looks back a few of them).
+  size_t from = pairs_.size() - 1;
+  while (from > 0 && pair.ns - pairs_[from].ns < kMinSpacingNs) --from;
+  const uint64_t beyond = rate_between(pairs_[from], pair);
+  pairs_.push_back({pair.ticks, pair.ns, beyond});
+  if (pairs_.size() > kMaxPairs) thin_older_half();
+}
+
+void TickCalibration::thin_older_half() {
+  const size_t older = pairs_.size() / 2;
+  size_t kept = 1;  // the first pair stays: times before it use its line
+  for (size_t i = 2; i < older; i += 2) pairs_[kept++] = pairs_[i];
+  pairs_.erase(pairs_.begin() + static_cast<ptrdiff_t>(kept), pairs_.begin() + static_cast<ptrdiff_t>(older));
+  // The lines from the pairs kept to the next one, drawn again.
+  for (size_t i = 0; i < kept; ++i) pairs_[i].ns_per_tick_q32 = rate_between(pairs_[i], {pairs_[i + 1].ticks, pairs_[i + 1].ns});
 }
 
 const TickCalibration::Pair& TickCalibration::segment_of(uint64_t ticks) const {

@@ -1,12 +1,19 @@
 #pragma once
 // Host ticks (host_clock.h) -> CLOCK_MONOTONIC ns, on the writer thread.
-// The writer adds a (ticks, ns) pair on each of its passes; a time between
-// two pairs is placed on the line through them, one after the last pair on
-// the last segment's line, one before the first on the first's. Pairs are
-// a few milliseconds apart, so the line follows CLOCK_MONOTONIC as NTP
-// slews it (up to 500 ppm: a single rate for the whole run would drift by
-// milliseconds an hour), and each pair is read to a few ns, so a time is
-// within well under a microsecond of what clock_gettime would have said.
+// The writer adds a (ticks, ns) pair on each of its passes, before it
+// drains, and drains only what was committed before the pair was read
+// (Writer::run), so every time it converts lies before the newest pair and
+// is placed on the line through the two pairs around it. That makes a
+// conversion final: the same ticks give the same ns whichever pass converts
+// them (an API call's end and the memory event the hooks record at that
+// same instant, in two records a pass may fall between). Only times read
+// after the last pair, in the writer's final pass and on an app thread
+// (host_ticks_to_ns_now), are placed beyond it, on a line fitted over at
+// least kMinSpacingNs. Pairs are a few milliseconds apart, so the lines
+// follow CLOCK_MONOTONIC as NTP slews it (up to 500 ppm: a single rate for
+// the whole run would drift by milliseconds an hour), and each pair is read
+// to a few ns, so a time is within a few ns of what clock_gettime would
+// have said.
 // Pure arithmetic: tick_calibration_test.cpp feeds it a fake tick source.
 #include <cstddef>
 #include <cstdint>
@@ -22,18 +29,22 @@ class TickCalibration {
   explicit TickCalibration(bool identity = true) : identity_(identity) {}
 
   bool identity() const { return identity_; }
-  // Pairs closer than this to the last one are not added (but for the
-  // second, which any span will do: a process that records for 50 us).
+  // The least span of the line a time beyond the last pair is placed on:
+  // two pairs a pass apart (under load, tens of microseconds) would give a
+  // rate off by their few ns of reading error over that short span.
   static constexpr uint64_t kMinSpacingNs = 1'000'000;
-  // Segments kept: older times are placed on the oldest line kept.
+  // Pairs kept: when there are more, every other one of the older half goes
+  // (older times on coarser lines, back to the first pair).
   static constexpr size_t kMaxPairs = 4096;
 
   // A pair read after every pair added before. Ignored when it is not later
-  // in both clocks, or too close to the last.
+  // in both clocks.
   void add(TickPair pair);
   size_t pairs() const { return pairs_.size(); }
   TickPair last_pair() const { return pairs_.empty() ? TickPair{0, 0} : TickPair{pairs_.back().ticks, pairs_.back().ns}; }
-  // The latest segment's rate, ns per tick * 2^32; 0 before two pairs.
+  // The rate times beyond the last pair are placed at, ns per tick * 2^32,
+  // over the last kMinSpacingNs at least (or since the first pair); 0
+  // before two pairs.
   uint64_t ns_per_tick_q32() const { return pairs_.size() < 2 ? 0 : pairs_.back().ns_per_tick_q32; }
 
   uint64_t to_ns(uint64_t ticks) const {
@@ -52,7 +63,7 @@ class TickCalibration {
 
  private:
   // A pair, and the rate of the line from it to the next pair (the last
-  // pair: its segment's rate, carried on).
+  // pair: the rate over at least kMinSpacingNs before it, carried on).
   struct Pair {
     uint64_t ticks;
     uint64_t ns;
@@ -65,6 +76,10 @@ class TickCalibration {
   // The pair that begins the segment holding `ticks` (the first pair for
   // times before it).
   const Pair& segment_of(uint64_t ticks) const;
+  static uint64_t rate_between(const Pair& from, TickPair to);
+  // Every other pair of the older half out, the lines between those kept
+  // drawn again.
+  void thin_older_half();
 
   bool identity_;
   std::vector<Pair> pairs_;

@@ -149,10 +149,15 @@ void Recorder::drain_until(const Positions& until, Visit&& visit, AfterSlice&& a
     std::lock_guard lock(mutex_);
     snapshot_ = buffers_;
   }
-  for (ThreadBuffer* buffer : snapshot_) {
+  for (size_t at = 0; at < snapshot_.size(); ++at) {
+    ThreadBuffer* buffer = snapshot_[at];
     // Only buffers still registered are touched: one freed since the
     // positions were taken was drained to its end before.
-    auto limit = std::find_if(until.begin(), until.end(), [&](const auto& p) { return p.first == buffer; });
+    // Buffers are only appended between the positions and the snapshot
+    // (the writer alone removes them), so each is mostly at its own index.
+    auto limit = at < until.size() && until[at].first == buffer
+                     ? until.begin() + static_cast<ptrdiff_t>(at)
+                     : std::find_if(until.begin(), until.end(), [&](const auto& p) { return p.first == buffer; });
     if (limit == until.end()) continue;
     const bool exited = buffer->owner_exited();
     for (size_t slice = 0; slice <= buffer->capacity() / kSliceBytes + 1; ++slice) {

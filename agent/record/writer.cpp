@@ -187,7 +187,6 @@ void Writer::run() {
     pollfd woken{wake_.fd, POLLIN, 0};
     poll(&woken, 1, static_cast<int>(options_.drain_interval_ms));
     std::lock_guard pass(pass_mutex_);  // see hold_for_fork()
-    calibrate();  // before this pass converts what it drains
     uint64_t ignored;
     // Never read a number the program took over: that would steal its data.
     while (still_ours(wake_) && ::read(wake_.fd, &ignored, sizeof(ignored)) > 0) {
@@ -197,15 +196,17 @@ void Writer::run() {
     const uint64_t ticket = requested_.load(std::memory_order_acquire);
     const bool final = final_requested_.load(std::memory_order_acquire);
     if (options_.on_pass != nullptr && !final) options_.on_pass(monotonic_ns());
-    // With windows, this pass drains what was recorded before it handled the
-    // window events: a record committed later may belong to a window whose
-    // end or start the next pass handles first.
-    // GPU work that started after that waits for the next pass likewise.
+    // This pass drains what was recorded before it began: on the TSC, so
+    // that every time it converts precedes the pair drain() reads (see
+    // tick_calibration.h); with windows, because a record committed later
+    // may belong to a window whose end or start the next pass handles
+    // first (GPU work that started after that waits for the next pass
+    // likewise). The final pass drains everything.
     std::optional<Recorder::Positions> until;
     uint64_t later_after_ns = UINT64_MAX;
-    if (options_.windowed && !final) {
+    if (!final && (options_.windowed || !clock_.identity())) {
       until = recorder_.positions();
-      later_after_ns = monotonic_ns();
+      if (options_.windowed) later_after_ns = monotonic_ns();
     }
     windows_.handle_events(*this);
     if (final) {
@@ -271,6 +272,11 @@ void Writer::between_windows() {
 }
 
 void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
+  // A pair read after `until` was taken (by this pass, or by a window's
+  // end): every record drained up to it was committed before the pair, so
+  // its times are placed between two pairs, as they will be by any later
+  // conversion of the same ticks.
+  calibrate();
   if (!options_.windowed && !in_flight_.active()) {
     // From the first pass that knows CUPTI is the source: calls drained
     // before are not waited for at exit (their records still count).

@@ -119,7 +119,7 @@ class Writer final : private WindowFiles::Output {
   uint64_t close_file(const file::Window& window, const file::ProcessEnd* end) override;
   ActivitySource* activity_source() override { return activity_source_.load(std::memory_order_acquire); }
   void write_chunk();
-  // Adds a (ticks, ns) pair to clock_, at the start of every pass.
+  // Adds a (ticks, ns) pair to clock_, at the start of every drain.
   void calibrate();
   [[nodiscard]] bool create_file();
   // Takes the file name the run gives this process, once: when it first

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <vector>
 
 #include "common/host_clock.h"
 #include "common/tick_calibration.h"
@@ -124,17 +125,60 @@ TEST_CASE("times never run backwards across segments, and old times use the olde
   CHECK(std::abs(error_of(clock, fake, fake.ticks_after_ns(3 * TickCalibration::kMaxPairs * 2e6 - 3e6))) <= 40);
 }
 
-TEST_CASE("pairs too close together, or not later than the last, are not added") {
-  const FakeClock fake;
+TEST_CASE("pairs not later than the last are not added; close ones are, beyond them the line spans 1 ms") {
+  FakeClock fake;
   TickCalibration clock(false);
   clock.add(fake.pair_at_ns(0));
   clock.add(fake.pair_at_ns(10e3));  // the second: any span will do
-  clock.add(fake.pair_at_ns(20e3));  // then 1 ms at least
-  CHECK(clock.pairs() == 2);
-  clock.add(fake.pair_at_ns(5e3));  // earlier
+  clock.add(fake.pair_at_ns(5e3));   // earlier
   CHECK(clock.pairs() == 2);
   clock.add(fake.pair_at_ns(2e6));
-  CHECK(clock.pairs() == 3);
+  // Passes 20 us apart under load, each pair read 30 ns off: their own
+  // lines would be 1,500 ppm off; the line beyond the last spans 1 ms.
+  for (int pass = 1; pass <= 50; ++pass) clock.add(fake.pair_at_ns(2e6 + pass * 20e3, pass % 2 == 0 ? 30 : -30));
+  CHECK(clock.pairs() == 53);
+  const double last_ns = 2e6 + 50 * 20e3;
+  CHECK(std::abs(error_of(clock, fake, fake.ticks_after_ns(last_ns + 100e3))) <= 40);
+  // Between pairs, within their reading error.
+  CHECK(std::abs(error_of(clock, fake, fake.ticks_after_ns(last_ns - 10e3))) <= 30);
+}
+
+TEST_CASE("a time converted before later pairs came converts the same after them") {
+  // The writer converts what was committed before its pass's pair: an API
+  // call's end in one pass and the memory event the hooks recorded at the
+  // same ticks in the next must read the same ns, however close the passes
+  // (under load they come every few hundred microseconds).
+  FakeClock fake;
+  fake.slew_ppm = 200;
+  TickCalibration clock(false);
+  std::vector<uint64_t> ticks;
+  std::vector<uint64_t> first;
+  for (int pass = 0; pass < 2000; ++pass) {
+    const double pair_ns = pass * 310e3 + (pass % 7) * 11e3;
+    clock.add(fake.pair_at_ns(pair_ns, pass % 2 == 0 ? 25 : -25));
+    if (pass == 0) continue;
+    // What this pass drains: committed before its pair.
+    for (double before_ns : {150e3, 40e3, 1.0}) {
+      ticks.push_back(fake.ticks_after_ns(pair_ns - before_ns));
+      first.push_back(clock.to_ns(ticks.back()));
+    }
+  }
+  for (size_t i = 0; i < ticks.size(); ++i) {
+    INFO("ticks " << ticks[i]);
+    CHECK(clock.to_ns(ticks[i]) == first[i]);
+  }
+}
+
+TEST_CASE("past the pairs kept, older pairs are thinned, not dropped: old times stay on their lines") {
+  const FakeClock fake;
+  TickCalibration clock(false);
+  for (int pass = 0; pass < 3 * static_cast<int>(TickCalibration::kMaxPairs); ++pass) {
+    clock.add(fake.pair_at_ns(pass * 1e6, pass % 2 == 0 ? 20 : -20));
+  }
+  CHECK(clock.pairs() <= TickCalibration::kMaxPairs);
+  // The first pass's times, and one in the middle, still within the reading error.
+  CHECK(std::abs(error_of(clock, fake, fake.ticks_after_ns(0.5e6))) <= 40);
+  CHECK(std::abs(error_of(clock, fake, fake.ticks_after_ns(1.5 * TickCalibration::kMaxPairs * 1e6))) <= 40);
 }
 
 TEST_CASE("host ticks read now convert back to about now, on the TSC and on the forced fallback") {
