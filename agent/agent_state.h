@@ -97,12 +97,18 @@ struct NvtxCaptureState {
   std::atomic<nvtxStringRegistration_st*> registered_strings{nullptr};
 };
 
+// The signals the agent may handle (signals.h), each with its entry in
+// SignalState::managed at its place here.
+inline constexpr int kManagedSignals[] = {SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
 struct SignalState {
   struct Managed {
     std::atomic<bool> active{false};   // our handler is installed
     struct sigaction app_action = {};  // what the app believes is installed
   };
-  Managed managed[NSIG];
+  // Seven entries, not one per signal (NSIG, 10 KB): AgentState stays
+  // within the one page start-up writes (agent_state.cpp).
+  Managed managed[sizeof(kManagedSignals) / sizeof(kManagedSignals[0])];
 };
 
 struct AgentState {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 
 #include "agent_state.h"
 #include "record/writer.h"
@@ -17,7 +18,6 @@ namespace {
 
 using SigactionFunction = int (*)(int, const struct sigaction*, struct sigaction*);
 
-constexpr int kManaged[] = {SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 constexpr uint32_t kFinalFlushTimeoutMs = 3000;
 constexpr uint32_t kCheckpointTimeoutMs = 1000;
 // A crash waits this long at most for the writer to write what the rings
@@ -35,7 +35,19 @@ bool is_crash(int sig) {
 // handler reads it first, with nothing else known to be sound.
 std::atomic<bool> g_crashing{false};
 
-SignalState::Managed& managed_signal(int sig) { return agent_state().signals.managed[sig]; }
+// The entry of `sig` when the agent may handle it, else nullptr.
+SignalState::Managed* managed_signal(int sig) {
+  for (size_t i = 0; i < std::size(kManagedSignals); ++i) {
+    if (kManagedSignals[i] == sig) return &agent_state().signals.managed[i];
+  }
+  return nullptr;
+}
+
+// Whether the agent's handler is installed for `sig` (for any signal number).
+bool handled_by_agent(int sig) {
+  const SignalState::Managed* managed = managed_signal(sig);
+  return managed != nullptr && managed->active.load(std::memory_order_acquire);
+}
 
 // Looked up on first use without a function-local static: its guard
 // (__cxa_guard_*) is intercepted by sanitizer runtimes, which call
@@ -127,7 +139,7 @@ void crash(int sig, const siginfo_t* info, Writer* writer) {
 
 void on_signal(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
-  SignalState::Managed& managed = managed_signal(sig);
+  SignalState::Managed& managed = *managed_signal(sig);  // the handler is installed for these alone
   const struct sigaction app = managed.app_action;
   Writer* writer = agent_state().writer.load(std::memory_order_acquire);
 
@@ -184,14 +196,13 @@ void on_signal(int sig, siginfo_t* info, void* context) {
 
 void install_signal_handlers() {
   if (real_sigaction() == nullptr) return;
-  for (int sig : kManaged) {
+  for (int sig : kManagedSignals) {
     struct sigaction current = {};
     if (real_sigaction()(sig, nullptr, &current) != 0 || !is_default(current)) continue;
-    managed_signal(sig).app_action = current;
+    SignalState::Managed& managed = *managed_signal(sig);
+    managed.app_action = current;
     struct sigaction ours = real_action_for(current);
-    if (real_sigaction()(sig, &ours, nullptr) == 0) {
-      managed_signal(sig).active.store(true, std::memory_order_release);
-    }
+    if (real_sigaction()(sig, &ours, nullptr) == 0) managed.active.store(true, std::memory_order_release);
   }
 }
 
@@ -201,28 +212,26 @@ void install_signal_handlers() {
 
 extern "C" [[gnu::visibility("default")]] int sigaction(int sig, const struct sigaction* act,
                                                         struct sigaction* old) {
-  using prof::managed_signal;
   auto real = prof::real_sigaction();
   if (real == nullptr) {
     errno = ENOSYS;
     return -1;
   }
-  if (sig <= 0 || sig >= NSIG || !managed_signal(sig).active.load(std::memory_order_acquire)) {
-    return real(sig, act, old);
-  }
+  if (!prof::handled_by_agent(sig)) return real(sig, act, old);
   // The app sees and sets its own disposition; ours stays underneath.
-  const struct sigaction previous = managed_signal(sig).app_action;
+  prof::SignalState::Managed& managed = *prof::managed_signal(sig);
+  const struct sigaction previous = managed.app_action;
   if (act != nullptr) {
     struct sigaction real_action = prof::real_action_for(*act);
     if (real(sig, &real_action, nullptr) != 0) return -1;
-    managed_signal(sig).app_action = *act;
+    managed.app_action = *act;
   }
   if (old != nullptr) *old = previous;
   return 0;
 }
 
 extern "C" [[gnu::visibility("default")]] sighandler_t signal(int sig, sighandler_t handler) {
-  if (sig <= 0 || sig >= NSIG || !prof::managed_signal(sig).active.load(std::memory_order_acquire)) {
+  if (!prof::handled_by_agent(sig)) {
     using SignalFunction = sighandler_t (*)(int, sighandler_t);
     static std::atomic<SignalFunction> cache{nullptr};  // constant-initialised: no guard
     SignalFunction real = prof::next_definition(cache, "signal");

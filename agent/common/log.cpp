@@ -21,13 +21,16 @@ std::atomic<int> g_kept_stderr{-1};
 OwnFd g_kept_stderr_file;
 
 struct HeldLines {
-  bool holding = false;
-  int count = 0;
   char lines[kHeldLines][1024];
   size_t lengths[kHeldLines];
 };
 // Used at start-up and around fork only, on the thread that starts the
-// agent: no lock. Not in AgentState: as the level above.
+// agent: no lock. Not in AgentState: as the level above. Whether lines are
+// held, and how many, lie apart from the lines: every process sets them at
+// start-up, and a page of the lines is written only when there is a line
+// to hold (a warning), not in every process under LD_PRELOAD (issue #30).
+bool g_holding = false;
+int g_held_count = 0;
 PROF_LARGE_ZEROED HeldLines g_held;
 
 void vlog(LogLevel needed, const char* format, va_list args) {
@@ -41,10 +44,10 @@ void vlog(LogLevel needed, const char* format, va_list args) {
   used += static_cast<size_t>(n) < sizeof(line) - used - 1 ? static_cast<size_t>(n)
                                                            : sizeof(line) - used - 2;
   line[used++] = '\n';
-  if (g_held.holding) {
-    if (g_held.count < kHeldLines) {
-      __builtin_memcpy(g_held.lines[g_held.count], line, used);
-      g_held.lengths[g_held.count++] = used;
+  if (g_holding) {
+    if (g_held_count < kHeldLines) {
+      __builtin_memcpy(g_held.lines[g_held_count], line, used);
+      g_held.lengths[g_held_count++] = used;
     }
     return;
   }
@@ -62,14 +65,14 @@ void vlog(LogLevel needed, const char* format, va_list args) {
 void set_log_level(LogLevel level) { g_level.store(level, std::memory_order_relaxed); }
 
 void hold_lines() {
-  g_held.holding = true;
-  g_held.count = 0;
+  g_holding = true;
+  g_held_count = 0;
 }
 
 void release_held_lines(bool (*say)(const char* line, void* context), void* context) {
-  if (!g_held.holding) return;
-  g_held.holding = false;
-  for (int i = 0; i < g_held.count; ++i) {
+  if (!g_holding) return;
+  g_holding = false;
+  for (int i = 0; i < g_held_count; ++i) {
     char* line = g_held.lines[i];
     line[g_held.lengths[i] - 1] = '\0';  // for `say`: the line without its newline
     const bool said = say(line, context);
@@ -79,7 +82,7 @@ void release_held_lines(bool (*say)(const char* line, void* context), void* cont
       (void)ignored;
     }
   }
-  g_held.count = 0;
+  g_held_count = 0;
 }
 
 void keep_stderr_for_exit() {

@@ -194,7 +194,7 @@ class CorrelationSet {
 
   void push_word() {
     if (words_held_ == words_.size()) {  // the ring is full: double it, in order
-      std::vector<uint64_t> grown(words_.size() * 2, 0);
+      std::vector<uint64_t> grown(words_.empty() ? kFirstWords : words_.size() * 2, 0);
       for (size_t i = 0; i < words_held_; ++i) grown[i] = word_at(i);
       words_.swap(grown);
       ring_start_ = 0;
@@ -219,7 +219,11 @@ class CorrelationSet {
     pop_first_word();
   }
 
-  std::vector<uint64_t> words_ = std::vector<uint64_t>(64, 0);  // a power of two
+  // Made at the first insert: the writer holds four sets from the start,
+  // and a process that never records (a shell under an exported
+  // LD_PRELOAD) should not fill 2 KB of heap for them (issue #30).
+  static constexpr size_t kFirstWords = 64;
+  std::vector<uint64_t> words_;  // empty, or a power of two
   size_t ring_start_ = 0;
   size_t words_held_ = 0;
   uint64_t first_word_ = 0;  // id / 64 of the window's first word

@@ -52,7 +52,7 @@ bool Writer::prepare() {
   if (process_.executable.empty()) process_.executable = executable_path();
   if (process_.command_line.empty()) process_.command_line = command_line();
   // Its tables too (their first pages are a process's few page faults).
-  translator_.emplace(read_thread_name);
+  translator_ = std::make_unique<Translator>(read_thread_name);
   translator_->use_clock(&clock_);
   // The app's first record chose the clock (or this does); its first pair
   // starts the calibration.
@@ -451,7 +451,7 @@ uint64_t Writer::close_file(const file::Window& window, const file::ProcessEnd* 
   file_.close_and_rename(std::string());
   // The next file is read on its own: strings, stacks and threads are
   // defined again in it.
-  translator_.emplace(read_thread_name);
+  translator_ = std::make_unique<Translator>(read_thread_name);
   translator_->use_clock(&clock_);
   chunk_.begin(monotonic_ns());
   if (ActivitySource* source = activity_source()) {

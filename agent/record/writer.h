@@ -9,8 +9,8 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -168,9 +168,10 @@ class Writer final : private WindowFiles::Output {
   // prepare(), when the process first records).
   TickCalibration clock_;
   ChunkEncoder chunk_;
-  // Made in prepare(), and anew for each window's file (emplace: see
-  // Translator's copy).
-  std::optional<Translator> translator_;
+  // Made in prepare(), and anew for each window's file. On the heap: its
+  // 9 KB inline would make the Writer three pages that every process under
+  // LD_PRELOAD first touches at start-up, recording or not (issue #30).
+  std::unique_ptr<Translator> translator_;
   file::DropCounts drops_written_;
   bool final_drops_ = false;
   uint64_t last_write_ns_ = 0;

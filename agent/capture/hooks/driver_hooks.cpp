@@ -12,15 +12,28 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <string_view>
 
 #include "capture/hooks/context_teardown.h"
 #include "capture/hooks/cuda_hook_params.h"
 #include "capture/hooks/hooked_call.h"
+#include "capture/hooks/name_text.h"
 #include "capture/hooks/real_symbols.h"
 #include "capture/hooks/wrapper_definition.h"
 #include "capture/hooks/wrapper_table.h"
 
 namespace prof {
+
+// In DriverHook's order (hooked_call.h).
+constexpr char kDriverHookNames[] =
+#define PROF_DRIVER_HOOK(name, params, decl, args) #name "\0"
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)
+#include "capture/hooks/hooked_functions.inc"
+#undef PROF_DRIVER_HOOK
+#undef PROF_RUNTIME_HOOK
+    "cuGetProcAddress\0"
+    "cuGetProcAddress_v2\0";
+
 namespace {
 
 enum class DriverHook : uint32_t {
@@ -35,17 +48,28 @@ enum class DriverHook : uint32_t {
 };
 constexpr uint32_t kDriverHooks = static_cast<uint32_t>(DriverHook::count);
 
+// The driver's names of the hooked functions, by DriverHook: the names they
+// are exported, looked up and recorded under (name_text.h).
+constexpr auto kNameOffsets = name_offsets<kDriverHooks>(kDriverHookNames);
+static_assert(std::string_view(kDriverHookNames + kNameOffsets[static_cast<uint32_t>(DriverHook::hook_cuInit)]) ==
+              "cuInit");
+static_assert(std::string_view(kDriverHookNames + kNameOffsets[kDriverHooks - 1]) == "cuGetProcAddress_v2");
+
 // Not in AgentState: the generated table of what is hooked, and
 // (g_real, g_wrappers_on) what each wrapper forwards to and whether it
 // records, read by the wrappers' fast path.
 HookedFunction g_functions[kDriverHooks] = {
-#define PROF_DRIVER_HOOK(name, params, decl, args) {#name, CUPTI_DRIVER_TRACE_CBID_##name, file::ApiDomain::driver},
+#define PROF_DRIVER_HOOK(name, params, decl, args)                                           \
+  {kNameOffsets[static_cast<uint32_t>(DriverHook::hook_##name)], CUPTI_DRIVER_TRACE_CBID_##name, \
+   file::ApiDomain::driver},
 #define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)
 #include "capture/hooks/hooked_functions.inc"
 #undef PROF_DRIVER_HOOK
 #undef PROF_RUNTIME_HOOK
-    {"cuGetProcAddress", CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress, file::ApiDomain::driver},
-    {"cuGetProcAddress_v2", CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2, file::ApiDomain::driver},
+    {kNameOffsets[static_cast<uint32_t>(DriverHook::hook_cuGetProcAddress)], CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
+     file::ApiDomain::driver},
+    {kNameOffsets[static_cast<uint32_t>(DriverHook::hook_cuGetProcAddress_v2)],
+     CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2, file::ApiDomain::driver},
 };
 
 // What each wrapper forwards to; nullptr until first needed. Not in
@@ -55,7 +79,7 @@ std::atomic<bool> g_wrappers_on{false};
 
 void* real_of(DriverHook hook) {
   const auto i = static_cast<uint32_t>(hook);
-  return resolve_real(g_real[i], g_functions[i].name, "libcuda.so");
+  return resolve_real(g_real[i], g_functions[i].name(), "libcuda.so");
 }
 
 // The calls that destroy a context wait for the GPU work timed in it.
@@ -93,17 +117,7 @@ PROF_WRAPPER_HERE(CUresult, prof_hook_cuGetProcAddress_v2, "cuGetProcAddress_v2"
 namespace prof {
 namespace {
 
-// The driver's names, and our wrappers by the same index.
-const char* const kNames[kDriverHooks] = {
-#define PROF_DRIVER_HOOK(name, params, decl, args) #name,
-#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)
-#include "capture/hooks/hooked_functions.inc"
-#undef PROF_DRIVER_HOOK
-#undef PROF_RUNTIME_HOOK
-    "cuGetProcAddress",
-    "cuGetProcAddress_v2",
-};
-
+// Our wrappers, by DriverHook.
 void* const kWrappers[kDriverHooks] = {
 #define PROF_DRIVER_HOOK(name, params, decl, args) reinterpret_cast<void*>(&prof_hook_##name##_here),
 #define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)
@@ -113,6 +127,8 @@ void* const kWrappers[kDriverHooks] = {
     reinterpret_cast<void*>(&prof_hook_cuGetProcAddress_here),
     reinterpret_cast<void*>(&prof_hook_cuGetProcAddress_v2_here),
 };
+
+WrapperTable wrappers() { return {kDriverHookNames, kNameOffsets.data(), kWrappers, g_real, kDriverHooks}; }
 
 // cuGetProcAddress names the base function ("cuMemcpyHtoD") and returns an
 // ABI variant (cuMemcpyHtoD_v2_ptds) chosen by version and flags: the
@@ -129,16 +145,16 @@ void enable_driver_wrappers() { g_wrappers_on.store(true, std::memory_order_rele
 
 void* wrap_driver_function(const char* name, void* real) {
   if (real == nullptr || !g_wrappers_on.load(std::memory_order_acquire)) return real;
-  return hand_out_wrapper({kNames, kWrappers, g_real, kDriverHooks}, driver_name(name, real), real);
+  return hand_out_wrapper(wrappers(), driver_name(name, real), real);
 }
 
 bool is_driver_wrapper_name(const char* name) {
-  return wrapper_index_by_name({kNames, kWrappers, g_real, kDriverHooks}, name) >= 0;
+  return wrapper_index_by_name(wrappers(), name) >= 0;
 }
 
 bool driver_wrapper_lacks_definition(const void* address) {
-  const int i = wrapper_index_by_address({kNames, kWrappers, g_real, kDriverHooks}, address);
-  return i >= 0 && resolve_real(g_real[i], kNames[i], "libcuda.so") == nullptr;
+  const int i = wrapper_index_by_address(wrappers(), address);
+  return i >= 0 && resolve_real(g_real[i], g_functions[i].name(), "libcuda.so") == nullptr;
 }
 
 }  // namespace prof

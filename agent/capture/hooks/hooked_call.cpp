@@ -138,7 +138,7 @@ CUfunction launched_function(uint16_t callback_id, const void* params) {
 
 // api:NAME: whether `function` is NAME.
 bool is_step_call(const StepRule& rule, const HookedFunction& function) {
-  return is_step_call(rule, function.domain == file::ApiDomain::runtime, function.callback_id, function.name);
+  return is_step_call(rule, function.domain == file::ApiDomain::runtime, function.callback_id, function.name());
 }
 
 // PROF_STEP=kernel:REGEX and api:NAME without CUPTI (cuda_steps.h). A kernel
@@ -199,7 +199,7 @@ bool needed_outside_windows(const HookedFunction& function, CudaCallKind kind) {
   ApiCallSeen seen;
   seen.start_ticks = start_ticks;
   seen.end_ticks = end_ticks;
-  seen.function_name = function.name;
+  seen.function_name = function.name();
   seen.correlation_id = correlation_id;
   seen.return_code = result;
   seen.domain = function.domain;
@@ -282,7 +282,7 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
   if (ReentryGuard::inside_agent()) return false;  // the agent's own CUDA calls
   CudaCallKind kind = function.kind.load(std::memory_order_relaxed);
   if (kind == CudaCallKind::unknown) {
-    kind = classify_cuda_call(function.name);  // races compute the same answer
+    kind = classify_cuda_call(function.name());  // races compute the same answer
     function.kind.store(kind, std::memory_order_relaxed);
   }
   if (kind == CudaCallKind::query && !options().all_api_calls) return false;
@@ -319,7 +319,7 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
       ApiCallRecord work{};
       read_call_args(CUPTI_CB_DOMAIN_DRIVER_API, function.callback_id, params, work);
       ReentryGuard guard;
-      timed_ = EventTiming::before(work, per_thread_stream(function.name));
+      timed_ = EventTiming::before(work, per_thread_stream(function.name()));
     }
   }
   // Without CUPTI the hooks record memory as its MEMORY2 records would (a

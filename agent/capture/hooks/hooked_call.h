@@ -20,11 +20,21 @@ namespace prof {
 
 class Recorder;
 
+// The names the hooked functions are recorded under, each table's in one
+// text (name_text.h): driver_hooks.cpp's and runtime_hooks.cpp's.
+extern const char kDriverHookNames[];
+extern const char kRuntimeRecordedNames[];
+
 struct HookedFunction {
-  const char* name;      // as CUPTI's functionName: the exported (ABI) name
+  uint16_t name_at;      // in its domain's text of names
   uint16_t callback_id;  // CUPTI's callback id within the domain
   file::ApiDomain domain;
   std::atomic<CudaCallKind> kind{CudaCallKind::unknown};  // classified on the first call
+
+  // As CUPTI's functionName: the exported (ABI) name.
+  const char* name() const {
+    return (domain == file::ApiDomain::runtime ? kRuntimeRecordedNames : kDriverHookNames) + name_at;
+  }
 };
 
 // At agent start: the hooks record from now on (PROF_BACKEND=auto or hooks).

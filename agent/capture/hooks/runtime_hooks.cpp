@@ -7,17 +7,29 @@
 #include <cupti.h>
 
 #include <atomic>
+#include <string_view>
 
 #include "capture/hooks/runtime_hooks.h"
 #include "capture/hooks/context_teardown.h"
 #include "capture/hooks/cuda_hook_params.h"
 #include "capture/hooks/hooked_call.h"
+#include "capture/hooks/name_text.h"
 #include "capture/hooks/real_symbols.h"
 #include "capture/hooks/wrapper_definition.h"
 #include "capture/hooks/wrapper_table.h"
 #include "common/large_zeroed.h"
 
 namespace prof {
+
+// In RuntimeHook's order (hooked_call.h).
+constexpr char kRuntimeRecordedNames[] =
+#define PROF_DRIVER_HOOK(name, params, decl, args)
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) recorded "\0"
+#include "capture/hooks/hooked_functions.inc"
+#undef PROF_DRIVER_HOOK
+#undef PROF_RUNTIME_HOOK
+    ;
+
 namespace {
 
 enum class RuntimeHook : uint32_t {
@@ -30,24 +42,34 @@ enum class RuntimeHook : uint32_t {
 };
 constexpr uint32_t kRuntimeHooks = static_cast<uint32_t>(RuntimeHook::count);
 
+// By RuntimeHook (name_text.h): the names the wrappers are exported and
+// forward to, and those they are recorded under.
+constexpr char kExportedNames[] =
+#define PROF_DRIVER_HOOK(name, params, decl, args)
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) #name "\0"
+#include "capture/hooks/hooked_functions.inc"
+#undef PROF_DRIVER_HOOK
+#undef PROF_RUNTIME_HOOK
+    ;
+constexpr auto kExportedNameOffsets = name_offsets<kRuntimeHooks>(kExportedNames);
+constexpr auto kRecordedNameOffsets = name_offsets<kRuntimeHooks>(kRuntimeRecordedNames);
+constexpr uint32_t kLaunchKernel = static_cast<uint32_t>(RuntimeHook::hook_cudaLaunchKernel);
+static_assert(std::string_view(kExportedNames + kExportedNameOffsets[kLaunchKernel]) == "cudaLaunchKernel" &&
+              std::string_view(kRuntimeRecordedNames + kRecordedNameOffsets[kLaunchKernel]) == "cudaLaunchKernel");
+
 // Not in AgentState: the generated table of what is hooked, and
 // (g_real) what each wrapper forwards to, read by the wrappers' fast path.
 HookedFunction g_functions[kRuntimeHooks] = {
 #define PROF_DRIVER_HOOK(name, params, decl, args)
-#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) {recorded, CUPTI_RUNTIME_TRACE_CBID_##key, file::ApiDomain::runtime},
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)                                    \
+  {kRecordedNameOffsets[static_cast<uint32_t>(RuntimeHook::hook_##name)], CUPTI_RUNTIME_TRACE_CBID_##key, \
+   file::ApiDomain::runtime},
 #include "capture/hooks/hooked_functions.inc"
 #undef PROF_DRIVER_HOOK
 #undef PROF_RUNTIME_HOOK
 };
 
-// The names we export and forward to (g_functions has the recorded ones).
-const char* const kExportedNames[kRuntimeHooks] = {
-#define PROF_DRIVER_HOOK(name, params, decl, args)
-#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) #name,
-#include "capture/hooks/hooked_functions.inc"
-#undef PROF_DRIVER_HOOK
-#undef PROF_RUNTIME_HOOK
-};
+const char* exported_name(uint32_t i) { return kExportedNames + kExportedNameOffsets[i]; }
 
 // What each wrapper forwards to; nullptr until first needed. Not in
 // AgentState: the wrappers load it inline on every call, and a program
@@ -56,7 +78,7 @@ PROF_LARGE_ZEROED std::atomic<void*> g_real[kRuntimeHooks];
 
 void* real_of(RuntimeHook hook) {
   const auto i = static_cast<uint32_t>(hook);
-  return resolve_real(g_real[i], kExportedNames[i], "libcudart.so");
+  return resolve_real(g_real[i], exported_name(i), "libcudart.so");
 }
 
 // cudaDeviceReset destroys the device's primary context: it waits for the
@@ -88,20 +110,22 @@ void* const kWrappers[kRuntimeHooks] = {
 #undef PROF_RUNTIME_HOOK
 };
 
+WrapperTable wrappers() { return {kExportedNames, kExportedNameOffsets.data(), kWrappers, g_real, kRuntimeHooks}; }
+
 }  // namespace
 
 void* wrap_runtime_function(const char* name, void* real) {
   if (real == nullptr) return real;
-  return hand_out_wrapper({kExportedNames, kWrappers, g_real, kRuntimeHooks}, name, real);
+  return hand_out_wrapper(wrappers(), name, real);
 }
 
 bool is_runtime_wrapper_name(const char* name) {
-  return wrapper_index_by_name({kExportedNames, kWrappers, g_real, kRuntimeHooks}, name) >= 0;
+  return wrapper_index_by_name(wrappers(), name) >= 0;
 }
 
 bool runtime_wrapper_lacks_definition(const void* address) {
-  const int i = wrapper_index_by_address({kExportedNames, kWrappers, g_real, kRuntimeHooks}, address);
-  return i >= 0 && resolve_real(g_real[i], kExportedNames[i], "libcudart.so") == nullptr;
+  const int i = wrapper_index_by_address(wrappers(), address);
+  return i >= 0 && resolve_real(g_real[i], exported_name(i), "libcudart.so") == nullptr;
 }
 
 }  // namespace prof

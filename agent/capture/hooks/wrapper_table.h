@@ -11,14 +11,17 @@
 
 namespace prof {
 
-// One family of hooks, by index: the function's name where it is defined,
-// our wrapper of it, and the definition the wrapper forwards to (nullptr
-// until known).
+// One family of hooks, by index: the function's name where it is defined
+// (in one text, name_text.h), our wrapper of it, and the definition the
+// wrapper forwards to (nullptr until known).
 struct WrapperTable {
-  const char* const* names;
+  const char* names;
+  const uint16_t* name_offsets;
   void* const* wrappers;
   std::atomic<void*>* reals;
   uint32_t count;
+
+  const char* name(uint32_t i) const { return names + name_offsets[i]; }
 };
 
 // The definition the wrapper of `hook` forwards to once known, else nullptr:
@@ -52,7 +55,7 @@ inline void* hand_out_wrapper(const WrapperTable& table, const char* name, void*
   }
   if (name == nullptr) return real;
   for (uint32_t i = 0; i < table.count; ++i) {
-    if (strcmp(table.names[i], name) != 0) continue;
+    if (strcmp(table.name(i), name) != 0) continue;
     void* expected = nullptr;
     table.reals[i].compare_exchange_strong(expected, real);
     return expected == nullptr || expected == real ? table.wrappers[i] : real;
@@ -63,7 +66,7 @@ inline void* hand_out_wrapper(const WrapperTable& table, const char* name, void*
 // The index of `name` among the table's names, or -1.
 inline int wrapper_index_by_name(const WrapperTable& table, const char* name) {
   for (uint32_t i = 0; i < table.count; ++i) {
-    if (strcmp(table.names[i], name) == 0) return static_cast<int>(i);
+    if (strcmp(table.name(i), name) == 0) return static_cast<int>(i);
   }
   return -1;
 }
