@@ -23,26 +23,6 @@ std::string encode_file_preamble(std::string_view producer) {
   return out;
 }
 
-void set_dims(file::LaunchArgs& l, const uint32_t (&grid)[3], const uint32_t (&block)[3]) {
-  // mod 2^32, so that a 0 (never valid, but possible in a call that fails)
-  // stays lossless.
-  l.grid_x_minus_one = grid[0] - 1u;
-  l.grid_y_minus_one = grid[1] - 1u;
-  l.grid_z_minus_one = grid[2] - 1u;
-  l.block_x_minus_one = block[0] - 1u;
-  l.block_y_minus_one = block[1] - 1u;
-  l.block_z_minus_one = block[2] - 1u;
-}
-
-void set_dims(file::Kernel& k, const uint32_t (&grid)[3], const uint32_t (&block)[3]) {
-  k.grid_x_minus_one = grid[0] - 1u;
-  k.grid_y_minus_one = grid[1] - 1u;
-  k.grid_z_minus_one = grid[2] - 1u;
-  k.block_x_minus_one = block[0] - 1u;
-  k.block_y_minus_one = block[1] - 1u;
-  k.block_z_minus_one = block[2] - 1u;
-}
-
 void ChunkEncoder::begin(uint64_t time_base_ns) {
   time_base_ns_ = time_base_ns;
   for (List& list : lists_) {

@@ -31,9 +31,18 @@ struct Span {
   uint64_t end_ns = 0;
 };
 
-// Launch dimensions go on the wire minus one (prof.proto, LaunchArgs).
-void set_dims(file::LaunchArgs& launch, const uint32_t (&grid)[3], const uint32_t (&block)[3]);
-void set_dims(file::Kernel& kernel, const uint32_t (&grid)[3], const uint32_t (&block)[3]);
+// Launch dimensions go on the wire minus one (prof.proto, LaunchArgs), mod
+// 2^32, so that a 0 (never valid, but possible in a call that fails) stays
+// lossless. Inline: once per launch and per kernel on the writer.
+template <typename Dims>  // file::LaunchArgs or file::Kernel
+inline void set_dims(Dims& d, const uint32_t (&grid)[3], const uint32_t (&block)[3]) {
+  d.grid_x_minus_one = grid[0] - 1u;
+  d.grid_y_minus_one = grid[1] - 1u;
+  d.grid_z_minus_one = grid[2] - 1u;
+  d.block_x_minus_one = block[0] - 1u;
+  d.block_y_minus_one = block[1] - 1u;
+  d.block_z_minus_one = block[2] - 1u;
+}
 
 // The records are the structs generated from prof.proto (encode/file_records.h,
 // namespace prof::file), filled except for the fields of the format-2 compact

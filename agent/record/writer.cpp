@@ -1,9 +1,11 @@
 #include "record/writer.h"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -161,18 +163,34 @@ uint64_t Writer::request_flush(bool final, file::ProcessEnd::Reason reason, int 
   return ticket;
 }
 
+void Writer::announce_written() {
+  written_changes_.fetch_add(1, std::memory_order_release);
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&written_changes_), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr,
+          nullptr, 0);
+}
+
 bool Writer::wait_until_written(uint64_t ticket, uint32_t timeout_ms) const {
-  // A deadline on the clock, not a count of 1 ms naps: on a loaded machine
-  // each nap can last much longer than asked.
+  // A deadline on the clock: on a loaded machine a sleep can last much
+  // longer than asked.
   const uint64_t deadline = monotonic_ns() + uint64_t{timeout_ms} * 1'000'000;
   for (;;) {
+    // Read before the checks: a change after them makes the futex return at once.
+    const uint32_t changes = written_changes_.load(std::memory_order_acquire);
     if (written_.load(std::memory_order_acquire) >= ticket) return true;
     if (!running_.load(std::memory_order_acquire)) {
       // The final flush may have ended the writer after writing this ticket.
       return written_.load(std::memory_order_acquire) >= ticket;
     }
-    if (monotonic_ns() >= deadline) return false;
-    sleep_ms(1);
+    const uint64_t now = monotonic_ns();
+    if (now >= deadline) return false;
+    // Until the writer announces a write; at most 10 ms, so that the clock
+    // and a writer that died without a word are looked at again. 1 ms naps
+    // cost every recording process's exit up to a millisecond after its
+    // last chunk was written (tiny_kernels: 3-23 naps per exit).
+    const uint64_t sleep_ns = std::min<uint64_t>(deadline - now, 10'000'000);
+    timespec timeout{0, static_cast<long>(sleep_ns)};
+    syscall(SYS_futex, const_cast<uint32_t*>(reinterpret_cast<const uint32_t*>(&written_changes_)), FUTEX_WAIT_PRIVATE,
+            changes, &timeout, nullptr, 0);
   }
 }
 
@@ -245,9 +263,11 @@ void Writer::run() {
       }
       write_chunk();
       written_.store(ticket, std::memory_order_release);
+      announce_written();
     }
   }
   running_.store(false, std::memory_order_release);
+  announce_written();  // the final ticket's, and a stopped writer's
 }
 
 void Writer::calibrate() {
@@ -357,11 +377,14 @@ uint64_t Writer::gpu_work_outstanding(const ActivitySource& source) {
 void Writer::wait_for_gpu_work(ActivitySource& source, uint64_t wait_until_ns) {
   // Polled, never blocking in CUDA: a kernel that never ends must not hold
   // the process's exit. Not forced: a forced flush hands over running work
-  // unfinished, and its record is then lost for good.
+  // unfinished, and its record is then lost for good. Asked before the
+  // first nap: at exit the work has mostly finished, and only its records
+  // are still in CUPTI (a nap first cost every exit a millisecond).
   while (gpu_work_outstanding(source) != 0 && monotonic_ns() < wait_until_ns) {
-    sleep_ms(1);
     source.request_delivery(false);
     drain_activity();
+    if (gpu_work_outstanding(source) == 0) break;
+    sleep_ms(1);
   }
 }
 

@@ -65,8 +65,9 @@ class Writer final : private WindowFiles::Output {
   // for wait_until_written.
   uint64_t request_flush(bool final, file::ProcessEnd::Reason reason = file::ProcessEnd::Reason::exit,
                          int signal = 0);
-  // Waits (polling, async-signal-safe) until the flush `ticket` is on disk or
-  // `timeout_ms` passed. False on timeout or when the writer is not running.
+  // Waits (async-signal-safe: a futex on written_changes_) until the flush
+  // `ticket` is on disk or `timeout_ms` passed. False on timeout or when the
+  // writer is not running.
   bool wait_until_written(uint64_t ticket, uint32_t timeout_ms) const;
 
   // GPU activity to drain with the thread buffers (set once, when CUDA starts).
@@ -158,6 +159,11 @@ class Writer final : private WindowFiles::Output {
   // the highest ticket whose data is written in written_.
   std::atomic<uint64_t> requested_{0};
   std::atomic<uint64_t> written_{0};
+  // Bumped, and its waiters woken, after written_ or running_ changes: the
+  // futex wait_until_written sleeps on, so that a flush's waiter (the app
+  // thread at exit) goes on when the chunk is written, not at its next nap.
+  std::atomic<uint32_t> written_changes_{0};
+  void announce_written();
   std::atomic<bool> final_requested_{false};
   std::atomic<uint32_t> end_reason_{0};
   std::atomic<int> end_signal_{0};
