@@ -1,5 +1,8 @@
 #include "cli/report_command.h"
 
+#include <algorithm>
+#include <sstream>
+
 #include "cli/load_files.h"
 #include "cli/prof_analyze.h"
 #include "model/range_tree.h"
@@ -62,6 +65,14 @@ std::string drop_footer(const DropTotals& d) {
   return out;
 }
 
+// Window files of several windows: each window is a selection of the
+// files, which a Run of GPU sums cannot make (its sums are not per event).
+bool windows_select_files(const RunWindows& windows, const Run& run) {
+  return std::any_of(windows.windows().begin(), windows.windows().end(), [&](const RunWindow& w) {
+    return !w.processes.empty() && w.processes.size() != run.processes.size();
+  });
+}
+
 }  // namespace
 
 CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
@@ -97,11 +108,28 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
 int run_report_command(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   std::optional<RunWindows> windows = RunWindows::from_options(options.windows, err);
   if (!windows) return kExitUsage;
+  // torch's table reads the GPU records only as sums per name and per
+  // launching call: a load that sums them as it reads them keeps no
+  // GpuActivity (72 bytes) per record. Steps cut a run event by event, so
+  // they need the events.
+  bool gpu_sums = options.view == "table" && options.windows.step.empty() && !options.windows.schedule_given;
   Run run;
-  if (!load_files(options.files, run, err)) return kExitBadInput;
+  if (!load_files(options.files, run, err, gpu_sums ? LoadDepth::kGpuSums : LoadDepth::kEvents)) return kExitBadInput;
 
   if (!windows->resolve(run, err)) return kExitBadInput;
   if (options.merge_windows) windows->merge_windows();
+  if (gpu_sums && windows_select_files(*windows, run)) {
+    // Read again with every event; its warnings were printed the first time.
+    std::ostringstream repeated_warnings;
+    gpu_sums = false;
+    run = Run();
+    if (!load_files(options.files, run, repeated_warnings)) {
+      err << repeated_warnings.str();
+      return kExitBadInput;
+    }
+    if (!windows->resolve(run, err)) return kExitBadInput;
+    if (options.merge_windows) windows->merge_windows();
+  }
 
   TableOptions table;
   if (!options.sort_by.empty()) table.sort_by = options.sort_by;
@@ -149,7 +177,10 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
       if (options.format == "table") text = format_nsys_summary(rows, *nsys);
       else cells = nsys_cells(rows, *nsys);
     } else {
-      auto rows = key_averages(events, RangeTree(events), group);
+      // With GPU sums the one window is the whole run: its launched GPU
+      // times are needed by this tree alone.
+      const bool whole_run_of_sums = gpu_sums && &events == &run;
+      auto rows = key_averages(events, whole_run_of_sums ? RangeTree::taking_launched_gpu_ns(run) : RangeTree(events), group);
       if (options.format == "table") {
         text = TableFormatter(table).format(std::move(rows));
       } else {
