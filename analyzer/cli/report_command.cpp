@@ -1,8 +1,5 @@
 #include "cli/report_command.h"
 
-#include <algorithm>
-#include <sstream>
-
 #include "cli/load_files.h"
 #include "cli/prof_analyze.h"
 #include "model/range_tree.h"
@@ -65,14 +62,6 @@ std::string drop_footer(const DropTotals& d) {
   return out;
 }
 
-// Window files of several windows: each window is a selection of the
-// files, which a Run of GPU sums cannot make (its sums are not per event).
-bool windows_select_files(const RunWindows& windows, const Run& run) {
-  return std::any_of(windows.windows().begin(), windows.windows().end(), [&](const RunWindow& w) {
-    return !w.processes.empty() && w.processes.size() != run.processes.size();
-  });
-}
-
 }  // namespace
 
 CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
@@ -112,24 +101,12 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
   // launching call: a load that sums them as it reads them keeps no
   // GpuActivity (72 bytes) per record. Steps cut a run event by event, so
   // they need the events.
-  bool gpu_sums = options.view == "table" && options.windows.step.empty() && !options.windows.schedule_given;
+  LoadDepth depth = options.view == "table" && options.windows.step.empty() && !options.windows.schedule_given
+                        ? LoadDepth::kGpuSums
+                        : LoadDepth::kEvents;
   Run run;
-  if (!load_files(options.files, run, err, gpu_sums ? LoadDepth::kGpuSums : LoadDepth::kEvents)) return kExitBadInput;
-
-  if (!windows->resolve(run, err)) return kExitBadInput;
-  if (options.merge_windows) windows->merge_windows();
-  if (gpu_sums && windows_select_files(*windows, run)) {
-    // Read again with every event; its warnings were printed the first time.
-    std::ostringstream repeated_warnings;
-    gpu_sums = false;
-    run = Run();
-    if (!load_files(options.files, run, repeated_warnings)) {
-      err << repeated_warnings.str();
-      return kExitBadInput;
-    }
-    if (!windows->resolve(run, err)) return kExitBadInput;
-    if (options.merge_windows) windows->merge_windows();
-  }
+  if (!load_windowed_run(options.files, run, depth, *windows, options.merge_windows, err)) return kExitBadInput;
+  const bool gpu_sums = depth == LoadDepth::kGpuSums;
 
   TableOptions table;
   if (!options.sort_by.empty()) table.sort_by = options.sort_by;

@@ -171,6 +171,7 @@ struct GpuWorkSum {
   uint64_t first_index = 0;
   // The first record had no recorded launching call (set by finish).
   bool first_top_level = true;
+  GpuKind kind = GpuKind::kKernel;
 };
 
 // One GPU record's time, for the API call that launched it, until

@@ -184,7 +184,10 @@ void ChunkLoader::keep_gpu_activity(const GpuActivity& g) {
   }
   const uint64_t key = uint64_t{g.name} << 32 | g.input_shape;
   auto [it, added] = ids_.gpu_work_sums.try_emplace(key, run_.gpu_work_sums.size());
-  if (added) run_.gpu_work_sums.push_back(GpuWorkSum{process_, g.name, g.input_shape});
+  if (added) {
+    run_.gpu_work_sums.push_back(GpuWorkSum{process_, g.name, g.input_shape});
+    run_.gpu_work_sums.back().kind = g.kind;
+  }
   GpuWorkSum& sum = run_.gpu_work_sums[it->second];
   const uint64_t index = ids_.gpu_records++;
   if (g.start_ns < sum.first_start_ns) {  // on a tie the earlier record stays first

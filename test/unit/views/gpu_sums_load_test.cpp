@@ -1,5 +1,6 @@
 // A load that sums the GPU records as it reads them (LoadDepth::kGpuSums,
-// what report's table loads) gives key_averages the rows of a load that
+// what report's table and stacks' self CPU time load) gives key_averages
+// the rows (and folded_stacks the stacks) of a load that
 // keeps every GpuActivity: no record counted twice or lost, the same first
 // occurrence, top-level flag and per-call GPU time, one file at a time or
 // several files read side by side.
@@ -17,6 +18,7 @@
 #include "model/range_tree.h"
 #include "model/run_builder.h"
 #include "training_capture.h"
+#include "views/folded_stacks.h"
 #include "views/key_averages.h"
 #include "views_capture.h"
 
@@ -109,6 +111,17 @@ TEST_CASE("GPU records summed as they are read give the rows of every record kep
       REQUIRE(summed.gpu_total_ns(i) == full.gpu_total_ns(i));
     }
 
+    // stacks' self CPU time: the kernels' names (their launch stubs) from the sums.
+    FoldedStacksOptions fold;
+    fold.metric = StackMetric::kSelfCpu;
+    const std::vector<FoldedStack> expected_stacks = folded_stacks(events, full, fold);
+    const std::vector<FoldedStack> got_stacks = folded_stacks(sums, summed, fold);
+    REQUIRE(got_stacks.size() == expected_stacks.size());
+    for (size_t i = 0; i < got_stacks.size(); ++i) {
+      CHECK(got_stacks[i].frames == expected_stacks[i].frames);
+      CHECK(got_stacks[i].ns == expected_stacks[i].ns);
+    }
+
     for (const bool by_shape : {false, true}) {
       for (const bool fold : {true, false}) {
         INFO("by shape " << by_shape << ", fold driver calls " << fold);
@@ -169,4 +182,48 @@ TEST_CASE("report's table over window files of several windows: each window its 
   }
   CHECK(rows_of_first == 1);
   CHECK(rows_of_second == 1);
+}
+
+TEST_CASE("stacks' self CPU time from GPU sums: a range around one launch sits above the kernel's stub frame",
+          "[model][gpu_sums]") {
+  // The launching frame is named as the kernel (a native frame in no module
+  // reads as its address; so does this kernel), so only the kernels' names,
+  // which the sums keep, tell it is the launch's stub.
+  prof::testing::CaptureFileWriter file(prof::testing::make_header(2, 0, "libprof 0.1.0"));
+  prof::testing::ChunkBuilder chunk(1'000);
+  chunk.process(300, 1'000).set_rank(0);
+  chunk.string(1, "launch").string(2, "cudaLaunchKernel").string(3, "0x401000");
+  auto native = [&](uint64_t id, uint64_t address) {
+    auto* f = chunk.raw().add_frames();
+    f->set_id(id);
+    f->set_kind(prof::proto::Frame::NATIVE);
+    f->set_address(address);
+  };
+  native(1, 0x401000);  // the stub
+  native(2, 0x500000);  // its caller
+  auto* stack = chunk.raw().add_stacks();
+  stack->set_id(1);
+  stack->add_frame_ids(1);
+  stack->add_frame_ids(2);
+  chunk.range(1, 1, 1'000, 10'000);
+  chunk.api_call(1, 2, 2'000, 3'000, 1).set_stack_id(1);
+  chunk.kernel(3, 4'000, 6'000, 1);
+  file.chunk(chunk.finish());
+  TempFile capture("gpu_sums_stub");
+  capture.write(file.bytes());
+
+  const Run events = load({capture.path()}, LoadDepth::kEvents, 1);
+  const Run sums = load({capture.path()}, LoadDepth::kGpuSums, 1);
+  FoldedStacksOptions fold;
+  fold.metric = StackMetric::kSelfCpu;
+  const std::vector<FoldedStack> expected = folded_stacks(events, RangeTree(events), fold);
+  const std::vector<FoldedStack> got = folded_stacks(sums, RangeTree(sums), fold);
+  bool range_above_stub = false;
+  for (const FoldedStack& s : expected) range_above_stub = range_above_stub || s.frames == "0x500000;launch";
+  CHECK(range_above_stub);
+  REQUIRE(got.size() == expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    CHECK(got[i].frames == expected[i].frames);
+    CHECK(got[i].ns == expected[i].ns);
+  }
 }
