@@ -39,9 +39,14 @@ int collect_folded_stacks(const StacksOptions& options, std::vector<FoldedStack>
   }
   std::optional<RunWindows> windows = RunWindows::from_options(options.windows, err);
   if (!windows) return kExitUsage;
+  // Self CPU time needs of the GPU records only the kernels' names (to
+  // know their launch stubs): their sums name them without a GpuActivity
+  // per record. Steps cut a run event by event, so they need the events.
+  LoadDepth depth = *metric == StackMetric::kSelfCpu && options.windows.step.empty() && !options.windows.schedule_given
+                        ? LoadDepth::kGpuSums
+                        : LoadDepth::kEvents;
   Run run;
-  if (!load_files(options.files, run, err)) return kExitBadInput;
-  if (!windows->resolve(run, err)) return kExitBadInput;
+  if (!load_windowed_run(options.files, run, depth, *windows, false, err)) return kExitBadInput;
   if (options.window >= 0 && (windows->windows().empty() || windows->windows().front().whole_run())) {
     err << "profanalyze: --window needs a schedule (--active N ...)\n";
     return kExitUsage;
@@ -62,7 +67,10 @@ int collect_folded_stacks(const StacksOptions& options, std::vector<FoldedStack>
     found = true;
     Run storage;
     const Run& events = windows->events_of(run, w, storage);
-    const RangeTree tree(events);
+    // A Run of GPU sums is one window, the whole run: its launched GPU
+    // times are needed by this tree alone.
+    const RangeTree tree = depth == LoadDepth::kGpuSums && &events == &run ? RangeTree::taking_launched_gpu_ns(run)
+                                                                           : RangeTree(events);
     for (FoldedStack& s : folded_stacks(events, tree, fold)) merged[std::move(s.frames)] += s.ns;
   }
   if (!found) {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 
+#include "cli/load_files.h"
 #include "window/auto_steps.h"
 #include "window/repeating_ranges.h"
 
@@ -182,6 +184,27 @@ const Run& RunWindows::events_of(const Run& run, const RunWindow& w, Run& storag
   if (w.whole_run() || !membership_ || selects_every_event(run, *membership_, w.steps)) return run;
   storage = select_steps(run, *membership_, w.steps);
   return storage;
+}
+
+bool load_windowed_run(const std::vector<std::string>& files, Run& run, LoadDepth& depth, RunWindows& windows,
+                       bool merge, std::ostream& err) {
+  if (!load_files(files, run, err, depth)) return false;
+  if (!windows.resolve(run, err)) return false;
+  if (merge) windows.merge_windows();
+  const bool cut_per_file = std::any_of(windows.windows().begin(), windows.windows().end(), [&](const RunWindow& w) {
+    return !w.processes.empty() && w.processes.size() != run.processes.size();
+  });
+  if (depth != LoadDepth::kGpuSums || !cut_per_file) return true;
+  depth = LoadDepth::kEvents;
+  run = Run();
+  std::ostringstream repeated_warnings;
+  if (!load_files(files, run, repeated_warnings, depth)) {
+    err << repeated_warnings.str();
+    return false;
+  }
+  if (!windows.resolve(run, err)) return false;
+  if (merge) windows.merge_windows();
+  return true;
 }
 
 }  // namespace prof::analyzer

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/run.h"
+#include "model/run_builder.h"
 #include "schedule.h"
 #include "window/steps.h"
 
@@ -78,5 +79,13 @@ class RunWindows {
   RunSteps steps_;
   std::vector<RunWindow> windows_;
 };
+
+// Loads `files` with `depth` into `run` and resolves `windows` (then merges
+// them when `merge`). A Run of GPU sums (LoadDepth::kGpuSums) cannot be cut
+// per file, since its sums are not per event: window files of several
+// windows are read again with every event (their warnings printed once),
+// and `depth` says kEvents after. False after printing why (exit 1).
+[[nodiscard]] bool load_windowed_run(const std::vector<std::string>& files, Run& run, LoadDepth& depth,
+                                     RunWindows& windows, bool merge, std::ostream& err);
 
 }  // namespace prof::analyzer

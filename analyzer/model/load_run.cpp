@@ -15,6 +15,8 @@
 // most `jobs` files read ahead of the one being appended (a file is not
 // started until fewer than `jobs` files wait), so a thousand small files
 // and a few large ones both cost the Run plus `jobs` files' tables.
+#include <malloc.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
@@ -106,6 +108,9 @@ std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& ru
       if (auto error = builder.append(pool.take(i), warnings)) return error;
   }
   builder.finish();
+  // The decoded chunks, freed, stay resident in their threads' heap arenas
+  // (50 MB at 10M events) under the views' tables to come: handed back.
+  malloc_trim(0);
   return std::nullopt;
 }
 

@@ -59,6 +59,11 @@ RangeParents::RangeParents(const Run& run, bool keep_order) {
     uint32_t index;
   };
   HugeVector<Interval> order;
+  // Sized once for the longest thread: grown by doubling, the old and new
+  // buffers of a run's main thread were together its largest table.
+  size_t longest = 0;
+  for (size_t t = 0; t + 1 < threads.begin.size(); ++t) longest = std::max(longest, threads.begin[t + 1] - threads.begin[t]);
+  order.reserve(longest);
   std::vector<uint32_t> open;
   for (size_t t = 0; t + 1 < threads.begin.size(); ++t) {
     order.clear();
@@ -96,11 +101,17 @@ RangeParents::RangeParents(const Run& run, bool keep_order) {
   }
 }
 
-RangeTree::RangeTree(const Run& run) : parents_(run, true) {
+RangeTree::RangeTree(const Run& run, HugeVector<uint64_t>* launched_gpu_ns) : parents_(run, true) {
   const auto& events = run.cpu_events;
   RangeFigures& f = figures_;
   const size_t n = events.size();
-  f.self_gpu_ns.assign(n, 0);
+  if (launched_gpu_ns && launched_gpu_ns->size() == n) {
+    f.self_gpu_ns = std::move(*launched_gpu_ns);
+    *launched_gpu_ns = {};
+  } else {
+    f.self_gpu_ns.assign(n, 0);
+    for (size_t i = 0; i < run.launched_gpu_ns.size(); ++i) f.self_gpu_ns[i] += run.launched_gpu_ns[i];
+  }
   for (const GpuActivity& g : run.gpu_activities)
     if (g.launched_by >= 0) f.self_gpu_ns[static_cast<size_t>(g.launched_by)] += g.duration_ns();
   TensorMemoryUsage tensors = tensor_memory_usage(run);

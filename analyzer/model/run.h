@@ -153,6 +153,35 @@ struct GpuActivity {
 };
 static_assert(sizeof(GpuActivity) == 72, "GpuActivity is one of millions: keep it packed");
 
+// GPU work of one name (and launch or transfer shape) in one process, summed
+// as a LoadDepth::kGpuSums load reads it: what report's table needs of the
+// GPU records (its rows are sums), without a GpuActivity per record. Per
+// process, because a file's times move onto the Run's timeline only once
+// every file is read (RunBuilder::finish shifts first_start_ns with them).
+struct GpuWorkSum {
+  uint32_t process = 0;
+  NameId name = 0;
+  NameId input_shape = 0;
+  uint32_t first_correlation_id = 0;  // of the first record
+  uint64_t count = 0;
+  uint64_t total_ns = 0;
+  // The first record: earliest start, then first read; first_index counts
+  // the process's GPU records in the order a kEvents load appends them.
+  uint64_t first_start_ns = std::numeric_limits<uint64_t>::max();
+  uint64_t first_index = 0;
+  // The first record had no recorded launching call (set by finish).
+  bool first_top_level = true;
+  GpuKind kind = GpuKind::kKernel;
+};
+
+// One GPU record's time, for the API call that launched it, until
+// RunBuilder::finish links it (LoadDepth::kGpuSums).
+struct GpuTimeToLink {
+  uint64_t duration_ns = 0;
+  uint32_t process = 0;
+  uint32_t correlation_id = 0;
+};
+
 // A block of a framework's caching allocator handed to a tensor or taken
 // back (PyTorch's, recorded by the Python bootstrap): what torch.profiler
 // calls memory. The MemoryEvents below are the segments it reserved.
@@ -259,6 +288,13 @@ class Run {
   EventTable<MemoryEvent> memory_events;
   EventTable<TensorMemoryEvent> tensor_memory_events;  // by process, then time
   EventTable<Synchronization> synchronizations;
+  // LoadDepth::kGpuSums only, in place of gpu_activities: the GPU work
+  // summed per process, name and shape, and per CPU event (by index into
+  // cpu_events; empty when no call launched any) the GPU time it launched.
+  std::vector<GpuWorkSum> gpu_work_sums;
+  HugeVector<uint64_t> launched_gpu_ns;
+  // Until RunBuilder::finish: each GPU record's time, by correlation id.
+  EventTable<GpuTimeToLink> gpu_times_to_link;
   // Call stacks, resolved from each file's interned ids into Run-wide
   // indices (ids are per file).
   std::vector<Module> modules;

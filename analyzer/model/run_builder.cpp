@@ -73,6 +73,10 @@ struct FileIds {
   std::unordered_map<uint64_t, NameId> kernel_names;  // file string id -> demangled
   std::unordered_map<DerivedNameKey, NameId, DerivedNameKeyHash> derived_names;
   std::unordered_map<KernelConfig, uint32_t, KernelConfigHash> kernel_configs;  // -> index into Run::kernel_configs
+  // LoadDepth::kGpuSums: (name << 32 | shape) -> index into Run::gpu_work_sums,
+  // and the file's GPU records so far (GpuWorkSum::first_index).
+  std::unordered_map<uint64_t, size_t> gpu_work_sums;
+  uint64_t gpu_records = 0;
 };
 
 // Appended piece by piece: GCC 12's -Wrestrict misfires on "[" + to_string(x).
@@ -96,13 +100,14 @@ bool on_device(MemoryKind kind) { return kind != MemoryKind::kPageable && kind !
 class ChunkLoader {
  public:
   ChunkLoader(Run& run, uint32_t process, const InternTables& tables, FileIds& ids, const recorded::Chunk& chunk,
-              bool keep_events, std::vector<bool>& api_call_names)
+              LoadDepth depth, std::vector<bool>& api_call_names)
       : run_(run),
         process_(process),
         tables_(tables),
         ids_(ids),
         chunk_(chunk),
-        keep_events_(keep_events),
+        keep_events_(depth != LoadDepth::kSummary),
+        sum_gpu_work_(depth == LoadDepth::kGpuSums),
         api_call_names_(api_call_names) {}
 
   // Empty on success, else what is corrupt.
@@ -138,6 +143,8 @@ class ChunkLoader {
   // Kernel, Memcpy or Memset record.
   template <typename Record>
   GpuActivity gpu_activity(GpuKind kind, const Record& r);
+  // Appends it to Run::gpu_activities, or adds it to Run::gpu_work_sums.
+  void keep_gpu_activity(const GpuActivity& g);
 
   Run& run_;
   uint32_t process_;
@@ -147,6 +154,8 @@ class ChunkLoader {
   // False for `info`: everything is decoded and checked, but only the
   // counts and times are kept.
   bool keep_events_;
+  // kGpuSums: GPU records summed, not kept (keep_gpu_activity).
+  bool sum_gpu_work_;
   std::vector<bool>& api_call_names_;  // LoadedFile::api_call_names
   std::string error_;
 };
@@ -165,6 +174,30 @@ GpuActivity ChunkLoader::gpu_activity(GpuKind kind, const Record& r) {
   g.end_ns = end_of(g.start_ns, r.duration_ns);
   seen(g.start_ns, g.end_ns);
   return g;
+}
+
+void ChunkLoader::keep_gpu_activity(const GpuActivity& g) {
+  if (!keep_events_) return;
+  if (!sum_gpu_work_) {
+    run_.gpu_activities.push_back(g);
+    return;
+  }
+  const uint64_t key = uint64_t{g.name} << 32 | g.input_shape;
+  auto [it, added] = ids_.gpu_work_sums.try_emplace(key, run_.gpu_work_sums.size());
+  if (added) {
+    run_.gpu_work_sums.push_back(GpuWorkSum{process_, g.name, g.input_shape});
+    run_.gpu_work_sums.back().kind = g.kind;
+  }
+  GpuWorkSum& sum = run_.gpu_work_sums[it->second];
+  const uint64_t index = ids_.gpu_records++;
+  if (g.start_ns < sum.first_start_ns) {  // on a tie the earlier record stays first
+    sum.first_start_ns = g.start_ns;
+    sum.first_index = index;
+    sum.first_correlation_id = g.correlation_id;
+  }
+  ++sum.count;
+  sum.total_ns += g.duration_ns();
+  if (g.correlation_id != 0) run_.gpu_times_to_link.push_back(GpuTimeToLink{g.duration_ns(), process_, g.correlation_id});
 }
 
 NameId ChunkLoader::resolve(uint64_t id, const char* what, const char* fallback) {
@@ -368,7 +401,7 @@ void ChunkLoader::load_kernels() {
     });
     g.kernel_config = kernel_config(k);
     if (k.event_timed) ++run_.processes[process_].counts.event_timed;
-    if (keep_events_) run_.gpu_activities.push_back(g);
+    keep_gpu_activity(g);
   }
   run_.processes[process_].counts.kernels += chunk_.kernels.size();
 }
@@ -386,7 +419,7 @@ void ChunkLoader::load_memcpys() {
       return std::string(copy_kind_name(c.kind)) + " " + std::to_string(c.bytes) + " B";
     });
     if (c.event_timed) ++run_.processes[process_].counts.event_timed;
-    if (keep_events_) run_.gpu_activities.push_back(g);
+    keep_gpu_activity(g);
   }
   run_.processes[process_].counts.memcpys += chunk_.memcpys.size();
 }
@@ -400,7 +433,7 @@ void ChunkLoader::load_memsets() {
     g.input_shape = derived_name({{low(s.bytes), high(s.bytes), 0, 0, 0, 0, 0, DerivedNameKey::kMemsetShape}},
                                [&] { return "memset " + std::to_string(s.bytes) + " B"; });
     if (s.event_timed) ++run_.processes[process_].counts.event_timed;
-    if (keep_events_) run_.gpu_activities.push_back(g);
+    keep_gpu_activity(g);
   }
   run_.processes[process_].counts.memsets += chunk_.memsets.size();
 }
@@ -529,7 +562,7 @@ void read_file(const std::string& path, LoadDepth depth, unsigned decode_threads
     if (chunk.process_end) info.end = chunk.process_end;
     if (chunk.window) info.window = chunk.window;
 
-    ChunkLoader loader(run, process, tables, ids, chunk, depth == LoadDepth::kEvents, file.api_call_names);
+    ChunkLoader loader(run, process, tables, ids, chunk, depth, file.api_call_names);
     if (std::string bad = loader.load(); !bad.empty()) {
       file.error = ReadError{path, reader.chunk_offset(), where + bad};
       return;
@@ -572,7 +605,7 @@ bool is_fresh(const Run& run) {
   return run.processes.empty() && run.name_count() == 1 && run.modules.empty() && run.frames.empty() &&
          run.stacks.empty() && run.kernel_configs.size() == 1 && run.callback_ids.empty() && run.cpu_events.empty() &&
          run.gpu_activities.empty() && run.memory_events.empty() && run.tensor_memory_events.empty() &&
-         run.synchronizations.empty();
+         run.synchronizations.empty() && run.gpu_work_sums.empty() && run.gpu_times_to_link.empty();
 }
 
 }  // namespace
@@ -634,6 +667,16 @@ std::optional<ReadError> RunBuilder::append(LoadedFile&& file, std::ostream& war
     if (g.kernel_config != 0) g.kernel_config += config_base;
     run_.gpu_activities.push_back(g);
   }
+  for (GpuWorkSum sum : from.gpu_work_sums) {
+    sum.process = process;
+    sum.name = names[sum.name];
+    sum.input_shape = names[sum.input_shape];
+    run_.gpu_work_sums.push_back(sum);
+  }
+  for (GpuTimeToLink t : from.gpu_times_to_link) {
+    t.process = process;
+    run_.gpu_times_to_link.push_back(t);
+  }
   for (MemoryEvent m : from.memory_events) {
     m.process = process;
     run_.memory_events.push_back(m);
@@ -663,6 +706,16 @@ void RunBuilder::link_to_launching_calls() {
     if (m.correlation_id != 0) m.called_by = launcher.find(m.process, m.correlation_id);
   for (Synchronization& s : run_.synchronizations)
     if (s.correlation_id != 0) s.called_by = launcher.find(s.process, s.correlation_id);
+  for (GpuWorkSum& sum : run_.gpu_work_sums)
+    sum.first_top_level = sum.first_correlation_id == 0 || launcher.find(sum.process, sum.first_correlation_id) < 0;
+  if (!run_.gpu_times_to_link.empty()) {
+    run_.launched_gpu_ns.assign(run_.cpu_events.size(), 0);
+    for (const GpuTimeToLink& t : run_.gpu_times_to_link) {
+      const int64_t call = launcher.find(t.process, t.correlation_id);
+      if (call >= 0) run_.launched_gpu_ns[static_cast<size_t>(call)] += t.duration_ns;
+    }
+    run_.gpu_times_to_link = {};  // frees its blocks (clear() keeps them)
+  }
 }
 
 void RunBuilder::align_clocks() {
@@ -698,6 +751,7 @@ void RunBuilder::align_clocks() {
     shift(g.process, g.start_ns);
     shift(g.process, g.end_ns);
   }
+  for (GpuWorkSum& sum : run_.gpu_work_sums) shift(sum.process, sum.first_start_ns);
   for (MemoryEvent& m : run_.memory_events) shift(m.process, m.time_ns);
   for (TensorMemoryEvent& m : run_.tensor_memory_events) shift(m.process, m.time_ns);
   for (Synchronization& s : run_.synchronizations) {

@@ -145,9 +145,12 @@ class StackBuilder {
   // __device_stub__ and __wrapper__device_stub_ functions, and the
   // cudaLaunchKernel<...> template.
   bool is_launch_stub(uint32_t frame) {
-    if (!kernel_names_known_)
+    if (!kernel_names_known_) {
       for (const GpuActivity& g : run_.gpu_activities)
         if (g.kind == GpuKind::kKernel) kernel_names_.insert(run_.name(g.name));
+      for (const GpuWorkSum& sum : run_.gpu_work_sums)  // a LoadDepth::kGpuSums Run's
+        if (sum.kind == GpuKind::kKernel) kernel_names_.insert(run_.name(sum.name));
+    }
     kernel_names_known_ = true;
     const std::string& name = frame_name(frame);
     for (std::string_view prefix : {"__device_stub__", "__wrapper__device_stub_", "cudaLaunchKernel<", "cudaLaunchKernel("})

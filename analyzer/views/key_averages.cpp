@@ -55,10 +55,11 @@ struct GroupKeyHash {
 };
 
 // One group's sums, and its first event (which names its row's top-level
-// flag).
+// flag: for GPU work, held here, as its first event may be a sum's).
 struct Group {
   GroupKey key{};
   Occurrence first;
+  bool gpu_top_level = true;
   KeyAverage sums;
 };
 
@@ -211,10 +212,27 @@ std::vector<KeyAverage> averages(const Run& run, const RangeTree& tree, RangeFig
     const GpuActivity& a = run.gpu_activities[i];
     Group& g = group_for({1, a.name, Run::kNoName, options.by_input_shape ? a.input_shape : Run::kNoName, 0});
     const Occurrence o{a.start_ns, a.process, true, i};
-    if (o < g.first) g.first = o;
+    if (o < g.first) {
+      g.first = o;
+      g.gpu_top_level = a.launched_by < 0;
+    }
     ++g.sums.count;
     g.sums.cuda_total_ns += a.duration_ns();
     g.sums.self_cuda_ns += a.duration_ns();
+  }
+  // The same from a load that summed the GPU records as it read them
+  // (LoadDepth::kGpuSums). Its first_index orders a process's records as
+  // the index above does, and only breaks ties within one process.
+  for (const GpuWorkSum& sum : run.gpu_work_sums) {
+    Group& g = group_for({1, sum.name, Run::kNoName, options.by_input_shape ? sum.input_shape : Run::kNoName, 0});
+    const Occurrence o{sum.first_start_ns, sum.process, true, sum.first_index};
+    if (o < g.first) {
+      g.first = o;
+      g.gpu_top_level = sum.first_top_level;
+    }
+    g.sums.count += sum.count;
+    g.sums.cuda_total_ns += sum.total_ns;
+    g.sums.self_cuda_ns += sum.total_ns;
   }
 
   // Frame names are computed once per stack, not once per group.
@@ -259,10 +277,9 @@ std::vector<KeyAverage> averages(const Run& run, const RangeTree& tree, RangeFig
     if (g.key.is_gpu == kMemoryRow) {
       key = kMemoryRowName;
     } else if (is_gpu) {
-      const GpuActivity& a = run.gpu_activities[g.first.index];
-      key = run.name(a.name);
-      if (options.by_input_shape) shape = run.name(a.input_shape);
-      top_level = a.launched_by < 0;
+      key = run.name(g.key.name);
+      if (options.by_input_shape) shape = run.name(g.key.shape);
+      top_level = g.gpu_top_level;
     } else {
       const CpuEvent& e = run.cpu_events[g.first.index];
       key = row_key(run, e);
