@@ -35,6 +35,10 @@ APP_ENV = {"peer_copies": {"SIMCUDA_DEVICES": "2"}, "driver_extras": {"SIMCUDA_D
            "peer_default_copies": {"SIMCUDA_DEVICES": "2"},
            "graph_nodes": {"SIMCUDA_GRAPH_CONDITIONS": "while_body_kernel=1:1:0"}}
 LAUNCH_LATENCY_NS = 2000  # simcuda's default SIMCUDA_LAUNCH_LATENCY_NS
+# Event timing (agent/capture/hooks/event_timing.cpp): how early the anchor's
+# host time may be (kAnchorSlackNs), and float milliseconds' rounding.
+ANCHOR_SLACK_NS = 50_000
+EVENT_ROUNDING_NS = 1_000
 
 
 def base_env(simcuda=True):
@@ -306,33 +310,45 @@ def compare_event_timed(truth, records):
             check([t["bytes"] for t in want] == [r["bytes"] for r in got], "%s sizes differ" % kind)
             continue
         check([t["name"] for t in want] == [r["name"] for r in got], "kernel names differ from the truth")
-        # How long each launch call took as recorded (the runtime call encloses
-        # the driver call, and the hooks record the start event inside it).
-        call_time = collections.defaultdict(int)
-        for a in records:
-            if a["type"] == "api":
-                call_time[a["corr"]] = max(call_time[a["corr"]], a["end"] - a["start"])
+        # The agent's event records around each launch, as the truth has
+        # them: the start event's just before the launch's driver call, the
+        # end event's just after it, on its thread.
+        apis = sorted((a for a in truth if a["type"] == "api"), key=lambda a: a["start"])
+        records_by_thread = collections.defaultdict(list)
+        for a in apis:
+            if a["name"].startswith("cuEventRecord"):
+                records_by_thread[a["tid"]].append(a)
+        launch_of = {a["corr"]: a for a in apis if a["name"].startswith("cuLaunch")}
         for t, r in zip(want, got):
             truth_ns, ns = t["end"] - t["start"], r["end"] - r["start"]
+            launch = launch_of.get(t["corr"])
+            check(launch is not None, "%s (corr %d): no launch call in the truth" % (t["name"], t["corr"]))
+            thread_records = records_by_thread[launch["tid"]]
+            before = [e for e in thread_records if e["end"] <= launch["start"]]
+            after = [e for e in thread_records if e["start"] >= launch["end"]]
+            check(before and after, "%s (corr %d): no event records around its launch in the truth" %
+                  (t["name"], t["corr"]))
+            start_record, end_record = before[-1], after[0]
             # A kernel queued behind earlier work starts when that ends, which
             # is when its start event completes: within 1%. On an idle stream
-            # the start event completes at once and the kernel one launch
-            # latency (simcuda's 2 us) plus the launch call's own time later.
+            # the start event completes as it is recorded, and the end event
+            # when the kernel ends or as it is recorded, whichever is later:
+            # however long a loaded machine or a sanitizer makes the calls
+            # between, the truth's own times of those records bound it.
             queued = t["start"] > t["queued"] + LAUNCH_LATENCY_NS
-            # The launch call's own time, as recorded: however long a loaded
-            # machine or a sanitizer makes it, the start event is that much early.
-            # Plus the agent's few stores between each event record and its
-            # clock read: 1 us, 20 us in a sanitizer build.
-            call_ns = call_time[r["corr"]] + (20_000 if ARGS.sanitizer else 1_000)
+            latest_end = max(t["end"], end_record["end"])
             if truth_ns >= 10_000 and queued:
                 check(abs(ns - truth_ns) <= truth_ns / 100,
                       "%s (queued): %d ns by events, truth %d" % (t["name"], ns, truth_ns))
             else:
-                check(truth_ns <= ns <= truth_ns + LAUNCH_LATENCY_NS + call_ns,
-                      "%s (idle stream): %d ns by events, truth %d, launch call %d ns" %
-                      (t["name"], ns, truth_ns, call_ns))
-            check(abs(r["end"] - t["end"]) < call_ns + 20_000,
-                  "%s ends at %d, truth %d" % (t["name"], r["end"], t["end"]))
+                check(truth_ns <= ns <= latest_end - start_record["start"] + EVENT_ROUNDING_NS,
+                      "%s (idle stream): %d ns by events, truth %d, from its start event's record to its end "
+                      "event's %d ns" % (t["name"], ns, truth_ns, latest_end - start_record["start"]))
+            # Placed through the anchor event, whose host time is read before
+            # it is recorded: early by up to the anchor's slack, never late.
+            check(t["end"] - ANCHOR_SLACK_NS - EVENT_ROUNDING_NS <= r["end"] <= latest_end + EVENT_ROUNDING_NS,
+                  "%s ends at %d, truth %d, its end event recorded by %d" %
+                  (t["name"], r["end"], t["end"], end_record["end"]))
     launch_corrs = {r["corr"] for r in records if r["type"] == "api" and "kernel" in r}
     check(all(r["corr"] in launch_corrs for r in records if r["type"] == "kernel"),
           "event-timed kernels without their launch call")
