@@ -151,9 +151,15 @@ class HtaView:
             if a["type"] == "api" and a["depth"] == 0:
                 calls[a["corr"]] = a
         self.calls = calls
-        # The launching calls' times as the trace has them (HTA filters on those).
-        call_us = {e["args"]["correlation"]: ceil_div(ns(e["ts"]), 1000) for e in doc["traceEvents"]
-                   if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver")}
+        # The launching calls' times as the trace has them (HTA filters on
+        # those, and tells a host wait by them): of a runtime call and the
+        # driver call in it, the outer one's.
+        call_us = {}
+        for e in doc["traceEvents"]:
+            if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver"):
+                corr, start_us = e["args"]["correlation"], ceil_div(ns(e["ts"]), 1000)
+                call_us[corr] = min(call_us.get(corr, start_us), start_us)
+        self.call_us = call_us
         last_step_us = max(ceil_div(ns(e["ts"]), 1000) for e in steps) if len({e["name"] for e in steps}) >= 2 else None
         ops = [op for op in truth if op["type"] in GPU_TYPES]
         if last_step_us is not None:
@@ -206,7 +212,10 @@ class HtaView:
             ops.sort(key=lambda op: self.interval(op))
             for prev, op in zip(ops, ops[1:]):
                 gap = self.interval(op)[0] - self.interval(prev)[1]
-                launched = self.us_up(self.calls[op["corr"]]["start"])
+                # As recorded, not the truth's: the agent's clock read and
+                # simcuda's are apart by the callback's or wrapper's work,
+                # which a gap of a microsecond or so can fall on either side of.
+                launched = self.call_us[op["corr"]]
                 if launched > self.interval(prev)[1]:
                     result[stream]["host_wait"] += gap
                 elif gap < consecutive_kernel_delay:
