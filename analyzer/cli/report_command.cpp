@@ -98,15 +98,10 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
   std::optional<RunWindows> windows = RunWindows::from_options(options.windows, err);
   if (!windows) return kExitUsage;
   // torch's table reads the GPU records only as sums per name and per
-  // launching call: a load that sums them as it reads them keeps no
-  // GpuActivity (72 bytes) per record. Steps cut a run event by event, so
-  // they need the events.
-  LoadDepth depth = options.view == "table" && options.windows.step.empty() && !options.windows.schedule_given
-                        ? LoadDepth::kGpuSums
-                        : LoadDepth::kEvents;
+  // launching call.
+  LoadDepth depth = load_depth_for(options.view == "table", options.windows);
   Run run;
   if (!load_windowed_run(options.files, run, depth, *windows, options.merge_windows, err)) return kExitBadInput;
-  const bool gpu_sums = depth == LoadDepth::kGpuSums;
 
   TableOptions table;
   if (!options.sort_by.empty()) table.sort_by = options.sort_by;
@@ -154,10 +149,7 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
       if (options.format == "table") text = format_nsys_summary(rows, *nsys);
       else cells = nsys_cells(rows, *nsys);
     } else {
-      // With GPU sums the one window is the whole run: its launched GPU
-      // times are needed by this tree alone.
-      const bool whole_run_of_sums = gpu_sums && &events == &run;
-      auto rows = key_averages(events, whole_run_of_sums ? RangeTree::taking_launched_gpu_ns(run) : RangeTree(events), group);
+      auto rows = key_averages(events, range_tree_of(events, run, depth), group);
       if (options.format == "table") {
         text = TableFormatter(table).format(std::move(rows));
       } else {

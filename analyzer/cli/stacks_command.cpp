@@ -40,11 +40,8 @@ int collect_folded_stacks(const StacksOptions& options, std::vector<FoldedStack>
   std::optional<RunWindows> windows = RunWindows::from_options(options.windows, err);
   if (!windows) return kExitUsage;
   // Self CPU time needs of the GPU records only the kernels' names (to
-  // know their launch stubs): their sums name them without a GpuActivity
-  // per record. Steps cut a run event by event, so they need the events.
-  LoadDepth depth = *metric == StackMetric::kSelfCpu && options.windows.step.empty() && !options.windows.schedule_given
-                        ? LoadDepth::kGpuSums
-                        : LoadDepth::kEvents;
+  // know their launch stubs), which their sums keep.
+  LoadDepth depth = load_depth_for(*metric == StackMetric::kSelfCpu, options.windows);
   Run run;
   if (!load_windowed_run(options.files, run, depth, *windows, false, err)) return kExitBadInput;
   if (options.window >= 0 && (windows->windows().empty() || windows->windows().front().whole_run())) {
@@ -67,10 +64,7 @@ int collect_folded_stacks(const StacksOptions& options, std::vector<FoldedStack>
     found = true;
     Run storage;
     const Run& events = windows->events_of(run, w, storage);
-    // A Run of GPU sums is one window, the whole run: its launched GPU
-    // times are needed by this tree alone.
-    const RangeTree tree = depth == LoadDepth::kGpuSums && &events == &run ? RangeTree::taking_launched_gpu_ns(run)
-                                                                           : RangeTree(events);
+    const RangeTree tree = range_tree_of(events, run, depth);
     for (FoldedStack& s : folded_stacks(events, tree, fold)) merged[std::move(s.frames)] += s.ns;
   }
   if (!found) {

@@ -186,6 +186,14 @@ const Run& RunWindows::events_of(const Run& run, const RunWindow& w, Run& storag
   return storage;
 }
 
+LoadDepth load_depth_for(bool sums_suffice, const WindowOptions& options) {
+  return sums_suffice && options.step.empty() && !options.schedule_given ? LoadDepth::kGpuSums : LoadDepth::kEvents;
+}
+
+RangeTree range_tree_of(const Run& events, Run& run, LoadDepth depth) {
+  return depth == LoadDepth::kGpuSums && &events == &run ? RangeTree::taking_launched_gpu_ns(run) : RangeTree(events);
+}
+
 bool load_windowed_run(const std::vector<std::string>& files, Run& run, LoadDepth& depth, RunWindows& windows,
                        bool merge, std::ostream& err) {
   if (!load_files(files, run, err, depth)) return false;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/range_tree.h"
 #include "model/run.h"
 #include "model/run_builder.h"
 #include "schedule.h"
@@ -79,6 +80,16 @@ class RunWindows {
   RunSteps steps_;
   std::vector<RunWindow> windows_;
 };
+
+// What a view that reads the GPU records only as sums (`sums_suffice`)
+// loads: LoadDepth::kGpuSums, which keeps no GpuActivity (72 bytes) per
+// record, unless steps or a schedule cut the run event by event.
+LoadDepth load_depth_for(bool sums_suffice, const WindowOptions& options);
+
+// The range tree of one window's `events`. A Run loaded as GPU sums is one
+// window, the whole `run`: the tree takes its launched GPU times over
+// (RangeTree::taking_launched_gpu_ns), since it alone needs them.
+RangeTree range_tree_of(const Run& events, Run& run, LoadDepth depth);
 
 // Loads `files` with `depth` into `run` and resolves `windows` (then merges
 // them when `merge`). A Run of GPU sums (LoadDepth::kGpuSums) cannot be cut
