@@ -120,6 +120,8 @@ class Writer final : private WindowFiles::Output {
   uint64_t close_file(const file::Window& window, const file::ProcessEnd* end) override;
   ActivitySource* activity_source() override { return activity_source_.load(std::memory_order_acquire); }
   void write_chunk();
+  // Bumps written_changes_ and wakes wait_until_written's sleepers.
+  void announce_written();
   // Adds a (ticks, ns) pair to clock_, at the start of every drain.
   void calibrate();
   [[nodiscard]] bool create_file();
@@ -163,7 +165,6 @@ class Writer final : private WindowFiles::Output {
   // futex wait_until_written sleeps on, so that a flush's waiter (the app
   // thread at exit) goes on when the chunk is written, not at its next nap.
   std::atomic<uint32_t> written_changes_{0};
-  void announce_written();
   std::atomic<bool> final_requested_{false};
   std::atomic<uint32_t> end_reason_{0};
   std::atomic<int> end_signal_{0};
