@@ -29,6 +29,10 @@ struct Library {
 constexpr const char* kLibraries[] = {"libc.so.6", "libpthread.so.0", "libdl.so.2"};
 constexpr int kLibraryCount = 3;
 
+// By the file name the loader opened, which for these is their soname
+// (the name DT_NEEDED gives and ld.so.cache resolves; libc-2.17.so is
+// reached as libc.so.6). Reading each object's DT_SONAME instead cost
+// 2,100 instructions more per process.
 int library_index(const char* path) {
   if (path == nullptr) return -1;
   const char* slash = strrchr(path, '/');
