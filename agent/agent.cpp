@@ -26,6 +26,7 @@
 #include "common/log.h"
 #include "common/proc_self.h"
 #include "config.h"
+#include "glibc_2_17_symbols.h"
 #include "process_exit.h"
 #include "python_bootstrap.h"
 #include "run_claim.h"
@@ -515,6 +516,15 @@ bool taken_out_of_profiling() {
 }
 
 [[gnu::constructor]] void on_load() {
+  if (!glibc_threads_and_dl_loaded()) {
+    const char* log = env_value("PROF_LOG");
+    if (log == nullptr || strcmp(log, "quiet") != 0) {
+      log_error(
+          "this process has not loaded libpthread.so.0 and libdl.so.2, which the agent needs on a glibc before "
+          "2.34: it runs unrecorded");
+    }
+    return;
+  }
   if (another_agent_is_active()) return;
   if (taken_out_of_profiling()) return;
   start();
@@ -552,6 +562,7 @@ void finish_before_exec() {
 // cuInit. Returns 1: a 0 would make the driver report an error to the app.
 extern "C" [[gnu::visibility("default")]] int InitializeInjection() {
   using namespace prof;
+  if (!glibc_threads_and_dl_loaded()) return 1;  // dormant: said so at load
   if (another_agent_is_active()) {
     // This copy stays inert; the driver found it under another path than
     // the preloaded one, so forward to the copy that records.

@@ -7,117 +7,200 @@
 // So every glibc symbol that libprof.so, or the libstdc++ and libgcc linked
 // into it, imports at a version newer than 2.17 is redirected here with
 // `-Wl,--wrap=NAME` (agent/CMakeLists.txt, PROF_AGENT_WRAPPED_GLIBC_SYMBOLS):
-// __wrap_NAME calls the same function under its oldest version, which
-// every glibc since 2.2.5 still exports (glibc 2.34 moved the libpthread and
-// libdl functions into libc and kept the old versions as aliases), or, for
-// functions an old glibc does not have at all, does the job itself with a
-// system call. test/install/check_agent_portability.sh fails the build's
+// __wrap_NAME calls the same function, which every glibc since 2.2.5 has
+// (glibc 2.34 moved the libpthread and libdl functions into libc under new
+// versions), found as said below, or, for functions an old glibc does not
+// have at all, does the job itself with a system call. test/install/check_agent_portability.sh fails the build's
 // tests when a new import needs a line here.
 //
-// The functions are declared here with plain pointer types, under names of
-// their own, so that they never meet <pthread.h>'s declarations.
+// libprof.so does not name libpthread.so.0 and libdl.so.2 as needed (empty
+// since glibc 2.34, loading them cost every process +0.08 ms, issue #30),
+// and imports none of the functions a glibc before 2.34 keeps there: the
+// wrappers below find them with glibc_function (common/glibc_function.h,
+// which says why an import, even a weak one, would not do) where the
+// process loaded them (every process that can use CUDA has: libcudart,
+// libcuda and CPython link both). Where it has not, a wrapper answers as
+// glibc's libc did without libpthread, and the agent stays dormant
+// (glibc_threads_and_dl_loaded, agent.cpp); libstdc++'s and libgcc's own
+// calls (pthread_once, __pthread_key_create) come regardless.
+// test/install/check_agent_portability.sh checks that no such import is left.
+//
+// The functions are called through plain pointer types, so that they never
+// meet <pthread.h>'s declarations.
+#include "glibc_2_17_symbols.h"
+
+#include "common/glibc_function.h"
+
 #include <dlfcn.h>
 #include <link.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
 
+#include <atomic>
+
 extern "C" {
 
-#define OLD_VERSION(local_name, symbol_at_version) __asm__(".symver " #local_name ", " symbol_at_version)
+}  // extern "C"
 
-// libpthread's functions (in libc since 2.34), under their first versions.
+namespace {
+
+// The function `name` of libc, libpthread or libdl, looked up at its first
+// call (null again until the process has the library).
+template <typename Function>
+Function glibc(std::atomic<Function>& cache, const char* name) {
+  Function function = cache.load(std::memory_order_relaxed);
+  if (function == nullptr) {
+    function = reinterpret_cast<Function>(prof::glibc_function(name));
+    cache.store(function, std::memory_order_relaxed);
+  }
+  return function;
+}
+
+// Declares `real`, glibc's `name`, in a wrapper.
+#define GLIBC_FUNCTION(name, type)                       \
+  using Function = type;                                 \
+  static constinit std::atomic<Function> found{nullptr}; \
+  const Function real = glibc(found, #name)
+
+}  // namespace
+
+extern "C" {
+
+// libpthread's functions (in libc since 2.34).
 typedef void* (*ThreadStart)(void*);
-int prof_old_pthread_create(void*, const void*, ThreadStart, void*);
-int prof_old_pthread_join(unsigned long, void**);
-int prof_old_pthread_detach(unsigned long);
-int prof_old_pthread_once(void*, void (*)(void));
-int prof_old_pthread_key_create(void*, void (*)(void*));
-int prof_old___pthread_key_create(void*, void (*)(void*));
-int prof_old_pthread_setspecific(unsigned int, const void*);
-int prof_old_pthread_mutex_trylock(void*);
-int prof_old_pthread_setname_np(unsigned long, const char*);
-int prof_old_pthread_sigmask(int, const void*, void*);
-OLD_VERSION(prof_old_pthread_create, "pthread_create@GLIBC_2.2.5");
-OLD_VERSION(prof_old_pthread_join, "pthread_join@GLIBC_2.2.5");
-OLD_VERSION(prof_old_pthread_detach, "pthread_detach@GLIBC_2.2.5");
-OLD_VERSION(prof_old_pthread_once, "pthread_once@GLIBC_2.2.5");
-OLD_VERSION(prof_old_pthread_key_create, "pthread_key_create@GLIBC_2.2.5");
-OLD_VERSION(prof_old___pthread_key_create, "__pthread_key_create@GLIBC_2.2.5");
-OLD_VERSION(prof_old_pthread_setspecific, "pthread_setspecific@GLIBC_2.2.5");
-OLD_VERSION(prof_old_pthread_mutex_trylock, "pthread_mutex_trylock@GLIBC_2.2.5");
-OLD_VERSION(prof_old_pthread_setname_np, "pthread_setname_np@GLIBC_2.12");
-OLD_VERSION(prof_old_pthread_sigmask, "pthread_sigmask@GLIBC_2.2.5");
 
 int __wrap_pthread_create(void* thread, const void* attributes, ThreadStart start, void* argument) {
-  return prof_old_pthread_create(thread, attributes, start, argument);
+  GLIBC_FUNCTION(pthread_create, int (*)(void*, const void*, ThreadStart, void*));
+  if (real == nullptr) return EAGAIN;
+  return real(thread, attributes, start, argument);
 }
-int __wrap_pthread_join(unsigned long thread, void** result) { return prof_old_pthread_join(thread, result); }
-int __wrap_pthread_detach(unsigned long thread) { return prof_old_pthread_detach(thread); }
-int __wrap_pthread_once(void* once, void (*run)(void)) { return prof_old_pthread_once(once, run); }
-int __wrap_pthread_key_create(void* key, void (*destroy)(void*)) { return prof_old_pthread_key_create(key, destroy); }
+// Without libpthread no thread was made here to join or detach.
+int __wrap_pthread_join(unsigned long thread, void** result) {
+  GLIBC_FUNCTION(pthread_join, int (*)(unsigned long, void**));
+  if (real == nullptr) return ESRCH;
+  return real(thread, result);
+}
+int __wrap_pthread_detach(unsigned long thread) {
+  GLIBC_FUNCTION(pthread_detach, int (*)(unsigned long));
+  if (real == nullptr) return ESRCH;
+  return real(thread);
+}
+// Without libpthread the process has one thread (glibc's threads come from
+// pthread_create): a once is a flag. Only the agent's own onces come here.
+int __wrap_pthread_once(void* once, void (*run)(void)) {
+  GLIBC_FUNCTION(pthread_once, int (*)(void*, void (*)(void)));
+  if (real == nullptr) {
+    int* state = static_cast<int*>(once);
+    if (*state == 0) {
+      *state = 2;
+      run();
+    }
+    return 0;
+  }
+  return real(once, run);
+}
+int __wrap_pthread_key_create(void* key, void (*destroy)(void*)) {
+  GLIBC_FUNCTION(pthread_key_create, int (*)(void*, void (*)(void*)));
+  if (real == nullptr) return EAGAIN;
+  return real(key, destroy);
+}
 // libgcc and libstdc++ call this one to learn whether threads are in use.
 int __wrap___pthread_key_create(void* key, void (*destroy)(void*)) {
-  return prof_old___pthread_key_create(key, destroy);
+  GLIBC_FUNCTION(__pthread_key_create, int (*)(void*, void (*)(void*)));
+  if (real == nullptr) return EAGAIN;
+  return real(key, destroy);
 }
 int __wrap_pthread_setspecific(unsigned int key, const void* value) {
-  return prof_old_pthread_setspecific(key, value);
+  GLIBC_FUNCTION(pthread_setspecific, int (*)(unsigned int, const void*));
+  if (real == nullptr) return EINVAL;
+  return real(key, value);
 }
-int __wrap_pthread_mutex_trylock(void* mutex) { return prof_old_pthread_mutex_trylock(mutex); }
+// One thread: no lock is ever contended, as glibc's libc answered for
+// pthread_mutex_lock without libpthread.
+int __wrap_pthread_mutex_trylock(void* mutex) {
+  GLIBC_FUNCTION(pthread_mutex_trylock, int (*)(void*));
+  if (real == nullptr) return 0;
+  return real(mutex);
+}
 int __wrap_pthread_setname_np(unsigned long thread, const char* name) {
-  return prof_old_pthread_setname_np(thread, name);
+  GLIBC_FUNCTION(pthread_setname_np, int (*)(unsigned long, const char*));
+  if (real == nullptr) return ENOSYS;
+  return real(thread, name);
 }
 int __wrap_pthread_sigmask(int how, const void* set, void* old_set) {
-  return prof_old_pthread_sigmask(how, set, old_set);
+  GLIBC_FUNCTION(pthread_sigmask, int (*)(int, const void*, void*));
+  if (real == nullptr) {
+    return sigprocmask(how, static_cast<const sigset_t*>(set), static_cast<sigset_t*>(old_set)) == 0 ? 0 : errno;
+  }
+  return real(how, set, old_set);
 }
 
-// RE2's Mutex (third_party/re2, the step rule) is a reader-writer lock.
-int prof_old_pthread_rwlock_init(void*, const void*);
-int prof_old_pthread_rwlock_destroy(void*);
-int prof_old_pthread_rwlock_rdlock(void*);
-int prof_old_pthread_rwlock_wrlock(void*);
-int prof_old_pthread_rwlock_unlock(void*);
-OLD_VERSION(prof_old_pthread_rwlock_init, "pthread_rwlock_init@GLIBC_2.2.5");
-OLD_VERSION(prof_old_pthread_rwlock_destroy, "pthread_rwlock_destroy@GLIBC_2.2.5");
-OLD_VERSION(prof_old_pthread_rwlock_rdlock, "pthread_rwlock_rdlock@GLIBC_2.2.5");
-OLD_VERSION(prof_old_pthread_rwlock_wrlock, "pthread_rwlock_wrlock@GLIBC_2.2.5");
-OLD_VERSION(prof_old_pthread_rwlock_unlock, "pthread_rwlock_unlock@GLIBC_2.2.5");
+// RE2's Mutex (third_party/re2, the step rule) is a reader-writer lock:
+// uncontended with one thread.
 int __wrap_pthread_rwlock_init(void* lock, const void* attributes) {
-  return prof_old_pthread_rwlock_init(lock, attributes);
+  GLIBC_FUNCTION(pthread_rwlock_init, int (*)(void*, const void*));
+  if (real == nullptr) return 0;
+  return real(lock, attributes);
 }
-int __wrap_pthread_rwlock_destroy(void* lock) { return prof_old_pthread_rwlock_destroy(lock); }
-int __wrap_pthread_rwlock_rdlock(void* lock) { return prof_old_pthread_rwlock_rdlock(lock); }
-int __wrap_pthread_rwlock_wrlock(void* lock) { return prof_old_pthread_rwlock_wrlock(lock); }
-int __wrap_pthread_rwlock_unlock(void* lock) { return prof_old_pthread_rwlock_unlock(lock); }
+int __wrap_pthread_rwlock_destroy(void* lock) {
+  GLIBC_FUNCTION(pthread_rwlock_destroy, int (*)(void*));
+  if (real == nullptr) return 0;
+  return real(lock);
+}
+int __wrap_pthread_rwlock_rdlock(void* lock) {
+  GLIBC_FUNCTION(pthread_rwlock_rdlock, int (*)(void*));
+  if (real == nullptr) return 0;
+  return real(lock);
+}
+int __wrap_pthread_rwlock_wrlock(void* lock) {
+  GLIBC_FUNCTION(pthread_rwlock_wrlock, int (*)(void*));
+  if (real == nullptr) return 0;
+  return real(lock);
+}
+int __wrap_pthread_rwlock_unlock(void* lock) {
+  GLIBC_FUNCTION(pthread_rwlock_unlock, int (*)(void*));
+  if (real == nullptr) return 0;
+  return real(lock);
+}
 
-// libdl's functions (in libc since 2.34).
-void* prof_old_dlopen(const char*, int);
-int prof_old_dlclose(void*);
-char* prof_old_dlerror(void);
-void* prof_old_dlvsym(void*, const char*, const char*);
-int prof_old_dladdr(const void*, void*);
-int prof_old_dladdr1(const void*, void*, void**, int);
-OLD_VERSION(prof_old_dlopen, "dlopen@GLIBC_2.2.5");
-OLD_VERSION(prof_old_dlclose, "dlclose@GLIBC_2.2.5");
-OLD_VERSION(prof_old_dlerror, "dlerror@GLIBC_2.2.5");
-OLD_VERSION(prof_old_dlvsym, "dlvsym@GLIBC_2.2.5");
-OLD_VERSION(prof_old_dladdr, "dladdr@GLIBC_2.2.5");
-OLD_VERSION(prof_old_dladdr1, "dladdr1@GLIBC_2.3.3");
-
-// dlopen and dlvsym(RTLD_NEXT, ...) look at their caller's object: that is
-// still libprof.so when the call goes through these wrappers.
-void* __wrap_dlopen(const char* file, int mode) { return prof_old_dlopen(file, mode); }
-int __wrap_dlclose(void* handle) { return prof_old_dlclose(handle); }
-char* __wrap_dlerror(void) { return prof_old_dlerror(); }
+// libdl's functions (in libc since 2.34). dlopen and dlvsym(RTLD_NEXT, ...)
+// look at their caller's object: that is still libprof.so when the call
+// goes through these wrappers.
+void* __wrap_dlopen(const char* file, int mode) {
+  GLIBC_FUNCTION(dlopen, void* (*)(const char*, int));
+  if (real == nullptr) return nullptr;
+  return real(file, mode);
+}
+int __wrap_dlclose(void* handle) {
+  GLIBC_FUNCTION(dlclose, int (*)(void*));
+  if (real == nullptr) return -1;
+  return real(handle);
+}
+char* __wrap_dlerror(void) {
+  static char absent[] = "libdl.so.2 is not loaded in this process";
+  GLIBC_FUNCTION(dlerror, char* (*)(void));
+  if (real == nullptr) return absent;
+  return real();
+}
 void* __wrap_dlvsym(void* handle, const char* name, const char* version) {
-  return prof_old_dlvsym(handle, name, version);
+  GLIBC_FUNCTION(dlvsym, void* (*)(void*, const char*, const char*));
+  if (real == nullptr) return nullptr;
+  return real(handle, name, version);
 }
-int __wrap_dladdr(const void* address, void* info) { return prof_old_dladdr(address, info); }
+int __wrap_dladdr(const void* address, void* info) {
+  GLIBC_FUNCTION(dladdr, int (*)(const void*, void*));
+  if (real == nullptr) return 0;
+  return real(address, info);
+}
 int __wrap_dladdr1(const void* address, void* info, void** extra, int flags) {
-  return prof_old_dladdr1(address, info, extra, flags);
+  GLIBC_FUNCTION(dladdr1, int (*)(const void*, void*, void**, int));
+  if (real == nullptr) return 0;
+  return real(address, info, extra, flags);
 }
 
 // stat and fstat were inline calls of __xstat/__fxstat before glibc 2.33;
@@ -209,8 +292,20 @@ int __wrap__dl_find_object(void* address, struct FoundObject* found) {
   // The link map, which libgcc does not read, as glibc gives it.
   Dl_info ignored;
   void* link_map = nullptr;
-  if (prof_old_dladdr1(address, &ignored, &link_map, RTLD_DL_LINKMAP) != 0) found->link_map = link_map;
+  if (__wrap_dladdr1(address, &ignored, &link_map, RTLD_DL_LINKMAP) != 0) found->link_map = link_map;
   return 0;
 }
 
 }  // extern "C"
+
+namespace prof {
+
+// The agent's threads, its CUPTI and its lookups of the functions it
+// interposes need both libraries' functions. Before glibc 2.34 a loaded
+// libpthread.so.0 has all the agent's (pthread_setname_np since 2.12), and
+// a loaded libdl.so.2 all of its: one of each stands for the rest.
+bool glibc_threads_and_dl_loaded() {
+  return glibc_function("pthread_create") != nullptr && glibc_function("dlvsym") != nullptr;
+}
+
+}  // namespace prof

@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include "agent_state.h"
+#include "common/glibc_function.h"
 
 namespace prof {
 namespace {
@@ -87,6 +88,7 @@ extern "C" [[gnu::visibility("default")]] [[noreturn]] void exit(int status) {
   ExitFunction next = real.load(std::memory_order_acquire);
   if (next == nullptr) {
     next = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, "exit"));
+    if (next == nullptr) next = reinterpret_cast<ExitFunction>(prof::glibc_function("exit"));  // no libdl
     real.store(next, std::memory_order_release);
   }
   const pid_t pid = getpid();
@@ -120,6 +122,8 @@ Function next_exec(std::atomic<Function>& cache, const char* name) {
   Function function = cache.load(std::memory_order_acquire);
   if (function == nullptr) {
     function = reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+    // No libdl on an old glibc (the agent is dormant there): libc's own.
+    if (function == nullptr) function = reinterpret_cast<Function>(prof::glibc_function(name));
     cache.store(function, std::memory_order_release);
   }
   return function;

@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "agent_state.h"
+#include "common/glibc_function.h"
 #include "record/writer.h"
 
 namespace prof {
@@ -57,6 +58,8 @@ Function next_definition(std::atomic<Function>& cache, const char* name) {
   Function function = cache.load(std::memory_order_acquire);
   if (function == nullptr) {
     function = reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+    // No libdl on an old glibc (the agent is dormant there): libc's own.
+    if (function == nullptr) function = reinterpret_cast<Function>(prof::glibc_function(name));
     cache.store(function, std::memory_order_release);
   }
   return function;
