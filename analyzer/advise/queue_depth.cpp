@@ -1,0 +1,22 @@
+#include "advise/queue_depth.h"
+
+#include <algorithm>
+
+namespace prof::analyzer {
+
+std::map<uint32_t, LaunchQueue> launch_queues(const Run& events) {
+  std::map<uint32_t, LaunchQueue> queues;
+  for (const GpuActivity& g : events.gpu_activities)
+    if (g.launched_by >= 0) {
+      LaunchQueue& q = queues[g.process];
+      q.launch_starts.push_back(events.cpu_events[static_cast<size_t>(g.launched_by)].start_ns);
+      q.work_starts.push_back(g.start_ns);
+    }
+  for (auto& [process, q] : queues) {
+    std::sort(q.launch_starts.begin(), q.launch_starts.end());
+    std::sort(q.work_starts.begin(), q.work_starts.end());
+  }
+  return queues;
+}
+
+}  // namespace prof::analyzer
