@@ -25,11 +25,15 @@ std::string fixed(double value, int decimals) {
 
 std::string pct(double part, double total) { return total > 0 ? fixed(100.0 * part / total, 1) + "%" : "-"; }
 
+// The middle element (or the mean of the two middle ones) found in place
+// by selection: sorting millions of launch times was a tenth of advise.
 uint64_t median(std::vector<uint64_t> values) {
   if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
   const size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(n / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  if (n % 2) return *middle;
+  return (*std::max_element(values.begin(), middle) + *middle) / 2;
 }
 
 // "1 gap", "3 gaps"; `plural` where adding "s" is wrong ("copy" -> "copies").
@@ -240,7 +244,9 @@ class Builder {
                    metric("longest_gap_ns", static_cast<double>(longest))};
       add(std::move(f));
     }
-    if (count == 0 || median(kernels) >= median(intervals) || !worth(launch_cost)) return;
+    const uint64_t median_kernel = median(kernels);
+    const uint64_t median_interval = median(intervals);
+    if (count == 0 || median_kernel >= median_interval || !worth(launch_cost)) return;
     // Queue depth at each launch: launched (call started) but not yet started on the GPU.
     double depth_sum = 0;
     uint64_t depth_max = 0, samples = 0;
@@ -262,8 +268,8 @@ class Builder {
     f.title = "Launch-bound: kernels finish faster than the host launches them; the GPU waited " +
               advise_time(launch_cost) + " on launches";
     f.measured = count_of(count, "launch", "launches") + " at " + fixed(rate, 0) + " per second; CPU time per launch " +
-                 advise_time(median(cpu_times)) + " (median; mean " + advise_time(cpu / count) + "); median kernel " + advise_time(median(kernels)) + " against " +
-                 advise_time(median(intervals)) + " between launches; " +
+                 advise_time(launch_cpu) + " (median; mean " + advise_time(cpu / count) + "); median kernel " + advise_time(median_kernel) + " against " +
+                 advise_time(median_interval) + " between launches; " +
                  pct(static_cast<double>(shorter), static_cast<double>(intervals.size())) +
                  " of kernels end before the next launch begins; queue depth (launched, not started) " +
                  fixed(mean_depth, 1) + " on average, " + std::to_string(depth_max) + " at most";
@@ -276,10 +282,10 @@ class Builder {
     f.metrics = {metric("launches", static_cast<double>(count)),
                  metric("launch_rate_per_s", std::round(rate)),
                  metric("cpu_per_launch_ns", static_cast<double>(cpu / count)),
-                 metric("median_cpu_per_launch_ns", static_cast<double>(median(cpu_times))),
+                 metric("median_cpu_per_launch_ns", static_cast<double>(launch_cpu)),
                  metric("mean_kernel_ns", static_cast<double>(kernel_sum / count)),
-                 metric("median_kernel_ns", static_cast<double>(median(kernels))),
-                 metric("median_launch_interval_ns", static_cast<double>(median(intervals))),
+                 metric("median_kernel_ns", static_cast<double>(median_kernel)),
+                 metric("median_launch_interval_ns", static_cast<double>(median_interval)),
                  metric("short_kernel_pct",
                         intervals.empty() ? 0 : std::round(1000.0 * static_cast<double>(shorter) /
                                                            static_cast<double>(intervals.size())) / 10),
