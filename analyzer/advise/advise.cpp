@@ -33,12 +33,9 @@ struct UsageSets {
   explicit UsageSets(const OpSets& ops) {
     kernels = interval_union(ops.kernels);
     copies = interval_difference(interval_union(ops.copies), kernels);
-    std::vector<Interval> kc = kernels;
-    kc.insert(kc.end(), copies.begin(), copies.end());
-    memsets = interval_difference(interval_union(ops.memsets), interval_union(kc));
-    std::vector<Interval> all = kc;
-    all.insert(all.end(), memsets.begin(), memsets.end());
-    busy = interval_union(all);
+    const std::vector<Interval> kernels_or_copies = interval_union_of_sets(kernels, copies);
+    memsets = interval_difference(interval_union(ops.memsets), kernels_or_copies);
+    busy = interval_union_of_sets(kernels_or_copies, memsets);
   }
   Usage within(uint64_t start, uint64_t end) const {
     Usage u;
