@@ -36,8 +36,9 @@ commands=(
   "stacks --no-symbols --step auto --active 1 --window 1"
   "trace -o -" "trace -o - --driver-calls" "trace -o - --max-events 50" "trace -o - --step auto"
   "trace -o - --step nvtx:^ProfilerStep --active 1 --wait 1"
-  "advise" "advise --format json --no-symbols"
-  "html -o - --no-symbols"
+  "advise" "advise --format json --no-symbols" "advise --no-symbols --min-share 0 --step auto"
+  "advise --format json --no-symbols --min-share 0 --step nvtx:^ProfilerStep --active 1 --repeat 2"
+  "html -o - --no-symbols" "html -o - --no-symbols --step auto --active 1"
 )
 
 targets=()

@@ -8,6 +8,7 @@
 #include "advise/findings.h"
 #include "advise/idle_causes.h"
 #include "advise/intervals.h"
+#include "advise/queue_depth.h"
 #include "advise/model_access.h"
 
 namespace prof::analyzer {
@@ -32,12 +33,9 @@ struct UsageSets {
   explicit UsageSets(const OpSets& ops) {
     kernels = interval_union(ops.kernels);
     copies = interval_difference(interval_union(ops.copies), kernels);
-    std::vector<Interval> kc = kernels;
-    kc.insert(kc.end(), copies.begin(), copies.end());
-    memsets = interval_difference(interval_union(ops.memsets), interval_union(kc));
-    std::vector<Interval> all = kc;
-    all.insert(all.end(), memsets.begin(), memsets.end());
-    busy = interval_union(all);
+    const std::vector<Interval> kernels_or_copies = interval_union_of_sets(kernels, copies);
+    memsets = interval_difference(interval_union(ops.memsets), kernels_or_copies);
+    busy = interval_union_of_sets(kernels_or_copies, memsets);
   }
   Usage within(uint64_t start, uint64_t end) const {
     Usage u;
@@ -135,26 +133,27 @@ void measure_steps(const AdviseInput& in, const std::vector<IdlePiece>& pieces, 
     }
   }
   // Queue depth at each launch: work launched before it less work started by then.
-  std::map<uint32_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> queue;  // launch starts, work starts
-  for (const GpuActivity& g : events.gpu_activities)
-    if (g.launched_by >= 0) {
-      queue[g.process].first.push_back(events.cpu_events[static_cast<size_t>(g.launched_by)].start_ns);
-      queue[g.process].second.push_back(g.start_ns);
-    }
   std::map<StepUsage*, uint64_t> samples;
-  for (auto& [process, q] : queue) {
-    std::sort(q.first.begin(), q.first.end());
-    std::sort(q.second.begin(), q.second.end());
-    for (uint64_t t : q.first) {
-      StepUsage* u = find(process, steps.step_at(process, t));
-      if (!u) continue;
-      const auto launched = static_cast<uint64_t>(std::lower_bound(q.first.begin(), q.first.end(), t) - q.first.begin());
-      const auto started = static_cast<uint64_t>(std::upper_bound(q.second.begin(), q.second.end(), t) - q.second.begin());
-      const uint64_t depth = launched > started ? launched - started : 0;
+  for (const auto& [process, q] : launch_queues(events)) {
+    // Launches come in time order, so their step changes rarely: the maps
+    // are looked up only when it does.
+    bool looked_up = false;
+    int64_t last_step = -1;
+    StepUsage* u = nullptr;
+    uint64_t* count = nullptr;
+    for_each_queue_depth(q, [&](uint64_t t, uint64_t depth) {
+      const int64_t step = steps.step_at(process, t);
+      if (!looked_up || step != last_step) {
+        looked_up = true;
+        last_step = step;
+        u = find(process, step);
+        count = u ? &samples[u] : nullptr;
+      }
+      if (!u) return;
       u->mean_queue_depth += static_cast<double>(depth);
       u->max_queue_depth = std::max(u->max_queue_depth, depth);
-      ++samples[u];
-    }
+      ++*count;
+    });
   }
   for (auto& [u, n] : samples) u->mean_queue_depth /= static_cast<double>(n);
   // Device memory in use: a running sum over the whole run, its highest point per step.

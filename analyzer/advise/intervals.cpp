@@ -5,16 +5,31 @@
 namespace prof::analyzer {
 
 std::vector<Interval> interval_union(std::vector<Interval> parts) {
-  std::sort(parts.begin(), parts.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  std::vector<Interval> out;
-  for (const Interval& p : parts) {
+  auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+  // GPU work mostly comes in start order already; the order among equal
+  // starts does not change the union.
+  if (!std::is_sorted(parts.begin(), parts.end(), by_start)) std::sort(parts.begin(), parts.end(), by_start);
+  // Merged in place: the union is never longer than its parts, and a
+  // second vector grown by doubling was most of advise's fresh pages.
+  size_t kept = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Interval p = parts[i];
     if (p.end <= p.start) continue;
-    if (!out.empty() && p.start <= out.back().end)
-      out.back().end = std::max(out.back().end, p.end);
+    if (kept > 0 && p.start <= parts[kept - 1].end)
+      parts[kept - 1].end = std::max(parts[kept - 1].end, p.end);
     else
-      out.push_back(p);
+      parts[kept++] = p;
   }
-  return out;
+  parts.resize(kept);
+  parts.shrink_to_fit();
+  return parts;
+}
+
+std::vector<Interval> interval_union_of_sets(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> both(a.size() + b.size());
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), both.begin(),
+             [](const Interval& x, const Interval& y) { return x.start < y.start; });
+  return interval_union(std::move(both));
 }
 
 std::vector<Interval> interval_difference(const std::vector<Interval>& a, const std::vector<Interval>& b) {

@@ -1,6 +1,7 @@
 #include "window/steps.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace prof::analyzer {
 namespace {
@@ -125,13 +126,46 @@ RunSteps find_steps(const Run& run, const StepRule& rule) {
   return RunSteps(std::move(per_process));
 }
 
+namespace {
+
+// RunSteps::step_at for a stream of times that mostly fall where the last
+// one did (events in file order): the step found last is tried before a
+// binary search, which per event was a tenth of html's time.
+class StepLookup {
+ public:
+  explicit StepLookup(const RunSteps& steps) : steps_(steps) {}
+
+  int64_t at(uint32_t process, uint64_t time_ns) {
+    const std::vector<Step>& list = steps_.of_process(process);
+    // The last step starting at or before time_ns, as step_at finds it.
+    const bool same = process == process_ && last_ < list.size() && list[last_].start_ns <= time_ns &&
+                      (last_ + 1 == list.size() || time_ns < list[last_ + 1].start_ns);
+    if (!same) {
+      auto it = std::upper_bound(list.begin(), list.end(), time_ns,
+                                 [](uint64_t t, const Step& s) { return t < s.start_ns; });
+      if (it == list.begin()) return -1;
+      process_ = process;
+      last_ = static_cast<size_t>(it - list.begin()) - 1;
+    }
+    return time_ns < list[last_].end_ns ? list[last_].index : -1;
+  }
+
+ private:
+  const RunSteps& steps_;
+  uint32_t process_ = UINT32_MAX;
+  size_t last_ = SIZE_MAX;
+};
+
+}  // namespace
+
 StepMembership step_membership(const Run& run, const RunSteps& steps) {
   StepMembership m;
+  StepLookup lookup(steps);
   m.cpu.reserve(run.cpu_events.size());
-  for (const CpuEvent& e : run.cpu_events) m.cpu.push_back(steps.step_at(e.process, e.start_ns));
+  for (const CpuEvent& e : run.cpu_events) m.cpu.push_back(lookup.at(e.process, e.start_ns));
   m.gpu.reserve(run.gpu_activities.size());
   for (const GpuActivity& g : run.gpu_activities)
-    m.gpu.push_back(g.launched_by >= 0 ? m.cpu[static_cast<size_t>(g.launched_by)] : steps.step_at(g.process, g.start_ns));
+    m.gpu.push_back(g.launched_by >= 0 ? m.cpu[static_cast<size_t>(g.launched_by)] : lookup.at(g.process, g.start_ns));
   m.memory.reserve(run.memory_events.size());
   for (const MemoryEvent& e : run.memory_events)
     m.memory.push_back(e.called_by >= 0 ? m.cpu[static_cast<size_t>(e.called_by)] : steps.step_at(e.process, e.time_ns));
@@ -141,7 +175,14 @@ StepMembership step_membership(const Run& run, const RunSteps& steps) {
 }
 
 Run select_steps(const Run& run, const StepMembership& membership, const std::vector<int64_t>& steps) {
-  auto wanted = [&](int64_t step) { return step >= 0 && std::binary_search(steps.begin(), steps.end(), step); };
+  // Steps numbered without a hole (every step, as advise's "All steps"
+  // asks) are a range test, not a binary search per event.
+  bool contiguous = !steps.empty();
+  for (size_t i = 0; contiguous && i < steps.size(); ++i) contiguous = steps[i] == steps.front() + static_cast<int64_t>(i);
+  auto wanted = [&](int64_t step) {
+    if (contiguous) return step >= 0 && step >= steps.front() && step <= steps.back();
+    return step >= 0 && std::binary_search(steps.begin(), steps.end(), step);
+  };
   Run out = run.without_events();
   HugeVector<int64_t> new_index(run.cpu_events.size(), -1);
   for (size_t i = 0; i < run.cpu_events.size(); ++i)
@@ -172,7 +213,14 @@ Run select_steps(const Run& run, const StepMembership& membership, const std::ve
 }
 
 bool selects_every_event(const Run& run, const StepMembership& membership, const std::vector<int64_t>& steps) {
-  auto wanted = [&](int64_t step) { return step >= 0 && std::binary_search(steps.begin(), steps.end(), step); };
+  // Steps numbered without a hole (every step, as advise's "All steps"
+  // asks) are a range test, not a binary search per event.
+  bool contiguous = !steps.empty();
+  for (size_t i = 0; contiguous && i < steps.size(); ++i) contiguous = steps[i] == steps.front() + static_cast<int64_t>(i);
+  auto wanted = [&](int64_t step) {
+    if (contiguous) return step >= 0 && step >= steps.front() && step <= steps.back();
+    return step >= 0 && std::binary_search(steps.begin(), steps.end(), step);
+  };
   // A window of some steps fails at its first event outside them.
   for (const auto* table : {&membership.cpu, &membership.gpu, &membership.memory, &membership.tensor_memory})
     if (!std::all_of(table->begin(), table->end(), wanted)) return false;
