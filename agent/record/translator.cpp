@@ -23,10 +23,27 @@ void Translator::note_thread(const ThreadBuffer& buffer, ChunkEncoder& chunk) {
 
 void Translator::translate(const ThreadBuffer& buffer, const RecordHeader& header, ChunkEncoder& chunk) {
   const uint32_t tid = buffer.tid();
-  if (tid != last_noted_tid_) {  // records come in runs per thread buffer
-    note_thread(buffer, chunk);
-    last_noted_tid_ = tid;
+  if (tid != last_noted_tid_) [[unlikely]] {  // records come in runs per thread buffer
+    translate_first_of_run(buffer, header, chunk);
+    return;
   }
+  // Most records are API calls: they go straight on, without the frame the
+  // other kinds' code needs (callgrind: 26 of translate's 32 instructions
+  // per API call were that frame's stores and loads).
+  if (header.type == static_cast<uint16_t>(RecordType::api_call)) [[likely]] {
+    api_call(tid, reinterpret_cast<const ApiCallRecord&>(header), chunk);
+    return;
+  }
+  translate_other(tid, header, chunk);
+}
+
+void Translator::translate_first_of_run(const ThreadBuffer& buffer, const RecordHeader& header, ChunkEncoder& chunk) {
+  note_thread(buffer, chunk);
+  last_noted_tid_ = buffer.tid();
+  translate(buffer, header, chunk);
+}
+
+void Translator::translate_other(uint32_t tid, const RecordHeader& header, ChunkEncoder& chunk) {
   switch (static_cast<RecordType>(header.type)) {
     case RecordType::nvtx_push:
     case RecordType::nvtx_range_start:
@@ -82,7 +99,7 @@ void Translator::translate(const ThreadBuffer& buffer, const RecordHeader& heade
       chunk.add(file::Thread{named.tid, std::string(payload_of(named), header.payload_bytes)});
       break;
     }
-    case RecordType::api_call:
+    case RecordType::api_call:  // translate() takes these
       api_call(tid, reinterpret_cast<const ApiCallRecord&>(header), chunk);
       break;
     case RecordType::ring_wait: {

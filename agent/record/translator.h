@@ -68,6 +68,12 @@ class Translator {
   uint64_t unmatched_range_ends() const { return unmatched_range_ends_; }
 
  private:
+  // Every record but an API call (noinline: apart, its frame is not set up
+  // for the API calls).
+  [[gnu::noinline]] void translate_other(uint32_t tid, const RecordHeader& header, ChunkEncoder& chunk);
+  // The first record of a thread's run: the thread noted, then translate().
+  [[gnu::noinline]] void translate_first_of_run(const ThreadBuffer& buffer, const RecordHeader& header,
+                                                ChunkEncoder& chunk);
   void api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncoder& chunk);
   uint64_t api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk);
   [[gnu::noinline]] uint64_t new_api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk);

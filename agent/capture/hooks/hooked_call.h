@@ -60,10 +60,6 @@ void use_event_timing();
 // injection library, where nothing reaches the hooks.
 bool hooks_interposed();
 
-// ---- for the CUPTI callback (cuda_capture.cpp) ----
-// On a CUPTI entry callback: false when this call is the one the hooks are
-// already recording on this thread; CUPTI then leaves it alone.
-bool cupti_sees_entry(file::ApiDomain domain, uint32_t callback_id);
 // On a CUPTI exit callback of a call whose entry CUPTI did not record: its
 // correlation id, which the hooks' record of the call takes (so that the
 // nested calls CUPTI records and their GPU records link to it).
@@ -81,7 +77,24 @@ enum class HookMode : uint8_t {
 // which includes no AgentState.
 extern std::atomic<HookMode> g_mode;
 extern std::atomic<int> g_open_captures;
+// Whether a call the hooks record on this thread began before CUPTI
+// subscribed, so that CUPTI's entry callback for it may still come (the
+// call itself is in ThreadHookState, hooked_call.cpp). Apart from that
+// state and inline: CUPTI's entry callback reads it on every call, and it
+// is set only in the moments around CUPTI's subscription.
+[[gnu::tls_model("initial-exec")]] inline thread_local bool t_call_awaits_cupti_entry = false;
+bool cupti_sees_entry_of_awaited(file::ApiDomain domain, uint32_t callback_id);
 }  // namespace hooks_detail
+
+// ---- for the CUPTI callback (cuda_capture.cpp) ----
+// On a CUPTI entry callback: false when this call is the one the hooks are
+// already recording on this thread; CUPTI then leaves it alone. Inline: one
+// thread-local load per call (callgrind: the call into hooked_call.cpp cost
+// ~17 instructions per entry).
+inline bool cupti_sees_entry(file::ApiDomain domain, uint32_t callback_id) {
+  if (!hooks_detail::t_call_awaits_cupti_entry) [[likely]] return true;
+  return hooks_detail::cupti_sees_entry_of_awaited(domain, callback_id);
+}
 
 // Whether a call beginning now may be the hooks' to record. When not (CUPTI
 // records every call, or PROF_BACKEND=cupti), a wrapper goes straight to the
