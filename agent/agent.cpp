@@ -549,6 +549,16 @@ void finish_before_exit() {
   finish(file::ProcessEnd::Reason::exit);  // or waits for the thread that finishes
 }
 
+bool finish_unrecorded_before_signal_death() {
+  AgentState& agent = agent_state();
+  if (getpid() != agent.recording_pid.load() || agent.phase.load() != AgentPhase::recording) return false;
+  // Not while a writer runs (or starts): it says the run's line itself.
+  WriterThread expected = WriterThread::idle;
+  if (!g_writer_thread.compare_exchange_strong(expected, WriterThread::closed)) return false;
+  finish(file::ProcessEnd::Reason::signal);  // finds the writer closed: says what the run wrote
+  return true;
+}
+
 void finish_before_exec() {
   AgentState& agent = agent_state();
   if (getpid() != agent.recording_pid.load() || agent.phase.load() != AgentPhase::recording) return;

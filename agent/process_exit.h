@@ -44,4 +44,13 @@ namespace prof {
 // unrecorded. Defined in agent.cpp.
 void finish_before_exec();
 
+// A process that never recorded (no writer thread: a shell, `timeout`, a
+// launcher) dying of a signal it sent itself, as such programs do to die
+// of their child's SIGINT: with no writer thread to say it, this thread says
+// the run's line and removes its folder, as at exit. False (nothing done)
+// when this process records or is not the one that started the agent.
+// Only from a handler of a self-sent signal (kill(getpid()), raise()): it
+// allocates, which is safe only where the program itself called in.
+bool finish_unrecorded_before_signal_death();
+
 }  // namespace prof

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <iterator>
 
 #include "agent_state.h"
+#include "process_exit.h"
 #include "common/glibc_function.h"
 #include "record/writer.h"
 
@@ -170,7 +172,14 @@ void on_signal(int sig, siginfo_t* info, void* context) {
   }
 
   if (is_default(app)) {
-    if (writer != nullptr) {
+    // A self-sent signal (the program dies of it on purpose: a shell or
+    // `timeout` passing on its child's SIGINT) reaches this handler inside
+    // the program's own kill() or raise(), so a process that never recorded
+    // may say the run's line here; an asynchronous one may have interrupted
+    // malloc, and then only the writer thread (when one runs) says it.
+    const bool self_sent = info != nullptr && (info->si_code == SI_USER || info->si_code == SI_TKILL) &&
+                           info->si_pid == getpid();
+    if (!(self_sent && finish_unrecorded_before_signal_death()) && writer != nullptr) {
       writer->wait_until_written(writer->request_flush(true, file::ProcessEnd::Reason::signal, sig),
                                  kFinalFlushTimeoutMs);
     }

@@ -384,6 +384,9 @@ LOOP_SCRIPT = """
 import ctypes
 runtime = ctypes.CDLL("libcudart.so.13")
 memory = ctypes.c_void_p()
+runtime.cudaMalloc(ctypes.byref(memory), ctypes.c_size_t(1024))
+runtime.cudaFree(memory)
+print("looping", flush=True)
 while True:
     runtime.cudaMalloc(ctypes.byref(memory), ctypes.c_size_t(1024))
     runtime.cudaFree(memory)
@@ -416,31 +419,52 @@ def check_one_line_naming(result, tmp, path):
     check(not run_folders_left(tmp), "left in TMPDIR: %s" % run_folders_left(tmp))
 
 
+def signal_once_looping(cmd, env, tmp, signum):
+    """Runs `cmd` (a `timeout` over LOOP_SCRIPT) until the loop says it made
+    its first CUDA calls, then sends `timeout` `signum`, which it passes on.
+    Not after a fixed delay: on a loaded machine that could come before
+    anything was recorded. The result as harness.run's."""
+    process = subprocess.Popen(cmd, env=env, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first_line = process.stdout.readline()  # "" if it ended first
+    if first_line == "looping\n":
+        process.send_signal(signum)
+    try:
+        stdout, stderr = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        stdout, stderr = process.communicate()
+        raise Failure("still running 60 s after the signal: %s" % stderr)
+    check(first_line == "looping\n", "the loop never ran (exit %d): %s" % (process.returncode, stderr))
+    # timeout dies of the signal it passed on, as its child did.
+    check(process.returncode == -signum, "exit %d, not signal %d: %s" % (process.returncode, signum, stderr))
+    return subprocess.CompletedProcess(cmd, process.returncode, first_line + stdout, stderr)
+
+
 def one_true_line_whatever_ends_the_run(tmp, ending):
-    """sigint: `timeout -s INT 3 python3 loop.py` preloaded (Python dies of
-    the SIGINT it re-raises after KeyboardInterrupt); sigterm: `timeout -s
-    TERM 3 env LD_PRELOAD=... python3 loop.py` (the run's first process dies
-    of it); no_tmpdir: TMPDIR=/nonexistent; five_fds: ulimit -n 5; shell: a
-    bash script whose subshells and commands lose PROF_RUN (bash hands its
-    children the environment it started with), as a pyenv shim. Each: one
-    libprof line, true, naming the file, and no run folder left."""
+    """sigint: `timeout -s INT 120 python3 loop.py` preloaded, timeout sent
+    SIGINT once the loop runs (Python dies of the SIGINT it re-raises after
+    KeyboardInterrupt; timeout passes it on and dies of it too); sigterm:
+    `timeout -s TERM 120 env LD_PRELOAD=... python3 loop.py` sent SIGTERM
+    (the run's first process dies of it); no_tmpdir: TMPDIR=/nonexistent;
+    five_fds: ulimit -n 5; shell: a bash script whose subshells and commands
+    lose PROF_RUN (bash hands its children the environment it started
+    with), as a pyenv shim. Each: one libprof line, true, naming the file,
+    and no run folder left."""
     script = os.path.join(tmp, "loop.py")
     with open(script, "w") as f:
         f.write(LOOP_SCRIPT)
     output = os.path.join(tmp, "run.pb")
-    # Long enough for the program to record before the signal: a sanitizer
-    # build's Python, agent and simcuda start slowly on a loaded machine.
-    after = "8" if ARGS.sanitizer else "3"
     if ending == "sigint":
-        result = run(["timeout", "-s", "INT", after, PYTHON, script], ending_env(tmp), tmp)
-        check(result.returncode == 124, "exit %d" % result.returncode)
+        result = signal_once_looping(["timeout", "-s", "INT", "120", PYTHON, script], ending_env(tmp), tmp,
+                                     signal.SIGINT)
     elif ending == "sigterm":
         env = ending_env(tmp)
         preload = env.pop("LD_PRELOAD")
-        result = run(["timeout", "-s", "TERM", after, "env", "LD_PRELOAD=" + preload, PYTHON, script], env, tmp)
-        check(result.returncode == 124, "exit %d" % result.returncode)
+        result = signal_once_looping(["timeout", "-s", "TERM", "120", "env", "LD_PRELOAD=" + preload, PYTHON, script],
+                                     env, tmp, signal.SIGTERM)
     elif ending == "no_tmpdir":
-        result = run(["timeout", "-s", "INT", after, PYTHON, script], ending_env(tmp, {"TMPDIR": "/nonexistent"}), tmp)
+        result = signal_once_looping(["timeout", "-s", "INT", "120", PYTHON, script],
+                                     ending_env(tmp, {"TMPDIR": "/nonexistent"}), tmp, signal.SIGINT)
     elif ending == "five_fds":
         if ARGS.sanitizer:
             # The sanitizer runtimes need descriptors of their own (UBSan's
