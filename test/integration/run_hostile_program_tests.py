@@ -419,15 +419,20 @@ def check_one_line_naming(result, tmp, path):
     check(not run_folders_left(tmp), "left in TMPDIR: %s" % run_folders_left(tmp))
 
 
-def signal_once_looping(cmd, env, tmp, signum):
-    """Runs `cmd` (a `timeout` over LOOP_SCRIPT) until the loop says it made
-    its first CUDA calls, then sends `timeout` `signum`, which it passes on.
-    Not after a fixed delay: on a loaded machine that could come before
-    anything was recorded. The result as harness.run's."""
-    process = subprocess.Popen(cmd, env=env, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def signal_once_looping(cmd, env, tmp, signum, group=False):
+    """Runs `cmd` (a `timeout` or a shell over LOOP_SCRIPT) until the loop
+    says it made its first CUDA calls, then sends `cmd` `signum`, which
+    `timeout` passes on; `group`: to its whole process group, as a terminal's
+    Ctrl-C does. Not after a fixed delay: on a loaded machine that could come
+    before anything was recorded. The result as harness.run's."""
+    process = subprocess.Popen(cmd, env=env, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=group)
     first_line = process.stdout.readline()  # "" if it ended first
     if first_line == "looping\n":
-        process.send_signal(signum)
+        if group:
+            os.killpg(process.pid, signum)
+        else:
+            process.send_signal(signum)
     try:
         stdout, stderr = process.communicate(timeout=60)
     except subprocess.TimeoutExpired:
@@ -445,7 +450,8 @@ def one_true_line_whatever_ends_the_run(tmp, ending):
     SIGINT once the loop runs (Python dies of the SIGINT it re-raises after
     KeyboardInterrupt; timeout passes it on and dies of it too); sigterm:
     `timeout -s TERM 120 env LD_PRELOAD=... python3 loop.py` sent SIGTERM
-    (the run's first process dies of it); no_tmpdir: TMPDIR=/nonexistent;
+    (the run's first process dies of it); shell_ctrl_c: `bash -c 'python3
+    loop.py; ...'`, its process group sent SIGINT; no_tmpdir: TMPDIR=/nonexistent;
     five_fds: ulimit -n 5; shell: a bash script whose subshells and commands
     lose PROF_RUN (bash hands its children the environment it started
     with), as a pyenv shim. Each: one libprof line, true, naming the file,
@@ -465,6 +471,11 @@ def one_true_line_whatever_ends_the_run(tmp, ending):
     elif ending == "no_tmpdir":
         result = signal_once_looping(["timeout", "-s", "INT", "120", PYTHON, script],
                                      ending_env(tmp, {"TMPDIR": "/nonexistent"}), tmp, signal.SIGINT)
+    elif ending == "shell_ctrl_c":
+        # bash waits for its child, which dies of the SIGINT, then kills
+        # itself with it: the run's first process dies of its own signal.
+        result = signal_once_looping(["bash", "-c", '"$0" "$1"; echo not reached', PYTHON, script],
+                                     ending_env(tmp), tmp, signal.SIGINT, group=True)
     elif ending == "five_fds":
         if ARGS.sanitizer:
             # The sanitizer runtimes need descriptors of their own (UBSan's
