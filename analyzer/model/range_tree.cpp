@@ -1,5 +1,7 @@
 #include "model/range_tree.h"
 
+#include "model/end_order_parents.h"
+
 #include <algorithm>
 #include <map>
 #include <utility>
@@ -59,13 +61,23 @@ RangeParents::RangeParents(const Run& run, bool keep_order) {
     uint32_t index;
   };
   HugeVector<Interval> order;
-  // Sized once for the longest thread: grown by doubling, the old and new
-  // buffers of a run's main thread were together its largest table.
   size_t longest = 0;
   for (size_t t = 0; t + 1 < threads.begin.size(); ++t) longest = std::max(longest, threads.begin[t + 1] - threads.begin[t]);
-  order.reserve(longest);
   std::vector<uint32_t> open;
   for (size_t t = 0; t + 1 < threads.begin.size(); ++t) {
+    // Most threads, the agent's files written in end order, need no sort
+    // (end_order_parents.h); their reversed end order has every parent
+    // before its children, as the sorted order has.
+    uint32_t* thread_events = threads.events.data() + threads.begin[t];
+    const size_t count = threads.begin[t + 1] - threads.begin[t];
+    if (parents_in_end_order(events, thread_events, count, parent_.data(), open)) {
+      if (keep_order) std::reverse(thread_events, thread_events + count);
+      continue;
+    }
+    for (size_t k = 0; k < count; ++k) parent_[thread_events[k]] = kNone;
+    // Sized once for the longest thread: grown by doubling, the old and new
+    // buffers of a run's main thread were together its largest table.
+    if (order.capacity() == 0) order.reserve(longest);
     order.clear();
     for (size_t k = threads.begin[t]; k < threads.begin[t + 1]; ++k) {
       const uint32_t i = threads.events[k];

@@ -6,6 +6,9 @@
 // the new one starts, or ends before the new one ends (a partial overlap),
 // can no longer be a parent and is popped; the innermost remaining one is the
 // parent. Start/end NVTX ranges may cross threads, so they never nest.
+// A thread whose events need no sort for that answer (end_order_parents.h:
+// the agent's files, properly nested, without ties) is linked in end order
+// instead, without the sort's copy of its events.
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -32,7 +35,8 @@ class RangeParents {
   RangeParents(const Run& run, bool keep_order);
   static constexpr uint32_t kNone = UINT32_MAX;
   HugeVector<uint32_t> parent_;
-  // Each thread's nesting events in (start, -end, index) order, one run per
+  // Each thread's nesting events with every parent before its children
+  // (sorted by (start, -end, index), or end order reversed), one run per
   // thread: kept for RangeTree's reverse walk, which then drops it.
   HugeVector<uint32_t> order_;
   std::vector<size_t> thread_begin_;
