@@ -1,5 +1,7 @@
 #include "model/range_tree.h"
 
+#include "model/end_order_parents.h"
+
 #include <algorithm>
 #include <map>
 #include <utility>
@@ -47,7 +49,7 @@ ThreadEvents by_thread(const EventTable<CpuEvent>& events) {
 
 }  // namespace
 
-RangeParents::RangeParents(const Run& run, bool keep_order) {
+RangeParents::RangeParents(const Run& run, const ThreadOrder& each_thread) {
   const auto& events = run.cpu_events;
   parent_.assign(events.size(), kNone);
   ThreadEvents threads = by_thread(events);
@@ -59,13 +61,26 @@ RangeParents::RangeParents(const Run& run, bool keep_order) {
     uint32_t index;
   };
   HugeVector<Interval> order;
-  // Sized once for the longest thread: grown by doubling, the old and new
-  // buffers of a run's main thread were together its largest table.
   size_t longest = 0;
   for (size_t t = 0; t + 1 < threads.begin.size(); ++t) longest = std::max(longest, threads.begin[t + 1] - threads.begin[t]);
-  order.reserve(longest);
   std::vector<uint32_t> open;
   for (size_t t = 0; t + 1 < threads.begin.size(); ++t) {
+    // Most threads, the agent's files written in end order, need no sort
+    // (end_order_parents.h); their reversed end order has every parent
+    // before its children, as the sorted order has.
+    uint32_t* thread_events = threads.events.data() + threads.begin[t];
+    const size_t count = threads.begin[t + 1] - threads.begin[t];
+    if (parents_in_end_order(events, thread_events, count, parent_.data(), open)) {
+      if (each_thread) {
+        std::reverse(thread_events, thread_events + count);
+        each_thread(*this, thread_events, count);
+      }
+      continue;
+    }
+    for (size_t k = 0; k < count; ++k) parent_[thread_events[k]] = kNone;
+    // Sized once for the longest thread: grown by doubling, the old and new
+    // buffers of a run's main thread were together its largest table.
+    if (order.capacity() == 0) order.reserve(longest);
     order.clear();
     for (size_t k = threads.begin[t]; k < threads.begin[t + 1]; ++k) {
       const uint32_t i = threads.events[k];
@@ -91,17 +106,15 @@ RangeParents::RangeParents(const Run& run, bool keep_order) {
       }
       open.push_back(event.index);
     }
-    // The thread's slice of the index array, now in this order.
-    if (keep_order)
-      for (size_t k = 0; k < order.size(); ++k) threads.events[threads.begin[t] + k] = order[k].index;
-  }
-  if (keep_order) {
-    order_ = std::move(threads.events);
-    thread_begin_ = std::move(threads.begin);
+    if (each_thread) {
+      // The thread's slice of the index array, now in this order.
+      for (size_t k = 0; k < order.size(); ++k) thread_events[k] = order[k].index;
+      each_thread(*this, thread_events, count);
+    }
   }
 }
 
-RangeTree::RangeTree(const Run& run, HugeVector<uint64_t>* launched_gpu_ns) : parents_(run, true) {
+RangeTree::RangeTree(const Run& run, HugeVector<uint64_t>* launched_gpu_ns) {
   const auto& events = run.cpu_events;
   RangeFigures& f = figures_;
   const size_t n = events.size();
@@ -133,21 +146,16 @@ RangeTree::RangeTree(const Run& run, HugeVector<uint64_t>* launched_gpu_ns) : pa
   const bool device_totals_known = tensors.device;
   const bool host_totals_known = tensors.host;
 
-  // The children's time is summed into self_ns first, then subtracted.
-  f.self_ns.assign(n, 0);
-  HugeVector<uint64_t>& children_ns = f.self_ns;
+  // Totals up the tree, per thread as it is linked: children come after
+  // their parent in its order, so a reverse walk finishes every child's
+  // GPU total before adding it to its parent.
   f.gpu_total_ns = f.self_gpu_ns;
-  const HugeVector<uint32_t>& order = parents_.order_;
-  const std::vector<size_t>& begin = parents_.thread_begin_;
-  for (size_t t = 0; t + 1 < begin.size(); ++t) {
-    // Children come after their parent in this order, so a reverse walk
-    // finishes every child's GPU total before adding it to its parent.
-    for (size_t k = begin[t + 1]; k-- > begin[t];) {
+  parents_ = RangeParents(run, [&](const RangeParents& links, const uint32_t* order, size_t count) {
+    for (size_t k = count; k-- > 0;) {
       const size_t i = order[k];
-      const int64_t parent = parents_.parent(i);
+      const int64_t parent = links.parent(i);
       if (parent == kNoParent) continue;
       const auto p = static_cast<size_t>(parent);
-      children_ns[p] += events[i].duration_ns();
       f.gpu_total_ns[p] += f.gpu_total_ns[i];
       if (memory) {
         if (device_totals_known) f.self_cuda_mem_bytes[p] -= cuda_mem_[i];
@@ -156,10 +164,17 @@ RangeTree::RangeTree(const Run& run, HugeVector<uint64_t>* launched_gpu_ns) : pa
         else cpu_mem_[p] += cpu_mem_[i];
       }
     }
-  }
-  parents_.order_ = {};
-  parents_.thread_begin_ = {};
+  });
 
+  // Self time needs no order: the children's time is summed into self_ns
+  // first, then subtracted. Allocated only now, after the linking's index
+  // array is freed, so the two are never held together.
+  f.self_ns.assign(n, 0);
+  HugeVector<uint64_t>& children_ns = f.self_ns;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t parent = parents_.parent(i);
+    if (parent != kNoParent) children_ns[static_cast<size_t>(parent)] += events[i].duration_ns();
+  }
   for (size_t i = 0; i < n; ++i) {
     const uint64_t total = events[i].duration_ns();
     f.self_ns[i] = children_ns[i] > total ? 0 : total - children_ns[i];

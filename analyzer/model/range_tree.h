@@ -6,7 +6,11 @@
 // the new one starts, or ends before the new one ends (a partial overlap),
 // can no longer be a parent and is popped; the innermost remaining one is the
 // parent. Start/end NVTX ranges may cross threads, so they never nest.
+// A thread whose events need no sort for that answer (end_order_parents.h:
+// the agent's files, properly nested, without ties) is linked in end order
+// instead, without the sort's copy of its events.
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -19,7 +23,7 @@ namespace prof::analyzer {
 // External ids and GPU annotations), without RangeTree's times.
 class RangeParents {
  public:
-  explicit RangeParents(const Run& run) : RangeParents(run, false) {}
+  explicit RangeParents(const Run& run) : RangeParents(run, nullptr) {}
 
   static constexpr int64_t kNoParent = -1;
   // Index into Run::cpu_events, or kNoParent.
@@ -29,13 +33,15 @@ class RangeParents {
 
  private:
   friend class RangeTree;
-  RangeParents(const Run& run, bool keep_order);
+  // Called once per thread, as soon as it is linked, with its nesting
+  // events in an order that has every parent before its children (sorted by
+  // (start, -end, index), or end order reversed): RangeTree sums its totals
+  // up the tree there, so no thread's order outlives its linking.
+  using ThreadOrder = std::function<void(const RangeParents& links, const uint32_t* order, size_t count)>;
+  RangeParents(const Run& run, const ThreadOrder& each_thread);
+  RangeParents() = default;
   static constexpr uint32_t kNone = UINT32_MAX;
   HugeVector<uint32_t> parent_;
-  // Each thread's nesting events in (start, -end, index) order, one run per
-  // thread: kept for RangeTree's reverse walk, which then drops it.
-  HugeVector<uint32_t> order_;
-  std::vector<size_t> thread_begin_;
 };
 
 // The per-event figures of a RangeTree that a view may adjust

@@ -166,3 +166,56 @@ TEST_CASE("Self never exceeds total and children's self sums to the root's total
   CHECK(l.run.cpu_events.size() > 30);
   for (int t = 0; t < 3; ++t) CHECK(self_sum[t] == root_total[t]);
 }
+
+TEST_CASE("Threads linked in end order and threads sorted give one tree", "[model][nesting]") {
+  // Thread 1 as the agent writes it (each field of a chunk in end order, over
+  // two chunks): linked without a sort. Thread 2 has two equal intervals,
+  // which only the sort's file order decides.
+  ChunkBuilder c0 = named();
+  c0.range(1, 2, 10, 60);  // B
+  c0.range(1, 1, 0, 100);  // A
+  c0.api_call(1, 5, 20, 25, 9);
+  c0.api_call(1, 5, 30, 40);
+  c0.kernel(6, 30, 80, 9);
+  c0.range(2, 1, 0, 50);
+  c0.range(2, 2, 0, 50);
+  c0.api_call(2, 5, 10, 20);
+  ChunkBuilder c1(200);
+  c1.range(1, 3, 200, 300);
+  c1.api_call(1, 5, 210, 220);
+  Loaded l;
+  l.file.write(CaptureFileWriter().chunk(c0.finish()).chunk(c1.finish()).bytes());
+  REQUIRE(load({l.file.path()}, l.run).empty());
+  auto index = [&](uint32_t tid, uint64_t start, uint64_t end, uint32_t name) {
+    for (size_t i = 0; i < l.run.cpu_events.size(); ++i) {
+      const auto& e = l.run.cpu_events[i];
+      if (e.tid == tid && e.start_ns == start && e.end_ns == end && l.run.name(e.name) == l.run.name(name)) return static_cast<int64_t>(i);
+    }
+    FAIL("no such event");
+    return kNone;
+  };
+  auto name_of = [&](const char* text) { return l.run.intern(text); };
+  const int64_t a = index(1, 0, 100, name_of("A")), b = index(1, 10, 60, name_of("B"));
+  const int64_t x = index(1, 20, 25, name_of("cudaLaunchKernel")), y = index(1, 30, 40, name_of("cudaLaunchKernel"));
+  const int64_t c = index(1, 200, 300, name_of("C")), z = index(1, 210, 220, name_of("cudaLaunchKernel"));
+  const int64_t first = index(2, 0, 50, name_of("A")), second = index(2, 0, 50, name_of("B"));
+  const int64_t inner = index(2, 10, 20, name_of("cudaLaunchKernel"));
+  RangeTree tree(l.run);
+  CHECK(tree.parent(static_cast<size_t>(a)) == kNone);
+  CHECK(tree.parent(static_cast<size_t>(b)) == a);
+  CHECK(tree.parent(static_cast<size_t>(x)) == b);
+  CHECK(tree.parent(static_cast<size_t>(y)) == b);
+  CHECK(tree.parent(static_cast<size_t>(c)) == kNone);
+  CHECK(tree.parent(static_cast<size_t>(z)) == c);
+  CHECK(tree.self_ns(static_cast<size_t>(b)) == 35);
+  CHECK(tree.self_ns(static_cast<size_t>(a)) == 50);
+  CHECK(tree.gpu_total_ns(static_cast<size_t>(a)) == 50);
+  CHECK(tree.gpu_total_ns(static_cast<size_t>(b)) == 50);
+  CHECK(tree.self_gpu_ns(static_cast<size_t>(x)) == 50);
+  // The thread that needed the sort: the first of the equal pair is the parent.
+  CHECK(tree.parent(static_cast<size_t>(first)) == kNone);
+  CHECK(tree.parent(static_cast<size_t>(second)) == first);
+  CHECK(tree.parent(static_cast<size_t>(inner)) == second);
+  CHECK(tree.self_ns(static_cast<size_t>(first)) == 0);
+  CHECK(tree.self_ns(static_cast<size_t>(second)) == 40);
+}
