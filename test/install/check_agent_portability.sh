@@ -47,25 +47,27 @@ exported_runtime=$(nm -D --defined-only "$agent" | awk '{print $NF}' |
   grep -E '^(_ZNS|_ZNKS|_ZSt|_ZNSt|_ZNKSt|_ZTVN10__cxxabiv|__cxa_|__gxx_|_Znw|_Zna|_Zdl|_Zda|_Unwind_)' || true)
 [[ -z "$exported_runtime" ]] || fail "exports C++ runtime symbols: $(head -n 5 <<<"$exported_runtime" | tr '\n' ' ')"
 
+# Fails unless each library of $2 (one a line) is in allowed_needed; $1
+# says what the agent does with it.
+only_allowed_libraries() {
+  local what=$1 library candidate allowed
+  while read -r library; do
+    [[ -z "$library" ]] && continue
+    allowed=""
+    for candidate in "${allowed_needed[@]}"; do [[ "$library" == "$candidate" ]] && allowed=1; done
+    [[ -n "$allowed" ]] || fail "$what $library (allowed: ${allowed_needed[*]})"
+  done <<<"$2"
+}
+
 needed=$(readelf -d "$agent" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 echo "needed: $(tr '\n' ' ' <<<"$needed")"
-while read -r library; do
-  [[ -z "$library" ]] && continue
-  allowed=""
-  for candidate in "${allowed_needed[@]}"; do [[ "$library" == "$candidate" ]] && allowed=1; done
-  [[ -n "$allowed" ]] || fail "needs $library (allowed: ${allowed_needed[*]})"
-done <<<"$needed"
+only_allowed_libraries "needs" "$needed"
 
 # The loader checks each version an import names against the file the
 # version-needs section names (dl-version.c), which must be loaded: a
 # libpthread.so.0 there would fail as a needed library does.
 version_files=$(readelf -V "$agent" | sed -n 's/.*File: \([^ ]*\).*/\1/p' | sort -u)
-while read -r library; do
-  [[ -z "$library" ]] && continue
-  allowed=""
-  for candidate in "${allowed_needed[@]}"; do [[ "$library" == "$candidate" ]] && allowed=1; done
-  [[ -n "$allowed" ]] || fail "names versions of $library (allowed: ${allowed_needed[*]})"
-done <<<"$version_files"
+only_allowed_libraries "names versions of" "$version_files"
 
 # readelf: Num Value Size Type Bind Vis Ndx Name@VERSION (index)
 undefined=$(readelf -W --dyn-syms "$agent" | awk '$7 == "UND" && NF >= 8 {sub(/@.*/, "", $8); print $8}')
