@@ -134,7 +134,10 @@ void measure_steps(const AdviseInput& in, const std::vector<IdlePiece>& pieces, 
   }
   // Queue depth at each launch: work launched before it less work started by then.
   std::map<StepUsage*, uint64_t> samples;
-  for (const auto& [process, q] : launch_queues(events)) {
+  for (const auto& [queue_process, q] : launch_queues(events)) {
+    // A copy: before C++20 a lambda may not capture a structured binding
+    // (clang 14, the fuzzing build, refuses it).
+    const uint32_t process = queue_process;
     // Launches come in time order, so their step changes rarely: the maps
     // are looked up only when it does.
     bool looked_up = false;
