@@ -43,10 +43,6 @@
 
 #include <atomic>
 
-extern "C" {
-
-}  // extern "C"
-
 namespace {
 
 // The function `name` of libc, libpthread or libdl, looked up at its first

@@ -1,6 +1,5 @@
 #include "process_exit.h"
 
-#include <dlfcn.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,12 +84,7 @@ extern "C" [[gnu::visibility("default")]] [[noreturn]] void _Exit(int status) {
 extern "C" [[gnu::visibility("default")]] [[noreturn]] void exit(int status) {
   using ExitFunction = void (*)(int);
   static constinit std::atomic<ExitFunction> real{nullptr};
-  ExitFunction next = real.load(std::memory_order_acquire);
-  if (next == nullptr) {
-    next = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, "exit"));
-    if (next == nullptr) next = reinterpret_cast<ExitFunction>(prof::glibc_function("exit"));  // no libdl
-    real.store(next, std::memory_order_release);
-  }
+  const ExitFunction next = prof::next_libc_definition(real, "exit");
   const pid_t pid = getpid();
   const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
   if (prof::g_exiting_pid.exchange(pid) != pid) prof::g_exiting_thread.store(0);  // a forked child: afresh
@@ -117,18 +111,6 @@ extern "C" [[gnu::visibility("default")]] [[noreturn]] void exit(int status) {
 
 namespace {
 
-template <typename Function>
-Function next_exec(std::atomic<Function>& cache, const char* name) {
-  Function function = cache.load(std::memory_order_acquire);
-  if (function == nullptr) {
-    function = reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
-    // No libdl on an old glibc (the agent is dormant there): libc's own.
-    if (function == nullptr) function = reinterpret_cast<Function>(prof::glibc_function(name));
-    cache.store(function, std::memory_order_release);
-  }
-  return function;
-}
-
 using ExecveFunction = int (*)(const char*, char* const[], char* const[]);
 using ExecvFunction = int (*)(const char*, char* const[]);
 using FexecveFunction = int (*)(int, char* const[], char* const[]);
@@ -150,31 +132,31 @@ constexpr int kMaxListedArguments = 4096;
 
 extern "C" [[gnu::visibility("default")]] int execve(const char* path, char* const argv[], char* const envp[]) {
   prof::finish_before_exec();
-  ExecveFunction real = next_exec(g_execve, "execve");
+  ExecveFunction real = prof::next_libc_definition(g_execve, "execve");
   return real != nullptr ? real(path, argv, envp) : no_function();
 }
 
 extern "C" [[gnu::visibility("default")]] int execvpe(const char* file, char* const argv[], char* const envp[]) {
   prof::finish_before_exec();
-  ExecveFunction real = next_exec(g_execvpe, "execvpe");
+  ExecveFunction real = prof::next_libc_definition(g_execvpe, "execvpe");
   return real != nullptr ? real(file, argv, envp) : no_function();
 }
 
 extern "C" [[gnu::visibility("default")]] int execv(const char* path, char* const argv[]) {
   prof::finish_before_exec();
-  ExecvFunction real = next_exec(g_execv, "execv");
+  ExecvFunction real = prof::next_libc_definition(g_execv, "execv");
   return real != nullptr ? real(path, argv) : no_function();
 }
 
 extern "C" [[gnu::visibility("default")]] int execvp(const char* file, char* const argv[]) {
   prof::finish_before_exec();
-  ExecvFunction real = next_exec(g_execvp, "execvp");
+  ExecvFunction real = prof::next_libc_definition(g_execvp, "execvp");
   return real != nullptr ? real(file, argv) : no_function();
 }
 
 extern "C" [[gnu::visibility("default")]] int fexecve(int fd, char* const argv[], char* const envp[]) {
   prof::finish_before_exec();
-  FexecveFunction real = next_exec(g_fexecve, "fexecve");
+  FexecveFunction real = prof::next_libc_definition(g_fexecve, "fexecve");
   return real != nullptr ? real(fd, argv, envp) : no_function();
 }
 

@@ -1,6 +1,5 @@
 #include "signals.h"
 
-#include <dlfcn.h>
 #include <signal.h>
 
 #include <time.h>
@@ -52,26 +51,11 @@ bool handled_by_agent(int sig) {
   return managed != nullptr && managed->active.load(std::memory_order_acquire);
 }
 
-// Looked up on first use without a function-local static: its guard
-// (__cxa_guard_*) is intercepted by sanitizer runtimes, which call
-// sigaction() during their own start-up, before they can take it.
-template <typename Function>
-Function next_definition(std::atomic<Function>& cache, const char* name) {
-  Function function = cache.load(std::memory_order_acquire);
-  if (function == nullptr) {
-    function = reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
-    // No libdl on an old glibc (the agent is dormant there): libc's own.
-    if (function == nullptr) function = reinterpret_cast<Function>(prof::glibc_function(name));
-    cache.store(function, std::memory_order_release);
-  }
-  return function;
-}
-
 // Not in AgentState: the program's and the sanitizers' sigaction() calls
 // reach the interposer before the agent's constructor has run.
 std::atomic<SigactionFunction> g_real_sigaction{nullptr};
 
-SigactionFunction real_sigaction() { return next_definition(g_real_sigaction, "sigaction"); }
+SigactionFunction real_sigaction() { return next_libc_definition(g_real_sigaction, "sigaction"); }
 
 bool is_default(const struct sigaction& action) {
   return !(action.sa_flags & SA_SIGINFO) && action.sa_handler == SIG_DFL;
@@ -246,7 +230,7 @@ extern "C" [[gnu::visibility("default")]] sighandler_t signal(int sig, sighandle
   if (!prof::handled_by_agent(sig)) {
     using SignalFunction = sighandler_t (*)(int, sighandler_t);
     static std::atomic<SignalFunction> cache{nullptr};  // constant-initialised: no guard
-    SignalFunction real = prof::next_definition(cache, "signal");
+    SignalFunction real = prof::next_libc_definition(cache, "signal");
     if (real == nullptr) return SIG_ERR;
     return real(sig, handler);
   }

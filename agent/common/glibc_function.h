@@ -14,6 +14,10 @@
 // (sigaction, exit, the exec family: dlsym(RTLD_NEXT) lives in libdl) are
 // looked up here.
 
+#include <dlfcn.h>
+
+#include <atomic>
+
 namespace prof {
 
 // Null when none of the three is loaded with a function of that name
@@ -21,5 +25,21 @@ namespace prof {
 // for is one).
 // Looks again on each call: cache the answer.
 void* glibc_function(const char* name);
+
+// The definition after libprof.so's of a libc function the agent
+// interposes (dlsym(RTLD_NEXT)), or libc's own where there is no libdl (an
+// old glibc; the agent is dormant there); looked up once into `cache`.
+// No function-local static: its guard (__cxa_guard_*) is intercepted by
+// sanitizer runtimes, which call sigaction() during their own start-up.
+template <typename Function>
+Function next_libc_definition(std::atomic<Function>& cache, const char* name) {
+  Function function = cache.load(std::memory_order_acquire);
+  if (function == nullptr) {
+    function = reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+    if (function == nullptr) function = reinterpret_cast<Function>(glibc_function(name));
+    cache.store(function, std::memory_order_release);
+  }
+  return function;
+}
 
 }  // namespace prof
