@@ -694,7 +694,12 @@ std::optional<ReadError> RunBuilder::append(LoadedFile&& file, std::ostream& war
 }
 
 void RunBuilder::finish() {
-  align_clocks();
+  std::optional<uint64_t> clock;
+  finish(clock);
+}
+
+void RunBuilder::finish(std::optional<uint64_t>& clock) {
+  align_clocks(clock);
   link_to_launching_calls();
 }
 
@@ -718,23 +723,24 @@ void RunBuilder::link_to_launching_calls() {
   }
 }
 
-void RunBuilder::align_clocks() {
+void RunBuilder::align_clocks(std::optional<uint64_t>& clock) {
   // realtime = monotonic - anchor.monotonic_ns + anchor.realtime_ns, so a
   // file's times move onto the first file's clock by the difference of the
   // two files' (realtime - monotonic) offsets. Unsigned arithmetic wraps
   // the same way signed would, without overflow UB.
-  const ProcessInfo* reference = nullptr;
-  for (const ProcessInfo& p : run_.processes)
-    if (p.process && p.process->clock_anchor) {
-      reference = &p;
-      break;
-    }
-  if (!reference) return;
   auto offset = [](const ProcessInfo& p) {
     const recorded::ClockAnchor& a = *p.process->clock_anchor;
     return a.realtime_ns - a.monotonic_ns;
   };
-  const uint64_t base = offset(*reference);
+  if (!clock) {
+    for (const ProcessInfo& p : run_.processes)
+      if (p.process && p.process->clock_anchor) {
+        clock = offset(p);
+        break;
+      }
+  }
+  if (!clock) return;
+  const uint64_t base = *clock;
   bool shifted = false;
   for (ProcessInfo& p : run_.processes) {
     if (!p.process || !p.process->clock_anchor) continue;

@@ -3,6 +3,7 @@
 // chunk's definitions before its records (FORMAT.md, Interning), decodes
 // delta-encoded times, resolves interned names, then links GPU activity to
 // the API calls that launched it.
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -57,9 +58,14 @@ class RunBuilder {
   // then links GPU activities and memory events to their API calls. Call
   // once, after the last add_file.
   void finish();
+  // The same for a Run of one file among several loaded apart
+  // (load_file_by_file): its times move onto `clock`, the (realtime -
+  // monotonic) offset of the first file with a clock anchor, which this
+  // sets when unset and the file has one.
+  void finish(std::optional<uint64_t>& clock);
 
  private:
-  void align_clocks();
+  void align_clocks(std::optional<uint64_t>& clock);
   void link_to_launching_calls();
 
   Run& run_;
@@ -73,5 +79,17 @@ class RunBuilder {
 [[nodiscard]] std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& run,
                                                std::ostream& warnings, LoadDepth depth = LoadDepth::kEvents,
                                                unsigned jobs = 0);
+
+// The same files, each in a Run of its own (process 0) handed to `each` in
+// command-line order as soon as it and all before it are read, then freed:
+// memory for `jobs` files at a time, not for all. Each is placed on the
+// first anchored file's clock and linked, so its events are those load_run
+// gives that file, but for their process and their index. `each` returns
+// false to stop reading (nullopt returned); the warnings of the files
+// handed over go to `warnings`.
+using EachLoadedRun = std::function<bool(Run& file_run)>;
+[[nodiscard]] std::optional<ReadError> load_file_by_file(const std::vector<std::string>& paths,
+                                                        std::ostream& warnings, LoadDepth depth, unsigned jobs,
+                                                        const EachLoadedRun& each);
 
 }  // namespace prof::analyzer

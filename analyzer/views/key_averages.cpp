@@ -22,19 +22,6 @@ namespace {
 constexpr uint32_t kMemoryRow = 3;
 constexpr const char* kMemoryRowName = "[memory]";
 
-// Where an event comes in torch's first-occurrence order: by start, then
-// process, CPU before GPU, then its place in the Run.
-struct Occurrence {
-  uint64_t start_ns = UINT64_MAX;
-  uint32_t process = 0;
-  bool is_gpu = false;
-  size_t index = 0;
-
-  bool operator<(const Occurrence& other) const {
-    return std::tie(start_ns, process, is_gpu, index) < std::tie(other.start_ns, other.process, other.is_gpu, other.index);
-  }
-};
-
 // Events with equal ids: names, domain, input shape, stack. Grouping by
 // these integers first, and making the row's text key once per group,
 // replaces a string key and a map lookup per event.
@@ -58,7 +45,7 @@ struct GroupKeyHash {
 // flag: for GPU work, held here, as its first event may be a sum's).
 struct Group {
   GroupKey key{};
-  Occurrence first;
+  RowOccurrence first;
   bool gpu_top_level = true;
   KeyAverage sums;
 };
@@ -159,9 +146,11 @@ std::string input_shape_of(const Run& run, const CpuEvent& e) {
 
 namespace {
 
-// The table from the tree's figures, which it adjusts (see EventFigures).
-std::vector<KeyAverage> averages(const Run& run, const RangeTree& tree, RangeFigures figures_of_tree,
-                                 const GroupOptions& options) {
+// The rows of `run` from the tree's figures, which it adjusts (see
+// EventFigures), added to `rows` with every process numbered from
+// `first_process`.
+void add_averages(const Run& run, const RangeTree& tree, RangeFigures figures_of_tree, const GroupOptions& options,
+                  uint32_t first_process, KeyAverageRows& rows) {
   std::vector<Group> groups;
   std::unordered_map<GroupKey, size_t, GroupKeyHash> group_of;
   auto group_for = [&](const GroupKey& key) -> Group& {
@@ -184,7 +173,7 @@ std::vector<KeyAverage> averages(const Run& run, const RangeTree& tree, RangeFig
     const NameId name = range ? range_rows.id(e.name) : e.name;
     Group& g = group_for({range ? 2u : 0u, name, e.domain, range || !options.by_input_shape ? Run::kNoName : e.input_shape,
                           by_stack ? e.stack : 0});
-    const Occurrence o{e.start_ns, e.process, false, i};
+    const RowOccurrence o{e.start_ns, e.process, false, i};
     if (o < g.first) g.first = o;
     KeyAverage& row = g.sums;
     ++row.count;
@@ -211,7 +200,7 @@ std::vector<KeyAverage> averages(const Run& run, const RangeTree& tree, RangeFig
   for (size_t i = 0; i < run.gpu_activities.size(); ++i) {
     const GpuActivity& a = run.gpu_activities[i];
     Group& g = group_for({1, a.name, Run::kNoName, options.by_input_shape ? a.input_shape : Run::kNoName, 0});
-    const Occurrence o{a.start_ns, a.process, true, i};
+    const RowOccurrence o{a.start_ns, a.process, true, i};
     if (o < g.first) {
       g.first = o;
       g.gpu_top_level = a.launched_by < 0;
@@ -225,7 +214,7 @@ std::vector<KeyAverage> averages(const Run& run, const RangeTree& tree, RangeFig
   // the index above does, and only breaks ties within one process.
   for (const GpuWorkSum& sum : run.gpu_work_sums) {
     Group& g = group_for({1, sum.name, Run::kNoName, options.by_input_shape ? sum.input_shape : Run::kNoName, 0});
-    const Occurrence o{sum.first_start_ns, sum.process, true, sum.first_index};
+    const RowOccurrence o{sum.first_start_ns, sum.process, true, sum.first_index};
     if (o < g.first) {
       g.first = o;
       g.gpu_top_level = sum.first_top_level;
@@ -258,17 +247,9 @@ std::vector<KeyAverage> averages(const Run& run, const RangeTree& tree, RangeFig
   };
 
   // Groups whose text is equal make one row ("ProfilerStep#1" and "#2" both
-  // read "ProfilerStep*"; two stacks may name the same frames). A row comes
-  // where its earliest event comes, and takes that event's top-level flag.
-  struct Row {
-    Occurrence first;
-    bool top_level = true;
-    KeyAverage average;
-  };
-  std::vector<Row> rows;
-  std::map<std::tuple<bool, std::string, std::string, std::vector<std::string>>, size_t> row_of;
+  // read "ProfilerStep*"; two stacks may name the same frames).
   static const std::vector<std::string> kNoStack;
-  for (Group& g : groups) {
+  for (const Group& g : groups) {
     std::string key;
     std::string shape;
     const std::vector<std::string>* stack = &kNoStack;
@@ -287,51 +268,71 @@ std::vector<KeyAverage> averages(const Run& run, const RangeTree& tree, RangeFig
       if (by_stack) stack = &frames_of(e.stack);
       top_level = tree.parent(g.first.index) == RangeTree::kNoParent;
     }
-    auto [it, inserted] = row_of.try_emplace({is_gpu, key, shape, *stack}, rows.size());
-    if (inserted) {
-      rows.emplace_back();
-      KeyAverage& row = rows.back().average;
-      row.key = std::move(key);
-      row.is_gpu = is_gpu;
-      row.input_shapes = std::move(shape);
-      row.stack = *stack;
-    }
-    Row& row = rows[it->second];
-    if (g.first < row.first) {
-      row.first = g.first;
-      row.top_level = top_level;
-    }
-    KeyAverage& sum = row.average;
-    sum.count += g.sums.count;
-    sum.cpu_total_ns += g.sums.cpu_total_ns;
-    sum.self_cpu_ns += g.sums.self_cpu_ns;
-    sum.cuda_total_ns += g.sums.cuda_total_ns;
-    sum.self_cuda_ns += g.sums.self_cuda_ns;
-    sum.cpu_mem_bytes += g.sums.cpu_mem_bytes;
-    sum.self_cpu_mem_bytes += g.sums.self_cpu_mem_bytes;
-    sum.cuda_mem_bytes += g.sums.cuda_mem_bytes;
-    sum.self_cuda_mem_bytes += g.sums.self_cuda_mem_bytes;
+    RowOccurrence first = g.first;
+    first.process += first_process;
+    rows.add(is_gpu, std::move(key), std::move(shape), *stack, first, top_level, g.sums);
   }
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.first < b.first; });
-  std::vector<KeyAverage> out;
-  out.reserve(rows.size());
-  for (Row& row : rows) {
-    row.average.top_level = row.top_level;
-    out.push_back(std::move(row.average));
-  }
-  return out;
 }
 
 }  // namespace
 
+void KeyAverageRows::add(bool is_gpu, std::string key, std::string shape, const std::vector<std::string>& stack,
+                         const RowOccurrence& first, bool top_level, const KeyAverage& sums) {
+  auto [it, inserted] = row_of_.try_emplace({is_gpu, key, shape, stack}, rows_.size());
+  if (inserted) {
+    rows_.emplace_back();
+    KeyAverage& row = rows_.back().average;
+    row.key = std::move(key);
+    row.is_gpu = is_gpu;
+    row.input_shapes = std::move(shape);
+    row.stack = stack;
+  }
+  Row& row = rows_[it->second];
+  if (first < row.first) {
+    row.first = first;
+    row.top_level = top_level;
+  }
+  KeyAverage& sum = row.average;
+  sum.count += sums.count;
+  sum.cpu_total_ns += sums.cpu_total_ns;
+  sum.self_cpu_ns += sums.self_cpu_ns;
+  sum.cuda_total_ns += sums.cuda_total_ns;
+  sum.self_cuda_ns += sums.self_cuda_ns;
+  sum.cpu_mem_bytes += sums.cpu_mem_bytes;
+  sum.self_cpu_mem_bytes += sums.self_cpu_mem_bytes;
+  sum.cuda_mem_bytes += sums.cuda_mem_bytes;
+  sum.self_cuda_mem_bytes += sums.self_cuda_mem_bytes;
+}
+
+void KeyAverageRows::add_run(const Run& run, RangeTree&& tree, const GroupOptions& options, uint32_t first_process) {
+  RangeFigures figures = tree.release_figures();
+  add_averages(run, tree, std::move(figures), options, first_process, *this);
+}
+
+std::vector<KeyAverage> KeyAverageRows::take() && {
+  std::sort(rows_.begin(), rows_.end(), [](const Row& a, const Row& b) { return a.first < b.first; });
+  std::vector<KeyAverage> out;
+  out.reserve(rows_.size());
+  for (Row& row : rows_) {
+    row.average.top_level = row.top_level;
+    out.push_back(std::move(row.average));
+  }
+  rows_ = {};
+  row_of_ = {};
+  return out;
+}
+
 std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, const GroupOptions& options) {
   RangeFigures figures = tree.figures();
-  return averages(run, tree, std::move(figures), options);
+  KeyAverageRows rows;
+  add_averages(run, tree, std::move(figures), options, 0, rows);
+  return std::move(rows).take();
 }
 
 std::vector<KeyAverage> key_averages(const Run& run, RangeTree&& tree, const GroupOptions& options) {
-  RangeFigures figures = tree.release_figures();
-  return averages(run, tree, std::move(figures), options);
+  KeyAverageRows rows;
+  rows.add_run(run, std::move(tree), options, 0);
+  return std::move(rows).take();
 }
 
 }  // namespace prof::analyzer

@@ -1,7 +1,9 @@
 #pragma once
 // Rows of the report: events grouped by name, like torch's key_averages().
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "model/range_tree.h"
@@ -63,5 +65,46 @@ std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, cons
 // The same from a tree no longer needed after: its per-event figures are
 // adjusted in place instead of copied (24 bytes and more per CPU event).
 std::vector<KeyAverage> key_averages(const Run& run, RangeTree&& tree, const GroupOptions& options = {});
+
+// Where a row's earliest event comes in torch's first-occurrence order: by
+// start, then process, CPU before GPU, then its place in the Run (only
+// compared within one process, so a file's own place serves when files are
+// added one at a time).
+struct RowOccurrence {
+  uint64_t start_ns = UINT64_MAX;
+  uint32_t process = 0;
+  bool is_gpu = false;
+  size_t index = 0;
+
+  bool operator<(const RowOccurrence& other) const {
+    return std::tie(start_ns, process, is_gpu, index) < std::tie(other.start_ns, other.process, other.is_gpu, other.index);
+  }
+};
+
+// The table's rows by their text (key, input shape, frames): sums added up
+// and each row placed where its earliest event comes, taking that event's
+// top-level flag. key_averages fills one from a Run; report fills one from
+// each file's Run in turn (add_run with the file's process number), freeing
+// each before the next, which gives the rows of one Run of every file as
+// long as no figure of one file depends on another (report_file_by_file.h
+// says when).
+class KeyAverageRows {
+ public:
+  void add(bool is_gpu, std::string key, std::string shape, const std::vector<std::string>& stack,
+           const RowOccurrence& first, bool top_level, const KeyAverage& sums);
+  // The rows of `run`, its processes numbered from `first_process`.
+  void add_run(const Run& run, RangeTree&& tree, const GroupOptions& options, uint32_t first_process);
+  // In first-occurrence order.
+  std::vector<KeyAverage> take() &&;
+
+ private:
+  struct Row {
+    RowOccurrence first;
+    bool top_level = true;
+    KeyAverage average;
+  };
+  std::vector<Row> rows_;
+  std::map<std::tuple<bool, std::string, std::string, std::vector<std::string>>, size_t> row_of_;
+};
 
 }  // namespace prof::analyzer
