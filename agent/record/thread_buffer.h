@@ -16,6 +16,8 @@
 #include <memory>
 #include <type_traits>
 
+#include "stacks/native_stack.h"
+
 namespace prof {
 
 // Every record in the ring starts with this header; `size` covers the header,
@@ -182,6 +184,10 @@ class ThreadBuffer {
   void mark_owner_exited() { owner_exited_.store(true, std::memory_order_release); }
   bool owner_exited() const { return owner_exited_.load(std::memory_order_acquire); }
 
+  // The owner thread's previous native stack walk, which its next walk
+  // replays where the stack is the same (owner thread only).
+  NativeWalkMemo& native_walk_memo() { return native_walk_memo_; }
+
  private:
   // Rings are mapped, not malloc'ed: an unmapped ring gives its memory back
   // to the system at once, where freed malloc chunks of 16 MiB would stay in
@@ -216,6 +222,10 @@ class ThreadBuffer {
   // Consumer-owned line.
   alignas(64) std::atomic<uint64_t> read_pos_{0};
   std::atomic<bool> owner_exited_{false};
+
+  // The producer's too, after the consumer's line: it shares no line the
+  // writer reads.
+  alignas(64) NativeWalkMemo native_walk_memo_;
 
   static inline std::atomic<void (*)()> half_full_hook_{nullptr};
   static inline std::atomic<uint64_t> wait_limit_ns_{0};
