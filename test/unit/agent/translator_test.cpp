@@ -266,7 +266,7 @@ TEST_CASE("calls from the same native frames share a stack; a call from other fr
     r->callback_id = 20;
     r->args = prof::ApiCallArgs::none;
     r->stack_depth = static_cast<uint16_t>(frames.size());
-    std::memcpy(reinterpret_cast<char*>(r + 1), frames.data(), bytes);
+    if (bytes != 0) std::memcpy(reinterpret_cast<char*>(r + 1), frames.data(), bytes);
     t.buffer.commit();
   };
   // The writer keeps the previous call's frames and id: the same frames
