@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <type_traits>
 
 #include "stacks/native_stack.h"
@@ -185,8 +186,11 @@ class ThreadBuffer {
   bool owner_exited() const { return owner_exited_.load(std::memory_order_acquire); }
 
   // The owner thread's previous native stack walk, which its next walk
-  // replays where the stack is the same (owner thread only).
-  NativeWalkMemo& native_walk_memo() { return native_walk_memo_; }
+  // replays where the stack is the same (owner thread only). Null when it
+  // could not be allocated, and once the owner exits: a ring waiting for
+  // the writer then holds none of its 7 KB (10,000 short-lived threads).
+  NativeWalkMemo* native_walk_memo() { return native_walk_memo_.get(); }
+  void release_native_walk_memo() { native_walk_memo_.reset(); }
 
  private:
   // Rings are mapped, not malloc'ed: an unmapped ring gives its memory back
@@ -200,6 +204,7 @@ class ThreadBuffer {
   size_t capacity_;  // a power of two, or 0 when allocation failed
   uint32_t tid_;
   char name_at_start_[16] = {};  // TASK_COMM_LEN
+  std::unique_ptr<NativeWalkMemo> native_walk_memo_{new (std::nothrow) NativeWalkMemo};
 
   // Producer-owned line.
   alignas(64) std::atomic<uint64_t> write_pos_{0};
@@ -223,9 +228,6 @@ class ThreadBuffer {
   alignas(64) std::atomic<uint64_t> read_pos_{0};
   std::atomic<bool> owner_exited_{false};
 
-  // The producer's too, after the consumer's line: it shares no line the
-  // writer reads.
-  alignas(64) NativeWalkMemo native_walk_memo_;
 
   static inline std::atomic<void (*)()> half_full_hook_{nullptr};
   static inline std::atomic<uint64_t> wait_limit_ns_{0};
