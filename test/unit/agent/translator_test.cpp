@@ -251,6 +251,50 @@ TEST_CASE("calls from the same Python frames share a stack; a call from other fr
   CHECK(chunk.stacks_size() == 3);
 }
 
+TEST_CASE("calls from the same native frames share a stack; a call from other frames does not") {
+  Translated t;
+  auto call = [&](uint32_t correlation, std::vector<uint64_t> frames) {
+    const auto bytes = static_cast<uint32_t>(frames.size() * sizeof(uint64_t));
+    auto* r = prof::begin_record<prof::ApiCallRecord>(t.buffer, prof::RecordType::api_call, bytes);
+    REQUIRE(r != nullptr);
+    std::memset(reinterpret_cast<char*>(r) + sizeof(r->header), 0, sizeof(*r) - sizeof(r->header));
+    r->start_ticks = kBase + correlation * 10;
+    r->end_ticks = kBase + correlation * 10 + 5;
+    r->function_name = "cudaMemset";
+    r->correlation_id = correlation;
+    r->domain = static_cast<uint16_t>(prof::file::ApiDomain::runtime);
+    r->callback_id = 20;
+    r->args = prof::ApiCallArgs::none;
+    r->stack_depth = static_cast<uint16_t>(frames.size());
+    if (bytes != 0) std::memcpy(reinterpret_cast<char*>(r + 1), frames.data(), bytes);
+    t.buffer.commit();
+  };
+  // The writer keeps the previous call's frames and id: the same frames
+  // twice, the same depth with another return address, the first frames
+  // again, a shorter stack, none, and the first again.
+  call(1, {0x1010, 0x2020, 0x3030});
+  call(2, {0x1010, 0x2020, 0x3030});
+  call(3, {0x1010, 0x2021, 0x3030});
+  call(4, {0x1010, 0x2020, 0x3030});
+  call(5, {0x1010, 0x2020});
+  call(6, {});
+  call(7, {0x1010, 0x2020, 0x3030});
+  t.translate_all();
+  const prof::proto::Chunk chunk = t.finish();
+  REQUIRE(chunk.api_calls_size() == 7);
+  const uint64_t first = chunk.api_calls(0).stack_id();
+  CHECK(first != 0);
+  CHECK(chunk.api_calls(1).stack_id() == first);
+  CHECK(chunk.api_calls(2).stack_id() != first);
+  CHECK(chunk.api_calls(2).stack_id() != 0);
+  CHECK(chunk.api_calls(3).stack_id() == first);
+  CHECK(chunk.api_calls(4).stack_id() != first);
+  CHECK(chunk.api_calls(4).stack_id() != chunk.api_calls(2).stack_id());
+  CHECK(chunk.api_calls(5).stack_id() == 0);
+  CHECK(chunk.api_calls(6).stack_id() == first);
+  CHECK(chunk.stacks_size() == 3);
+}
+
 TEST_CASE("with a calibration, the app thread's host ticks become CLOCK_MONOTONIC ns in the file") {
   Translated t;
   // 2.5 ticks per ns: the chunk begins at kBase ns, which is 1,000,000 ticks.
