@@ -25,10 +25,11 @@ function(prof_add_test)
   # a report fails the run even where the test does not look at that
   # process's exit code or stderr. die_after_fork: ThreadSanitizer stops a
   # forked child of a threaded process that starts a thread, which every
-  # forked child under the agent does (its writer). handle_segv: the tests
-  # check that a crashing app dies by its signal.
+  # forked child under the agent does (its writer). handle_segv, handle_sigbus,
+  # handle_sigfpe: the tests check that a crashing app dies by its signal
+  # (ThreadSanitizer's own handler would end it with exit code 66).
   if(PROF_SANITIZE STREQUAL "thread")
-    list(PREPEND environment "TSAN_OPTIONS=die_after_fork=0:handle_segv=0:second_deadlock_stack=1:suppressions=${PROJECT_SOURCE_DIR}/scripts/tsan_suppressions.txt:log_path=${CMAKE_BINARY_DIR}/tsan-reports/${T_NAME}")
+    list(PREPEND environment "TSAN_OPTIONS=die_after_fork=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:second_deadlock_stack=1:suppressions=${PROJECT_SOURCE_DIR}/scripts/tsan_suppressions.txt:log_path=${CMAKE_BINARY_DIR}/tsan-reports/${T_NAME}")
   endif()
   if(environment)
     set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${environment}")

@@ -42,7 +42,7 @@ struct ApiCallSeen {
                                                   uint32_t agent_frames, const ApiCallSeen& call) {
   CallStack stack;
   if (stacks != nullptr && stacks->any() && describes_work(call.kind) && !call.nested) {
-    capture_call_stack(*stacks, agent_frames, stack);
+    capture_call_stack(*stacks, agent_frames, buffer.native_walk_memo(), stack);
   }
   uint32_t name_bytes = 0;
   if (call.kind == CudaCallKind::launch && !call.nested && call.kernel_name != nullptr) {

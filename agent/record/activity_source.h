@@ -37,11 +37,12 @@ class ActivitySource {
   virtual uint64_t dropped() const = 0;
   // Work still running when recording ended, so without an end: not written.
   virtual uint64_t unfinished() const = 0;
-  // Writer thread: work launched and not yet handed over, for a source that
-  // knows it itself (event timing: operations whose end event has not
-  // completed). A source that reports_launches() leaves the count to the
-  // writer, which matches its records to the calls by correlation id.
-  virtual uint64_t work_running() const { return 0; }
+  // Writer thread: work launched by calls that began at or before
+  // `launched_by_ns` and not yet handed over, for a source that knows it
+  // itself (event timing: operations whose end event has not completed).
+  // A source that reports_launches() leaves the count to the writer, which
+  // matches its records to the calls by correlation id.
+  virtual uint64_t work_running(uint64_t /*launched_by_ns*/) const { return 0; }
   // Whether each record of GPU work names the call that launched it (its
   // correlation id), so that a window can wait for the records of its launches.
   virtual bool reports_launches() const { return false; }

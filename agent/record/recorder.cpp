@@ -21,6 +21,7 @@ pthread_once_t g_exit_key_once = PTHREAD_ONCE_INIT;
 // destructor would work too, but this keeps the hot-path TLS trivial.
 void on_thread_exit(void* buffer) {
   Recorder::t_buffer_ = nullptr;
+  static_cast<ThreadBuffer*>(buffer)->release_native_walk_memo();
   static_cast<ThreadBuffer*>(buffer)->mark_owner_exited();
   ThreadBuffer::wake_consumer();
 }

@@ -14,7 +14,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <type_traits>
+
+#include "stacks/native_stack.h"
 
 namespace prof {
 
@@ -182,6 +185,13 @@ class ThreadBuffer {
   void mark_owner_exited() { owner_exited_.store(true, std::memory_order_release); }
   bool owner_exited() const { return owner_exited_.load(std::memory_order_acquire); }
 
+  // The owner thread's previous native stack walk, which its next walk
+  // replays where the stack is the same (owner thread only). Null when it
+  // could not be allocated, and once the owner exits: a ring waiting for
+  // the writer then holds none of its 7 KB (10,000 short-lived threads).
+  NativeWalkMemo* native_walk_memo() { return native_walk_memo_.get(); }
+  void release_native_walk_memo() { native_walk_memo_.reset(); }
+
  private:
   // Rings are mapped, not malloc'ed: an unmapped ring gives its memory back
   // to the system at once, where freed malloc chunks of 16 MiB would stay in
@@ -194,6 +204,7 @@ class ThreadBuffer {
   size_t capacity_;  // a power of two, or 0 when allocation failed
   uint32_t tid_;
   char name_at_start_[16] = {};  // TASK_COMM_LEN
+  std::unique_ptr<NativeWalkMemo> native_walk_memo_{new (std::nothrow) NativeWalkMemo};
 
   // Producer-owned line.
   alignas(64) std::atomic<uint64_t> write_pos_{0};
@@ -216,6 +227,7 @@ class ThreadBuffer {
   // Consumer-owned line.
   alignas(64) std::atomic<uint64_t> read_pos_{0};
   std::atomic<bool> owner_exited_{false};
+
 
   static inline std::atomic<void (*)()> half_full_hook_{nullptr};
   static inline std::atomic<uint64_t> wait_limit_ns_{0};

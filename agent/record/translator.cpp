@@ -175,7 +175,7 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
   const auto* frames = reinterpret_cast<const uint64_t*>(payload_of(record));
   const auto* python = reinterpret_cast<const PythonFrame*>(frames + record.stack_depth);
   if (record.python_depth == 0) {
-    call.stack_id = record.stack_depth == 0 ? 0 : stacks_.intern(frames, record.stack_depth, chunk);
+    call.stack_id = record.stack_depth == 0 ? 0 : native_stack_id(frames, record.stack_depth, chunk);
   } else {
     // The capture path bounds both depths; the bound here keeps a bad record
     // from writing past `merged`.
@@ -232,6 +232,19 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
       break;
   }
   chunk.add(call, {ns(record.start_ticks), ns(record.end_ticks)}, record.correlation_id);
+}
+
+uint64_t Translator::native_stack_id(const uint64_t* frames, uint32_t depth, ChunkEncoder& chunk) {
+  LastNativeStack& last = last_native_stack_;
+  // The capture path bounds the depth; a bad record's is not kept.
+  if (depth > last.frames.size()) return stacks_.intern(frames, depth, chunk);
+  if (last.stack_id != 0 && last.depth == depth && std::memcmp(last.frames.data(), frames, depth * sizeof(uint64_t)) == 0) {
+    return last.stack_id;
+  }
+  last.stack_id = stacks_.intern(frames, depth, chunk);
+  last.depth = depth;
+  std::memcpy(last.frames.data(), frames, depth * sizeof(uint64_t));
+  return last.stack_id;
 }
 
 uint64_t Translator::new_api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk) {

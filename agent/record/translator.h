@@ -15,6 +15,7 @@
 #include "record/records.h"
 #include "record/stack_table.h"
 #include "record/string_table.h"
+#include "stacks/native_stack.h"
 
 namespace prof {
 
@@ -102,6 +103,16 @@ class Translator {
     uint64_t stack_id = 0;
   };
   LastPythonStack last_python_stack_;
+  // The same for the last call with native frames only: a compare of its
+  // return addresses instead of StackTable's hash of them and then that
+  // compare (the hash is 5 instructions a frame).
+  struct LastNativeStack {
+    uint32_t depth = 0;
+    uint64_t stack_id = 0;
+    std::array<uint64_t, kMaxNativeStackDepth> frames;
+  };
+  LastNativeStack last_native_stack_;
+  uint64_t native_stack_id(const uint64_t* frames, uint32_t depth, ChunkEncoder& chunk);
   NvtxRangeAssembler ranges_;
   std::unordered_set<uint32_t> known_threads_;
   uint32_t last_noted_tid_ = 0;

@@ -100,18 +100,27 @@ void WindowFiles::note_launch(const ApiCallRecord& call, uint64_t start_ns) {
   launches_.launched(call.correlation_id);
 }
 
+uint64_t WindowFiles::launches_outstanding(const ActivitySource& source, uint64_t end_ns, bool at_exit) const {
+  if (source.reports_launches()) return launches_.active() ? launches_.outstanding() : 0;
+  // Event timing knows its running work itself: the operations launched by
+  // the window's calls whose end event has not completed (the last step's
+  // kernels, still on the GPU when the next step began). At exit the writer
+  // has already waited for all of them, or must not wait (a signal).
+  return at_exit ? 0 : source.work_running(end_ns);
+}
+
 uint32_t WindowFiles::wait_for_launches(Output& output, uint64_t end_ns, uint64_t wait_until_ns, bool at_exit) {
   ActivitySource* source = output.activity_source();
-  if (source == nullptr || !launches_.active()) return 0;
+  if (source == nullptr) return 0;
   const uint64_t start = monotonic_ns();
-  while (launches_.outstanding() != 0 && monotonic_ns() < wait_until_ns) {
+  while (launches_outstanding(*source, end_ns, at_exit) != 0 && monotonic_ns() < wait_until_ns) {
     // Not forced: a forced flush would hand over work launched after the
     // window (by a warmup step, or the next window) unfinished, and lose it.
     sleep_ms(1);
     source->request_delivery(false);
     output.drain_activity(end_ns);
   }
-  const auto missing = static_cast<uint32_t>(launches_.outstanding());
+  const auto missing = static_cast<uint32_t>(launches_outstanding(*source, end_ns, at_exit));
   if (missing != 0 && !at_exit) {  // at exit the run's end-of-run line says it
     log_info("window %u: the GPU records of %u operations launched inside it had not arrived %u ms after "
              "it ended; the file has their calls without them",

@@ -107,6 +107,8 @@ class WindowFiles final : public WindowSink {
   // Waits until the source handed over the GPU record of every launch of
   // the window, or `wait_until_ns`; returns how many did not arrive.
   uint32_t wait_for_launches(Output& output, uint64_t end_ns, uint64_t wait_until_ns, bool at_exit);
+  // The window's launches whose GPU records have not arrived.
+  uint64_t launches_outstanding(const ActivitySource& source, uint64_t end_ns, bool at_exit) const;
 
   const Recorder& recorder_;
   const Options options_;

@@ -369,7 +369,7 @@ file::DropCounts Writer::drop_counts() const {
 }
 
 uint64_t Writer::gpu_work_outstanding(const ActivitySource& source) {
-  if (!source.reports_launches()) return source.work_running();
+  if (!source.reports_launches()) return source.work_running(UINT64_MAX);
   const WindowLaunches* launches = options_.windowed ? windows_.launches() : &in_flight_;
   return launches != nullptr && launches->active() ? launches->outstanding() : 0;
 }

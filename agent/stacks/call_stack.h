@@ -46,13 +46,14 @@ struct CallStack {
 
 // Always inlined, so that `agent_frames` (the agent's own frames at the
 // leaf, which the native walk skips) counts the caller's frames only.
+// `memo`: the calling thread's previous native walk (native_stack.h), or null.
 [[gnu::always_inline]] inline void capture_call_stack(const CallStackSettings& settings, uint32_t agent_frames,
-                                                      CallStack& stack) {
+                                                      NativeWalkMemo* memo, CallStack& stack) {
   stack.python_depth = settings.python ? capture_python_frames(stack.python, settings.depth) : 0;
   // PROF_STACKS=python: native frames only for a thread without Python
   // frames (a C++ worker thread), rather than no stack at all.
   stack.native_depth = settings.native && (settings.mixed || stack.python_depth == 0)
-                           ? capture_native_stack(stack.native, settings.depth, agent_frames)
+                           ? capture_native_stack(stack.native, settings.depth, agent_frames, memo)
                            : 0;
 }
 

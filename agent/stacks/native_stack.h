@@ -36,6 +36,46 @@ bool native_stacks_available();
 // on glibc older than 2.35 that lookup takes the loader lock (dl_iterate_phdr).
 // A library unloaded and another loaded at the same addresses would meet the
 // first one's rules, as with libunwind's cache.
-uint32_t capture_native_stack(uint64_t* frames, uint32_t max_depth, uint32_t skip_frames);
+//
+// `memo`, when given, is the calling thread's record of its previous walk
+// (NativeWalkMemo below): the same answer, for a stack that repeats, at a
+// few instructions per frame instead of a rule lookup.
+struct NativeWalkMemo;
+uint32_t capture_native_stack(uint64_t* frames, uint32_t max_depth, uint32_t skip_frames,
+                              NativeWalkMemo* memo = nullptr);
+
+// One thread's previous walk, as the chain of register states it stepped
+// through. A step is a pure function of its state (the address whose rule
+// applies, rsp, rbp), the rule kept for that address (published once, never
+// changed) and the two stack slots the rule reads (the return address, the
+// saved rbp). So when a walk reaches a state of the chain, the rest of the
+// chain is its answer as long as each of those slots still holds what the
+// chain read there: checking that is a load and a compare per frame, where
+// the walk itself hashes, looks up and decodes a rule (about 30 instructions
+// per frame; a training loop launches from a few call sites, each stack
+// repeating). Only steps by a kept, plain rule are remembered. Owned by one
+// thread (its ThreadBuffer holds it); a walk in a signal handler that
+// interrupts another finds it busy and walks without it.
+struct NativeWalkMemo {
+  struct State {  // where a step starts
+    uint64_t lookup;  // the address whose rule applies
+    uint64_t sp;
+    uint64_t bp;
+  };
+  struct Step {  // what the step from the state of the same index read
+    uint64_t ra_address;
+    uint64_t return_address;
+    uint64_t bp_address;  // 0: rbp unchanged
+    uint64_t caller_bp;
+  };
+  static constexpr uint32_t kMaxStates = kMaxNativeStackDepth + kMaxNativeSkipFrames + 8 + 1;
+  uint32_t count = 0;  // states[0..count) are valid, steps[0..count - 1)
+  // The walk ended at the last state by a kept rule that has no caller
+  // (_start's), so that it ends there again.
+  bool ends_at_last = false;
+  bool busy = false;
+  State states[kMaxStates];
+  Step steps[kMaxStates];
+};
 
 }  // namespace prof

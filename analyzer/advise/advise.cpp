@@ -60,8 +60,9 @@ void measure_devices(const Run& events, AdviseWindow& w) {
   std::map<std::pair<uint32_t, uint32_t>, OpSets> devices;
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, OpSets> streams;
   for (const GpuActivity& g : events.gpu_activities) {
-    devices[{g.process, g.device_id}].add(g);
-    streams[{g.process, g.device_id, g.stream_id}].add(g);
+    const GpuPlace& place = events.place(g);
+    devices[{g.process, place.device_id}].add(g);
+    streams[{g.process, place.device_id, place.stream_id}].add(g);
   }
   for (const auto& [key, ops] : devices) {
     DeviceUsage d;

@@ -109,9 +109,9 @@ class Builder {
       s.host += e.duration_ns();
       s.sites.add(static_cast<int64_t>(i), 0, true);
       auto c = copies.find(static_cast<int64_t>(i));
-      const bool read = c != copies.end() && is_device_to_host(*c->second);
-      if (c != copies.end()) s.bytes += c->second->bytes;
-      if (!read || c->second->bytes > 16) s.scalar_read = false;
+      const bool read = c != copies.end() && is_device_to_host(events_, *c->second);
+      if (c != copies.end()) s.bytes += events_.transfer(*c->second).bytes;
+      if (!read || events_.transfer(*c->second).bytes > 16) s.scalar_read = false;
     }
     for (auto& [key, s] : by_site) {
       if (!worth(s.idle)) continue;
@@ -309,19 +309,20 @@ class Builder {
       const GpuActivity& g = events_.gpu_activities[i];
       if (g.kind != GpuKind::kMemcpy) continue;
       const bool is_pageable = events_.name(g.name).find("Pageable") != std::string::npos;
-      const bool host = is_host_to_device(g) || is_device_to_host(g);
+      const bool host = is_host_to_device(events_, g) || is_device_to_host(events_, g);
+      const uint64_t bytes = events_.transfer(g).bytes;
       // Small copies are all latency: only large ones show what pinned memory reaches.
-      if (host && !is_pageable && g.bytes >= (1u << 20)) {
-        pinned_bytes += g.bytes;
+      if (host && !is_pageable && bytes >= (1u << 20)) {
+        pinned_bytes += bytes;
         pinned_ns += g.duration_ns();
       }
       Group& group = is_pageable ? pageable : plain;
       group.exposed += exposed[i];
       ++group.count;
-      group.bytes += g.bytes;
+      group.bytes += bytes;
       group.gpu += g.duration_ns();
-      if (is_host_to_device(g)) group.h2d += g.duration_ns();
-      if (is_device_to_host(g)) group.d2h += g.duration_ns();
+      if (is_host_to_device(events_, g)) group.h2d += g.duration_ns();
+      if (is_device_to_host(events_, g)) group.d2h += g.duration_ns();
     }
     auto sites_of = [&](const Group& group) {
       CallSites sites(events_, namer_);
@@ -429,9 +430,9 @@ class Builder {
 
   // --- the same kernel and launch configuration with very different durations.
   void kernel_variance() {
-    std::map<std::pair<NameId, uint32_t>, std::vector<uint64_t>> groups;
+    std::map<std::pair<NameId, uint32_t>, std::vector<uint64_t>> groups;  // (name, index into kernel_configs)
     for (const GpuActivity& g : events_.gpu_activities)
-      if (g.kind == GpuKind::kKernel) groups[{g.name, g.kernel_config}].push_back(g.duration_ns());
+      if (g.kind == GpuKind::kKernel) groups[{g.name, g.details}].push_back(g.duration_ns());
     for (auto& [key, durations] : groups) {
       if (durations.size() < 5) continue;
       const uint64_t mid = median(durations);

@@ -177,8 +177,10 @@ CallKind call_kind(std::string_view name) {
 
 std::vector<IdlePiece> idle_pieces(const Run& events) {
   std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> devices;
-  for (size_t i = 0; i < events.gpu_activities.size(); ++i)
-    devices[{events.gpu_activities[i].process, events.gpu_activities[i].device_id}].push_back(static_cast<uint32_t>(i));
+  for (size_t i = 0; i < events.gpu_activities.size(); ++i) {
+    const GpuActivity& g = events.gpu_activities[i];
+    devices[{g.process, events.place(g).device_id}].push_back(static_cast<uint32_t>(i));
+  }
   const auto calls = outermost_calls(events);
   // Room for two pieces per operation reserved up front (more grows the
   // vector as before): the pages past the last piece are never touched, so

@@ -8,8 +8,12 @@
 
 namespace prof::analyzer {
 
-inline bool is_host_to_device(const GpuActivity& g) { return g.copy_kind == CopyKind::kHostToDevice; }
-inline bool is_device_to_host(const GpuActivity& g) { return g.copy_kind == CopyKind::kDeviceToHost; }
+inline bool is_host_to_device(const Run& run, const GpuActivity& g) {
+  return run.transfer(g).copy_kind == CopyKind::kHostToDevice;
+}
+inline bool is_device_to_host(const Run& run, const GpuActivity& g) {
+  return run.transfer(g).copy_kind == CopyKind::kDeviceToHost;
+}
 inline bool is_native(const Frame& f) { return f.kind == FrameKind::kNative; }
 
 inline uint32_t process_pid(const ProcessInfo& p) { return p.process ? p.process->pid : 0; }

@@ -82,7 +82,7 @@ class RunWindows {
 };
 
 // What a view that reads the GPU records only as sums (`sums_suffice`)
-// loads: LoadDepth::kGpuSums, which keeps no GpuActivity (72 bytes) per
+// loads: LoadDepth::kGpuSums, which keeps no GpuActivity (48 bytes) per
 // record, unless steps or a schedule cut the run event by event.
 LoadDepth load_depth_for(bool sums_suffice, const WindowOptions& options);
 

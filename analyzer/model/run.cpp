@@ -11,10 +11,23 @@ Run Run::without_events() const {
   out.frames = frames;
   out.stacks = stacks;
   out.kernel_configs = kernel_configs;
+  out.gpu_places = gpu_places;
+  out.transfers = transfers;
   out.callback_ids = callback_ids;
   out.names_ = names_;
   out.name_ids_ = name_ids_;
   return out;
+}
+
+size_t GpuPlaceHash::operator()(const GpuPlace& p) const {
+  const uint32_t words[4] = {p.device_id, p.stream_id, p.context_id, p.graph_id};
+  return hash_words(words);
+}
+
+size_t TransferHash::operator()(const Transfer& t) const {
+  const uint32_t words[3] = {static_cast<uint32_t>(t.bytes), static_cast<uint32_t>(t.bytes >> 32),
+                             static_cast<uint32_t>(t.copy_kind)};
+  return hash_words(words);
 }
 
 NameId Run::intern(std::string_view name) {

@@ -13,6 +13,7 @@
 
 #include "io/records.h"
 #include "model/event_table.h"
+#include "model/interned_values.h"
 
 namespace prof::analyzer {
 
@@ -126,32 +127,57 @@ struct KernelConfig {
   bool operator==(const KernelConfig&) const = default;
 };
 
-// Fields widest first, as CpuEvent's.
+// Where a GPU record ran. A run has a handful of each, so records hold an
+// index into Run::gpu_places rather than the 16 bytes.
+struct GpuPlace {
+  uint32_t device_id = 0;
+  uint32_t stream_id = 0;
+  uint32_t context_id = 0;  // CUPTI's context id
+  uint32_t graph_id = 0;    // the graph it was replayed from; 0: none
+
+  bool operator==(const GpuPlace&) const = default;
+};
+struct GpuPlaceHash {
+  size_t operator()(const GpuPlace& place) const;
+};
+
+// What a copy or memset moved, held once per distinct value in
+// Run::transfers: a run repeats a few sizes millions of times.
+struct Transfer {
+  uint64_t bytes = 0;
+  CopyKind copy_kind = CopyKind::kUnknown;  // memcpys only
+
+  bool operator==(const Transfer&) const = default;
+};
+struct TransferHash {
+  size_t operator()(const Transfer& transfer) const;
+};
+
+// Fields widest first, as CpuEvent's. Where it ran and what it moved or
+// launched with are indices into the Run's tables (Run::place, Run::transfer,
+// Run::kernel_config read them): a run holds millions of these.
 struct GpuActivity {
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
-  uint64_t bytes = 0;
   uint32_t process = 0;
   // Index into Run::cpu_events of the API call that launched it (same process,
   // same correlation id); -1 when none was recorded. 32 bits, as the other
   // indices: 2^31 CPU events would take 100 GB of them.
   int32_t launched_by = -1;
   NameId name = 0;  // kernels demangled; "Memcpy HtoD (Pageable -> Device)" style for copies
-  uint32_t device_id = 0;
-  uint32_t stream_id = 0;
   uint32_t correlation_id = 0;
   // Launch configuration ("grid=[..] block=[..] shared=N") or size
   // ("HtoD 4096 B"), for --group-by-input-shape.
   NameId input_shape = 0;
-  CopyKind copy_kind = CopyKind::kUnknown;  // memcpys only
-  uint32_t kernel_config = 0;  // kernels only: index into Run::kernel_configs
-  uint32_t context_id = 0;     // CUPTI's context id
-  uint32_t graph_id = 0;       // the graph it was replayed from; 0: none
+  uint32_t place = 0;  // index into Run::gpu_places
+  // Kernels: index into Run::kernel_configs; memcpys and memsets: into
+  // Run::transfers. One slot, as no record has both.
+  uint32_t details = 0;
   GpuKind kind = GpuKind::kKernel;
 
   uint64_t duration_ns() const { return end_ns - start_ns; }
 };
-static_assert(sizeof(GpuActivity) == 72, "GpuActivity is one of millions: keep it packed");
+static_assert(sizeof(GpuActivity) == 48, "GpuActivity is one of millions: keep it packed");
 
 // GPU work of one name (and launch or transfer shape) in one process, summed
 // as a LoadDepth::kGpuSums load reads it: what report's table needs of the
@@ -270,11 +296,15 @@ class Run {
  public:
   // Name 0 is always the empty string, so "no domain" needs no optional.
   static constexpr NameId kNoName = 0;
-  Run() : kernel_configs(1) { intern(""); }
+  Run() : kernel_configs(1) {
+    intern("");
+    gpu_places.intern({});  // index 0: what a default GpuActivity reads
+    transfers.intern({});
+  }
 
-  // The same names, processes, stacks and kernel configs with no events:
-  // where a window's selection starts, without copying every event of the
-  // run only to drop most of them.
+  // The same names, processes, stacks, kernel configs, places and transfers
+  // with no events: where a window's selection starts, without copying every
+  // event of the run only to drop most of them.
   Run without_events() const;
 
   NameId intern(std::string_view name);
@@ -301,6 +331,14 @@ class Run {
   std::vector<Frame> frames;
   std::vector<std::vector<uint32_t>> stacks;  // frame indices, innermost first
   std::vector<KernelConfig> kernel_configs;    // entry 0 is all zeros (non-kernels)
+  InternedValues<GpuPlace, GpuPlaceHash> gpu_places;  // entry 0 is all zeros
+  InternedValues<Transfer, TransferHash> transfers;   // entry 0 is all zeros (kernels)
+  const GpuPlace& place(const GpuActivity& g) const { return gpu_places[g.place]; }
+  // All zeros for a record of the other kind.
+  const KernelConfig& kernel_config(const GpuActivity& g) const {
+    return kernel_configs[g.kind == GpuKind::kKernel ? g.details : 0];
+  }
+  const Transfer& transfer(const GpuActivity& g) const { return transfers[g.kind == GpuKind::kKernel ? 0 : g.details]; }
   // CUPTI's callback id (Kineto's "cbid") of the API call of each name: one
   // function, one id, so it is kept per name rather than per call.
   std::vector<uint16_t> callback_ids;  // by NameId; 0: not an API call's name

@@ -14,14 +14,6 @@
 namespace prof::analyzer {
 namespace {
 
-// FNV-1a over 32-bit words: the keys below are a few small integers.
-template <size_t N>
-size_t hash_words(const uint32_t (&words)[N]) {
-  uint64_t hash = 1469598103934665603ull;
-  for (uint32_t word : words) hash = (hash ^ word) * 1099511628211ull;
-  return hash;
-}
-
 // The values a derived name (a formatted shape, a copy's display name) is
 // made from; the last word says which wording, so equal numbers of different
 // records stay apart.
@@ -145,6 +137,9 @@ class ChunkLoader {
   GpuActivity gpu_activity(GpuKind kind, const Record& r);
   // Appends it to Run::gpu_activities, or adds it to Run::gpu_work_sums.
   void keep_gpu_activity(const GpuActivity& g);
+  bool keeps_gpu_records() const { return keep_events_ && !sum_gpu_work_; }
+  // Index into Run::transfers, for a record kept one by one (else 0).
+  uint32_t transfer(uint64_t bytes, CopyKind kind);
 
   Run& run_;
   uint32_t process_;
@@ -165,15 +160,17 @@ GpuActivity ChunkLoader::gpu_activity(GpuKind kind, const Record& r) {
   GpuActivity g;
   g.kind = kind;
   g.process = process_;
-  g.device_id = r.device_id;
-  g.stream_id = r.stream_id;
+  // Only records kept one by one read it back (a sum has no place).
+  if (keeps_gpu_records()) g.place = run_.gpu_places.intern({r.device_id, r.stream_id, r.context_id, r.graph_id});
   g.correlation_id = r.correlation_id;
-  g.context_id = r.context_id;
-  g.graph_id = r.graph_id;
   g.start_ns = r.start_ns;
   g.end_ns = end_of(g.start_ns, r.duration_ns);
   seen(g.start_ns, g.end_ns);
   return g;
+}
+
+uint32_t ChunkLoader::transfer(uint64_t bytes, CopyKind kind) {
+  return keeps_gpu_records() ? run_.transfers.intern({bytes, kind}) : 0;
 }
 
 void ChunkLoader::keep_gpu_activity(const GpuActivity& g) {
@@ -399,7 +396,7 @@ void ChunkLoader::load_kernels() {
       return "grid=" + dims(grid) + " block=" + dims(block) +
              " shared=" + std::to_string(shared);
     });
-    g.kernel_config = kernel_config(k);
+    g.details = kernel_config(k);
     if (k.event_timed) ++run_.processes[process_].counts.event_timed;
     keep_gpu_activity(g);
   }
@@ -413,8 +410,7 @@ void ChunkLoader::load_memcpys() {
     g.name = derived_name({{kind, static_cast<uint32_t>(c.src_kind), static_cast<uint32_t>(c.dst_kind), 0, 0, 0, 0,
                            DerivedNameKey::kMemcpyName}},
                          [&] { return memcpy_name(c); });
-    g.bytes = c.bytes;
-    g.copy_kind = c.kind;
+    g.details = transfer(c.bytes, c.kind);
     g.input_shape = derived_name({{kind, low(c.bytes), high(c.bytes), 0, 0, 0, 0, DerivedNameKey::kMemcpyShape}}, [&] {
       return std::string(copy_kind_name(c.kind)) + " " + std::to_string(c.bytes) + " B";
     });
@@ -429,7 +425,7 @@ void ChunkLoader::load_memsets() {
     GpuActivity g = gpu_activity(GpuKind::kMemset, s);
     g.name = derived_name({{static_cast<uint32_t>(s.memory_kind), 0, 0, 0, 0, 0, 0, DerivedNameKey::kMemsetName}},
                          [&] { return memset_name(s); });
-    g.bytes = s.bytes;
+    g.details = transfer(s.bytes, CopyKind::kUnknown);
     g.input_shape = derived_name({{low(s.bytes), high(s.bytes), 0, 0, 0, 0, 0, DerivedNameKey::kMemsetShape}},
                                [&] { return "memset " + std::to_string(s.bytes) + " B"; });
     if (s.event_timed) ++run_.processes[process_].counts.event_timed;
@@ -603,17 +599,19 @@ namespace {
 // A Run nothing was added to yet: the first file's own Run can take its place.
 bool is_fresh(const Run& run) {
   return run.processes.empty() && run.name_count() == 1 && run.modules.empty() && run.frames.empty() &&
-         run.stacks.empty() && run.kernel_configs.size() == 1 && run.callback_ids.empty() && run.cpu_events.empty() &&
+         run.stacks.empty() && run.kernel_configs.size() == 1 && run.gpu_places.size() == 1 &&
+         run.transfers.size() == 1 && run.callback_ids.empty() && run.cpu_events.empty() &&
          run.gpu_activities.empty() && run.memory_events.empty() && run.tensor_memory_events.empty() &&
          run.synchronizations.empty() && run.gpu_work_sums.empty() && run.gpu_times_to_link.empty();
 }
 
 }  // namespace
 
-// The file's names, modules, frames, stacks and kernel configs are added
-// in their order in the file, after the Run's: the same indices a load of
-// the file straight into the Run gives, since its first uses come in that
-// order too (Run::intern numbers new names in order of first use).
+// The file's names, modules, frames, stacks, kernel configs, places and
+// transfers are added in their order in the file, after the Run's: the same
+// indices a load of the file straight into the Run gives, since its first
+// uses come in that order too (Run::intern numbers new names in order of
+// first use, and so do Run::gpu_places and Run::transfers).
 std::optional<ReadError> RunBuilder::append(LoadedFile&& file, std::ostream& warnings) {
   warnings << file.warnings;
   if (file.error) return file.error;
@@ -651,6 +649,12 @@ std::optional<ReadError> RunBuilder::append(LoadedFile&& file, std::ostream& war
   }
   for (size_t k = 1; k < from.kernel_configs.size(); ++k) run_.kernel_configs.push_back(from.kernel_configs[k]);
   auto stack = [&](uint32_t s) { return s == 0 ? 0 : s + stack_base; };
+  // Places and transfers are shared by all processes: the file's are found
+  // or added in the Run's tables.
+  std::vector<uint32_t> places(from.gpu_places.size());
+  for (uint32_t p = 0; p < from.gpu_places.size(); ++p) places[p] = run_.gpu_places.intern(from.gpu_places[p]);
+  std::vector<uint32_t> transfers(from.transfers.size());
+  for (uint32_t t = 0; t < from.transfers.size(); ++t) transfers[t] = run_.transfers.intern(from.transfers[t]);
 
   for (CpuEvent e : from.cpu_events) {
     e.process = process;
@@ -664,7 +668,9 @@ std::optional<ReadError> RunBuilder::append(LoadedFile&& file, std::ostream& war
     g.process = process;
     g.name = names[g.name];
     g.input_shape = names[g.input_shape];
-    if (g.kernel_config != 0) g.kernel_config += config_base;
+    g.place = places[g.place];
+    if (g.kind != GpuKind::kKernel) g.details = transfers[g.details];
+    else if (g.details != 0) g.details += config_base;
     run_.gpu_activities.push_back(g);
   }
   for (GpuWorkSum sum : from.gpu_work_sums) {

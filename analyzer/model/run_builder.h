@@ -17,7 +17,7 @@ namespace prof::analyzer {
 // What a load keeps: everything; every event but the GPU records, summed
 // instead as they are read (Run::gpu_work_sums, Run::launched_gpu_ns: what
 // report's table needs; 16 bytes per record until finish() rather than
-// GpuActivity's 72, then 8 per CPU event); or
+// GpuActivity's 48, then 8 per CPU event); or
 // (for `info`) only each file's ProcessInfo, whose counts and times still
 // cover every record. All check the whole file for corruption alike.
 enum class LoadDepth { kEvents, kGpuSums, kSummary };

@@ -494,8 +494,9 @@ void TraceWriter::collect_annotations() {
   std::vector<uint32_t>* last_stream = nullptr;  // consecutive operations are mostly of one stream
   for (size_t i = 0; i < run_.gpu_activities.size(); ++i) {
     const GpuActivity& g = run_.gpu_activities[i];
-    if (!last_stream || std::tuple{g.process, g.device_id, g.stream_id} != last) {
-      last = {g.process, g.device_id, g.stream_id};
+    const GpuPlace& place = run_.place(g);
+    if (!last_stream || std::tuple{g.process, place.device_id, place.stream_id} != last) {
+      last = {g.process, place.device_id, place.stream_id};
       last_stream = &streams[last];
     }
     last_stream->push_back(static_cast<uint32_t>(i));
@@ -612,11 +613,13 @@ void TraceWriter::metadata() {
       threads[e.process].insert(e.tid);
     }
   std::tuple<uint32_t, uint32_t, uint32_t> last_stream{UINT32_MAX, UINT32_MAX, UINT32_MAX};
-  for (const GpuActivity& g : run_.gpu_activities)
-    if (std::tuple{g.process, g.device_id, g.stream_id} != last_stream) {
-      last_stream = {g.process, g.device_id, g.stream_id};
-      streams[{g.process, g.device_id}].insert(g.stream_id);
+  for (const GpuActivity& g : run_.gpu_activities) {
+    const GpuPlace& place = run_.place(g);
+    if (std::tuple{g.process, place.device_id, place.stream_id} != last_stream) {
+      last_stream = {g.process, place.device_id, place.stream_id};
+      streams[{g.process, place.device_id}].insert(place.stream_id);
     }
+  }
   for (const Synchronization& s : run_.synchronizations)
     streams[{s.process, s.device_id}].insert(s.stream_id == kNoStream ? -1 : kSyncRowOffset + s.stream_id);
   for (const MemoryEvent& m : run_.memory_events)
@@ -746,15 +749,16 @@ void TraceWriter::fwdbwd_flow(size_t range) {
 // timestamp, which neither Kineto nor the agent asks CUPTI for: 0 (CUPTI's
 // "unknown"), as in Kineto's traces.
 void TraceWriter::kernel_args(const GpuActivity& g) {
-  const KernelConfig& k = run_.kernel_configs[g.kernel_config];
-  out_.key("args").raw("{\"queued\":0").key("device").num(g.device_id).key("context").num(g.context_id);
-  out_.key("stream").num(g.stream_id).key("correlation").num(g.correlation_id);
+  const KernelConfig& k = run_.kernel_config(g);
+  const GpuPlace& place = run_.place(g);
+  out_.key("args").raw("{\"queued\":0").key("device").num(place.device_id).key("context").num(place.context_id);
+  out_.key("stream").num(place.stream_id).key("correlation").num(g.correlation_id);
   out_.key("registers per thread").num(k.registers_per_thread);
   out_.key("shared memory").num(uint64_t{k.static_shared_bytes} + k.dynamic_shared_bytes);
-  auto [cached, added] = occupancies_.try_emplace({g.process, g.device_id, g.kernel_config});
+  auto [cached, added] = occupancies_.try_emplace({g.process, place.device_id, g.details});
   if (added) {
     for (const recorded::Device& d : run_.processes[g.process].devices)
-      if (d.id == g.device_id) cached->second.device = &d;
+      if (d.id == place.device_id) cached->second.device = &d;
     cached->second.occupancy = estimate_occupancy(k, cached->second.device);
   }
   const recorded::Device* device = cached->second.device;
@@ -766,37 +770,40 @@ void TraceWriter::kernel_args(const GpuActivity& g) {
   out_.key("grid").raw("[").num(k.grid[0]).raw(",").num(k.grid[1]).raw(",").num(k.grid[2]).raw("]");
   out_.key("block").raw("[").num(k.block[0]).raw(",").num(k.block[1]).raw(",").num(k.block[2]).raw("]");
   out_.key("est. achieved occupancy %").num(occupancy.achieved_percent);
-  out_.key("graph id").num(g.graph_id).key("graph node id").num(k.graph_node_id);
+  out_.key("graph id").num(place.graph_id).key("graph node id").num(k.graph_node_id);
   external_id_arg(operators_.external_id_of_call(g.launched_by));
   out_.raw("}");
 }
 
 void TraceWriter::gpu_event(size_t index) {
   const GpuActivity& g = run_.gpu_activities[index];
-  const uint64_t pid = gpu_pid(g.process, g.device_id);
+  const GpuPlace& place = run_.place(g);
+  const uint64_t pid = gpu_pid(g.process, place.device_id);
   const char* cat =
       g.kind == GpuKind::kKernel ? "\"kernel\"" : g.kind == GpuKind::kMemcpy ? "\"gpu_memcpy\"" : "\"gpu_memset\"";
-  common_json("X", cat, json_name(g.name), pid, g.stream_id);
+  common_json("X", cat, json_name(g.name), pid, place.stream_id);
   span(g.start_ns, g.end_ns);
   if (g.kind == GpuKind::kKernel) {
     kernel_args(g);
   } else {
-    out_.key("args").raw("{\"device\":").num(g.device_id).key("context").num(g.context_id);
+    const Transfer& transfer = run_.transfer(g);
+    out_.key("args").raw("{\"device\":").num(place.device_id).key("context").num(place.context_id);
     external_id_arg(operators_.external_id_of_call(g.launched_by));
-    out_.key("stream").num(g.stream_id).key("correlation").num(g.correlation_id);
-    out_.key("bytes").num(g.bytes);
+    out_.key("stream").num(place.stream_id).key("correlation").num(g.correlation_id);
+    out_.key("bytes").num(transfer.bytes);
     // bytes per ns is GB/s.
-    const double bandwidth = g.duration_ns() ? static_cast<double>(g.bytes) / static_cast<double>(g.duration_ns()) : 0;
+    const double bandwidth =
+        g.duration_ns() ? static_cast<double>(transfer.bytes) / static_cast<double>(g.duration_ns()) : 0;
     out_.key("memory bandwidth (GB/s)").real(bandwidth);
-    if (g.kind == GpuKind::kMemcpy) out_.key("kind").str(copy_kind_name(g.copy_kind));
-    out_.key("graph id").num(g.graph_id);
+    if (g.kind == GpuKind::kMemcpy) out_.key("kind").str(copy_kind_name(transfer.copy_kind));
+    out_.key("graph id").num(place.graph_id);
     out_.raw("}");
   }
   out_.end_event();
 
   // The launch arrow's end; its start is on the launching call.
   if (g.launched_by < 0 || g.correlation_id == 0) return;
-  common_json("f", "\"ac2g\"", "\"ac2g\"", pid, g.stream_id);
+  common_json("f", "\"ac2g\"", "\"ac2g\"", pid, place.stream_id);
   out_.key("id").num(flow_id(g.process, g.correlation_id)).key("ts").micros(ts(g.start_ns)).raw(",\"bp\":\"e\"").end_event();
 }
 
@@ -828,7 +835,9 @@ void TraceWriter::choose_time_offset() {
 void TraceWriter::annotation(size_t index) {
   const GpuAnnotation& a = annotations_[index];
   const GpuActivity& g = run_.gpu_activities[a.operation];
-  common_json("X", "\"gpu_user_annotation\"", json_range_name(a.range), gpu_pid(g.process, g.device_id), g.stream_id);
+  const GpuPlace& place = run_.place(g);
+  common_json("X", "\"gpu_user_annotation\"", json_range_name(a.range), gpu_pid(g.process, place.device_id),
+              place.stream_id);
   span(a.start_ns, a.end_ns);
   out_.key("args").raw("{\"External id\":").num(external_id(a.range)).raw("}").end_event();
 }

@@ -59,7 +59,7 @@ class StackBuilder {
       key[4] = g.name;
       return key;
     }
-    if (options_.per_thread) return {kGpuByStream, g.device_id, g.stream_id, 0, g.name};
+    if (options_.per_thread) return {kGpuByStream, run_.place(g).device_id, run_.place(g).stream_id, 0, g.name};
     return {kGpu, 0, 0, 0, g.name};
   }
 

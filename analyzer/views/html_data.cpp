@@ -112,7 +112,7 @@ std::string copy_bandwidth_json(const Run& run) {
     Totals& t = by_name[g.name];
     t.memset = g.kind == GpuKind::kMemset;
     ++t.count;
-    t.bytes += g.bytes;
+    t.bytes += run.transfer(g).bytes;
     t.ns += g.duration_ns();
   }
   std::vector<std::pair<NameId, Totals>> rows(by_name.begin(), by_name.end());

@@ -12,9 +12,9 @@ namespace prof::analyzer {
 namespace {
 
 // nsys's Operation names (cuda_gpu_mem_time_sum).
-std::string memory_operation(const GpuActivity& g) {
+std::string memory_operation(const Run& run, const GpuActivity& g) {
   if (g.kind == GpuKind::kMemset) return "[CUDA memset]";
-  switch (g.copy_kind) {
+  switch (run.transfer(g).copy_kind) {
     case CopyKind::kHostToDevice: return "[CUDA memcpy Host-to-Device]";
     case CopyKind::kDeviceToHost: return "[CUDA memcpy Device-to-Host]";
     case CopyKind::kHostToHost: return "[CUDA memcpy Host-to-Host]";
@@ -72,7 +72,7 @@ std::vector<NsysRow> nsys_summary(const Run& run, NsysView view) {
   if (view == NsysView::kKernels || view == NsysView::kMemcpy) {
     for (const GpuActivity& g : run.gpu_activities) {
       if ((g.kind == GpuKind::kKernel) != (view == NsysView::kKernels)) continue;
-      add("", view == NsysView::kKernels ? run.name(g.name) : memory_operation(g), g.duration_ns());
+      add("", view == NsysView::kKernels ? run.name(g.name) : memory_operation(run, g), g.duration_ns());
     }
   } else {
     for (const CpuEvent& e : run.cpu_events) {

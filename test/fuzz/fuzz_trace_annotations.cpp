@@ -74,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const CpuEvent& call = run.cpu_events[static_cast<size_t>(g.launched_by)];
       if (call.kind != CpuEventKind::kApiCall) g.launched_by = -1;
       g.correlation_id = call.correlation_id;
-      g.stream_id = what / 64;
+      g.place = run.gpu_places.intern({.stream_id = static_cast<uint32_t>(what / 64)});
       g.kind = static_cast<GpuKind>(what / 3 % 3);
       g.name = names[3];
       run.gpu_activities.push_back(g);

@@ -10,7 +10,8 @@ import subprocess
 import sys
 import time
 
-from harness import ARGS, Failure, agent_env, analyze, base_env, check, main, read_capture, run
+from harness import (ARGS, Failure, agent_env, analyze, base_env, check, forked_child_dies_under_tsan, main,
+                     read_capture, run)
 
 
 def app(name):
@@ -76,19 +77,6 @@ def nvtx_report_matches_the_app(tmp):
     names = sorted(capture.thread_names.values())
     for worker in range(4):
         check(f"worker {worker}" in names, f"thread name 'worker {worker}' missing: {names}")
-
-
-def forked_child_dies_under_tsan():
-    """Whether a forked child that starts and joins a thread (the agent's
-    writer, when it follows the fork) dies in this build: GCC 12's
-    ThreadSanitizer gives it the pthread_t of a parent's thread it still
-    counts, and the join ends the child ("dup thread with used id", exit 66;
-    run_reliability_tests.py skip_children_that_start_threads says more)."""
-    if ARGS.sanitizer != "thread":
-        return False
-    print("note: the forked child that follows the fork is not run under GCC 12's ThreadSanitizer "
-          "(dup thread with used id)")
-    return True
 
 
 def app_output_and_exit_code_unchanged(tmp):

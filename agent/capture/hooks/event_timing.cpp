@@ -459,7 +459,7 @@ void EventTiming::drain(ChunkSink& sink) {
   }
 }
 
-uint64_t EventTiming::work_running() const {
+uint64_t EventTiming::work_running(uint64_t launched_by_ns) const {
   std::vector<OperationRing*> rings;
   {
     std::lock_guard lock(g_rings_mutex);
@@ -475,6 +475,8 @@ uint64_t EventTiming::work_running() const {
       if (slot == nullptr) break;
       const SlotState state = slot->state.load(std::memory_order_acquire);
       if (state == SlotState::pending) {
+        // Launched after: a later window's, as is the rest of the ring.
+        if (slot->call_start_ns > launched_by_ns) break;
         ++running;
       } else if (state != SlotState::abandoned) {
         break;

@@ -58,7 +58,7 @@ class EventTiming final : public ActivitySource {
   uint64_t dropped() const override;
   // Operations the writer could not read (their context was destroyed).
   uint64_t unfinished() const override { return unfinished_; }
-  uint64_t work_running() const override;
+  uint64_t work_running(uint64_t launched_by_ns) const override;
 
  private:
   uint64_t unfinished_ = 0;

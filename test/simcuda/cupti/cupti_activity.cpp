@@ -112,16 +112,32 @@ class ActivityQueue {
     // holder, and the tool's callbacks run under it only, never under mutex_.
     std::lock_guard<std::mutex> drain_lock(drain_mutex_);
     uint64_t now = monotonic_now();
-    for (;;) {
-      PendingRecord record;
+    if (forced) {
+      // What is held when the flush begins, as CUPTI's flush: taking records
+      // one by one until none is left never ends while other threads launch
+      // as fast as they are taken (a program exiting while its threads
+      // launch, under ThreadSanitizer's slowdown).
+      PendingQueue held;
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (pending_.empty() || (!forced && pending_.top().complete_at_ns > now)) break;
-        record = pending_.top();
-        pending_.pop();
+        held.swap(pending_);
       }
-      if (forced && record.complete_at_ns > now) mark_incomplete(record, now);
-      write(record.bytes, record.size);
+      for (; !held.empty(); held.pop()) {
+        PendingRecord record = held.top();
+        if (record.complete_at_ns > now) mark_incomplete(record, now);
+        write(record.bytes, record.size);
+      }
+    } else {
+      for (;;) {
+        PendingRecord record;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          if (pending_.empty() || pending_.top().complete_at_ns > now) break;
+          record = pending_.top();
+          pending_.pop();
+        }
+        write(record.bytes, record.size);
+      }
     }
     if (deliver_partial && current_.data != nullptr && current_.used > 0) deliver_current();
   }
@@ -240,7 +256,8 @@ class ActivityQueue {
   std::atomic<size_t> dropped_{0};
   std::mutex mutex_;  // guards everything below except current_
   std::condition_variable wake_;
-  std::priority_queue<PendingRecord, std::vector<PendingRecord>, std::greater<PendingRecord>> pending_;
+  using PendingQueue = std::priority_queue<PendingRecord, std::vector<PendingRecord>, std::greater<PendingRecord>>;
+  PendingQueue pending_;
   uint64_t next_sequence_ = 0;
   CUpti_BuffersCallbackRequestFunc requested_ = nullptr;
   CUpti_BuffersCallbackCompleteFunc completed_ = nullptr;

@@ -1,6 +1,7 @@
 #include "truth_log.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -94,16 +95,39 @@ class TruthFile {
   void write(std::string line) {
     line += '\n';
     std::lock_guard<std::mutex> lock(mutex_);  // keeps lines whole and in order
+    pad_to_page_if_crossing(line.size());
+    write_all(line.data(), line.size());
+  }
+
+ private:
+  // A SIGKILL can end a write(2) to a file between two pages: the kernel
+  // checks for a fatal signal before copying each page into the page cache.
+  // A line within one page is therefore written whole or not at all. One
+  // that would cross a page boundary is preceded by a blank line filling the
+  // page (readers skip blank lines); a line longer than a page cannot be
+  // kept whole. The size is asked of the file, not counted here, because
+  // forked children append to the same file.
+  void pad_to_page_if_crossing(size_t length) {
+    constexpr size_t kPage = 4096;
+    struct stat status {};
+    if (length > kPage || ::fstat(fd_, &status) != 0) return;
+    const size_t in_page = static_cast<size_t>(status.st_size) % kPage;
+    if (in_page == 0 || in_page + length <= kPage) return;
+    std::string blank(kPage - in_page, ' ');
+    blank.back() = '\n';
+    write_all(blank.data(), blank.size());
+  }
+
+  void write_all(const char* data, size_t size) {
     size_t done = 0;
-    while (done < line.size()) {
-      ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    while (done < size) {
+      ssize_t n = ::write(fd_, data + done, size - done);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return;
       done += static_cast<size_t>(n);
     }
   }
 
- private:
   std::mutex mutex_;
   int fd_ = -1;
 };

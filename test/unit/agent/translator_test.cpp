@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "record/recorder.h"
@@ -209,24 +210,35 @@ TEST_CASE("a tensor memory record becomes a TensorMemoryEvent on its thread, tim
   CHECK(freed.total_allocated() == 0);
 }
 
+// A cudaMemset call record whose stack is `frames` (PythonFrames or native
+// return addresses), 10 ticks after the previous correlation id's.
+template <typename FrameType>
+void write_memset_call(Translated& t, uint32_t correlation, const std::vector<FrameType>& frames) {
+  const auto bytes = static_cast<uint32_t>(frames.size() * sizeof(FrameType));
+  auto* r = prof::begin_record<prof::ApiCallRecord>(t.buffer, prof::RecordType::api_call, bytes);
+  REQUIRE(r != nullptr);
+  // Zero everything after the header begin_record wrote.
+  std::memset(reinterpret_cast<char*>(r) + sizeof(r->header), 0, sizeof(*r) - sizeof(r->header));
+  r->start_ticks = kBase + correlation * 10;
+  r->end_ticks = kBase + correlation * 10 + 5;
+  r->function_name = "cudaMemset";
+  r->correlation_id = correlation;
+  r->domain = static_cast<uint16_t>(prof::file::ApiDomain::runtime);
+  r->callback_id = 20;
+  r->args = prof::ApiCallArgs::none;
+  if constexpr (std::is_same_v<FrameType, prof::PythonFrame>) {
+    r->python_depth = static_cast<uint16_t>(frames.size());
+  } else {
+    r->stack_depth = static_cast<uint16_t>(frames.size());
+  }
+  if (bytes != 0) std::memcpy(reinterpret_cast<char*>(r + 1), frames.data(), bytes);
+  t.buffer.commit();
+}
+
 TEST_CASE("calls from the same Python frames share a stack; a call from other frames does not") {
   Translated t;
   auto call = [&](uint32_t correlation, std::vector<prof::PythonFrame> python) {
-    const auto bytes = static_cast<uint32_t>(python.size() * sizeof(prof::PythonFrame));
-    auto* r = prof::begin_record<prof::ApiCallRecord>(t.buffer, prof::RecordType::api_call, bytes);
-    REQUIRE(r != nullptr);
-    // Zero everything after the header begin_record wrote.
-    std::memset(reinterpret_cast<char*>(r) + sizeof(r->header), 0, sizeof(*r) - sizeof(r->header));
-    r->start_ticks = kBase + correlation * 10;
-    r->end_ticks = kBase + correlation * 10 + 5;
-    r->function_name = "cudaMemset";
-    r->correlation_id = correlation;
-    r->domain = static_cast<uint16_t>(prof::file::ApiDomain::runtime);
-    r->callback_id = 20;
-    r->args = prof::ApiCallArgs::none;
-    r->python_depth = static_cast<uint16_t>(python.size());
-    std::memcpy(reinterpret_cast<char*>(r + 1), python.data(), bytes);
-    t.buffer.commit();
+    write_memset_call(t, correlation, python);
   };
   const prof::PythonFrame leaf{1, 10};
   const prof::PythonFrame root{2 | prof::PythonFrame::kEntryBit, 3};
@@ -248,6 +260,35 @@ TEST_CASE("calls from the same Python frames share a stack; a call from other fr
   CHECK(chunk.api_calls(2).stack_id() != 0);
   CHECK(chunk.api_calls(3).stack_id() == first);
   CHECK(chunk.api_calls(4).stack_id() != first);
+  CHECK(chunk.stacks_size() == 3);
+}
+
+TEST_CASE("calls from the same native frames share a stack; a call from other frames does not") {
+  Translated t;
+  auto call = [&](uint32_t correlation, std::vector<uint64_t> frames) { write_memset_call(t, correlation, frames); };
+  // The writer keeps the previous call's frames and id: the same frames
+  // twice, the same depth with another return address, the first frames
+  // again, a shorter stack, none, and the first again.
+  call(1, {0x1010, 0x2020, 0x3030});
+  call(2, {0x1010, 0x2020, 0x3030});
+  call(3, {0x1010, 0x2021, 0x3030});
+  call(4, {0x1010, 0x2020, 0x3030});
+  call(5, {0x1010, 0x2020});
+  call(6, {});
+  call(7, {0x1010, 0x2020, 0x3030});
+  t.translate_all();
+  const prof::proto::Chunk chunk = t.finish();
+  REQUIRE(chunk.api_calls_size() == 7);
+  const uint64_t first = chunk.api_calls(0).stack_id();
+  CHECK(first != 0);
+  CHECK(chunk.api_calls(1).stack_id() == first);
+  CHECK(chunk.api_calls(2).stack_id() != first);
+  CHECK(chunk.api_calls(2).stack_id() != 0);
+  CHECK(chunk.api_calls(3).stack_id() == first);
+  CHECK(chunk.api_calls(4).stack_id() != first);
+  CHECK(chunk.api_calls(4).stack_id() != chunk.api_calls(2).stack_id());
+  CHECK(chunk.api_calls(5).stack_id() == 0);
+  CHECK(chunk.api_calls(6).stack_id() == first);
   CHECK(chunk.stacks_size() == 3);
 }
 

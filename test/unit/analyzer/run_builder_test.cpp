@@ -275,3 +275,74 @@ TEST_CASE("info and dump show the GPU records that never came at exit (ProcessEn
   g.write(CaptureFileWriter().chunk(c1.finish()).bytes());
   CHECK(run_cli({"info", g.path()}).out.find("GPU missing") == std::string::npos);
 }
+
+TEST_CASE("Interned values: equal ones share an index, distinct ones get the next", "[model][interning]") {
+  prof::analyzer::InternedValues<prof::analyzer::Transfer, prof::analyzer::TransferHash> transfers;
+  using prof::analyzer::CopyKind;
+  CHECK(transfers.intern({64, CopyKind::kHostToDevice}) == 0);
+  CHECK(transfers.intern({64, CopyKind::kDeviceToHost}) == 1);
+  CHECK(transfers.intern({1ull << 40, CopyKind::kHostToDevice}) == 2);  // differs only above 32 bits
+  CHECK(transfers.intern({64, CopyKind::kHostToDevice}) == 0);
+  REQUIRE(transfers.size() == 3);
+  CHECK(transfers[2].bytes == 1ull << 40);
+  CHECK(transfers[1].copy_kind == CopyKind::kDeviceToHost);
+}
+
+TEST_CASE("GPU records' places and transfers are interned across processes", "[model][interning]") {
+  using prof::analyzer::CopyKind;
+  using prof::analyzer::GpuActivity;
+  auto capture = [](uint32_t kernel_stream, bool extra_copy) {
+    ChunkBuilder c(0);
+    c.string(1, "_Z4axpyfPfS_");
+    c.kernel(1, 100, 200).set_stream_id(kernel_stream);
+    c.memcpy(300, 400, 64).set_stream_id(3);
+    c.memcpy(500, 600, 64).set_stream_id(3);
+    c.memcpy(700, 800, 128).set_device_id(1);
+    // Numbers the memset's transfer in the file differently from the Run.
+    if (extra_copy) c.memcpy(850, 860, 32).set_stream_id(11);
+    c.memset(900, 1000, 64).set_context_id(5);
+    return CaptureFileWriter().chunk(c.finish()).bytes();
+  };
+  TempFile a, b, c;
+  a.write(capture(7, false));
+  b.write(capture(9, true));
+  c.write(capture(7, false));
+  Run run;
+  REQUIRE(load({a.path(), b.path(), c.path()}, run).empty());
+  REQUIRE(run.gpu_activities.size() == 16);
+  // Each file's records in order: kernel, three copies, (b's extra copy,) memset.
+  auto record = [&](size_t process, size_t k) -> const GpuActivity& {
+    const size_t first[] = {0, 5, 11};
+    return run.gpu_activities[first[process] + (process == 1 && k == 4 ? 5 : k)];
+  };
+  CHECK(run.transfer(run.gpu_activities[9]).bytes == 32);
+  CHECK(run.place(run.gpu_activities[9]).stream_id == 11);
+  for (size_t p = 0; p < 3; ++p) {
+    CHECK(record(p, 0).process == p);
+    CHECK(run.place(record(p, 0)).stream_id == (p == 1 ? 9 : 7));
+    CHECK(run.place(record(p, 1)).stream_id == 3);
+    CHECK(run.place(record(p, 3)).device_id == 1);
+    CHECK(run.place(record(p, 4)).context_id == 5);
+    CHECK(run.transfer(record(p, 0)).bytes == 0);  // a kernel moves nothing
+    CHECK(run.transfer(record(p, 1)).bytes == 64);
+    CHECK(run.transfer(record(p, 1)).copy_kind == CopyKind::kHostToDevice);
+    CHECK(run.transfer(record(p, 3)).bytes == 128);
+    CHECK(run.transfer(record(p, 4)).bytes == 64);
+    CHECK(run.transfer(record(p, 4)).copy_kind == CopyKind::kUnknown);
+    CHECK(run.kernel_config(record(p, 1)).block[0] == 0);  // a copy has no launch configuration
+  }
+  // Equal places and transfers share an index, in a file and across files.
+  CHECK(record(0, 1).place == record(0, 2).place);
+  CHECK(record(0, 1).details == record(0, 2).details);
+  CHECK(record(1, 1).place == record(0, 1).place);
+  CHECK(record(2, 3).details == record(0, 3).details);
+  CHECK(record(2, 0).place == record(0, 0).place);
+  // Distinct ones do not.
+  CHECK(record(1, 0).place != record(0, 0).place);
+  CHECK(record(0, 1).place != record(0, 3).place);
+  CHECK(record(0, 3).details != record(0, 1).details);
+  CHECK(record(0, 4).details != record(0, 1).details);  // a memset of 64 B is no copy of 64 B
+  // Zeros (index 0), the two kernel streams, stream 3, device 1, context 5, stream 11.
+  CHECK(run.gpu_places.size() == 7);
+  CHECK(run.transfers.size() == 5);  // zeros, HtoD 64 B, HtoD 128 B, memset 64 B, HtoD 32 B
+}

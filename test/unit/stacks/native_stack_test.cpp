@@ -24,10 +24,18 @@ struct Capture {
   uint64_t frames[prof::kMaxNativeStackDepth] = {};
   uint32_t depth = 0;
   uint32_t skip = 0;
+  uint32_t max_depth = prof::kMaxNativeStackDepth;
+  // With a memo, the same stack is also walked without it, into `plain`.
+  prof::NativeWalkMemo* memo = nullptr;
+  uint64_t plain[prof::kMaxNativeStackDepth] = {};
+  uint32_t plain_depth = 0;
 };
 
 STACKS_TEST_FRAME uint32_t level_three(Capture* capture) {
-  capture->depth = prof::capture_native_stack(capture->frames, prof::kMaxNativeStackDepth, capture->skip);
+  capture->depth = prof::capture_native_stack(capture->frames, capture->max_depth, capture->skip, capture->memo);
+  if (capture->memo != nullptr) {
+    capture->plain_depth = prof::capture_native_stack(capture->plain, capture->max_depth, capture->skip);
+  }
   STACKS_TEST_NO_TAIL_CALL();
   return capture->depth;
 }
@@ -46,6 +54,28 @@ STACKS_TEST_FRAME uint32_t level_one(Capture* capture) {
 
 STACKS_TEST_FRAME uint32_t from_one_site(Capture* capture) {
   const uint32_t depth = level_one(capture);
+  STACKS_TEST_NO_TAIL_CALL();
+  return depth;
+}
+
+// Two callers alike but for their names: the same frame size, so the chain
+// below them runs at the same stack addresses from either, and only the
+// return address into them (and their callers') tells them apart.
+STACKS_TEST_FRAME uint32_t caller_a(Capture* capture) {
+  const uint32_t depth = level_one(capture);
+  STACKS_TEST_NO_TAIL_CALL();
+  return depth;
+}
+
+STACKS_TEST_FRAME uint32_t caller_b(Capture* capture) {
+  const uint32_t depth = level_one(capture);
+  STACKS_TEST_NO_TAIL_CALL();
+  return depth;
+}
+
+// One level more than caller_a: the same chain reached in one step more.
+STACKS_TEST_FRAME uint32_t above_caller_a(Capture* capture) {
+  const uint32_t depth = caller_a(capture);
   STACKS_TEST_NO_TAIL_CALL();
   return depth;
 }
@@ -131,6 +161,93 @@ TEST_CASE("skip_frames drops the innermost callers and max_depth bounds the stac
   CHECK(prof::capture_native_stack(frames, 0, 0) == 0);
   CHECK(prof::capture_native_stack(nullptr, 8, 0) == 0);
   CHECK(prof::capture_native_stack(frames, 8, 1000) == 0);  // skips past the root
+}
+
+namespace {
+
+// The walk with the memo against the walk without it, of the same stack
+// (level_three makes both). They differ only in the return address into
+// level_three, from two calls there: unless skipped, frame 0.
+void check_walked_alike(const Capture& capture) {
+  REQUIRE(capture.plain_depth > 0);
+  REQUIRE(capture.depth == capture.plain_depth);
+  const uint32_t first = capture.skip == 0 ? 1 : 0;
+  CHECK(std::vector<uint64_t>(capture.frames + first, capture.frames + capture.depth) ==
+        std::vector<uint64_t>(capture.plain + first, capture.plain + capture.plain_depth));
+  CHECK_FALSE(capture.memo->busy);
+}
+
+void check_memo_walk(uint32_t (*site)(Capture*), prof::NativeWalkMemo& memo, uint32_t skip = 0,
+                     uint32_t max_depth = prof::kMaxNativeStackDepth) {
+  Capture capture;
+  capture.skip = skip;
+  capture.max_depth = max_depth;
+  capture.memo = &memo;
+  site(&capture);
+  check_walked_alike(capture);
+}
+
+}  // namespace
+
+TEST_CASE("a walk with the thread's memo finds the stack the walk without it finds") {
+  require_stacks();
+  prof::NativeWalkMemo memo;
+  check_memo_walk(stacks_test::caller_a, memo);  // records the chain
+  const uint32_t states = memo.count;
+  CHECK(states > 4);
+  check_memo_walk(stacks_test::caller_a, memo);  // replays it
+  CHECK(memo.count == states);
+
+  // The same stack addresses from another caller: the replay meets a return
+  // address that differs and walks on from there.
+  Capture from_a;
+  from_a.memo = &memo;
+  Capture from_b;
+  from_b.memo = &memo;
+  for (Capture* capture : {&from_a, &from_b}) {  // one frame: the same stack addresses below
+    (capture == &from_a ? stacks_test::caller_a : stacks_test::caller_b)(capture);
+  }
+  check_walked_alike(from_a);
+  check_walked_alike(from_b);
+  REQUIRE(from_a.depth == from_b.depth);
+  CHECK(from_a.frames[2] == from_b.frames[2]);  // into level_one
+  CHECK(from_a.frames[3] != from_b.frames[3]);  // into caller_a, caller_b
+  check_memo_walk(stacks_test::caller_b, memo);
+  check_memo_walk(stacks_test::caller_a, memo);
+
+  // A deeper stack, a shallower one, and each again.
+  check_memo_walk(stacks_test::above_caller_a, memo);
+  check_memo_walk(stacks_test::caller_a, memo);
+  check_memo_walk(stacks_test::above_caller_a, memo);
+  check_memo_walk(stacks_test::level_one, memo);
+  check_memo_walk(stacks_test::level_one, memo);
+
+  // Frames skipped and stacks cut short, replayed and after.
+  check_memo_walk(stacks_test::caller_a, memo, 2);
+  check_memo_walk(stacks_test::caller_a, memo, 2, 3);
+  check_memo_walk(stacks_test::caller_a, memo, 0, 2);
+  check_memo_walk(stacks_test::caller_a, memo, 0, 2);
+  check_memo_walk(stacks_test::caller_a, memo);
+  check_memo_walk(stacks_test::caller_b, memo, 5);
+  check_memo_walk(stacks_test::caller_b, memo, 6, 1);
+}
+
+TEST_CASE("a walk that finds the memo busy (a signal handler's) leaves it alone") {
+  require_stacks();
+  prof::NativeWalkMemo memo;
+  check_memo_walk(stacks_test::caller_a, memo);
+  const uint32_t states = memo.count;
+  const prof::NativeWalkMemo::Step first = memo.steps[0];
+  memo.busy = true;
+  Capture nested;
+  nested.memo = &memo;
+  stacks_test::caller_b(&nested);
+  REQUIRE(nested.depth == nested.plain_depth);
+  CHECK(std::vector<uint64_t>(nested.frames + 1, nested.frames + nested.depth) ==
+        std::vector<uint64_t>(nested.plain + 1, nested.plain + nested.depth));
+  CHECK(memo.busy);
+  CHECK(memo.count == states);
+  CHECK(memo.steps[0].return_address == first.return_address);
 }
 
 TEST_CASE("frames of a library dlopened after the first scan belong to that library's module") {

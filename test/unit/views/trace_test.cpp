@@ -252,7 +252,7 @@ Run make_run(const std::vector<std::tuple<const char*, uint64_t, uint64_t>>& cpu
     g.end_ns = w.end_ns;
     g.launched_by = w.launched_by;
     g.correlation_id = run.cpu_events[static_cast<size_t>(w.launched_by)].correlation_id;
-    g.stream_id = w.stream;
+    g.place = run.gpu_places.intern({.stream_id = w.stream});
     g.name = run.intern("k");
     run.gpu_activities.push_back(g);
   }
