@@ -228,7 +228,6 @@ class ThreadBuffer {
   alignas(64) std::atomic<uint64_t> read_pos_{0};
   std::atomic<bool> owner_exited_{false};
 
-
   static inline std::atomic<void (*)()> half_full_hook_{nullptr};
   static inline std::atomic<uint64_t> wait_limit_ns_{0};
 };

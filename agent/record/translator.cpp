@@ -181,14 +181,8 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
     // from writing past `merged`.
     const uint32_t native_depth = std::min<uint32_t>(record.stack_depth, kMaxNativeStackDepth);
     const uint32_t python_depth = std::min<uint32_t>(record.python_depth, kMaxPythonStackDepth);
-    const size_t bytes = native_depth * sizeof(uint64_t) + python_depth * sizeof(PythonFrame);
-    LastPythonStack& last = last_python_stack_;
-    if (last.stack_id != 0 && last.native_depth == native_depth && last.python_depth == python_depth &&
-        std::memcmp(last.frames.data(), frames, native_depth * sizeof(uint64_t)) == 0 &&
-        std::memcmp(last.frames.data() + native_depth * sizeof(uint64_t), python,
-                    python_depth * sizeof(PythonFrame)) == 0) {
-      call.stack_id = last.stack_id;
-    } else {
+    call.stack_id = last_python_stack_.id_of(frames, native_depth, python, python_depth);
+    if (call.stack_id == 0) {
       uint64_t eval_begin = 0;
       uint64_t eval_end = 0;
       python_eval_range(eval_begin, eval_end);
@@ -196,12 +190,7 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
       const uint32_t depth =
           merge_python_stack(frames, native_depth, python, python_depth, eval_begin, eval_end, merged);
       call.stack_id = stacks_.intern(merged, depth, chunk);
-      last.native_depth = native_depth;
-      last.python_depth = python_depth;
-      last.frames.resize(bytes);
-      std::memcpy(last.frames.data(), frames, native_depth * sizeof(uint64_t));
-      std::memcpy(last.frames.data() + native_depth * sizeof(uint64_t), python, python_depth * sizeof(PythonFrame));
-      last.stack_id = call.stack_id;
+      last_python_stack_.remember(frames, native_depth, python, python_depth, call.stack_id);
     }
   }
   switch (record.args) {
@@ -235,16 +224,35 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
 }
 
 uint64_t Translator::native_stack_id(const uint64_t* frames, uint32_t depth, ChunkEncoder& chunk) {
-  LastNativeStack& last = last_native_stack_;
   // The capture path bounds the depth; a bad record's is not kept.
-  if (depth > last.frames.size()) return stacks_.intern(frames, depth, chunk);
-  if (last.stack_id != 0 && last.depth == depth && std::memcmp(last.frames.data(), frames, depth * sizeof(uint64_t)) == 0) {
-    return last.stack_id;
+  if (depth > kMaxNativeStackDepth) return stacks_.intern(frames, depth, chunk);
+  uint64_t id = last_native_stack_.id_of(frames, depth, nullptr, 0);
+  if (id == 0) {
+    id = stacks_.intern(frames, depth, chunk);
+    last_native_stack_.remember(frames, depth, nullptr, 0, id);
   }
-  last.stack_id = stacks_.intern(frames, depth, chunk);
-  last.depth = depth;
-  std::memcpy(last.frames.data(), frames, depth * sizeof(uint64_t));
-  return last.stack_id;
+  return id;
+}
+
+uint64_t Translator::LastStack::id_of(const uint64_t* native, uint32_t native_depth, const PythonFrame* python,
+                                      uint32_t python_depth) const {
+  const size_t native_bytes = native_depth * sizeof(uint64_t);
+  const bool same = stack_id_ != 0 && native_depth_ == native_depth && python_depth_ == python_depth &&
+                    (native_bytes == 0 || std::memcmp(frames_.data(), native, native_bytes) == 0) &&
+                    (python_depth == 0 ||
+                     std::memcmp(frames_.data() + native_bytes, python, python_depth * sizeof(PythonFrame)) == 0);
+  return same ? stack_id_ : 0;
+}
+
+void Translator::LastStack::remember(const uint64_t* native, uint32_t native_depth, const PythonFrame* python,
+                                     uint32_t python_depth, uint64_t stack_id) {
+  const size_t native_bytes = native_depth * sizeof(uint64_t);
+  frames_.resize(native_bytes + python_depth * sizeof(PythonFrame));
+  if (native_bytes != 0) std::memcpy(frames_.data(), native, native_bytes);
+  if (python_depth != 0) std::memcpy(frames_.data() + native_bytes, python, python_depth * sizeof(PythonFrame));
+  native_depth_ = native_depth;
+  python_depth_ = python_depth;
+  stack_id_ = stack_id;
 }
 
 uint64_t Translator::new_api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk) {

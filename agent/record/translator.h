@@ -15,7 +15,7 @@
 #include "record/records.h"
 #include "record/stack_table.h"
 #include "record/string_table.h"
-#include "stacks/native_stack.h"
+#include "stacks/python_frames.h"
 
 namespace prof {
 
@@ -91,27 +91,29 @@ class Translator {
   };
   std::array<std::vector<ApiName>, 3> api_names_;  // [ApiDomain][callback id]
   StackTable stacks_;
-  // The last call with Python frames: its frames as recorded (native, then
-  // Python) and their stack id. A loop calls from the same stack again and
-  // again; a call whose frames are these bytes has this id, without merging
-  // and hashing its frames again (a third of the instructions per Python
-  // frame, callgrind).
-  struct LastPythonStack {
-    uint32_t native_depth = 0;
-    uint32_t python_depth = 0;
-    std::vector<char> frames;
-    uint64_t stack_id = 0;
+  // The last call's frames as recorded (native, then Python) and their
+  // stack id. A loop calls from the same stack again and again; a call whose
+  // frames are these bytes has this id, without merging and hashing its
+  // frames again (a third of the instructions per Python frame, callgrind;
+  // StackTable's hash is 5 instructions a native frame). One for calls with
+  // Python frames, one for calls with native frames only, so that a thread
+  // of each kind does not evict the other's.
+  class LastStack {
+   public:
+    // The id of `native` then `python`, if they are the frames remembered; else 0.
+    uint64_t id_of(const uint64_t* native, uint32_t native_depth, const PythonFrame* python,
+                   uint32_t python_depth) const;
+    void remember(const uint64_t* native, uint32_t native_depth, const PythonFrame* python, uint32_t python_depth,
+                  uint64_t stack_id);
+
+   private:
+    uint32_t native_depth_ = 0;
+    uint32_t python_depth_ = 0;
+    std::vector<char> frames_;
+    uint64_t stack_id_ = 0;
   };
-  LastPythonStack last_python_stack_;
-  // The same for the last call with native frames only: a compare of its
-  // return addresses instead of StackTable's hash of them and then that
-  // compare (the hash is 5 instructions a frame).
-  struct LastNativeStack {
-    uint32_t depth = 0;
-    uint64_t stack_id = 0;
-    std::array<uint64_t, kMaxNativeStackDepth> frames;
-  };
-  LastNativeStack last_native_stack_;
+  LastStack last_python_stack_;
+  LastStack last_native_stack_;
   uint64_t native_stack_id(const uint64_t* frames, uint32_t depth, ChunkEncoder& chunk);
   NvtxRangeAssembler ranges_;
   std::unordered_set<uint32_t> known_threads_;
