@@ -2,6 +2,9 @@
 // from its times by hand.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
+
 #include "advise_capture.h"
 #include "analyzer_test_support.h"
 #include "advise/advise.h"
@@ -99,6 +102,40 @@ TEST_CASE("advise's interval arithmetic", "[advise]") {
   REQUIRE(d.size() == 3);
   CHECK(measure(d) == 2 + 2 + 5);
   CHECK(measure_within(u, 3, 6) == 2);
+}
+
+// union_length reads sets merged by start without making their union: it
+// must measure what interval_union of them all makes, for sets that overlap
+// one another and themselves, touch, and hold empty or inverted intervals.
+TEST_CASE("union_length measures the union of sorted sets", "[advise]") {
+  CHECK(union_length({}) == 0);
+  const std::vector<Interval> none;
+  const std::vector<Interval> a = {{0, 3}, {2, 4}, {5, 10}, {10, 12}, {20, 20}, {30, 25}};
+  const std::vector<Interval> b = {{1, 2}, {11, 15}, {40, 41}};
+  CHECK(union_length({&none}) == 0);
+  CHECK(union_length({&a}) == 4 + 7);
+  CHECK(union_length({&a, &b}) == 4 + 10 + 1);
+  CHECK(union_length({&b, &none, &a}) == 4 + 10 + 1);
+
+  std::mt19937_64 random(30);
+  auto by_start = [](const Interval& x, const Interval& y) { return x.start < y.start; };
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<std::vector<Interval>> sets(1 + random() % 3);
+    std::vector<Interval> all;
+    for (auto& set : sets) {
+      set.resize(random() % 12);
+      for (Interval& i : set) {
+        i.start = 3 + random() % 100;
+        i.end = i.start + random() % 20 - 3;  // some empty, some inverted
+      }
+      std::sort(set.begin(), set.end(), by_start);
+      all.insert(all.end(), set.begin(), set.end());
+    }
+    const uint64_t expected = measure(interval_union(all));
+    if (sets.size() == 1) CHECK(union_length({&sets[0]}) == expected);
+    if (sets.size() == 2) CHECK(union_length({&sets[0], &sets[1]}) == expected);
+    if (sets.size() == 3) CHECK(union_length({&sets[0], &sets[1], &sets[2]}) == expected);
+  }
 }
 
 namespace {
