@@ -25,13 +25,6 @@ std::vector<Interval> interval_union(std::vector<Interval> parts) {
   return parts;
 }
 
-std::vector<Interval> interval_union_of_sets(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  std::vector<Interval> both(a.size() + b.size());
-  std::merge(a.begin(), a.end(), b.begin(), b.end(), both.begin(),
-             [](const Interval& x, const Interval& y) { return x.start < y.start; });
-  return interval_union(std::move(both));
-}
-
 std::vector<Interval> interval_difference(const std::vector<Interval>& a, const std::vector<Interval>& b) {
   std::vector<Interval> out;
   if (a.empty()) return out;
@@ -63,32 +56,6 @@ uint64_t measure(const std::vector<Interval>& set) {
   uint64_t total = 0;
   for (const Interval& i : set) total += i.end - i.start;
   return total;
-}
-
-uint64_t union_length(std::initializer_list<const std::vector<Interval>*> sets) {
-  const std::vector<Interval>* const* set = sets.begin();
-  const size_t count = sets.size();
-  std::vector<size_t> next(count, 0);  // each set's first interval not read yet
-  uint64_t total = 0, run_start = 0, run_end = 0;  // the union's current piece: [run_start, run_end)
-  bool in_run = false;
-  while (true) {
-    size_t from = count;  // the set whose next interval starts first
-    for (size_t k = 0; k < count; ++k)
-      if (next[k] < set[k]->size() && (from == count || (*set[k])[next[k]].start < (*set[from])[next[from]].start))
-        from = k;
-    if (from == count) break;
-    const Interval p = (*set[from])[next[from]++];
-    if (p.end <= p.start) continue;
-    if (in_run && p.start <= run_end) {
-      run_end = std::max(run_end, p.end);
-      continue;
-    }
-    if (in_run) total += run_end - run_start;
-    run_start = p.start;
-    run_end = p.end;
-    in_run = true;
-  }
-  return in_run ? total + run_end - run_start : total;
 }
 
 }  // namespace prof::analyzer

@@ -104,37 +104,37 @@ TEST_CASE("advise's interval arithmetic", "[advise]") {
   CHECK(measure_within(u, 3, 6) == 2);
 }
 
-// union_length reads sets merged by start without making their union: it
-// must measure what interval_union of them all makes, for sets that overlap
-// one another and themselves, touch, and hold empty or inverted intervals.
-TEST_CASE("union_length measures the union of sorted sets", "[advise]") {
-  CHECK(union_length({}) == 0);
-  const std::vector<Interval> none;
-  const std::vector<Interval> a = {{0, 3}, {2, 4}, {5, 10}, {10, 12}, {20, 20}, {30, 25}};
-  const std::vector<Interval> b = {{1, 2}, {11, 15}, {40, 41}};
-  CHECK(union_length({&none}) == 0);
-  CHECK(union_length({&a}) == 4 + 7);
-  CHECK(union_length({&a, &b}) == 4 + 10 + 1);
-  CHECK(union_length({&b, &none, &a}) == 4 + 10 + 1);
-
+// advise keeps kernel, copy-only and memset-only time as three disjoint
+// sets (kernels; copies less kernels; memsets less both) and takes busy time
+// as their sum within a window: that must be the measure of the union of
+// all three within it, and the memsets taken less each set in turn must
+// measure as memsets less the union of both.
+TEST_CASE("advise's usage sets add up to the busy time", "[advise]") {
   std::mt19937_64 random(30);
-  auto by_start = [](const Interval& x, const Interval& y) { return x.start < y.start; };
-  for (int trial = 0; trial < 2000; ++trial) {
-    std::vector<std::vector<Interval>> sets(1 + random() % 3);
-    std::vector<Interval> all;
-    for (auto& set : sets) {
-      set.resize(random() % 12);
-      for (Interval& i : set) {
-        i.start = 3 + random() % 100;
-        i.end = i.start + random() % 20 - 3;  // some empty, some inverted
-      }
-      std::sort(set.begin(), set.end(), by_start);
-      all.insert(all.end(), set.begin(), set.end());
+  auto some = [&] {
+    std::vector<Interval> set(random() % 12);
+    for (Interval& i : set) {
+      i.start = 3 + random() % 100;
+      i.end = i.start + random() % 20 - 3;  // some empty, some inverted
     }
-    const uint64_t expected = measure(interval_union(all));
-    if (sets.size() == 1) CHECK(union_length({&sets[0]}) == expected);
-    if (sets.size() == 2) CHECK(union_length({&sets[0], &sets[1]}) == expected);
-    if (sets.size() == 3) CHECK(union_length({&sets[0], &sets[1], &sets[2]}) == expected);
+    return set;
+  };
+  auto joined = [](std::vector<Interval> a, const std::vector<Interval>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::vector<Interval> k = some(), c = some(), m = some();
+    const std::vector<Interval> kernels = interval_union(k);
+    const std::vector<Interval> copies = interval_difference(interval_union(c), kernels);
+    const std::vector<Interval> memsets = interval_difference(interval_difference(interval_union(m), kernels), copies);
+    const std::vector<Interval> busy = interval_union(joined(joined(k, c), m));
+    const std::vector<Interval> memsets_less_both = interval_difference(interval_union(m), interval_union(joined(k, c)));
+    const uint64_t start = random() % 110, end = start + random() % 60;
+    CHECK(measure_within(kernels, start, end) + measure_within(copies, start, end) +
+              measure_within(memsets, start, end) ==
+          measure_within(busy, start, end));
+    CHECK(measure_within(memsets, start, end) == measure_within(memsets_less_both, start, end));
   }
 }
 
