@@ -499,7 +499,7 @@ void TraceWriter::collect_annotations() {
   }
   // At most one annotation per operation, reserved up front: the pages past
   // the last one are never touched, where growing by doubling held the old
-  // and the new buffer at once (80 MB of trace's peak at 10M events).
+  // and the new buffer at once (18 MB more at trace's peak at 10M events).
   annotations_.reserve(run_.gpu_activities.size());
   for (auto& [row, operations] : streams) {
     auto earlier = [&](uint32_t a, uint32_t b) {
