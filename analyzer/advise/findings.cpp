@@ -150,7 +150,6 @@ class Builder {
 
   // --- launch-bound and host gaps.
   void host_bound() {
-    std::vector<int64_t> launch_calls;
     // Launches: CPU time per launch, time to the next launch, kernel durations, queue depth.
     // Per launching call, its (last) kernel: by call index, as a map of
     // millions of nodes cost 48 bytes a call and a cache miss each.
@@ -160,41 +159,52 @@ class Builder {
       const GpuActivity& g = events_.gpu_activities[i];
       if (g.kind == GpuKind::kKernel && g.launched_by >= 0) kernel_of[static_cast<size_t>(g.launched_by)] = static_cast<uint32_t>(i);
     }
-    std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> launches;  // per thread, start order
+    // The lists below hold one value per launch (millions), so they are
+    // sized once, and each is freed when its median is taken.
+    size_t launch_count = 0;
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> launches;  // per thread, start order
     for (size_t call = 0; call < kernel_of.size(); ++call) {
       if (kernel_of[call] == kNoKernel) continue;
       const CpuEvent& e = events_.cpu_events[call];
-      launches[{e.process, e.tid}].push_back(static_cast<int64_t>(call));
+      launches[{e.process, e.tid}].push_back(static_cast<uint32_t>(call));
+      ++launch_count;
     }
     std::vector<uint64_t> kernels, intervals, cpu_times;
-    uint64_t cpu = 0, count = 0, shorter = 0, first = UINT64_MAX, last = 0;
+    kernels.reserve(launch_count);
+    intervals.reserve(launch_count);
+    cpu_times.reserve(launch_count);
+    uint64_t cpu = 0, count = 0, shorter = 0, first = UINT64_MAX, last = 0, kernel_sum = 0;
     for (auto& [thread, calls] : launches) {
-      std::sort(calls.begin(), calls.end(), [&](int64_t a, int64_t b) {
-        return events_.cpu_events[static_cast<size_t>(a)].start_ns < events_.cpu_events[static_cast<size_t>(b)].start_ns;
+      std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
+        return events_.cpu_events[a].start_ns < events_.cpu_events[b].start_ns;
       });
       for (size_t i = 0; i < calls.size(); ++i) {
-        launch_calls.push_back(calls[i]);
-        const CpuEvent& e = events_.cpu_events[static_cast<size_t>(calls[i])];
-        const uint64_t k = events_.gpu_activities[kernel_of[static_cast<size_t>(calls[i])]].duration_ns();
+        const CpuEvent& e = events_.cpu_events[calls[i]];
+        const uint64_t k = events_.gpu_activities[kernel_of[calls[i]]].duration_ns();
         cpu += e.duration_ns();
         cpu_times.push_back(e.duration_ns());
         ++count;
         kernels.push_back(k);
+        kernel_sum += k;
         first = std::min(first, e.start_ns);
         last = std::max(last, e.start_ns);
         if (i + 1 < calls.size()) {
-          const uint64_t to_next = events_.cpu_events[static_cast<size_t>(calls[i + 1])].start_ns - e.start_ns;
+          const uint64_t to_next = events_.cpu_events[calls[i + 1]].start_ns - e.start_ns;
           intervals.push_back(to_next);
           if (k < to_next) ++shorter;
         }
       }
     }
+    kernel_of = std::vector<uint32_t>();  // freed: assigning {} would keep its buffer
+    const size_t interval_count = intervals.size();
     CallSites launch_sites(events_, namer_);
-    for (int64_t call : launch_calls) launch_sites.add(call, 0, true);
+    for (const auto& [thread, calls] : launches)
+      for (uint32_t call : calls) launch_sites.add(call, 0, true);
+    launches.clear();
     // A launch costs its usual (median) CPU time; longer stays inside one
     // (the thread preempted, a module loaded lazily) are stalls, not launch
     // throughput, and are left out of the launch-bound cost.
-    const uint64_t launch_cpu = median(cpu_times);
+    const uint64_t launch_cpu = median(std::move(cpu_times));
     CallSites gap_sites(events_, namer_);
     uint64_t launch_cost = 0, gap_cost = 0, gaps = 0, longest = 0;
     // Host-work pieces are grouped by the gap they sit in (same next work).
@@ -244,8 +254,8 @@ class Builder {
                    metric("longest_gap_ns", static_cast<double>(longest))};
       add(std::move(f));
     }
-    const uint64_t median_kernel = median(kernels);
-    const uint64_t median_interval = median(intervals);
+    const uint64_t median_kernel = median(std::move(kernels));
+    const uint64_t median_interval = median(std::move(intervals));
     if (count == 0 || median_kernel >= median_interval || !worth(launch_cost)) return;
     // Queue depth at each launch: launched (call started) but not yet started on the GPU.
     double depth_sum = 0;
@@ -260,8 +270,6 @@ class Builder {
     const double mean_depth = samples ? depth_sum / static_cast<double>(samples) : 0;
     const double seconds = last > first ? static_cast<double>(last - first) / 1e9 : 0;
     const double rate = seconds > 0 ? static_cast<double>(count - 1) / seconds : 0;
-    uint64_t kernel_sum = 0;
-    for (uint64_t k : kernels) kernel_sum += k;
     Finding f;
     f.kind = "launch_bound";
     f.cost_ns = launch_cost;
@@ -270,7 +278,7 @@ class Builder {
     f.measured = count_of(count, "launch", "launches") + " at " + fixed(rate, 0) + " per second; CPU time per launch " +
                  advise_time(launch_cpu) + " (median; mean " + advise_time(cpu / count) + "); median kernel " + advise_time(median_kernel) + " against " +
                  advise_time(median_interval) + " between launches; " +
-                 pct(static_cast<double>(shorter), static_cast<double>(intervals.size())) +
+                 pct(static_cast<double>(shorter), static_cast<double>(interval_count)) +
                  " of kernels end before the next launch begins; queue depth (launched, not started) " +
                  fixed(mean_depth, 1) + " on average, " + std::to_string(depth_max) + " at most";
     f.why = "Every launch costs CPU time; when kernels are shorter than that, the GPU runs one kernel, then waits "
@@ -287,8 +295,8 @@ class Builder {
                  metric("median_kernel_ns", static_cast<double>(median_kernel)),
                  metric("median_launch_interval_ns", static_cast<double>(median_interval)),
                  metric("short_kernel_pct",
-                        intervals.empty() ? 0 : std::round(1000.0 * static_cast<double>(shorter) /
-                                                           static_cast<double>(intervals.size())) / 10),
+                        interval_count == 0 ? 0 : std::round(1000.0 * static_cast<double>(shorter) /
+                                                              static_cast<double>(interval_count)) / 10),
                  metric("mean_queue_depth", std::round(mean_depth * 100) / 100),
                  metric("max_queue_depth", static_cast<double>(depth_max)),
                  metric("gpu_idle_ns", static_cast<double>(launch_cost))};

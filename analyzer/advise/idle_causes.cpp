@@ -15,28 +15,38 @@ bool contains(std::string_view text, std::string_view part) { return text.find(p
 // share their runtime call's interval and its blame.
 using ThreadKey = std::pair<uint32_t, uint32_t>;  // (process, tid)
 
-std::map<ThreadKey, std::vector<size_t>> outermost_calls(const Run& events) {
-  std::map<ThreadKey, std::vector<size_t>> all;
+// 4 bytes a call, as GpuActivity::launched_by; each thread's list sized
+// once and filtered in place (its calls are millions).
+using CallList = std::vector<uint32_t>;
+
+std::map<ThreadKey, CallList> outermost_calls(const Run& events) {
+  std::map<ThreadKey, CallList> all;
+  {
+    std::map<ThreadKey, size_t> counts;
+    for (const CpuEvent& e : events.cpu_events)
+      if (e.kind == CpuEventKind::kApiCall) ++counts[{e.process, e.tid}];
+    for (const auto& [thread, count] : counts) all[thread].reserve(count);
+  }
   for (size_t i = 0; i < events.cpu_events.size(); ++i)
     if (events.cpu_events[i].kind == CpuEventKind::kApiCall)
-      all[{events.cpu_events[i].process, events.cpu_events[i].tid}].push_back(i);
+      all[{events.cpu_events[i].process, events.cpu_events[i].tid}].push_back(static_cast<uint32_t>(i));
   for (auto& [thread, calls] : all) {
-    std::sort(calls.begin(), calls.end(), [&](size_t a, size_t b) {
+    std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
       const CpuEvent& x = events.cpu_events[a];
       const CpuEvent& y = events.cpu_events[b];
       return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.end_ns > y.end_ns;
     });
-    std::vector<size_t> outer;
-    for (size_t i : calls)
-      if (outer.empty() || events.cpu_events[i].start_ns >= events.cpu_events[outer.back()].end_ns) outer.push_back(i);
-    calls = std::move(outer);
+    size_t outer = 0;  // calls[0, outer): the outermost ones so far
+    for (uint32_t i : calls)
+      if (outer == 0 || events.cpu_events[i].start_ns >= events.cpu_events[calls[outer - 1]].end_ns) calls[outer++] = i;
+    calls.resize(outer);
   }
   return all;
 }
 
 class DeviceGaps {
  public:
-  DeviceGaps(const Run& events, const std::map<ThreadKey, std::vector<size_t>>& calls, std::vector<IdlePiece>& out)
+  DeviceGaps(const Run& events, const std::map<ThreadKey, CallList>& calls, std::vector<IdlePiece>& out)
       : events_(events), calls_(calls), out_(out) {}
 
   void add(uint32_t process, uint32_t device, std::vector<uint32_t> ops) {
@@ -45,15 +55,18 @@ class DeviceGaps {
     std::sort(ops.begin(), ops.end(), [&](size_t a, size_t b) {
       return events_.gpu_activities[a].start_ns < events_.gpu_activities[b].start_ns;
     });
+    // Sized up front and its union made in its buffer: grown by doubling and
+    // copied into its union, with a list of all the work beside it, these
+    // were 250 MB of advise's peak at 10M events.
+    size_t kernel_count = 0;
+    for (size_t i : ops) kernel_count += events_.gpu_activities[i].kind == GpuKind::kKernel;
     std::vector<Interval> kernels;
-    std::vector<Interval> all;
+    kernels.reserve(kernel_count);
     for (size_t i : ops) {
       const GpuActivity& g = events_.gpu_activities[i];
-      all.push_back({g.start_ns, g.end_ns});
       if (g.kind == GpuKind::kKernel) kernels.push_back({g.start_ns, g.end_ns});
     }
-    const std::vector<Interval> kernel_set = interval_union(kernels);
-    const std::vector<Interval> busy = interval_union(all);
+    const std::vector<Interval> kernel_set = interval_union(std::move(kernels));
 
     // Copy waits: each copy or memset's time with no kernel running (and
     // not already charged to an earlier one), charged to its call.
@@ -68,14 +81,24 @@ class DeviceGaps {
         emit(piece.start, piece.end, IdleCause::kCopyWait, g.launched_by, static_cast<int64_t>(i));
     }
 
-    // Gaps with nothing running: why the next work had not started.
+    // Gaps with nothing running: why the next work had not started. The
+    // work comes in start order, so the time it keeps the device busy is
+    // merged as it is read, and a gap is found where the next work starts
+    // after all before it ended (no list of the busy time is made).
     gaps_begin_ = out_.size();
     size_t next = 0;
-    for (size_t b = 1; b < busy.size(); ++b) {
-      const uint64_t gap_start = busy[b - 1].end;
-      const uint64_t gap_end = busy[b].start;
-      while (events_.gpu_activities[ops[next]].start_ns < gap_end) ++next;
-      explain_gap(gap_start, gap_end, ops[next]);
+    bool busy = false;
+    uint64_t busy_until = 0;
+    for (size_t i : ops) {
+      const GpuActivity& g = events_.gpu_activities[i];
+      if (g.end_ns <= g.start_ns) continue;  // no time: keeps nothing busy
+      if (busy && g.start_ns > busy_until) {
+        // The work that ended the gap: the first, in start order, to start then.
+        while (events_.gpu_activities[ops[next]].start_ns < g.start_ns) ++next;
+        explain_gap(busy_until, g.start_ns, ops[next]);
+      }
+      busy_until = busy ? std::max(busy_until, g.end_ns) : g.end_ns;
+      busy = true;
     }
   }
   // Where add()'s gap pieces began in the output, after its copy waits.
@@ -83,7 +106,8 @@ class DeviceGaps {
 
  private:
   void emit(uint64_t start, uint64_t end, IdleCause cause, int64_t site, int64_t work) {
-    if (end > start) out_.push_back(IdlePiece{process_, device_, start, end, cause, site, work});
+    if (end > start)
+      out_.push_back(IdlePiece{start, end, process_, device_, static_cast<int32_t>(site), static_cast<int32_t>(work), cause});
   }
 
   static IdleCause blocking_cause(CallKind kind) {
@@ -105,11 +129,11 @@ class DeviceGaps {
     const CpuEvent& launch = events_.cpu_events[static_cast<size_t>(work.launched_by)];
     if (launch.start_ns <= a) return emit(a, b, IdleCause::kQueued, work.launched_by, work_id);
     auto found = calls_.find({launch.process, launch.tid});
-    static const std::vector<size_t> kNone;
-    const std::vector<size_t>& calls = found == calls_.end() ? kNone : found->second;
+    static const CallList kNone;
+    const CallList& calls = found == calls_.end() ? kNone : found->second;
     // The first outermost call that ends after the GPU ran dry.
     auto it = std::lower_bound(calls.begin(), calls.end(), a,
-                               [&](size_t c, uint64_t t) { return events_.cpu_events[c].end_ns <= t; });
+                               [&](uint32_t c, uint64_t t) { return events_.cpu_events[c].end_ns <= t; });
     if (it != calls.end()) {
       const CpuEvent& call = events_.cpu_events[*it];
       const IdleCause blocked = blocking_cause(call_kind(events_.name(call.name)));
@@ -141,7 +165,7 @@ class DeviceGaps {
   }
 
   const Run& events_;
-  const std::map<ThreadKey, std::vector<size_t>>& calls_;
+  const std::map<ThreadKey, CallList>& calls_;
   std::vector<IdlePiece>& out_;
   uint32_t process_ = 0;
   uint32_t device_ = 0;

@@ -25,13 +25,6 @@ std::vector<Interval> interval_union(std::vector<Interval> parts) {
   return parts;
 }
 
-std::vector<Interval> interval_union_of_sets(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  std::vector<Interval> both(a.size() + b.size());
-  std::merge(a.begin(), a.end(), b.begin(), b.end(), both.begin(),
-             [](const Interval& x, const Interval& y) { return x.start < y.start; });
-  return interval_union(std::move(both));
-}
-
 std::vector<Interval> interval_difference(const std::vector<Interval>& a, const std::vector<Interval>& b) {
   std::vector<Interval> out;
   if (a.empty()) return out;

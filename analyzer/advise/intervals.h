@@ -13,8 +13,6 @@ struct Interval {
 
 // Sorted, disjoint, non-empty: the union of `parts` (in any order).
 std::vector<Interval> interval_union(std::vector<Interval> parts);
-// The union of two sorted, disjoint sets, merged rather than sorted.
-std::vector<Interval> interval_union_of_sets(const std::vector<Interval>& a, const std::vector<Interval>& b);
 // `a` less `b` (both sorted and disjoint).
 std::vector<Interval> interval_difference(const std::vector<Interval>& a, const std::vector<Interval>& b);
 // Total length of sorted, disjoint `set` within [start, end).

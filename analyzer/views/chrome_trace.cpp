@@ -1,6 +1,7 @@
 #include "views/chrome_trace.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include "views/text_escape.h"
 #include "views/trace_operators.h"
 #include "views/occupancy.h"
+#include "views/start_order.h"
 
 namespace prof::analyzer {
 namespace {
@@ -194,16 +196,8 @@ struct StepMark {
   bool whole_run = false;  // no steps at all: the process's CPU events
 };
 
-struct Item {
-  uint64_t start_ns;
-  ItemKind kind;
-  uint32_t index;
-  bool operator<(const Item& o) const {
-    if (start_ns != o.start_ns) return start_ns < o.start_ns;
-    if (kind != o.kind) return kind < o.kind;
-    return index < o.index;
-  }
-};
+constexpr size_t kItemKinds = static_cast<size_t>(ItemKind::kTensorMemory) + 1;
+constexpr size_t slot(ItemKind kind) { return static_cast<size_t>(kind); }
 
 // Kineto's names of CUPTI's synchronization kinds.
 const char* sync_name(SyncKind kind) {
@@ -334,6 +328,8 @@ class TraceWriter {
   void sync(size_t index);
   void memory(size_t index);
   void tensor_memory(size_t index);
+  // When an item starts: where it goes in the file.
+  uint64_t item_start(ItemKind kind, uint32_t index) const;
   // Microseconds since origin_, plus offset_ns_.
   uint64_t ts(uint64_t ns) const { return (ns >= origin_ ? ns - origin_ : 0) + offset_ns_; }
   void choose_time_offset();
@@ -501,6 +497,10 @@ void TraceWriter::collect_annotations() {
     }
     last_stream->push_back(static_cast<uint32_t>(i));
   }
+  // At most one annotation per operation, reserved up front: the pages past
+  // the last one are never touched, where growing by doubling held the old
+  // and the new buffer at once (18 MB more at trace's peak at 10M events).
+  annotations_.reserve(run_.gpu_activities.size());
   for (auto& [row, operations] : streams) {
     auto earlier = [&](uint32_t a, uint32_t b) {
       const GpuActivity &x = run_.gpu_activities[a], &y = run_.gpu_activities[b];
@@ -916,34 +916,58 @@ void TraceWriter::tensor_memory(size_t index) {
   out_.raw("}").end_event();
 }
 
+uint64_t TraceWriter::item_start(ItemKind kind, uint32_t index) const {
+  switch (kind) {
+    case ItemKind::kStep: return steps_[index].start_ns;
+    case ItemKind::kCpu: return run_.cpu_events[index].start_ns;
+    case ItemKind::kAnnotation: return annotations_[index].start_ns;
+    case ItemKind::kGpu: return run_.gpu_activities[index].start_ns;
+    case ItemKind::kSync: return run_.synchronizations[index].start_ns;
+    case ItemKind::kMemory: return run_.memory_events[index].time_ns;
+    case ItemKind::kTensorMemory: return run_.tensor_memory_events[index].time_ns;
+  }
+  return 0;
+}
+
 ChromeTraceStats TraceWriter::write() {
   assign_pids();
   collect_annotations();
   collect_steps();
   mark_launchers();
-  std::vector<Item> items;
-  items.reserve(steps_.size() + run_.cpu_events.size() + run_.gpu_activities.size() + annotations_.size() +
-                run_.synchronizations.size() + run_.memory_events.size());
-  for (size_t i = 0; i < steps_.size(); ++i)
-    items.push_back({steps_[i].start_ns, ItemKind::kStep, static_cast<uint32_t>(i)});
-  for (size_t i = 0; i < run_.cpu_events.size(); ++i)
-    if (options_.driver_calls || !folded_driver_call(i))
-      items.push_back({run_.cpu_events[i].start_ns, ItemKind::kCpu, static_cast<uint32_t>(i)});
-  for (size_t i = 0; i < run_.gpu_activities.size(); ++i)
-    items.push_back({run_.gpu_activities[i].start_ns, ItemKind::kGpu, static_cast<uint32_t>(i)});
-  for (size_t i = 0; i < annotations_.size(); ++i)
-    items.push_back({annotations_[i].start_ns, ItemKind::kAnnotation, static_cast<uint32_t>(i)});
-  for (size_t i = 0; i < run_.synchronizations.size(); ++i)
-    items.push_back({run_.synchronizations[i].start_ns, ItemKind::kSync, static_cast<uint32_t>(i)});
-  for (size_t i = 0; i < run_.memory_events.size(); ++i)
-    items.push_back({run_.memory_events[i].time_ns, ItemKind::kMemory, static_cast<uint32_t>(i)});
+  // Each kind's items in start order, merged below as they are written:
+  // the order of the whole file is (start, kind, index).
+  std::array<StartOrder, kItemKinds> orders;
+  const auto every = [](size_t) { return true; };
+  orders[slot(ItemKind::kStep)] = StartOrder(steps_.size(), every, [&](size_t i) { return steps_[i].start_ns; });
+  orders[slot(ItemKind::kCpu)] = StartOrder(
+      run_.cpu_events.size(), [&](size_t i) { return options_.driver_calls || !folded_driver_call(i); },
+      [&](size_t i) { return run_.cpu_events[i].start_ns; });
+  orders[slot(ItemKind::kAnnotation)] =
+      StartOrder(annotations_.size(), every, [&](size_t i) { return annotations_[i].start_ns; });
+  orders[slot(ItemKind::kGpu)] =
+      StartOrder(run_.gpu_activities.size(), every, [&](size_t i) { return run_.gpu_activities[i].start_ns; });
+  orders[slot(ItemKind::kSync)] =
+      StartOrder(run_.synchronizations.size(), every, [&](size_t i) { return run_.synchronizations[i].start_ns; });
+  orders[slot(ItemKind::kMemory)] =
+      StartOrder(run_.memory_events.size(), every, [&](size_t i) { return run_.memory_events[i].time_ns; });
+  orders[slot(ItemKind::kTensorMemory)] = StartOrder(
+      run_.tensor_memory_events.size(), every, [&](size_t i) { return run_.tensor_memory_events[i].time_ns; });
   has_tensor_memory_.assign(run_.processes.size(), false);
-  for (size_t i = 0; i < run_.tensor_memory_events.size(); ++i) {
-    items.push_back({run_.tensor_memory_events[i].time_ns, ItemKind::kTensorMemory, static_cast<uint32_t>(i)});
-    has_tensor_memory_[run_.tensor_memory_events[i].process] = true;
+  for (const TensorMemoryEvent& t : run_.tensor_memory_events) has_tensor_memory_[t.process] = true;
+
+  // The first item of each kind, and how many of each are written so far.
+  std::array<uint64_t, kItemKinds> head_start{};
+  std::array<size_t, kItemKinds> taken{};
+  uint64_t item_count = 0;
+  bool any = false;
+  origin_ = 0;
+  for (size_t k = 0; k < kItemKinds; ++k) {
+    item_count += orders[k].size();
+    if (orders[k].size() == 0) continue;
+    head_start[k] = item_start(static_cast<ItemKind>(k), orders[k][0]);
+    origin_ = any ? std::min(origin_, head_start[k]) : head_start[k];
+    any = true;
   }
-  std::sort(items.begin(), items.end());
-  origin_ = items.empty() ? 0 : items.front().start_ns;
   for (const GpuActivity& g : run_.gpu_activities)  // a flow's start may precede (clock skew)
     if (g.launched_by >= 0) origin_ = std::min(origin_, run_.cpu_events[static_cast<size_t>(g.launched_by)].start_ns);
   choose_time_offset();
@@ -951,32 +975,38 @@ ChromeTraceStats TraceWriter::write() {
   // Memory in use, per (process, device or host), in time order.
   memory_in_use_.assign(run_.memory_events.size(), 0);
   std::map<std::tuple<uint32_t, bool, uint32_t>, int64_t> in_use;
-  for (const Item& item : items) {
-    if (item.kind != ItemKind::kMemory) continue;
-    const MemoryEvent& m = run_.memory_events[item.index];
+  const StartOrder& memory_order = orders[slot(ItemKind::kMemory)];
+  for (size_t k = 0; k < memory_order.size(); ++k) {
+    const MemoryEvent& m = run_.memory_events[memory_order[k]];
     int64_t& total = in_use[{m.process, m.on_device, m.on_device ? m.device_id : 0}];
     total += m.signed_bytes();
-    memory_in_use_[item.index] = total;
+    memory_in_use_[memory_order[k]] = total;
   }
 
   header();
   metadata();
   ChromeTraceStats stats;
-  for (const Item& item : items) {
+  for (; stats.events < item_count; ++stats.events) {
     if (options_.max_events && stats.events >= options_.max_events) {
-      stats.events_left_out = items.size() - stats.events;
+      stats.events_left_out = item_count - stats.events;
       break;
     }
-    switch (item.kind) {
-      case ItemKind::kStep: step(item.index); break;
-      case ItemKind::kCpu: cpu_event(item.index); break;
-      case ItemKind::kGpu: gpu_event(item.index); break;
-      case ItemKind::kAnnotation: annotation(item.index); break;
-      case ItemKind::kSync: sync(item.index); break;
-      case ItemKind::kMemory: memory(item.index); break;
-      case ItemKind::kTensorMemory: tensor_memory(item.index); break;
+    // The earliest head; at equal starts the earlier kind.
+    size_t next = kItemKinds;
+    for (size_t k = 0; k < kItemKinds; ++k)
+      if (taken[k] < orders[k].size() && (next == kItemKinds || head_start[k] < head_start[next])) next = k;
+    const uint32_t index = orders[next][taken[next]];
+    if (++taken[next] < orders[next].size())
+      head_start[next] = item_start(static_cast<ItemKind>(next), orders[next][taken[next]]);
+    switch (static_cast<ItemKind>(next)) {
+      case ItemKind::kStep: step(index); break;
+      case ItemKind::kCpu: cpu_event(index); break;
+      case ItemKind::kGpu: gpu_event(index); break;
+      case ItemKind::kAnnotation: annotation(index); break;
+      case ItemKind::kSync: sync(index); break;
+      case ItemKind::kMemory: memory(index); break;
+      case ItemKind::kTensorMemory: tensor_memory(index); break;
     }
-    ++stats.events;
   }
   out_.raw("\n]");
   out_.key("profanalyze").raw("{\"events\":").num(stats.events).key("events_left_out").num(stats.events_left_out);

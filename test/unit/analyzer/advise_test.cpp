@@ -2,6 +2,9 @@
 // from its times by hand.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
+
 #include "advise_capture.h"
 #include "analyzer_test_support.h"
 #include "advise/advise.h"
@@ -99,6 +102,40 @@ TEST_CASE("advise's interval arithmetic", "[advise]") {
   REQUIRE(d.size() == 3);
   CHECK(measure(d) == 2 + 2 + 5);
   CHECK(measure_within(u, 3, 6) == 2);
+}
+
+// advise keeps kernel, copy-only and memset-only time as three disjoint
+// sets (kernels; copies less kernels; memsets less both) and takes busy time
+// as their sum within a window: that must be the measure of the union of
+// all three within it, and the memsets taken less each set in turn must
+// measure as memsets less the union of both.
+TEST_CASE("advise's usage sets add up to the busy time", "[advise]") {
+  std::mt19937_64 random(30);
+  auto some = [&] {
+    std::vector<Interval> set(random() % 12);
+    for (Interval& i : set) {
+      i.start = 3 + random() % 100;
+      i.end = i.start + random() % 20 - 3;  // some empty, some inverted
+    }
+    return set;
+  };
+  auto joined = [](std::vector<Interval> a, const std::vector<Interval>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::vector<Interval> k = some(), c = some(), m = some();
+    const std::vector<Interval> kernels = interval_union(k);
+    const std::vector<Interval> copies = interval_difference(interval_union(c), kernels);
+    const std::vector<Interval> memsets = interval_difference(interval_difference(interval_union(m), kernels), copies);
+    const std::vector<Interval> busy = interval_union(joined(joined(k, c), m));
+    const std::vector<Interval> memsets_less_both = interval_difference(interval_union(m), interval_union(joined(k, c)));
+    const uint64_t start = random() % 110, end = start + random() % 60;
+    CHECK(measure_within(kernels, start, end) + measure_within(copies, start, end) +
+              measure_within(memsets, start, end) ==
+          measure_within(busy, start, end));
+    CHECK(measure_within(memsets, start, end) == measure_within(memsets_less_both, start, end));
+  }
 }
 
 namespace {

@@ -13,12 +13,15 @@
 #include "cli/trace_command.h"
 #include "model/run.h"
 #include "views/chrome_trace.h"
+#include "views/start_order.h"
 #include "views/trace_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 using prof::testing::run_cli;
 using prof::testing::TempFile;
@@ -376,5 +379,41 @@ TEST_CASE("trace ends on corrupt times: work inside ranges that start just below
                              {{c, d, 2}, {pick(), pick(), 3}, {d, d + 2, 3}});
     const std::string json = trace_of(run);
     CHECK(json.find("\"profanalyze\":{\"events\":") != std::string::npos);
+  }
+}
+
+// trace writes each table in StartOrder and merges the tables as it goes: an
+// order must be what a sort by (start, index) of the kept events gives, on
+// both of its ways to sort (start and index packed into 64 bits, or pairs
+// when the starts span too much for that) and when nothing needs sorting.
+using prof::analyzer::StartOrder;
+
+TEST_CASE("StartOrder orders kept events by start, then index") {
+  std::mt19937_64 random(30);
+  for (int round = 0; round < 600; ++round) {
+    std::vector<uint64_t> starts(random() % 40);
+    const int shape = round % 4;
+    uint64_t t = random() % 1000;
+    for (uint64_t& s : starts) {
+      if (shape == 0) s = t += random() % 3;                                // in order, with ties
+      if (shape == 1) s = 1000 + random() % 10;                             // many ties, any order
+      if (shape == 2) s = random() % 3 == 0 ? UINT64_MAX - random() % 5 : random() % 7;  // too wide to pack
+      if (shape == 3) s = random();
+    }
+    const bool keep_all = random() % 2 == 0;
+    std::vector<bool> kept(starts.size());
+    for (size_t i = 0; i < kept.size(); ++i) kept[i] = keep_all || random() % 3 != 0;
+
+    std::vector<uint32_t> expected;
+    for (uint32_t i = 0; i < starts.size(); ++i)
+      if (kept[i]) expected.push_back(i);
+    std::sort(expected.begin(), expected.end(),
+              [&](uint32_t a, uint32_t b) { return std::tie(starts[a], a) < std::tie(starts[b], b); });
+
+    const StartOrder order(
+        starts.size(), [&](size_t i) { return bool(kept[i]); }, [&](size_t i) { return starts[i]; });
+    std::vector<uint32_t> got;
+    for (size_t k = 0; k < order.size(); ++k) got.push_back(order[k]);
+    CHECK(got == expected);
   }
 }
