@@ -226,7 +226,7 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
       call.args = ApiCallFields::Args::none;
       break;
   }
-  call.span = {ns(record.start_ticks), ns(record.end_ticks)};
+  call.span = ns(record.start_ticks, record.end_ticks);
   chunk.add(call);
 }
 

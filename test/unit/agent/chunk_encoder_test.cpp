@@ -685,3 +685,13 @@ TEST_CASE("an API call from its fields is the generated encoding's bytes, every 
   for (const auto& call : chunk.api_calls()) longest = std::max(longest, call.ByteSizeLong());
   CHECK(longest >= 128);
 }
+
+TEST_CASE("the records written without the generated writer have the schema's fields, no more") {
+  // ChunkEncoder writes ApiCall (with its LaunchArgs and TransferArgs) and
+  // Kernel field by field: a field added to one of them in prof.proto must be
+  // written there too, and these counts updated with it.
+  CHECK(prof::proto::ApiCall::descriptor()->field_count() == 12);
+  CHECK(prof::proto::LaunchArgs::descriptor()->field_count() == 9);
+  CHECK(prof::proto::TransferArgs::descriptor()->field_count() == 4);
+  CHECK(prof::proto::Kernel::descriptor()->field_count() == 20);
+}
