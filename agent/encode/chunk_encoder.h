@@ -144,7 +144,7 @@ class ChunkEncoder {
   void replace(uint32_t field, const Message& message);
 
   // Most bytes one ApiCallFields takes on the wire: its tag, a length of at
-  // most two bytes, and a body of at most 156 (every field at its widest,
+  // most two bytes, and a body of at most 151 (every field at its widest,
   // launch arguments the larger of the two kinds).
   static constexpr size_t kApiCallMaxBytes = 256;
   // Kernel: at most 141 bytes of body.
@@ -211,7 +211,7 @@ class ChunkEncoder {
   at = wire::uint_field<F::stack_id>(at, call.stack_id);
   if (call.args == ApiCallFields::Args::launch) {
     using L = file::LaunchArgs::Fields;
-    char* const launch = wire::begin_short_message<F::launch>(at);  // at most 66 bytes
+    char* const launch = wire::begin_short_message<F::launch>(at);  // a body of at most 64 bytes
     at = wire::uint_field<L::kernel_name_id>(launch, call.kernel_name_id);
     // Minus one, mod 2^32 (set_dims).
     at = wire::uint_field<L::grid_x_minus_one>(at, uint32_t{call.grid[0] - 1u});
@@ -225,7 +225,7 @@ class ChunkEncoder {
     wire::end_short_message(launch, at);
   } else if (call.args == ApiCallFields::Args::transfer) {
     using T = file::TransferArgs::Fields;
-    char* const transfer = wire::begin_short_message<F::transfer>(at);  // at most 32 bytes
+    char* const transfer = wire::begin_short_message<F::transfer>(at);  // a body of at most 30 bytes
     at = wire::uint_field<T::bytes>(transfer, call.bytes);
     at = wire::uint_field<T::kind>(at, static_cast<uint32_t>(call.copy_kind));
     at = wire::uint_field<T::stream>(at, call.stream);
