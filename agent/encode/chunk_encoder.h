@@ -50,7 +50,8 @@ inline void set_dims(Dims& d, const uint32_t (&grid)[3], const uint32_t (&block)
 // they were, not yet made deltas. ChunkEncoder writes it to the wire
 // directly, without the generated struct between (cleared, filled, then
 // read field by field: ~50 instructions of the writer's ~400 per call) and
-// with one room check per call. Every field is set by whoever fills it.
+// with one room check per call. The arguments of the kind `args` does not
+// name are not read.
 struct ApiCallFields {
   enum class Args : uint8_t { none, launch, transfer };
   uint32_t tid;  // the calling thread's
