@@ -11,6 +11,7 @@
 
 #include "encode/byte_buffer.h"
 #include "encode/file_records.h"
+#include "encode/proto_wire.h"
 
 namespace prof {
 
@@ -44,6 +45,38 @@ inline void set_dims(Dims& d, const uint32_t (&grid)[3], const uint32_t (&block)
   d.block_z_minus_one = block[2] - 1u;
 }
 
+// An API call as the writer has it from the ring (record/translator.cpp):
+// the same fields as file::ApiCall, with its times and correlation id as
+// they were, not yet made deltas. ChunkEncoder writes it to the wire
+// directly, without the generated struct between (cleared, filled, then
+// read field by field: ~50 instructions of the writer's ~400 per call) and
+// with one room check per call. The arguments of the kind `args` does not
+// name are not read.
+struct ApiCallFields {
+  enum class Args : uint8_t { none, launch, transfer };
+  uint32_t tid;  // the calling thread's
+  uint32_t correlation_id;
+  Span span;
+  file::ApiDomain domain;
+  file::CaptureBackend backend;
+  Args args;
+  uint32_t callback_id;
+  int32_t return_code;
+  uint64_t name_id;
+  uint64_t stack_id;
+  // Args::launch (LaunchArgs): dimensions as the call gave them.
+  uint64_t kernel_name_id;
+  const uint32_t* grid;   // [3]
+  const uint32_t* block;  // [3]
+  uint32_t dynamic_shared_bytes;
+  // Args::launch and Args::transfer.
+  uint64_t stream;
+  // Args::transfer (TransferArgs).
+  uint64_t bytes;
+  file::CopyKind copy_kind;
+  bool is_memset;
+};
+
 // The records are the structs generated from prof.proto (encode/file_records.h,
 // namespace prof::file), filled except for the fields of the format-2 compact
 // encodings (FORMAT.md), which the encoder computes: times as deltas within a
@@ -59,6 +92,9 @@ class ChunkEncoder {
 
   // `call.tid` is the calling thread's tid.
   void add(file::ApiCall& call, Span span, uint32_t correlation_id);
+  // The same bytes as add(file::ApiCall&) of the same call (inline: the
+  // writer's most frequent record, filled field by field by its caller).
+  void add(const ApiCallFields& call);
   void add(file::Kernel& kernel, Span span);
   void add(file::Memcpy& copy, Span span);
   void add(file::Memset& set, Span span);
@@ -108,6 +144,37 @@ class ChunkEncoder {
   template <typename Message>
   void replace(uint32_t field, const Message& message);
 
+  // Most bytes one ApiCallFields takes on the wire: its tag, a length of at
+  // most two bytes, and a body of at most 151 (every field at its widest,
+  // launch arguments the larger of the two kinds).
+  static constexpr size_t kApiCallMaxBytes = 256;
+  // Kernel: at most 141 bytes of body.
+  static constexpr size_t kKernelMaxBytes = 256;
+  [[gnu::noinline]] static void make_room(ByteBuffer& bytes, size_t n);
+  // An element of the repeated field `field` (1 to 15) written in place: its
+  // tag and a one-byte length; the body goes from the position returned,
+  // and end_element() sets the length, moving the body on by a byte in the
+  // rare case it takes 128 bytes or more. Room for it checked before.
+  template <uint32_t Field>
+  [[gnu::always_inline]] static char* begin_element(ByteBuffer& bytes) {
+    static_assert(Field < 16, "a one-byte tag");
+    char* at = bytes.data() + bytes.size();
+    at[0] = wire::kTag<Field, wire::kLengthDelimited>;
+    return at + 2;
+  }
+  [[gnu::always_inline]] static void end_element(ByteBuffer& bytes, char* body, char* at) {
+    const auto length = static_cast<size_t>(at - body);
+    if (length < 0x80) [[likely]] {
+      body[-1] = static_cast<char>(length);
+    } else {  // below 2^14: the bodies are at most a few hundred bytes
+      memmove(body + 1, body, length);
+      body[-1] = static_cast<char>(length | 0x80);
+      body[0] = static_cast<char>(length >> 7);
+      ++at;
+    }
+    bytes.resize(static_cast<size_t>(at - bytes.data()));
+  }
+
   uint64_t time_base_ns_ = 0;
   std::array<List, kFields> lists_;
   // What the previous ApiCall of this chunk carried: a call repeats its
@@ -116,5 +183,58 @@ class ChunkEncoder {
   uint32_t previous_call_correlation_ = 0;
   std::string framed_;  // finish()'s result, its capacity reused
 };
+
+[[gnu::always_inline]] inline void ChunkEncoder::add(const ApiCallFields& call) {
+  List& list = lists_[ChunkField::api_calls];
+  if (list.bytes.capacity() - list.bytes.size() < kApiCallMaxBytes) [[unlikely]] {
+    make_room(list.bytes, kApiCallMaxBytes);
+  }
+  const uint32_t tid = call.tid == previous_call_tid_ ? 0 : call.tid;
+  const auto start_delta = static_cast<int64_t>(call.span.start_ns - list.previous_time_ns);
+  const uint64_t duration = call.span.end_ns > call.span.start_ns ? call.span.end_ns - call.span.start_ns : 0;
+  const int64_t correlation_delta =
+      static_cast<int64_t>(call.correlation_id) - static_cast<int64_t>(previous_call_correlation_);
+  list.previous_time_ns = call.span.start_ns;
+  previous_call_tid_ = call.tid;
+  previous_call_correlation_ = call.correlation_id;
+
+  using F = file::ApiCall::Fields;
+  char* const body = begin_element<ChunkField::api_calls>(list.bytes);
+  char* at = body;
+  at = wire::uint_field<F::tid>(at, tid);
+  at = wire::uint_field<F::domain>(at, static_cast<uint32_t>(call.domain));
+  at = wire::uint_field<F::callback_id>(at, call.callback_id);
+  at = wire::uint_field<F::name_id>(at, call.name_id);
+  at = wire::sint_field<F::start_delta_ns>(at, start_delta);
+  at = wire::uint_field<F::duration_ns>(at, duration);
+  at = wire::sint_field<F::correlation_id_delta>(at, correlation_delta);
+  at = wire::int_field<F::return_code>(at, call.return_code);
+  at = wire::uint_field<F::stack_id>(at, call.stack_id);
+  if (call.args == ApiCallFields::Args::launch) {
+    using L = file::LaunchArgs::Fields;
+    char* const launch = wire::begin_short_message<F::launch>(at);  // a body of at most 64 bytes
+    at = wire::uint_field<L::kernel_name_id>(launch, call.kernel_name_id);
+    // Minus one, mod 2^32 (set_dims).
+    at = wire::uint_field<L::grid_x_minus_one>(at, uint32_t{call.grid[0] - 1u});
+    at = wire::uint_field<L::grid_y_minus_one>(at, uint32_t{call.grid[1] - 1u});
+    at = wire::uint_field<L::grid_z_minus_one>(at, uint32_t{call.grid[2] - 1u});
+    at = wire::uint_field<L::block_x_minus_one>(at, uint32_t{call.block[0] - 1u});
+    at = wire::uint_field<L::block_y_minus_one>(at, uint32_t{call.block[1] - 1u});
+    at = wire::uint_field<L::block_z_minus_one>(at, uint32_t{call.block[2] - 1u});
+    at = wire::uint_field<L::dynamic_shared_bytes>(at, call.dynamic_shared_bytes);
+    at = wire::uint_field<L::stream>(at, call.stream);
+    wire::end_short_message(launch, at);
+  } else if (call.args == ApiCallFields::Args::transfer) {
+    using T = file::TransferArgs::Fields;
+    char* const transfer = wire::begin_short_message<F::transfer>(at);  // a body of at most 30 bytes
+    at = wire::uint_field<T::bytes>(transfer, call.bytes);
+    at = wire::uint_field<T::kind>(at, static_cast<uint32_t>(call.copy_kind));
+    at = wire::uint_field<T::stream>(at, call.stream);
+    at = wire::uint_field<T::is_memset>(at, call.is_memset ? 1 : 0);
+    wire::end_short_message(transfer, at);
+  }
+  at = wire::uint_field<F::backend>(at, static_cast<uint32_t>(call.backend));
+  end_element(list.bytes, body, at);
+}
 
 }  // namespace prof

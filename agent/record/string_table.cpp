@@ -117,36 +117,21 @@ std::string_view StringTable::store(std::string_view value) {
   return {at, value.size()};
 }
 
-size_t StringTable::cache_slot(const void* address) {
-  return (reinterpret_cast<uintptr_t>(address) * 0x9E3779B97F4A7C15ull) >> (64 - kAddressCacheBits);
-}
-
-uint64_t StringTable::intern_by_address(const void* address, std::string_view value, ChunkEncoder& chunk) {
-  CachedAddress& cached = sized_cache_[cache_slot(address)];
-  if (cached.address == address && cached.id != 0) {
-    const std::string_view known = text_of(cached.id);
-    if (known.size() == value.size() && (value.empty() || memcmp(known.data(), value.data(), value.size()) == 0)) {
-      return cached.id;
-    }
-  }
+uint64_t StringTable::intern_by_address_missed(const void* address, std::string_view value, ChunkEncoder& chunk) {
   const uint64_t id = intern(value, chunk);
-  cached = {address, static_cast<uint32_t>(id)};
+  const std::string_view stored = text_of(static_cast<uint32_t>(id));
+  if (stored.size() > UINT32_MAX) return id;  // not cached: its size would not fit the slot
+  sized_cache_[cache_slot(address)] = {address, stored.data(), static_cast<uint32_t>(stored.size()),
+                                       static_cast<uint32_t>(id)};
   return id;
 }
 
-uint64_t StringTable::intern_by_address(const char* value, ChunkEncoder& chunk) {
-  CachedAddress& cached = terminated_cache_[cache_slot(value)];
-  if (cached.address == value && cached.id != 0) {
-    // Texts cached here were read up to their NUL, so hold none: strncmp
-    // stops at the first difference or at `value`'s end, and reads no byte
-    // of `value` past its NUL.
-    const std::string_view known = text_of(cached.id);
-    if ((known.empty() || strncmp(value, known.data(), known.size()) == 0) && value[known.size()] == '\0') {
-      return cached.id;
-    }
-  }
+uint64_t StringTable::intern_by_address_missed(const char* value, ChunkEncoder& chunk) {
   const uint64_t id = intern(value, chunk);
-  cached = {value, static_cast<uint32_t>(id)};
+  const std::string_view stored = text_of(static_cast<uint32_t>(id));
+  if (stored.size() > UINT32_MAX) return id;  // not cached: its size would not fit the slot
+  terminated_cache_[cache_slot(value)] = {value, stored.data(), static_cast<uint32_t>(stored.size()),
+                                          static_cast<uint32_t>(id)};
   return id;
 }
 

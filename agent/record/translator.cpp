@@ -165,8 +165,12 @@ void Translator::translate_other(uint32_t tid, const RecordHeader& header, Chunk
 }
 
 void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncoder& chunk) {
-  file::ApiCall call;
+  // Straight to the wire (ChunkEncoder::add(const ApiCallFields&)). Cleared:
+  // the arguments of the kind the call does not have are never read, which
+  // GCC cannot tell (-Wmaybe-uninitialized); a few vector stores.
+  ApiCallFields call{};
   call.tid = tid;
+  call.correlation_id = record.correlation_id;
   call.domain = static_cast<file::ApiDomain>(record.domain);
   call.backend = static_cast<file::CaptureBackend>(record.backend);
   call.callback_id = record.callback_id;
@@ -195,32 +199,35 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
   }
   switch (record.args) {
     case ApiCallArgs::launch: {
-      call.has_launch = true;
-      file::LaunchArgs& launch = call.launch;
+      call.args = ApiCallFields::Args::launch;
       const char* name = reinterpret_cast<const char*>(python + record.python_depth);
-      if (record.kernel_name_bytes != 0) {
-        launch.kernel_name_id =
-            strings_.intern_by_address(record.kernel_name_address, {name, record.kernel_name_bytes}, chunk);
-      }
-      set_dims(launch, record.grid, record.block);
-      launch.dynamic_shared_bytes = record.shared_bytes;
-      launch.stream = record.stream;
+      call.kernel_name_id =
+          record.kernel_name_bytes == 0
+              ? 0
+              : strings_.intern_by_address(record.kernel_name_address, {name, record.kernel_name_bytes}, chunk);
+      call.grid = record.grid;
+      call.block = record.block;
+      call.dynamic_shared_bytes = record.shared_bytes;
+      call.stream = record.stream;
       break;
     }
     case ApiCallArgs::copy:
     case ApiCallArgs::memset:
-      call.has_transfer = true;
-      call.transfer.bytes = record.bytes;
-      call.transfer.kind = static_cast<file::CopyKind>(record.copy_kind);
-      call.transfer.stream = record.stream;
-      call.transfer.is_memset = record.args == ApiCallArgs::memset;
+      call.args = ApiCallFields::Args::transfer;
+      call.bytes = record.bytes;
+      call.copy_kind = static_cast<file::CopyKind>(record.copy_kind);
+      call.stream = record.stream;
+      call.is_memset = record.args == ApiCallArgs::memset;
       break;
     case ApiCallArgs::none:
     case ApiCallArgs::capture_begin:
     case ApiCallArgs::capture_end:
+    default:  // a bad record's: no arguments, as before
+      call.args = ApiCallFields::Args::none;
       break;
   }
-  chunk.add(call, {ns(record.start_ticks), ns(record.end_ticks)}, record.correlation_id);
+  call.span = ns(record.start_ticks, record.end_ticks);
+  chunk.add(call);
 }
 
 uint64_t Translator::native_stack_id(const uint64_t* frames, uint32_t depth, ChunkEncoder& chunk) {

@@ -81,6 +81,11 @@ class Translator {
   void note_thread(const ThreadBuffer& buffer, ChunkEncoder& chunk);
 
   uint64_t ns(uint64_t ticks) const { return clock_ != nullptr ? clock_->to_ns(ticks) : ticks; }
+  Span ns(uint64_t start_ticks, uint64_t end_ticks) const {
+    Span span{start_ticks, end_ticks};
+    if (clock_ != nullptr) clock_->to_ns(start_ticks, end_ticks, span.start_ns, span.end_ns);
+    return span;
+  }
 
   ThreadNameSource thread_name_;
   const TickCalibration* clock_ = nullptr;

@@ -4,7 +4,14 @@
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include <algorithm>
+#include <initializer_list>
+#include <iterator>
+#include <string>
+#include <vector>
+
 #include "encode/chunk_encoder.h"
+#include "encode/proto_wire.h"
 #include "proto/prof.pb.h"
 
 namespace {
@@ -494,4 +501,197 @@ TEST_CASE("an API call record with typical values stays within 32 bytes") {
   }
   const size_t per_record = encoder.finish().size() / 1000;
   CHECK(per_record <= 32);
+}
+
+namespace {
+
+// Values at every varint length's edges, and the signed ones' negatives.
+constexpr uint64_t kEdges[] = {0,           1,           127,         128,
+                               16'383,      16'384,      2'097'151,   2'097'152,
+                               268'435'456, 4294967295u, 1ull << 35,  1ull << 62,
+                               1ull << 63,  UINT64_MAX};
+
+// The chunk generated write_fields() makes of `kernels` (deltas and
+// durations set): what ChunkEncoder wrote with them before it wrote kernels
+// field by field, and what ProtoWriter, tested against libprotobuf, writes.
+std::string generated_chunk(uint64_t time_base, const std::vector<prof::file::Kernel>& kernels) {
+  std::string time_field;
+  prof::ProtoWriter(time_field).add_uint(prof::file::Chunk::Fields::time_base_ns, time_base);
+  std::string lists;
+  prof::ProtoWriter<std::string> w(lists);
+  for (const prof::file::Kernel& kernel : kernels) {
+    w.add_message(prof::file::Chunk::Fields::kernels, [&](auto& m) { prof::file::write_fields(m, kernel); });
+  }
+  std::string framed;
+  prof::ProtoWriter(framed).varint(time_field.size() + lists.size());
+  return framed + time_field + lists;
+}
+
+}  // namespace
+
+TEST_CASE("kernels written field by field are the generated encoding's bytes, every field at every width") {
+  // A kernel per edge value, that value in every field at once (bodies of
+  // 128 bytes and more: the two-byte length), and one per field with the
+  // others 0 (each field's own tag, one or two bytes).
+  std::vector<prof::file::Kernel> kernels;
+  // UINT64_MAX first: the widest kernel, given the widest span below.
+  for (uint64_t v : std::initializer_list<uint64_t>{UINT64_MAX, 0, 1, 127, 128, 16'383, 16'384, 2'097'151, 2'097'152,
+                                                    268'435'456, 4294967295u, 1ull << 35, 1ull << 62, 1ull << 63}) {
+    prof::file::Kernel k;
+    k.device_id = k.context_id = k.stream_id = k.correlation_id = static_cast<uint32_t>(v);
+    k.name_id = v;
+    k.grid_x_minus_one = k.grid_y_minus_one = k.grid_z_minus_one = static_cast<uint32_t>(v);
+    k.block_x_minus_one = k.block_y_minus_one = k.block_z_minus_one = static_cast<uint32_t>(v);
+    k.registers_per_thread = k.static_shared_bytes = k.dynamic_shared_bytes = static_cast<uint32_t>(v);
+    k.local_memory_per_thread = k.graph_id = static_cast<uint32_t>(v);
+    k.graph_node_id = v;
+    k.event_timed = v != 0;
+    kernels.push_back(k);
+    for (int field = 0; field < 18; ++field) {
+      prof::file::Kernel one;
+      uint32_t* fields32[] = {&one.device_id, &one.context_id, &one.stream_id, &one.correlation_id,
+                              &one.grid_x_minus_one, &one.grid_y_minus_one, &one.grid_z_minus_one,
+                              &one.block_x_minus_one, &one.block_y_minus_one, &one.block_z_minus_one,
+                              &one.registers_per_thread, &one.static_shared_bytes, &one.dynamic_shared_bytes,
+                              &one.local_memory_per_thread, &one.graph_id};
+      if (field < 15) {
+        *fields32[field] = static_cast<uint32_t>(v);
+      } else if (field == 15) {
+        one.name_id = v;
+      } else if (field == 16) {
+        one.graph_node_id = v;
+      } else {
+        one.event_timed = v != 0;
+      }
+      kernels.push_back(one);
+    }
+  }
+  // Times: starts that go forwards and back by every edge (the deltas'
+  // zigzag), durations of every width, and an end before the start.
+  const uint64_t base = kBase;
+  std::vector<prof::Span> spans;
+  uint64_t previous = base;
+  std::vector<prof::file::Kernel> expected = kernels;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const uint64_t step = kEdges[i % std::size(kEdges)] % (1ull << 40);
+    const uint64_t start = i == 0 ? base + (1ull << 40) : i % 2 == 0 ? base + step : base - step;
+    uint64_t end = i % 5 == 4 ? start - 1 : start + kEdges[(i / 3) % std::size(kEdges)] % (1ull << 50);
+    if (i == 0) end = start + (1ull << 50);  // the widest kernel, all of its fields at UINT64_MAX's width
+    spans.push_back({start, end});
+    expected[i].start_delta_ns = static_cast<int64_t>(start - previous);
+    expected[i].duration_ns = end > start ? end - start : 0;
+    previous = start;
+  }
+  prof::ChunkEncoder encoder;
+  encoder.begin(base);
+  for (size_t i = 0; i < kernels.size(); ++i) encoder.add(kernels[i], spans[i]);
+  const std::string written = encoder.finish();
+  CHECK(written == generated_chunk(base, expected));
+  const prof::proto::Chunk chunk = parse_framed(written);
+  REQUIRE(chunk.kernels_size() == static_cast<int>(kernels.size()));
+  CHECK(chunk.kernels(0).graph_node_id() == UINT64_MAX);
+  // The bodies of 128 bytes and more (a two-byte length) were among them.
+  size_t longest = 0;
+  for (const auto& kernel : chunk.kernels()) longest = std::max(longest, kernel.ByteSizeLong());
+  CHECK(longest >= 128);
+}
+
+TEST_CASE("an API call from its fields is the generated encoding's bytes, every field at every width") {
+  // Each call twice: as the file::ApiCall the generated write_fields encodes
+  // (ChunkEncoder::add(file::ApiCall&)), and as the ApiCallFields the writer
+  // hands over; both encoders must hold the same bytes after every call.
+  prof::ChunkEncoder generated;
+  prof::ChunkEncoder direct;
+  generated.begin(kBase);
+  direct.begin(kBase);
+  uint32_t grid[3];
+  uint32_t block[3];
+  size_t calls = 0;
+  const auto both = [&](uint64_t v, int kind, uint32_t tid, uint32_t correlation, prof::Span span) {
+    prof::ApiCallFields f{};
+    f.tid = tid;
+    f.correlation_id = correlation;
+    f.span = span;
+    // Enums as the wire carries them, the values no call has (from a bad
+    // record) included: UINT64_MAX's are -1, five bytes.
+    f.domain = static_cast<prof::file::ApiDomain>(v == UINT64_MAX ? -1 : static_cast<int>(v % 3));
+    f.backend = static_cast<prof::file::CaptureBackend>(v == UINT64_MAX ? -1 : static_cast<int>(v % 2));
+    f.callback_id = static_cast<uint32_t>(v);
+    f.return_code = static_cast<int32_t>(v);
+    f.name_id = v;
+    f.stack_id = v;
+    for (int i = 0; i < 3; ++i) {
+      grid[i] = static_cast<uint32_t>(v + 1 + i);  // minus one on the wire: v, v + 1, v + 2
+      block[i] = static_cast<uint32_t>(v * 3 + 1 - i);
+    }
+    prof::file::ApiCall c;
+    c.tid = tid;
+    c.domain = f.domain;
+    c.backend = f.backend;
+    c.callback_id = f.callback_id;
+    c.return_code = f.return_code;
+    c.name_id = f.name_id;
+    c.stack_id = f.stack_id;
+    if (kind == 1) {
+      f.args = prof::ApiCallFields::Args::launch;
+      f.kernel_name_id = v;
+      f.grid = grid;
+      f.block = block;
+      f.dynamic_shared_bytes = static_cast<uint32_t>(v);
+      f.stream = v;
+      c.has_launch = true;
+      c.launch.kernel_name_id = v;
+      prof::set_dims(c.launch, grid, block);
+      c.launch.dynamic_shared_bytes = static_cast<uint32_t>(v);
+      c.launch.stream = v;
+    } else if (kind == 2 || kind == 3) {
+      f.args = prof::ApiCallFields::Args::transfer;
+      f.bytes = v;
+      f.copy_kind = static_cast<prof::file::CopyKind>(v % 7);
+      f.stream = v;
+      f.is_memset = kind == 3;
+      c.has_transfer = true;
+      c.transfer = {v, f.copy_kind, v, kind == 3};
+    } else {
+      f.args = prof::ApiCallFields::Args::none;
+    }
+    generated.add(c, span, correlation);
+    direct.add(f);
+    ++calls;
+  };
+  uint64_t t = kBase;
+  uint32_t tid = 1;
+  // The widest call: every field at its longest varint (a body of more
+  // than 128 bytes, a two-byte length).
+  both(UINT64_MAX, 1, UINT32_MAX, UINT32_MAX, {kBase + (1ull << 62), kBase + (1ull << 63)});
+  for (uint64_t v : kEdges) {
+    for (int kind = 0; kind < 4; ++kind) {
+      // Same tid twice (0 on the wire), then another; correlation ids up and
+      // down; starts forwards and back; an end before its start.
+      const uint64_t step = v % (1ull << 40);
+      both(v, kind, tid, static_cast<uint32_t>(v), {t + step, t + step + v % 1'000'000});
+      both(v, kind, tid, static_cast<uint32_t>(v / 3), {t, t + (v >> 20)});
+      both(v, kind, ++tid, static_cast<uint32_t>(~v), {t + 1, t});
+      t += 1'000;
+    }
+  }
+  const std::string a = generated.finish();
+  const std::string b = direct.finish();
+  CHECK(a.size() > calls * 10);
+  CHECK(a == b);
+  const prof::proto::Chunk chunk = parse_framed(b);
+  CHECK(chunk.api_calls_size() == static_cast<int>(calls));
+  size_t longest = 0;
+  for (const auto& call : chunk.api_calls()) longest = std::max(longest, call.ByteSizeLong());
+  CHECK(longest >= 128);
+}
+
+TEST_CASE("the records written without the generated writer have the schema's fields, no more") {
+  // ChunkEncoder writes ApiCall (with its LaunchArgs and TransferArgs) and
+  // Kernel field by field: a field added to one of them in prof.proto must be
+  // written there too, and these counts updated with it.
+  CHECK(prof::proto::ApiCall::descriptor()->field_count() == 12);
+  CHECK(prof::proto::LaunchArgs::descriptor()->field_count() == 9);
+  CHECK(prof::proto::TransferArgs::descriptor()->field_count() == 4);
+  CHECK(prof::proto::Kernel::descriptor()->field_count() == 20);
 }

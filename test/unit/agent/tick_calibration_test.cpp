@@ -206,3 +206,46 @@ TEST_CASE("a start converted on the app thread (a step boundary) passes through 
   CHECK(TickCalibration().to_ns(prof::ns_in_place_of_ticks(777)) == 777);
   CHECK(prof::host_ticks_to_ns_now(prof::ns_in_place_of_ticks(888)) == 888);
 }
+
+TEST_CASE("an interval's two ends convert as each converts alone") {
+  // The writer's to_ns(start, end) takes one segment for both where it can:
+  // every pair of times around and between the last pairs, the app thread's
+  // ns marks and ends before starts included, must give to_ns()'s answers.
+  FakeClock fake;
+  fake.slew_ppm = 400;
+  fake.slew_from_ns = 3e6;
+  TickCalibration clock(false);
+  std::vector<uint64_t> times;
+  for (int pass = 0; pass < 6; ++pass) {
+    // Pairs 2.5 ms apart, each but the first followed 0.2 ms later by
+    // another: the last pair's line beyond it then runs over 1 ms and more,
+    // not along the segment before it.
+    if (pass > 0) clock.add(fake.pair_at_ns(pass * 2.5e6, pass % 3 - 1));
+    if (pass > 1) clock.add(fake.pair_at_ns(pass * 2.5e6 + 2e5, 1 - pass % 3));
+    times.push_back(fake.origin_ticks - 2'000);  // before the first pair
+    for (double at_ns : {0.0, 1.0, 1.2e6, 2.5e6 - 1, 2.5e6, 2.5e6 + 1, 2.6e6, 2.7e6, 4e6, 5e6 - 1, 5e6, 5e6 + 2,
+                         5.1e6, 5.2e6 + 1, 7.5e6, 7.6e6, 1e7, 1.01e7, 1.02e7, 1.25e7, 1.25e7 + 1, 1.26e7, 1.27e7, 1.3e7,
+                         2e7}) {
+      times.push_back(fake.ticks_after_ns(at_ns));
+    }
+    times.push_back(prof::ns_in_place_of_ticks(42'000));
+    size_t checked = 0;
+    for (uint64_t start : times) {
+      for (uint64_t end : times) {
+        uint64_t start_ns = 0;
+        uint64_t end_ns = 0;
+        clock.to_ns(start, end, start_ns, end_ns);
+        if (start_ns != clock.to_ns(start) || end_ns != clock.to_ns(end)) {
+          FAIL_CHECK("pass " << pass << ": " << start << ", " << end << " -> " << start_ns << ", " << end_ns);
+        }
+        ++checked;
+      }
+    }
+    CHECK(checked == times.size() * times.size());
+  }
+  TickCalibration identity;
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  identity.to_ns(7, 5, start_ns, end_ns);
+  CHECK((start_ns == 7 && end_ns == 5));
+}
