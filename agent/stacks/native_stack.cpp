@@ -32,8 +32,11 @@ constexpr uint64_t kClaimed = 1;
 // not in AgentState: stacks/ runs without the agent (unit tests, benches),
 // and a walk reads it on the app's threads with no pointer to chase first.
 struct alignas(32) Slot {
-  std::atomic<uint64_t> key;
-  FrameRule rule;
+  std::atomic<uint64_t> key{0};
+  // All zero bytes until the slot is published (its rule is never read
+  // before): the table is then zero pages (.bss). With FrameRule's own
+  // defaults, which are not zero, it was 1 MiB of .data in the library file.
+  FrameRule rule{FrameRuleKind::step, FrameBase::rsp, false, false, false, FrameBase::rsp, FrameBase::rsp, 0, 0, 0};
   // The rule has the common shape, which the walk applies without choosing
   // among bases: the CFA at rsp or rbp plus an offset, the return address
   // and any saved rbp at offsets from the CFA, no signal frame.
