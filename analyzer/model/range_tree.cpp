@@ -6,6 +6,7 @@
 #include <atomic>
 #include <map>
 #include <numeric>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -120,12 +121,16 @@ RangeParents::RangeParents(const Run& run, const ThreadOrder& each_thread, unsig
   // Threads link on their own (an event's parent is of its thread, and so
   // is every figure each_thread writes), so several link at once, the
   // largest first. Small runs stay on this thread: starting one costs more.
+  // Each worker sorts in a buffer of its own, so a run of sorted threads
+  // holds one (start, end, index) copy of the longest thread per worker.
   const size_t cores = jobs != 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
   const size_t workers = events.size() < kEventsForHelpers ? 1 : std::min(cores, thread_count);
   std::vector<size_t> largest_first(thread_count);
   std::iota(largest_first.begin(), largest_first.end(), size_t{0});
   std::stable_sort(largest_first.begin(), largest_first.end(), [&](size_t a, size_t b) { return size_of(a) > size_of(b); });
   std::atomic<size_t> next{0};
+  // Relaxed: the counter only hands out thread numbers; join() makes each
+  // worker's links and figures visible here.
   auto work = [&] {
     HugeVector<Interval> order;
     std::vector<uint32_t> open;
@@ -133,7 +138,11 @@ RangeParents::RangeParents(const Run& run, const ThreadOrder& each_thread, unsig
       link_thread(largest_first[k], order, open);
   };
   std::vector<std::thread> helpers;
-  for (size_t w = 1; w < workers; ++w) helpers.emplace_back(work);
+  try {
+    for (size_t w = 1; w < workers; ++w) helpers.emplace_back(work);
+  } catch (const std::system_error&) {
+    // No thread to be had: the ones started and this one link them all.
+  }
   work();
   for (std::thread& helper : helpers) helper.join();
 }
