@@ -191,7 +191,10 @@ LoadDepth load_depth_for(bool sums_suffice, const WindowOptions& options) {
 }
 
 RangeTree range_tree_of(const Run& events, Run& run, LoadDepth depth) {
-  return depth == LoadDepth::kGpuSums && &events == &run ? RangeTree::taking_launched_gpu_ns(run) : RangeTree(events);
+  // Its threads linked on as many cores as the files were read on.
+  const unsigned jobs = load_jobs();
+  return depth == LoadDepth::kGpuSums && &events == &run ? RangeTree::taking_launched_gpu_ns(run, jobs)
+                                                          : RangeTree(events, jobs);
 }
 
 bool load_windowed_run(const std::vector<std::string>& files, Run& run, LoadDepth& depth, RunWindows& windows,

@@ -88,7 +88,8 @@ LoadDepth load_depth_for(bool sums_suffice, const WindowOptions& options);
 
 // The range tree of one window's `events`. A Run loaded as GPU sums is one
 // window, the whole `run`: the tree takes its launched GPU times over
-// (RangeTree::taking_launched_gpu_ns), since it alone needs them.
+// (RangeTree::taking_launched_gpu_ns), since it alone needs them. Its
+// threads are linked on PROFANALYZE_JOBS cores (load_jobs).
 RangeTree range_tree_of(const Run& events, Run& run, LoadDepth depth);
 
 // Loads `files` with `depth` into `run` and resolves `windows` (then merges

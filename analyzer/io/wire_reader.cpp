@@ -3,6 +3,26 @@
 namespace prof::analyzer {
 
 bool WireReader::varint_slow(uint64_t& value) {
+  // Read through a local pointer: at_ is a member and the bytes are
+  // uint8_t, which may alias it, so the loop below stores and reloads at_
+  // for every byte (a fifth of decoding went here). With ten bytes left no
+  // byte needs the end check either.
+  if (end_ - at_ >= 10) {
+    const uint8_t* at = at_;
+    uint64_t result = 0;
+    for (int i = 0; i < 10; ++i) {
+      const uint8_t byte = at[i];
+      result |= static_cast<uint64_t>(byte & 0x7f) << (7 * i);
+      if (byte < 0x80) {
+        at_ = at + i + 1;
+        value = result;
+        return true;
+      }
+    }
+    at_ = at + 10;
+    value = result;
+    return false;  // an 11th byte: not a varint
+  }
   value = 0;
   for (int i = 0; i < 10; ++i) {
     if (at_ == end_) return false;

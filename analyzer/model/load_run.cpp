@@ -100,9 +100,9 @@ std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& ru
   RunBuilder builder(run, depth);
   if (jobs <= 1) {
     // One file at a time: its chunks are decoded ahead on another core.
-    // One thread keeps up with the loading, which takes twice as long as
-    // decoding; each more would hold one more decoded chunk (~20 MB for the
-    // agent's 4 MiB chunks) for nothing.
+    // A second decoding thread would shorten the loader's waits (decoding
+    // is the larger half now), but held 67 MB more at 10M events (the
+    // threads' heap arenas), against report's memory target.
     const unsigned decode_threads = std::min(cores - 1, 1u);
     for (const std::string& path : paths)
       if (auto error = builder.add_file(path, warnings, decode_threads)) return error;
@@ -111,10 +111,12 @@ std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& ru
     for (size_t i = 0; i < paths.size(); ++i)
       if (auto error = builder.append(pool.take(i), warnings)) return error;
   }
-  builder.finish();
   // The decoded chunks, freed, stay resident in their threads' heap arenas
-  // (50 MB at 10M events) under the views' tables to come: handed back.
+  // (50 MB at 10M events, more with a decoding thread per core) under
+  // finish()'s tables and the views' to come: handed back before either.
   malloc_trim(0);
+  builder.finish();
+  malloc_trim(0);  // and what finish() freed (its GPU times to link)
   return std::nullopt;
 }
 

@@ -3,7 +3,11 @@
 #include "model/end_order_parents.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <numeric>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 namespace prof::analyzer {
@@ -49,7 +53,7 @@ ThreadEvents by_thread(const EventTable<CpuEvent>& events) {
 
 }  // namespace
 
-RangeParents::RangeParents(const Run& run, const ThreadOrder& each_thread) {
+RangeParents::RangeParents(const Run& run, const ThreadOrder& each_thread, unsigned jobs) {
   const auto& events = run.cpu_events;
   parent_.assign(events.size(), kNone);
   ThreadEvents threads = by_thread(events);
@@ -60,30 +64,31 @@ RangeParents::RangeParents(const Run& run, const ThreadOrder& each_thread) {
     uint64_t end_ns;
     uint32_t index;
   };
-  HugeVector<Interval> order;
+  const size_t thread_count = threads.begin.size() - 1;
+  auto size_of = [&](size_t t) { return threads.begin[t + 1] - threads.begin[t]; };
   size_t longest = 0;
-  for (size_t t = 0; t + 1 < threads.begin.size(); ++t) longest = std::max(longest, threads.begin[t + 1] - threads.begin[t]);
-  std::vector<uint32_t> open;
-  for (size_t t = 0; t + 1 < threads.begin.size(); ++t) {
+  for (size_t t = 0; t < thread_count; ++t) longest = std::max(longest, size_of(t));
+  // One thread's links; `order` and `open` are the caller's scratch space.
+  auto link_thread = [&](size_t t, HugeVector<Interval>& order, std::vector<uint32_t>& open) {
     // Most threads, the agent's files written in end order, need no sort
     // (end_order_parents.h); their reversed end order has every parent
     // before its children, as the sorted order has.
     uint32_t* thread_events = threads.events.data() + threads.begin[t];
-    const size_t count = threads.begin[t + 1] - threads.begin[t];
+    const size_t count = size_of(t);
     if (parents_in_end_order(events, thread_events, count, parent_.data(), open)) {
       if (each_thread) {
         std::reverse(thread_events, thread_events + count);
         each_thread(*this, thread_events, count);
       }
-      continue;
+      return;
     }
     for (size_t k = 0; k < count; ++k) parent_[thread_events[k]] = kNone;
     // Sized once for the longest thread: grown by doubling, the old and new
     // buffers of a run's main thread were together its largest table.
     if (order.capacity() == 0) order.reserve(longest);
     order.clear();
-    for (size_t k = threads.begin[t]; k < threads.begin[t + 1]; ++k) {
-      const uint32_t i = threads.events[k];
+    for (size_t k = 0; k < count; ++k) {
+      const uint32_t i = thread_events[k];
       order.push_back({events[i].start_ns, events[i].end_ns, i});
     }
     // By start, the longer first; equal intervals keep file order (index),
@@ -111,10 +116,38 @@ RangeParents::RangeParents(const Run& run, const ThreadOrder& each_thread) {
       for (size_t k = 0; k < order.size(); ++k) thread_events[k] = order[k].index;
       each_thread(*this, thread_events, count);
     }
+  };
+
+  // Threads link on their own (an event's parent is of its thread, and so
+  // is every figure each_thread writes), so several link at once, the
+  // largest first. Small runs stay on this thread: starting one costs more.
+  // Each worker sorts in a buffer of its own, so a run of sorted threads
+  // holds one (start, end, index) copy of the longest thread per worker.
+  const size_t cores = jobs != 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
+  const size_t workers = events.size() < kEventsForHelpers ? 1 : std::min(cores, thread_count);
+  std::vector<size_t> largest_first(thread_count);
+  std::iota(largest_first.begin(), largest_first.end(), size_t{0});
+  std::stable_sort(largest_first.begin(), largest_first.end(), [&](size_t a, size_t b) { return size_of(a) > size_of(b); });
+  std::atomic<size_t> next{0};
+  // Relaxed: the counter only hands out thread numbers; join() makes each
+  // worker's links and figures visible here.
+  auto work = [&] {
+    HugeVector<Interval> order;
+    std::vector<uint32_t> open;
+    for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < thread_count;)
+      link_thread(largest_first[k], order, open);
+  };
+  std::vector<std::thread> helpers;
+  try {
+    for (size_t w = 1; w < workers; ++w) helpers.emplace_back(work);
+  } catch (const std::system_error&) {
+    // No thread to be had: the ones started and this one link them all.
   }
+  work();
+  for (std::thread& helper : helpers) helper.join();
 }
 
-RangeTree::RangeTree(const Run& run, HugeVector<uint64_t>* launched_gpu_ns) {
+RangeTree::RangeTree(const Run& run, HugeVector<uint64_t>* launched_gpu_ns, unsigned jobs) {
   const auto& events = run.cpu_events;
   RangeFigures& f = figures_;
   const size_t n = events.size();
@@ -164,7 +197,7 @@ RangeTree::RangeTree(const Run& run, HugeVector<uint64_t>* launched_gpu_ns) {
         else cpu_mem_[p] += cpu_mem_[i];
       }
     }
-  });
+  }, jobs);
 
   // Self time needs no order: the children's time is summed into self_ns
   // first, then subtracted. Allocated only now, after the linking's index

@@ -23,9 +23,12 @@ namespace prof::analyzer {
 // External ids and GPU annotations), without RangeTree's times.
 class RangeParents {
  public:
-  explicit RangeParents(const Run& run) : RangeParents(run, nullptr) {}
+  explicit RangeParents(const Run& run) : RangeParents(run, nullptr, 1) {}
 
   static constexpr int64_t kNoParent = -1;
+  // A run of fewer events is linked on the calling thread alone, whatever
+  // the jobs: a thread costs more to start than such a run takes to link.
+  static constexpr size_t kEventsForHelpers = size_t{1} << 16;
   // Index into Run::cpu_events, or kNoParent.
   int64_t parent(size_t event) const {
     return parent_[event] == kNone ? kNoParent : static_cast<int64_t>(parent_[event]);
@@ -38,7 +41,9 @@ class RangeParents {
   // (start, -end, index), or end order reversed): RangeTree sums its totals
   // up the tree there, so no thread's order outlives its linking.
   using ThreadOrder = std::function<void(const RangeParents& links, const uint32_t* order, size_t count)>;
-  RangeParents(const Run& run, const ThreadOrder& each_thread);
+  // `jobs` threads link the run's threads side by side (0: one per core);
+  // `each_thread` is then called on several at once, for different threads.
+  RangeParents(const Run& run, const ThreadOrder& each_thread, unsigned jobs);
   RangeParents() = default;
   static constexpr uint32_t kNone = UINT32_MAX;
   HugeVector<uint32_t> parent_;
@@ -59,11 +64,15 @@ struct RangeFigures {
 
 class RangeTree {
  public:
-  explicit RangeTree(const Run& run) : RangeTree(run, nullptr) {}
+  // `jobs`: threads that link the run's threads side by side (0: one per
+  // core); the tree is the same whatever the number.
+  explicit RangeTree(const Run& run, unsigned jobs = 1) : RangeTree(run, nullptr, jobs) {}
   // The same, taking over run.launched_gpu_ns (a LoadDepth::kGpuSums load's)
   // as its self GPU times instead of copying them: 8 bytes per CPU event
   // less at the report's peak. The Run is left without them.
-  static RangeTree taking_launched_gpu_ns(Run& run) { return RangeTree(run, &run.launched_gpu_ns); }
+  static RangeTree taking_launched_gpu_ns(Run& run, unsigned jobs = 1) {
+    return RangeTree(run, &run.launched_gpu_ns, jobs);
+  }
 
   static constexpr int64_t kNoParent = RangeParents::kNoParent;
   // Index into Run::cpu_events, or kNoParent.
@@ -101,7 +110,7 @@ class RangeTree {
   // tables of zeros per event were a sixth of the report's memory.
   static int64_t memory(const HugeVector<int64_t>& table, size_t event) { return table.empty() ? 0 : table[event]; }
   // `launched_gpu_ns`: run's own, to move from; nullptr: copy run's.
-  RangeTree(const Run& run, HugeVector<uint64_t>* launched_gpu_ns);
+  RangeTree(const Run& run, HugeVector<uint64_t>* launched_gpu_ns, unsigned jobs);
 
   RangeParents parents_;
   RangeFigures figures_;

@@ -219,3 +219,47 @@ TEST_CASE("Threads linked in end order and threads sorted give one tree", "[mode
   CHECK(tree.self_ns(static_cast<size_t>(first)) == 0);
   CHECK(tree.self_ns(static_cast<size_t>(second)) == 40);
 }
+
+TEST_CASE("Threads linked side by side give the tree of one thread linking them all", "[model][nesting]") {
+  // Five threads, enough events for helper threads to link some of them
+  // (RangeParents::kEventsForHelpers): each a row of families (a range
+  // holding a launch and a range with a launch), their kernels correlated;
+  // thread 3 starts with two equal intervals, so it is sorted.
+  ChunkBuilder c = named();
+  uint32_t correlation = 0;
+  for (uint32_t tid = 1; tid <= 5; ++tid) {
+    if (tid == 3) {
+      c.range(tid, 1, 0, 5);
+      c.range(tid, 2, 0, 5);
+    }
+    for (uint64_t family = 0; family < 4'000; ++family) {
+      const uint64_t t = 10 + family * 100 + tid;
+      c.api_call(tid, 5, t + 10, t + 20, ++correlation);
+      c.kernel(6, t + 20, t + 20 + correlation % 7, correlation);
+      c.api_call(tid, 5, t + 35, t + 40, ++correlation);
+      c.kernel(6, t + 40, t + 45, correlation);
+      c.range(tid, 3, t + 30, t + 60);
+      c.range(tid, 1 + family % 2, t, t + 90);
+    }
+  }
+  Loaded l;
+  load_into(l, c);
+  REQUIRE(l.run.cpu_events.size() >= prof::analyzer::RangeParents::kEventsForHelpers);
+  const RangeTree alone(l.run, 1);
+  const RangeTree side_by_side(l.run, 4);
+  size_t differ = 0, linked = 0;
+  for (size_t i = 0; i < l.run.cpu_events.size(); ++i) {
+    if (alone.parent(i) != kNone) ++linked;
+    if (alone.parent(i) != side_by_side.parent(i) || alone.self_ns(i) != side_by_side.self_ns(i) ||
+        alone.self_gpu_ns(i) != side_by_side.self_gpu_ns(i) || alone.gpu_total_ns(i) != side_by_side.gpu_total_ns(i))
+      ++differ;
+  }
+  CHECK(differ == 0);
+  CHECK(linked == 3 * 4'000 * 5 + 1);  // calls and inner ranges, and thread 3's second equal interval
+  // The sorted thread's families nest as the others' do.
+  const RangeTree& tree = side_by_side;
+  for (size_t i = 0; i < l.run.cpu_events.size(); ++i) {
+    const auto& e = l.run.cpu_events[i];
+    if (e.tid == 3 && e.duration_ns() == 90) CHECK(tree.gpu_total_ns(i) > 0);
+  }
+}
