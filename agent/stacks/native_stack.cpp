@@ -5,6 +5,7 @@
 #include <cstring>
 
 #if defined(__x86_64__)
+#include "common/large_zeroed.h"
 #include "stacks/frame_rule.h"
 #else
 #include <unwind.h>
@@ -34,8 +35,9 @@ constexpr uint64_t kClaimed = 1;
 struct alignas(32) Slot {
   std::atomic<uint64_t> key{0};
   // All zero bytes until the slot is published (its rule is never read
-  // before): the table is then zero pages (.bss). With FrameRule's own
-  // defaults, which are not zero, it was 1 MiB of .data in the library file.
+  // before), so that the table can be zero pages (PROF_LARGE_ZEROED). With
+  // FrameRule's own defaults, which are not zero, it was 1 MiB of .data in
+  // the library file.
   FrameRule rule{FrameRuleKind::step, FrameBase::rsp, false, false, false, FrameBase::rsp, FrameBase::rsp, 0, 0, 0};
   // The rule has the common shape, which the walk applies without choosing
   // among bases: the CFA at rsp or rbp plus an offset, the return address
@@ -43,7 +45,7 @@ struct alignas(32) Slot {
   bool plain = false;
 };
 static_assert(sizeof(Slot) == 32);
-Slot g_slots[kSlots];
+PROF_LARGE_ZEROED Slot g_slots[kSlots];
 
 // Addresses below this are no code (the null page): they end the walk and
 // keep the keys 0 and kClaimed free.
