@@ -54,14 +54,11 @@ void ChunkEncoder::replace(uint32_t field, const Message& message) {
 }
 
 void ChunkEncoder::add(file::ApiCall& call, Span span, uint32_t correlation_id) {
-  const uint32_t tid = call.tid;
-  call.tid = tid == previous_call_tid_ ? 0 : tid;
-  call.start_delta_ns = delta(ChunkField::api_calls, span.start_ns);
-  call.duration_ns = duration(span);
-  call.correlation_id_delta =
-      static_cast<int64_t>(correlation_id) - static_cast<int64_t>(previous_call_correlation_);
-  previous_call_tid_ = tid;
-  previous_call_correlation_ = correlation_id;
+  const CallDeltas deltas = next_call(call.tid, span, correlation_id);
+  call.tid = deltas.tid;
+  call.start_delta_ns = deltas.start_delta_ns;
+  call.duration_ns = deltas.duration_ns;
+  call.correlation_id_delta = deltas.correlation_id_delta;
   append(ChunkField::api_calls, call);
 }
 

@@ -137,6 +137,27 @@ class ChunkEncoder {
   ByteBuffer& list_bytes(uint32_t field) { return lists_[field].bytes; }
   // Delta of `time_ns` against the previous record of the list `field`.
   int64_t delta(uint32_t field, uint64_t time_ns);
+  // An API call's compact fields (FORMAT.md), for both of its add()s: its
+  // thread's tid only when it changes, its start as a delta within the
+  // list, its correlation id as a delta from the previous call's. The
+  // encoder's state moves on to this call.
+  struct CallDeltas {
+    uint32_t tid;
+    int64_t start_delta_ns;
+    uint64_t duration_ns;
+    int64_t correlation_id_delta;
+  };
+  [[gnu::always_inline]] CallDeltas next_call(uint32_t tid, Span span, uint32_t correlation_id) {
+    List& list = lists_[ChunkField::api_calls];
+    const CallDeltas deltas{tid == previous_call_tid_ ? 0 : tid,
+                            static_cast<int64_t>(span.start_ns - list.previous_time_ns),
+                            span.end_ns > span.start_ns ? span.end_ns - span.start_ns : 0,
+                            static_cast<int64_t>(correlation_id) - static_cast<int64_t>(previous_call_correlation_)};
+    list.previous_time_ns = span.start_ns;
+    previous_call_tid_ = tid;
+    previous_call_correlation_ = correlation_id;
+    return deltas;
+  }
   // Appends one element of the repeated field `field`.
   template <typename Message>
   void append(uint32_t field, const Message& message);
@@ -189,25 +210,18 @@ class ChunkEncoder {
   if (list.bytes.capacity() - list.bytes.size() < kApiCallMaxBytes) [[unlikely]] {
     make_room(list.bytes, kApiCallMaxBytes);
   }
-  const uint32_t tid = call.tid == previous_call_tid_ ? 0 : call.tid;
-  const auto start_delta = static_cast<int64_t>(call.span.start_ns - list.previous_time_ns);
-  const uint64_t duration = call.span.end_ns > call.span.start_ns ? call.span.end_ns - call.span.start_ns : 0;
-  const int64_t correlation_delta =
-      static_cast<int64_t>(call.correlation_id) - static_cast<int64_t>(previous_call_correlation_);
-  list.previous_time_ns = call.span.start_ns;
-  previous_call_tid_ = call.tid;
-  previous_call_correlation_ = call.correlation_id;
+  const CallDeltas deltas = next_call(call.tid, call.span, call.correlation_id);
 
   using F = file::ApiCall::Fields;
   char* const body = begin_element<ChunkField::api_calls>(list.bytes);
   char* at = body;
-  at = wire::uint_field<F::tid>(at, tid);
+  at = wire::uint_field<F::tid>(at, deltas.tid);
   at = wire::uint_field<F::domain>(at, static_cast<uint32_t>(call.domain));
   at = wire::uint_field<F::callback_id>(at, call.callback_id);
   at = wire::uint_field<F::name_id>(at, call.name_id);
-  at = wire::sint_field<F::start_delta_ns>(at, start_delta);
-  at = wire::uint_field<F::duration_ns>(at, duration);
-  at = wire::sint_field<F::correlation_id_delta>(at, correlation_delta);
+  at = wire::sint_field<F::start_delta_ns>(at, deltas.start_delta_ns);
+  at = wire::uint_field<F::duration_ns>(at, deltas.duration_ns);
+  at = wire::sint_field<F::correlation_id_delta>(at, deltas.correlation_id_delta);
   at = wire::int_field<F::return_code>(at, call.return_code);
   at = wire::uint_field<F::stack_id>(at, call.stack_id);
   if (call.args == ApiCallFields::Args::launch) {
