@@ -26,6 +26,7 @@
 #include <mutex>
 #include <thread>
 
+#include "model/cores.h"
 #include "model/run_builder.h"
 
 namespace prof::analyzer {
@@ -95,7 +96,7 @@ class FilePool {
 
 std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& run, std::ostream& warnings,
                                  LoadDepth depth, unsigned jobs) {
-  const unsigned cores = jobs != 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = cores_for(jobs);
   jobs = static_cast<unsigned>(std::min<size_t>(cores, paths.size()));
   RunBuilder builder(run, depth);
   if (jobs <= 1) {
@@ -122,7 +123,7 @@ std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& ru
 
 std::optional<ReadError> load_file_by_file(const std::vector<std::string>& paths, std::ostream& warnings,
                                            LoadDepth depth, unsigned jobs, const EachLoadedRun& each) {
-  const unsigned cores = jobs != 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = cores_for(jobs);
   jobs = static_cast<unsigned>(std::min<size_t>(cores, paths.size()));
   std::optional<uint64_t> clock;
   // One file's Run, finished and handed over, then freed before the next.

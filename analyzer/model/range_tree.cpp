@@ -1,5 +1,6 @@
 #include "model/range_tree.h"
 
+#include "model/cores.h"
 #include "model/end_order_parents.h"
 
 #include <algorithm>
@@ -123,7 +124,7 @@ RangeParents::RangeParents(const Run& run, const ThreadOrder& each_thread, unsig
   // largest first. Small runs stay on this thread: starting one costs more.
   // Each worker sorts in a buffer of its own, so a run of sorted threads
   // holds one (start, end, index) copy of the longest thread per worker.
-  const size_t cores = jobs != 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
+  const size_t cores = cores_for(jobs);
   const size_t workers = events.size() < kEventsForHelpers ? 1 : std::min(cores, thread_count);
   std::vector<size_t> largest_first(thread_count);
   std::iota(largest_first.begin(), largest_first.end(), size_t{0});
