@@ -104,6 +104,9 @@ inline constexpr int kManagedSignals[] = {SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGF
 struct SignalState {
   struct Managed {
     std::atomic<bool> active{false};   // our handler is installed
+    // Odd while app_action is being written: a handler on another thread
+    // reads it while the app may be changing it (signals.cpp, app_action_of).
+    std::atomic<uint32_t> app_action_writes{0};
     struct sigaction app_action = {};  // what the app believes is installed
   };
   // Seven entries, not one per signal (NSIG, 10 KB): AgentState stays

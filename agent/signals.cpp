@@ -57,6 +57,28 @@ std::atomic<SigactionFunction> g_real_sigaction{nullptr};
 
 SigactionFunction real_sigaction() { return next_libc_definition(g_real_sigaction, "sigaction"); }
 
+// The app's disposition of a managed signal as its last sigaction() left
+// it. A handler reads it on one thread while the app may be changing it on
+// another, so the copy is retried while a write overlaps it; a handler that
+// interrupted a write on its own thread takes the copy after a few tries
+// rather than wait for a write that cannot finish until it returns.
+struct sigaction app_action_of(const SignalState::Managed& managed) {
+  constexpr int kTries = 64;
+  for (int tried = 1;; ++tried) {
+    const uint32_t before = managed.app_action_writes.load(std::memory_order_acquire);
+    const struct sigaction copy = managed.app_action;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    const bool whole = (before & 1) == 0 && managed.app_action_writes.load(std::memory_order_relaxed) == before;
+    if (whole || tried == kTries) return copy;
+  }
+}
+
+void set_app_action(SignalState::Managed& managed, const struct sigaction& action) {
+  managed.app_action_writes.fetch_add(1, std::memory_order_acq_rel);
+  managed.app_action = action;
+  managed.app_action_writes.fetch_add(1, std::memory_order_release);
+}
+
 bool is_default(const struct sigaction& action) {
   return !(action.sa_flags & SA_SIGINFO) && action.sa_handler == SIG_DFL;
 }
@@ -126,10 +148,45 @@ void crash(int sig, const siginfo_t* info, Writer* writer) {
   if (!fault) raise(sig);  // pending (blocked in this handler) until we return
 }
 
+// The app left `sig` at its default: write the run's end (bounded), then
+// die of the signal as the process would have.
+void finish_and_die_of(int sig, const siginfo_t* info, Writer* writer) {
+  // A self-sent signal (the program dies of it on purpose: a shell or
+  // `timeout` passing on its child's SIGINT) reaches this handler inside
+  // the program's own kill() or raise(), so a process that never recorded
+  // may say the run's line here; an asynchronous one may have interrupted
+  // malloc, and then only the writer thread (when one runs) says it.
+  const bool self_sent = info != nullptr && (info->si_code == SI_USER || info->si_code == SI_TKILL) &&
+                         info->si_pid == getpid();
+  if (!(self_sent && finish_unrecorded_before_signal_death()) && writer != nullptr) {
+    writer->wait_until_written(writer->request_flush(true, file::ProcessEnd::Reason::signal, sig),
+                               kFinalFlushTimeoutMs);
+  }
+  die_of(sig);
+}
+
+// Runs the app's own handler `app` for `sig`, emulating SA_RESETHAND.
+void call_app_handler(SignalState::Managed& managed, const struct sigaction& app, int sig, siginfo_t* info,
+                      void* context) {
+  if (app.sa_flags & SA_RESETHAND) {
+    struct sigaction reset = app;
+    reset.sa_handler = SIG_DFL;
+    reset.sa_flags &= ~(SA_SIGINFO | SA_RESETHAND);
+    set_app_action(managed, reset);
+    struct sigaction real = real_action_for(reset);
+    real_sigaction()(sig, &real, nullptr);
+  }
+  if (app.sa_flags & SA_SIGINFO) {
+    app.sa_sigaction(sig, info, context);
+  } else if (app.sa_handler != SIG_IGN && app.sa_handler != SIG_DFL) {
+    app.sa_handler(sig);
+  }
+}
+
 void on_signal(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   SignalState::Managed& managed = *managed_signal(sig);  // the handler is installed for these alone
-  const struct sigaction app = managed.app_action;
+  struct sigaction app = app_action_of(managed);
   Writer* writer = agent_state().writer.load(std::memory_order_acquire);
 
   if (is_crash(sig)) {
@@ -137,55 +194,32 @@ void on_signal(int sig, siginfo_t* info, void* context) {
     // routine in some programs (garbage collectors, guard pages).
     if (is_default(app)) {
       crash(sig, info, writer);
+    } else {
       errno = saved_errno;
-      return;
+      call_app_handler(managed, app, sig, info, context);
     }
     errno = saved_errno;
-    if (app.sa_flags & SA_RESETHAND) {
-      managed.app_action.sa_handler = SIG_DFL;
-      managed.app_action.sa_flags &= ~(SA_SIGINFO | SA_RESETHAND);
-      struct sigaction real = real_action_for(managed.app_action);
-      real_sigaction()(sig, &real, nullptr);
-    }
-    if (app.sa_flags & SA_SIGINFO) {
-      app.sa_sigaction(sig, info, context);
-    } else if (app.sa_handler != SIG_IGN && app.sa_handler != SIG_DFL) {
-      app.sa_handler(sig);
-    }
     return;
   }
 
-  if (is_default(app)) {
-    // A self-sent signal (the program dies of it on purpose: a shell or
-    // `timeout` passing on its child's SIGINT) reaches this handler inside
-    // the program's own kill() or raise(), so a process that never recorded
-    // may say the run's line here; an asynchronous one may have interrupted
-    // malloc, and then only the writer thread (when one runs) says it.
-    const bool self_sent = info != nullptr && (info->si_code == SI_USER || info->si_code == SI_TKILL) &&
-                           info->si_pid == getpid();
-    if (!(self_sent && finish_unrecorded_before_signal_death()) && writer != nullptr) {
-      writer->wait_until_written(writer->request_flush(true, file::ProcessEnd::Reason::signal, sig),
-                                 kFinalFlushTimeoutMs);
-    }
-    die_of(sig);
-    errno = saved_errno;
-    return;
-  }
-  if (writer != nullptr) {
+  if (!is_default(app) && writer != nullptr) {
     writer->wait_until_written(writer->request_flush(false), kCheckpointTimeoutMs);
+    // The wait can be long (a backlog of records, a loaded machine), and
+    // the app may have changed its disposition on another thread meanwhile:
+    // CPython, exiting after a KeyboardInterrupt, sets SIGINT back to its
+    // default and kills itself with it, its interpreter already torn down,
+    // so a second SIGINT (`timeout` sends one to the child and one to its
+    // process group) must not run the handler it withdrew. Act on the
+    // disposition as it is now.
+    app = app_action_of(managed);
   }
-  if (app.sa_flags & SA_RESETHAND) {
-    managed.app_action.sa_handler = SIG_DFL;
-    managed.app_action.sa_flags &= ~(SA_SIGINFO | SA_RESETHAND);
-    struct sigaction real = real_action_for(managed.app_action);
-    real_sigaction()(sig, &real, nullptr);
+  if (is_default(app)) {
+    finish_and_die_of(sig, info, writer);
+  } else {
+    errno = saved_errno;
+    call_app_handler(managed, app, sig, info, context);
   }
   errno = saved_errno;
-  if (app.sa_flags & SA_SIGINFO) {
-    app.sa_sigaction(sig, info, context);
-  } else if (app.sa_handler != SIG_IGN && app.sa_handler != SIG_DFL) {
-    app.sa_handler(sig);
-  }
 }
 
 }  // namespace
@@ -196,7 +230,7 @@ void install_signal_handlers() {
     struct sigaction current = {};
     if (real_sigaction()(sig, nullptr, &current) != 0 || !is_default(current)) continue;
     SignalState::Managed& managed = *managed_signal(sig);
-    managed.app_action = current;
+    set_app_action(managed, current);
     struct sigaction ours = real_action_for(current);
     if (real_sigaction()(sig, &ours, nullptr) == 0) managed.active.store(true, std::memory_order_release);
   }
@@ -216,11 +250,11 @@ extern "C" [[gnu::visibility("default")]] int sigaction(int sig, const struct si
   if (!prof::handled_by_agent(sig)) return real(sig, act, old);
   // The app sees and sets its own disposition; ours stays underneath.
   prof::SignalState::Managed& managed = *prof::managed_signal(sig);
-  const struct sigaction previous = managed.app_action;
+  const struct sigaction previous = prof::app_action_of(managed);
   if (act != nullptr) {
     struct sigaction real_action = prof::real_action_for(*act);
     if (real(sig, &real_action, nullptr) != 0) return -1;
-    managed.app_action = *act;
+    prof::set_app_action(managed, *act);
   }
   if (old != nullptr) *old = previous;
   return 0;

@@ -493,6 +493,27 @@ def one_true_line_whatever_ends_the_run(tmp, ending):
     check_one_line_naming(result, tmp, output)
 
 
+def withdrawn_handler_never_runs(tmp, backlog="300000", runs="3"):
+    """A SIGINT reaches a thread of the program's own while, on the main
+    thread, the program withdraws its handler, sets SIGINT to its default
+    and dies of a second one (CPython ending after a KeyboardInterrupt that
+    `timeout` sent to it and to its process group): the agent writes the
+    rings before it runs the app's handler, and once that is done the
+    handler is no longer the app's, so it must not run (the program reports
+    it and exits 99). The process dies of SIGINT, as without the agent,
+    with its one line; the backlog makes the first handler's wait long."""
+    cmd = program("withdrawn_handler", backlog)
+    plain = run(cmd, base_env(), tmp)
+    check(plain.returncode == -signal.SIGINT, "without the agent: exit %d: %s" % (plain.returncode, plain.stderr))
+    for i in range(int(runs)):
+        output = os.path.join(tmp, "run%d.pb" % i)
+        result = run(cmd, ending_env(tmp, {"PROF_OUTPUT": output}), tmp)
+        check("withdrawn handler ran" not in result.stderr, "run %d: %s" % (i, result.stderr))
+        check(result.returncode == -signal.SIGINT,
+              "run %d: exit %d, not signal %d: %s" % (i, result.returncode, signal.SIGINT, result.stderr))
+        check_one_line_naming(result, tmp, output)
+
+
 def nothing_of_ours_outlives_the_run(tmp):
     """A run ended by SIGKILL leaves its run folder (nothing can remove it
     then); the next run's sweep removes it, with control files' temporary

@@ -8,9 +8,12 @@
 //   exec_self N                       -- ranges, then exec itself with N-1 (0: exit)
 //   dlsym_probe                       -- which CUDA names dlsym(RTLD_DEFAULT) finds
 //   dlopen_runtime PATH               -- cudaMalloc through dlopen(PATH, RTLD_LOCAL)
+//   withdrawn_handler N               -- N ranges, a SIGINT to a thread of its own, then
+//                                        SIGINT back to its default and a second one
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <nvtx3/nvToolsExt.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -208,6 +211,45 @@ int dlopen_runtime(const char* path) {
   return malloc_result == 0 && free_result == 0 ? 0 : 1;
 }
 
+// As CPython ends after a KeyboardInterrupt while `timeout` sends SIGINT
+// to it and to its process group: a first SIGINT reaches another thread
+// (the main thread blocks it), whose handler the agent runs after writing
+// what the rings hold (a backlog of `backlog` ranges makes that take a
+// while); meanwhile the main thread withdraws its handler, tears down what
+// it used, sets SIGINT to its default and dies of a second one. The
+// withdrawn handler must not run after that: it reports and exits 99.
+std::atomic<bool> g_torn_down{false};
+
+void withdrawn_handler(int) {
+  if (!g_torn_down.load()) return;
+  const char said[] = "withdrawn handler ran\n";
+  if (write(STDERR_FILENO, said, sizeof said - 1) < 0) _exit(98);
+  _exit(99);
+}
+
+int withdrawn_handler_runs(int backlog) {
+  signal(SIGINT, withdrawn_handler);
+  // Made before the main thread blocks SIGINT, so that it takes the first.
+  std::thread receiver([] {
+    for (;;) pause();
+  });
+  receiver.detach();
+  sigset_t interrupt;
+  sigemptyset(&interrupt);
+  sigaddset(&interrupt, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &interrupt, nullptr);
+  ranges("backlog", backlog);
+  kill(getpid(), SIGINT);
+  sleep_ms(2);  // the receiver is in the agent's handler, waiting for the writer
+  signal(SIGINT, SIG_DFL);
+  g_torn_down.store(true);
+  pthread_sigmask(SIG_UNBLOCK, &interrupt, nullptr);
+  kill(getpid(), SIGINT);
+  sleep_ms(5000);
+  fprintf(stderr, "still alive after the second SIGINT\n");
+  return 3;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -219,6 +261,7 @@ int main(int argc, char** argv) {
   if (mode == "exec_self" && argc == 3) return exec_self(argv[0], atoi(argv[2]));
   if (mode == "dlsym_probe") return dlsym_probe();
   if (mode == "dlopen_runtime" && argc == 3) return dlopen_runtime(argv[2]);
+  if (mode == "withdrawn_handler" && argc == 3) return withdrawn_handler_runs(atoi(argv[2]));
   fprintf(stderr, "usage: %s MODE [ARGS...] (see the source)\n", argv[0]);
   return 2;
 }
