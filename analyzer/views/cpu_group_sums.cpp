@@ -1,6 +1,7 @@
 #include "views/cpu_group_sums.h"
 
 #include <algorithm>
+#include <array>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -69,6 +70,10 @@ class EventInputs {
     return (i < run_.launched_gpu_ns.size() ? run_.launched_gpu_ns[i] : 0) +
            (activity_gpu_ns_.empty() ? 0 : activity_gpu_ns_[i]);
   }
+  // Any memory figure at all: without, the walk leaves them out.
+  bool any_memory() const {
+    return tensors_.device || tensors_.host || !device_segments_.empty() || !host_segments_.empty();
+  }
   bool device_totals_known() const { return tensors_.device; }
   bool host_totals_known() const { return tensors_.host; }
   // Known totals (tensor memory) or own segments, by the side's rule.
@@ -93,6 +98,8 @@ constexpr size_t kNoOwner = SIZE_MAX;
 // An event on the walk's stack: what its children have added so far.
 struct OpenEvent {
   uint32_t index = 0;
+  uint64_t launched_gpu_ns = 0;  // by its own call
+  bool runtime_call = false;     // a driver call inside is folded into it
   // Stack position of the innermost event at or above this one that owns
   // GPU work (kNoOwner: none): where an API call's GPU time moves.
   size_t owner = kNoOwner;
@@ -110,7 +117,7 @@ struct OpenEvent {
 class ThreadWalk {
  public:
   ThreadWalk(const Run& run, const GroupOptions& options, const NameFacts& names, const EventInputs& inputs)
-      : run_(run), options_(options), names_(names), inputs_(inputs) {}
+      : run_(run), options_(options), names_(names), inputs_(inputs), memory_(inputs.any_memory()) {}
 
   void walk(const RangeParents& links, const uint32_t* order, size_t count) {
     for (size_t k = 0; k < count; ++k) {
@@ -138,33 +145,37 @@ class ThreadWalk {
     const CpuEvent& e = run_.cpu_events[i];
     OpenEvent event;
     event.index = i;
-    event.gpu_total_ns = inputs_.launched_gpu_ns(i);
+    event.launched_gpu_ns = inputs_.launched_gpu_ns(i);
+    event.gpu_total_ns = event.launched_gpu_ns;
     const bool owns = e.kind == CpuEventKind::kPushPopRange && e.domain == Run::kNoName && names_.owns_gpu_work[e.name];
     event.owner = owns ? open_.size() : open_.empty() ? kNoOwner : open_.back().owner;
+    event.runtime_call = is_runtime(e);
     open_.push_back(event);
   }
 
   // Its subtree complete: its figures into its parent's and its group's.
   void pop() {
-    const OpenEvent event = open_.back();
-    open_.pop_back();
-    OpenEvent* parent = open_.empty() ? nullptr : &open_.back();
+    // Read in place, and popped last: the event is a tenth of a cache line
+    // of fields its children filled in.
+    const OpenEvent& event = open_.back();
+    const size_t parent_at = open_.size() - 2;  // SIZE_MAX when it has none
+    OpenEvent* parent = open_.size() > 1 ? &open_[parent_at] : nullptr;
     const CpuEvent& e = run_.cpu_events[event.index];
     const uint64_t duration = e.duration_ns();
     // Clamped at 0: only overlapping siblings (bad data) exceed it.
     const uint64_t self_ns = event.children_ns > duration ? 0 : duration - event.children_ns;
-    const uint64_t launched = inputs_.launched_gpu_ns(event.index);
     // Memory: a side with tensor memory knows each total (self is what
     // the children's totals leave); a side of segments knows each self
-    // (the total adds the children's).
-    int64_t device_total = inputs_.device_bytes(event.index);
-    int64_t device_self = device_total;
-    if (inputs_.device_totals_known()) device_self -= event.children_device_bytes;
-    else device_total += event.children_device_bytes;
-    int64_t host_total = inputs_.host_bytes(event.index);
-    int64_t host_self = host_total;
-    if (inputs_.host_totals_known()) host_self -= event.children_host_bytes;
-    else host_total += event.children_host_bytes;
+    // (the total adds the children's). All 0 in a run without memory.
+    int64_t device_total = 0, device_self = 0, host_total = 0, host_self = 0;
+    if (memory_) {
+      device_total = device_self = inputs_.device_bytes(event.index);
+      if (inputs_.device_totals_known()) device_self -= event.children_device_bytes;
+      else device_total += event.children_device_bytes;
+      host_total = host_self = inputs_.host_bytes(event.index);
+      if (inputs_.host_totals_known()) host_self -= event.children_host_bytes;
+      else host_total += event.children_host_bytes;
+    }
     if (parent) {
       parent->children_ns += duration;
       parent->gpu_total_ns += event.gpu_total_ns;
@@ -172,8 +183,8 @@ class ThreadWalk {
       parent->children_host_bytes += host_total;
     }
 
-    const bool hidden = options_.fold_driver_calls && parent && is_driver(e) && is_runtime(run_.cpu_events[parent->index]);
-    uint64_t self_gpu_ns = launched + event.folded_gpu_ns + event.received_gpu_ns;
+    const bool hidden = options_.fold_driver_calls && parent && parent->runtime_call && is_driver(e);
+    uint64_t self_gpu_ns = event.launched_gpu_ns + event.folded_gpu_ns + event.received_gpu_ns;
     uint64_t gpu_total_ns = event.gpu_total_ns;
     // What is moved from below to an owner above passes through: an API
     // call's total no longer holds it, a range's does.
@@ -186,7 +197,7 @@ class ThreadWalk {
       passed += self_gpu_ns;
       self_gpu_ns = 0;
     }
-    if (parent && passed > 0 && parent->owner != open_.size() - 1) parent->passed_gpu_ns += passed;
+    if (parent && passed > 0 && parent->owner != parent_at) parent->passed_gpu_ns += passed;
 
     if (hidden) {
       // Its self time was taken out of the runtime call's: put back, with
@@ -195,6 +206,7 @@ class ThreadWalk {
       parent->folded_gpu_ns += self_gpu_ns;
       parent->folded_device_bytes += device_self + event.folded_device_bytes;
       parent->folded_host_bytes += host_self + event.folded_host_bytes;
+      open_.pop_back();
       return;
     }
     CpuGroup& g = group_of(e);
@@ -210,10 +222,13 @@ class ThreadWalk {
     row.self_cpu_ns += self_ns + event.folded_cpu_ns;
     row.cuda_total_ns += gpu_total_ns;
     row.self_cuda_ns += self_gpu_ns;
-    row.cpu_mem_bytes += host_total;
-    row.self_cpu_mem_bytes += host_self + event.folded_host_bytes;
-    row.cuda_mem_bytes += device_total;
-    row.self_cuda_mem_bytes += device_self + event.folded_device_bytes;
+    if (memory_) {
+      row.cpu_mem_bytes += host_total;
+      row.self_cpu_mem_bytes += host_self + event.folded_host_bytes;
+      row.cuda_mem_bytes += device_total;
+      row.self_cuda_mem_bytes += device_self + event.folded_device_bytes;
+    }
+    open_.pop_back();
   }
 
   CpuGroup& group_of(const CpuEvent& e) {
@@ -221,19 +236,34 @@ class ThreadWalk {
     const bool range = e.kind != CpuEventKind::kApiCall;
     const GroupKey key{range ? 2u : 0u, range ? names_.range_row[e.name] : e.name, e.domain,
                        range || !options_.by_input_shape ? Run::kNoName : e.input_shape, by_stack ? e.stack : 0};
+    // A thread repeats a few groups over and over (a launch, the driver
+    // call in it, the range around them): a small table of recent keys
+    // answers most events without the map's hash and node.
+    CachedGroup& cached = cache_[(key.name * 0x9E3779B1u + key.shape * 31u + key.is_gpu) % kCachedGroups];
+    if (cached.group != kNoGroup && cached.key == key) return groups_[cached.group];
     auto [it, added] = group_of_.try_emplace(key, groups_.size());
     if (added) {
       groups_.emplace_back();
       groups_.back().key = key;
     }
+    cached = {key, it->second};
     return groups_[it->second];
   }
+
+  static constexpr size_t kCachedGroups = 64;
+  static constexpr size_t kNoGroup = SIZE_MAX;
+  struct CachedGroup {
+    GroupKey key{};
+    size_t group = kNoGroup;
+  };
 
   const Run& run_;
   const GroupOptions& options_;
   const NameFacts& names_;
   const EventInputs& inputs_;
+  const bool memory_;
   std::vector<OpenEvent> open_;
+  std::array<CachedGroup, kCachedGroups> cache_{};
   std::vector<CpuGroup> groups_;
   std::unordered_map<GroupKey, size_t, GroupKeyHash> group_of_;
 };
