@@ -41,9 +41,9 @@ std::optional<RunWindows> step_windows(const Run& run, const WindowOptions& give
   return windows;
 }
 
-std::string window_rows_json(const Run& events, RangeTree&& tree, const GroupOptions& group,
-                             const std::string& title, int64_t index, bool merged, const std::vector<int64_t>& steps) {
-  std::vector<KeyAverage> rows = key_averages(events, std::move(tree), group);
+std::string window_rows_json(const Run& events, const GroupOptions& group, const std::string& title, int64_t index,
+                             bool merged, const std::vector<int64_t>& steps) {
+  std::vector<KeyAverage> rows = key_averages(events, group);
   const TableTotals totals = table_totals(rows);
   TableOptions all;
   all.row_limit = -1;
@@ -59,7 +59,7 @@ std::string window_rows_json(const Run& events, RangeTree&& tree, const GroupOpt
 }
 
 // The report tables of the step windows and of all of them merged (the
-// whole run's is made by the caller, with the run's RangeTree).
+// whole run's is made by the caller).
 struct StepTables {
   std::string json;  // ",{...},{...}": to follow the whole run's table
   // Every step's events, when the merged window is every step of the run
@@ -75,7 +75,7 @@ StepTables step_tables_json(const Run& run, const WindowOptions& given, const Gr
     for (const RunWindow& w : windows->windows()) {
       Run storage;
       const Run& events = windows->events_of(run, w, storage);
-      out.json += "," + window_rows_json(events, RangeTree(events), group, w.title(), w.index, false, w.steps);
+      out.json += "," + window_rows_json(events, group, w.title(), w.index, false, w.steps);
     }
   }
   if (windows->windows().size() > 1) {
@@ -83,7 +83,7 @@ StepTables step_tables_json(const Run& run, const WindowOptions& given, const Gr
     const RunWindow& w = windows->windows().front();
     Run storage;
     const Run& events = windows->events_of(run, w, storage);
-    out.json += "," + window_rows_json(events, RangeTree(events), group, w.title(), -1, true, w.steps);
+    out.json += "," + window_rows_json(events, group, w.title(), -1, true, w.steps);
     bool every_step = !given.schedule_given && &events == &storage &&
                       w.steps.size() == static_cast<size_t>(windows->steps().count());
     for (size_t i = 0; every_step && i < w.steps.size(); ++i) every_step = w.steps[i] == static_cast<int64_t>(i);
@@ -124,15 +124,14 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
   const GroupOptions group{false, 0, &namer};
   std::string data = "{\"title\":" + json_string(page_title(options));
   data += ",\"facts\":" + run_facts_json(run);
-  // The whole run's table and flamegraphs share its RangeTree, freed before
-  // the windows make theirs and advise runs, so that they never coexist.
-  std::string windows = "[";
+  // The flamegraphs' RangeTree is freed before the tables sum their rows
+  // (each in a walk of its own, cpu_group_sums.h) and advise runs, so that
+  // they never coexist.
   {
-    RangeTree tree(run);
+    const RangeTree tree(run);
     data += ",\"stacks\":" + stacks_json(run, tree, namer);
-    // Last: the table takes the tree's figures over.
-    windows += window_rows_json(run, std::move(tree), group, "Whole run", -1, false, {});
   }
+  std::string windows = "[" + window_rows_json(run, group, "Whole run", -1, false, {});
   StepTables step_tables = step_tables_json(run, options.windows, group);
   data += ",\"windows\":" + windows + step_tables.json + "]";
   data += ",\"kernels\":" + json_rows(nsys_cells(nsys_summary(run, NsysView::kKernels), NsysView::kKernels));

@@ -225,7 +225,8 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
       if (options.format == "table") output.text = format_nsys_summary(rows, *nsys);
       else output.cells = nsys_cells(rows, *nsys);
     } else {
-      torch_table(key_averages(events, range_tree_of(events, run, depth), group), options, table, output);
+      // Its threads walked on as many cores as the files were read on.
+      torch_table(key_averages(events, group, load_jobs()), options, table, output);
     }
     write_window(i, w, output, options, out, json);
   }

@@ -96,7 +96,7 @@ FileByFileResult key_averages_file_by_file(const std::vector<std::string>& paths
     for (const TensorMemoryEvent& m : file_run.tensor_memory_events)
       (m.device >= 0 ? table.cuda_memory : table.cpu_memory) = true;
     const auto index = static_cast<uint32_t>(table.processes.size());
-    rows.add_run(file_run, RangeTree::taking_launched_gpu_ns(file_run), group, index);
+    rows.add_run(file_run, group, index);
     table.processes.push_back(std::move(file_run.processes.front()));
     return true;
   };

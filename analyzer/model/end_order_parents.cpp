@@ -38,6 +38,21 @@ void insert_run(EndsBefore ends_before, uint32_t* from, uint32_t* sorted_end, ui
   }
 }
 
+// std::upper_bound(first, last, value), searched from `last` back with a
+// step that doubles: the runs reach a few elements back, where a binary
+// search over the whole sorted part took some 20 compares, each a look-up
+// in the event table (a third of the merges' instructions).
+uint32_t* upper_bound_from_end(EndsBefore ends_before, uint32_t* first, uint32_t* last, uint32_t value) {
+  // Every element of [high, last) ends after `value`.
+  uint32_t* high = last;
+  for (size_t step = 1;; step *= 2) {
+    if (static_cast<size_t>(high - first) <= step) return std::upper_bound(first, high, value, ends_before);
+    uint32_t* probe = high - step;
+    if (!ends_before(value, *probe)) return std::upper_bound(probe + 1, high, value, ends_before);
+    high = probe;
+  }
+}
+
 // Merges the sorted runs of `first..last` in that order. A run is merged
 // into the sorted part from the first element that ends after the run's
 // first: for one kind of record of one thread, written chunk after chunk
@@ -50,7 +65,7 @@ bool merge_runs(EndsBefore ends_before, uint32_t* first, uint32_t* last, size_t&
   uint32_t* sorted_end = std::is_sorted_until(first, last, ends_before);
   while (sorted_end != last) {
     uint32_t* run_end = std::is_sorted_until(sorted_end, last, ends_before);
-    uint32_t* from = std::upper_bound(first, sorted_end, *sorted_end, ends_before);
+    uint32_t* from = upper_bound_from_end(ends_before, first, sorted_end, *sorted_end);
     const auto moved = static_cast<size_t>(run_end - from);
     if (moved > moves_left) return false;
     moves_left -= moved;

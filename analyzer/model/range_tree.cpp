@@ -24,31 +24,34 @@ struct ThreadEvents {
 
 ThreadEvents by_thread(const EventTable<CpuEvent>& events) {
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> slot_of;  // few threads: a map is fine
-  HugeVector<uint32_t> slot(events.size(), UINT32_MAX);
   std::vector<size_t> count;
-  // Consecutive events are mostly of one thread: skip the map for those.
-  std::pair<uint32_t, uint32_t> last{UINT32_MAX, UINT32_MAX};
-  uint32_t last_slot = 0;
-  for (size_t i = 0; i < events.size(); ++i) {
-    const CpuEvent& e = events[i];
-    if (e.kind == CpuEventKind::kStartEndRange) continue;
-    const std::pair<uint32_t, uint32_t> thread{e.process, e.tid};
-    if (thread != last) {
-      auto [it, added] = slot_of.try_emplace(thread, static_cast<uint32_t>(count.size()));
-      if (added) count.push_back(0);
-      last = thread;
-      last_slot = it->second;
+  // Each event's thread slot, found twice (to count, then to place) rather
+  // than kept: a 4-byte table per event was, beside the index array and the
+  // parent links, the linking's largest moment. Consecutive events are
+  // mostly of one thread: the map is skipped for those.
+  auto each_slot = [&](auto&& visit) {
+    std::pair<uint32_t, uint32_t> last{UINT32_MAX, UINT32_MAX};
+    uint32_t last_slot = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+      const CpuEvent& e = events[i];
+      if (e.kind == CpuEventKind::kStartEndRange) continue;
+      const std::pair<uint32_t, uint32_t> thread{e.process, e.tid};
+      if (thread != last) {
+        auto [it, added] = slot_of.try_emplace(thread, static_cast<uint32_t>(count.size()));
+        if (added) count.push_back(0);
+        last = thread;
+        last_slot = it->second;
+      }
+      visit(i, last_slot);
     }
-    slot[i] = last_slot;
-    ++count[last_slot];
-  }
+  };
+  each_slot([&](size_t, uint32_t slot) { ++count[slot]; });
   ThreadEvents out;
   out.begin.assign(count.size() + 1, 0);
   for (size_t t = 0; t < count.size(); ++t) out.begin[t + 1] = out.begin[t] + count[t];
   out.events.resize(out.begin.back());
   std::vector<size_t> next(out.begin.begin(), out.begin.end() - 1);
-  for (size_t i = 0; i < events.size(); ++i)
-    if (slot[i] != UINT32_MAX) out.events[next[slot[i]]++] = static_cast<uint32_t>(i);
+  each_slot([&](size_t i, uint32_t slot) { out.events[next[slot]++] = static_cast<uint32_t>(i); });
   return out;
 }
 

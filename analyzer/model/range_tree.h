@@ -34,25 +34,27 @@ class RangeParents {
     return parent_[event] == kNone ? kNoParent : static_cast<int64_t>(parent_[event]);
   }
 
- private:
-  friend class RangeTree;
   // Called once per thread, as soon as it is linked, with its nesting
   // events in an order that has every parent before its children (sorted by
-  // (start, -end, index), or end order reversed): RangeTree sums its totals
-  // up the tree there, so no thread's order outlives its linking.
+  // (start, -end, index), or end order reversed: a depth-first order, so
+  // an event's parent is always among the events still open on a walk's
+  // stack): RangeTree sums its totals up the tree there, key_averages its
+  // rows (cpu_group_sums.h), so no thread's order outlives its linking.
   using ThreadOrder = std::function<void(const RangeParents& links, const uint32_t* order, size_t count)>;
   // `jobs` threads link the run's threads side by side (0: one per core);
   // `each_thread` is then called on several at once, for different threads.
   RangeParents(const Run& run, const ThreadOrder& each_thread, unsigned jobs);
+
+ private:
+  friend class RangeTree;
   RangeParents() = default;
   static constexpr uint32_t kNone = UINT32_MAX;
   HugeVector<uint32_t> parent_;
 };
 
-// The per-event figures of a RangeTree that a view may adjust
-// (key_averages folds driver calls into their runtime calls and moves GPU
-// time to operators): taken over from the tree rather than copied, they
-// cost no second 24 to 40 bytes per event.
+// The per-event figures of a RangeTree, for views that read them per event
+// (stacks, modules). key_averages needs only their sums per row, and adds
+// them up in a walk of its own (views/cpu_group_sums.h) without these tables.
 struct RangeFigures {
   HugeVector<uint64_t> self_ns;
   HugeVector<uint64_t> self_gpu_ns;
@@ -99,11 +101,6 @@ class RangeTree {
   // Tensor memory events inside no CPU event: torch's "[memory]" row.
   const TensorMemoryOutside& tensor_memory_outside() const { return tensor_memory_outside_; }
 
-  const RangeFigures& figures() const { return figures_; }
-  // Hands the figures over; after it, parent(), has_memory(), the totals'
-  // memory (cuda_mem_bytes, cpu_mem_bytes) and tensor_memory_outside() still
-  // answer, the self and GPU figures no longer do.
-  RangeFigures release_figures() { return std::move(figures_); }
 
  private:
   // The memory tables stay empty for a run without memory records: four

@@ -6,7 +6,6 @@
 #include <tuple>
 #include <vector>
 
-#include "model/range_tree.h"
 #include "model/run.h"
 #include "model/torch_ranges.h"
 #include "views/frame_names.h"
@@ -60,11 +59,10 @@ std::string row_key(const Run& run, const CpuEvent& event);
 // One row per key (CPU and GPU keys kept apart; with grouping options, per
 // key and input shape and/or innermost frames), in order of first
 // occurrence (earliest start over all processes), which is the order torch
-// prints when no sort key is given.
-std::vector<KeyAverage> key_averages(const Run& run, const RangeTree& tree, const GroupOptions& options = {});
-// The same from a tree no longer needed after: its per-event figures are
-// adjusted in place instead of copied (24 bytes and more per CPU event).
-std::vector<KeyAverage> key_averages(const Run& run, RangeTree&& tree, const GroupOptions& options = {});
+// prints when no sort key is given. The CPU events' figures are summed per
+// group as their threads are linked (cpu_group_sums.h), on `jobs` threads
+// (0: one per core); the rows are the same whatever the number.
+std::vector<KeyAverage> key_averages(const Run& run, const GroupOptions& options = {}, unsigned jobs = 1);
 
 // Where a row's earliest event comes in torch's first-occurrence order: by
 // start, then process, CPU before GPU, then its place in the Run (only
@@ -92,8 +90,9 @@ class KeyAverageRows {
  public:
   void add(bool is_gpu, std::string key, std::string shape, const std::vector<std::string>& stack,
            const RowOccurrence& first, bool top_level, const KeyAverage& sums);
-  // The rows of `run`, its processes numbered from `first_process`.
-  void add_run(const Run& run, RangeTree&& tree, const GroupOptions& options, uint32_t first_process);
+  // The rows of `run`, its processes numbered from `first_process`; `jobs`
+  // as key_averages'.
+  void add_run(const Run& run, const GroupOptions& options, uint32_t first_process, unsigned jobs = 1);
   // In first-occurrence order.
   std::vector<KeyAverage> take() &&;
 

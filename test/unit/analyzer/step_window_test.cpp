@@ -82,8 +82,7 @@ TEST_CASE("GPU work counts for the step that launched it, even when it runs afte
   const RunSteps steps = find_steps(run, rule("nvtx:ProfilerStep"));
   const StepMembership m = step_membership(run, steps);
   const Run window = select_steps(run, m, {1, 2});
-  const RangeTree tree(window);
-  const auto rows = key_averages(window, tree);
+  const auto rows = key_averages(window);
 
   // kernel4 starts 5 us after each step's range ended: still counted.
   const KeyAverage* k4 = find_row(rows, "kernel4()");

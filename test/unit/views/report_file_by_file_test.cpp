@@ -143,7 +143,7 @@ std::vector<KeyAverage> one_run_rows(const std::vector<std::string>& paths, cons
   Run run;
   std::ostringstream warnings;
   REQUIRE_FALSE(load_run(paths, run, warnings, LoadDepth::kGpuSums, 1));
-  return key_averages(run, RangeTree::taking_launched_gpu_ns(run), group);
+  return key_averages(run, group);
 }
 
 FileByFileResult file_by_file_rows(const std::vector<std::string>& paths, const GroupOptions& group,
@@ -161,7 +161,7 @@ std::vector<KeyAverage> unchecked_file_by_file_rows(const std::vector<std::strin
   std::ostringstream warnings;
   uint32_t process = 0;
   REQUIRE_FALSE(load_file_by_file(paths, warnings, LoadDepth::kGpuSums, 1, [&](Run& file_run) {
-    rows.add_run(file_run, RangeTree::taking_launched_gpu_ns(file_run), group, process++);
+    rows.add_run(file_run, group, process++);
     return true;
   }));
   return std::move(rows).take();
