@@ -163,6 +163,19 @@ class JsonOut {
 // names an unnamed call of no domain "<cuda runtime cbid N>".
 bool is_runtime_call(const CpuEvent& e) { return e.api_domain() != ApiDomain::kDriver; }
 
+// TraceWriter::nested_call's answer for each CPU event (false for all but
+// API calls).
+std::vector<bool> nested_calls(const Run& run) {
+  const LaunchingCalls launching(run);
+  std::vector<bool> nested(run.cpu_events.size(), false);
+  for (size_t i = 0; i < run.cpu_events.size(); ++i) {
+    const CpuEvent& e = run.cpu_events[i];
+    if (e.kind == CpuEventKind::kApiCall && e.correlation_id != 0)
+      nested[i] = launching.find(e.process, e.correlation_id) != static_cast<int64_t>(i);
+  }
+  return nested;
+}
+
 std::string base_name(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -235,7 +248,7 @@ class TraceWriter {
         options_(options),
         out_(out),
         parents_(run),
-        launching_(run),
+        nested_calls_(nested_calls(run)),
         operators_(run, parents_),
         profiler_step_(run.name_count()),
         json_names_(run.name_count()),
@@ -351,10 +364,7 @@ class TraceWriter {
   // outermost call of an id (LaunchingCalls' choice) is the one readers
   // join its GPU work to. The others are nested, also when their runtime
   // call was not recorded (the one that started CUDA).
-  bool nested_call(size_t index) const {
-    const CpuEvent& e = run_.cpu_events[index];
-    return e.correlation_id != 0 && launching_.find(e.process, e.correlation_id) != static_cast<int64_t>(index);
-  }
+  bool nested_call(size_t index) const { return nested_calls_[index]; }
 
   // A driver call inside a runtime call, left out unless driver_calls.
   bool folded_driver_call(size_t index) const {
@@ -366,7 +376,10 @@ class TraceWriter {
   const ChromeTraceOptions& options_;
   JsonOut& out_;
   RangeParents parents_;
-  LaunchingCalls launching_;
+  // Per CPU event: whether it is an API call nested_call() calls nested. A
+  // bit each, found once, where LaunchingCalls (4 bytes per correlation id,
+  // 13 MB at 10M events) was held through the writing for its lookups.
+  std::vector<bool> nested_calls_;
   TraceOperators operators_;  // cpu_op events and External ids (trace_operators.h)
   std::vector<bool> profiler_step_;  // by NameId: "ProfilerStep#..."
   std::vector<std::string> json_names_;  // by NameId; empty: not escaped yet
