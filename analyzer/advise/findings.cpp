@@ -83,7 +83,7 @@ class Builder {
       if (inserted) it->second = CallSites(events_, namer_).frames_of(call);
       return std::make_pair(e.name, it->second);
     };
-    for (const IdlePiece& p : *in_.pieces)
+    for (const IdlePiece& p : in_.pieces->pieces)
       if (p.cause == IdleCause::kSync && p.site >= 0) {
         Site& s = by_site.try_emplace(site_key(p.site), events_, namer_).first->second;
         s.idle += p.end_ns - p.start_ns;
@@ -209,21 +209,21 @@ class Builder {
     uint64_t launch_cost = 0, gap_cost = 0, gaps = 0, longest = 0;
     // Host-work pieces are grouped by the gap they sit in (same next work).
     std::map<std::pair<int64_t, uint32_t>, uint64_t> gap_host;  // (next work, device) -> host work
-    for (const IdlePiece& p : *in_.pieces)
-      if (p.cause == IdleCause::kHostWork) gap_host[{p.next_work, p.device}] += p.end_ns - p.start_ns;
+    for (const IdlePiece& p : in_.pieces->pieces)
+      if (p.cause == IdleCause::kHostWork) gap_host[{p.next_work, in_.pieces->device(p)}] += p.end_ns - p.start_ns;
     std::map<std::pair<int64_t, uint32_t>, bool> counted;  // a gap counts once for its site
-    for (const IdlePiece& p : *in_.pieces) {
+    for (const IdlePiece& p : in_.pieces->pieces) {
       const uint64_t d = p.end_ns - p.start_ns;
       if (p.cause == IdleCause::kLaunchOverhead) {
         launch_cost += std::min(d, launch_cpu);
         launch_sites.add(p.site, std::min(d, launch_cpu), false);
       } else if (p.cause == IdleCause::kHostWork) {
-        if (gap_host[{p.next_work, p.device}] < kBetweenLaunchesNs) {
+        if (gap_host[{p.next_work, in_.pieces->device(p)}] < kBetweenLaunchesNs) {
           launch_cost += d;
           launch_sites.add(p.site, d, false);
         } else {
           gap_cost += d;
-          gap_sites.add(p.site, d, !std::exchange(counted[{p.next_work, p.device}], true));
+          gap_sites.add(p.site, d, !std::exchange(counted[{p.next_work, in_.pieces->device(p)}], true));
         }
       }
     }
@@ -310,7 +310,7 @@ class Builder {
     };
     Group pageable, plain;
     std::map<size_t, uint64_t> exposed;  // gpu activity -> copy wait charged to it
-    for (const IdlePiece& p : *in_.pieces)
+    for (const IdlePiece& p : in_.pieces->pieces)
       if (p.cause == IdleCause::kCopyWait && p.next_work >= 0) exposed[static_cast<size_t>(p.next_work)] += p.end_ns - p.start_ns;
     uint64_t pinned_bytes = 0, pinned_ns = 0;
     for (size_t i = 0; i < events_.gpu_activities.size(); ++i) {
@@ -392,7 +392,7 @@ class Builder {
   void allocations() {
     CallSites sites(events_, namer_);
     uint64_t cost = 0;
-    for (const IdlePiece& p : *in_.pieces)
+    for (const IdlePiece& p : in_.pieces->pieces)
       if (p.cause == IdleCause::kAllocation) {
         cost += p.end_ns - p.start_ns;
         sites.add(p.site, p.end_ns - p.start_ns, false);
