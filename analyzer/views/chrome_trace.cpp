@@ -398,6 +398,7 @@ class TraceWriter {
   uint64_t offset_ns_ = 0;
   std::vector<uint64_t> cpu_pid_;
   std::vector<GpuAnnotation> annotations_;
+  uint64_t annotations_end_ns_ = 0;  // the last annotation's end, found as they are made
   std::vector<StepMark> steps_;
   std::vector<int64_t> memory_in_use_;  // per memory event, the running total after it
   // Processes with tensor-level memory (TensorMemoryEvent): their [memory]
@@ -552,6 +553,7 @@ void TraceWriter::collect_annotations() {
                                   static_cast<uint8_t>(g.start_ns - padded_start),
                                   static_cast<uint8_t>(padded_end - end)});
           taken_until = std::max(taken_until, padded_end);
+          annotations_end_ns_ = std::max(annotations_end_ns_, padded_end);
         }
       }
       taken_until = std::max(taken_until, end);
@@ -851,7 +853,7 @@ void TraceWriter::choose_time_offset() {
   for (const Synchronization& s : run_.synchronizations) last = std::max({last, s.start_ns, s.end_ns});
   for (const MemoryEvent& m : run_.memory_events) last = std::max(last, m.time_ns);
   for (const TensorMemoryEvent& m : run_.tensor_memory_events) last = std::max(last, m.time_ns);
-  for (const GpuAnnotation& a : annotations_) last = std::max(last, a.end_ns(run_));
+  last = std::max(last, annotations_end_ns_);
   for (const StepMark& s : steps_) last = std::max(last, s.end_ns);
   uint64_t offset = 1000;  // 1 us
   while (offset < last - origin_ && offset <= UINT64_MAX / 10) offset *= 10;
