@@ -116,7 +116,7 @@ void measure_devices(const Run& events, AdviseWindow& w) {
   }
 }
 
-void measure_steps(const AdviseInput& in, const std::vector<IdlePiece>& pieces, AdviseWindow& w) {
+void measure_steps(const AdviseInput& in, const IdlePieces& pieces, AdviseWindow& w) {
   const Run& events = *in.events;
   const RunSteps& steps = *in.steps;
   std::map<std::pair<uint32_t, int64_t>, size_t> index;  // (process, step) -> w.steps
@@ -148,14 +148,15 @@ void measure_steps(const AdviseInput& in, const std::vector<IdlePiece>& pieces, 
   // the idle time inside it: its causes never add up to more than the step
   // lasted, however long the GPU waited (a gap that starts in one step and
   // ends in the next is shared between them; time between steps is no one's).
-  for (const IdlePiece& piece : pieces) {
-    const std::vector<Step>& list = steps.of_process(piece.process);
+  for (const IdlePiece& piece : pieces.pieces) {
+    const uint32_t process = pieces.process(piece);
+    const std::vector<Step>& list = steps.of_process(process);
     auto s = std::upper_bound(list.begin(), list.end(), piece.start_ns,
                               [](uint64_t t, const Step& step) { return t < step.end_ns; });
     for (; s != list.end() && s->start_ns < piece.end_ns; ++s) {
       const uint64_t from = std::max(piece.start_ns, s->start_ns);
       const uint64_t to = std::min(piece.end_ns, s->end_ns);
-      if (StepUsage* u = find(piece.process, s->index); u && to > from)
+      if (StepUsage* u = find(process, s->index); u && to > from)
         u->idle_by_cause[static_cast<size_t>(piece.cause)] += to - from;
     }
   }
@@ -280,11 +281,11 @@ void measure_ranks(const Run& events, AdviseWindow& w) {
 AdviseWindow advise_window(const AdviseInput& in) {
   AdviseWindow w;
   const Run& events = *in.events;
-  const std::vector<IdlePiece> pieces = idle_pieces(events);
+  const IdlePieces pieces = idle_pieces(events);
   measure_devices(events, w);
-  for (const IdlePiece& piece : pieces)
+  for (const IdlePiece& piece : pieces.pieces)
     for (DeviceUsage& d : w.devices)
-      if (d.process == piece.process && d.device == piece.device)
+      if (d.process == pieces.process(piece) && d.device == pieces.device(piece))
         d.idle_by_cause[static_cast<size_t>(piece.cause)] += piece.end_ns - piece.start_ns;
   if (in.steps && in.steps->count() > 0) measure_steps(in, pieces, w);
   for (const DeviceUsage& d : w.devices) w.gpu_span_ns += d.usage.span_ns;

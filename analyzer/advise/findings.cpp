@@ -83,7 +83,7 @@ class Builder {
       if (inserted) it->second = CallSites(events_, namer_).frames_of(call);
       return std::make_pair(e.name, it->second);
     };
-    for (const IdlePiece& p : *in_.pieces)
+    for (const IdlePiece& p : in_.pieces->pieces)
       if (p.cause == IdleCause::kSync && p.site >= 0) {
         Site& s = by_site.try_emplace(site_key(p.site), events_, namer_).first->second;
         s.idle += p.end_ns - p.start_ns;
@@ -160,7 +160,9 @@ class Builder {
       if (g.kind == GpuKind::kKernel && g.launched_by >= 0) kernel_of[static_cast<size_t>(g.launched_by)] = static_cast<uint32_t>(i);
     }
     // The lists below hold one value per launch (millions), so they are
-    // sized once, and each is freed when its median is taken.
+    // sized once, made one at a time and each freed when its median is
+    // taken: the three side by side were 63 MB of advise's peak at 10M
+    // events.
     size_t launch_count = 0;
     std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> launches;  // per thread, start order
     for (size_t call = 0; call < kernel_of.size(); ++call) {
@@ -169,61 +171,78 @@ class Builder {
       launches[{e.process, e.tid}].push_back(static_cast<uint32_t>(call));
       ++launch_count;
     }
-    std::vector<uint64_t> kernels, intervals, cpu_times;
-    kernels.reserve(launch_count);
-    intervals.reserve(launch_count);
-    cpu_times.reserve(launch_count);
+    auto kernel_ns = [&](uint32_t call) { return events_.gpu_activities[kernel_of[call]].duration_ns(); };
+    auto to_next_ns = [&](uint32_t call, uint32_t next) {
+      return events_.cpu_events[next].start_ns - events_.cpu_events[call].start_ns;
+    };
     uint64_t cpu = 0, count = 0, shorter = 0, first = UINT64_MAX, last = 0, kernel_sum = 0;
-    for (auto& [thread, calls] : launches) {
-      std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
-        return events_.cpu_events[a].start_ns < events_.cpu_events[b].start_ns;
-      });
-      for (size_t i = 0; i < calls.size(); ++i) {
-        const CpuEvent& e = events_.cpu_events[calls[i]];
-        const uint64_t k = events_.gpu_activities[kernel_of[calls[i]]].duration_ns();
-        cpu += e.duration_ns();
-        cpu_times.push_back(e.duration_ns());
-        ++count;
-        kernels.push_back(k);
-        kernel_sum += k;
-        first = std::min(first, e.start_ns);
-        last = std::max(last, e.start_ns);
-        if (i + 1 < calls.size()) {
-          const uint64_t to_next = events_.cpu_events[calls[i + 1]].start_ns - e.start_ns;
-          intervals.push_back(to_next);
-          if (k < to_next) ++shorter;
+    size_t interval_count = 0;
+    uint64_t launch_cpu = 0, median_kernel = 0, median_interval = 0;
+    {
+      std::vector<uint64_t> cpu_times;
+      cpu_times.reserve(launch_count);
+      for (auto& [thread, calls] : launches) {
+        std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
+          return events_.cpu_events[a].start_ns < events_.cpu_events[b].start_ns;
+        });
+        for (size_t i = 0; i < calls.size(); ++i) {
+          const CpuEvent& e = events_.cpu_events[calls[i]];
+          const uint64_t k = kernel_ns(calls[i]);
+          cpu += e.duration_ns();
+          cpu_times.push_back(e.duration_ns());
+          ++count;
+          kernel_sum += k;
+          first = std::min(first, e.start_ns);
+          last = std::max(last, e.start_ns);
+          if (i + 1 < calls.size()) {
+            ++interval_count;
+            if (k < to_next_ns(calls[i], calls[i + 1])) ++shorter;
+          }
         }
       }
+      // A launch costs its usual (median) CPU time; longer stays inside one
+      // (the thread preempted, a module loaded lazily) are stalls, not launch
+      // throughput, and are left out of the launch-bound cost.
+      launch_cpu = median(std::move(cpu_times));
+    }
+    {
+      std::vector<uint64_t> kernels;
+      kernels.reserve(launch_count);
+      for (const auto& [thread, calls] : launches)
+        for (uint32_t call : calls) kernels.push_back(kernel_ns(call));
+      median_kernel = median(std::move(kernels));
+    }
+    {
+      std::vector<uint64_t> intervals;
+      intervals.reserve(interval_count);
+      for (const auto& [thread, calls] : launches)
+        for (size_t i = 0; i + 1 < calls.size(); ++i) intervals.push_back(to_next_ns(calls[i], calls[i + 1]));
+      median_interval = median(std::move(intervals));
     }
     kernel_of = std::vector<uint32_t>();  // freed: assigning {} would keep its buffer
-    const size_t interval_count = intervals.size();
     CallSites launch_sites(events_, namer_);
     for (const auto& [thread, calls] : launches)
       for (uint32_t call : calls) launch_sites.add(call, 0, true);
     launches.clear();
-    // A launch costs its usual (median) CPU time; longer stays inside one
-    // (the thread preempted, a module loaded lazily) are stalls, not launch
-    // throughput, and are left out of the launch-bound cost.
-    const uint64_t launch_cpu = median(std::move(cpu_times));
     CallSites gap_sites(events_, namer_);
     uint64_t launch_cost = 0, gap_cost = 0, gaps = 0, longest = 0;
     // Host-work pieces are grouped by the gap they sit in (same next work).
     std::map<std::pair<int64_t, uint32_t>, uint64_t> gap_host;  // (next work, device) -> host work
-    for (const IdlePiece& p : *in_.pieces)
-      if (p.cause == IdleCause::kHostWork) gap_host[{p.next_work, p.device}] += p.end_ns - p.start_ns;
+    for (const IdlePiece& p : in_.pieces->pieces)
+      if (p.cause == IdleCause::kHostWork) gap_host[{p.next_work, in_.pieces->device(p)}] += p.end_ns - p.start_ns;
     std::map<std::pair<int64_t, uint32_t>, bool> counted;  // a gap counts once for its site
-    for (const IdlePiece& p : *in_.pieces) {
+    for (const IdlePiece& p : in_.pieces->pieces) {
       const uint64_t d = p.end_ns - p.start_ns;
       if (p.cause == IdleCause::kLaunchOverhead) {
         launch_cost += std::min(d, launch_cpu);
         launch_sites.add(p.site, std::min(d, launch_cpu), false);
       } else if (p.cause == IdleCause::kHostWork) {
-        if (gap_host[{p.next_work, p.device}] < kBetweenLaunchesNs) {
+        if (gap_host[{p.next_work, in_.pieces->device(p)}] < kBetweenLaunchesNs) {
           launch_cost += d;
           launch_sites.add(p.site, d, false);
         } else {
           gap_cost += d;
-          gap_sites.add(p.site, d, !std::exchange(counted[{p.next_work, p.device}], true));
+          gap_sites.add(p.site, d, !std::exchange(counted[{p.next_work, in_.pieces->device(p)}], true));
         }
       }
     }
@@ -254,8 +273,6 @@ class Builder {
                    metric("longest_gap_ns", static_cast<double>(longest))};
       add(std::move(f));
     }
-    const uint64_t median_kernel = median(std::move(kernels));
-    const uint64_t median_interval = median(std::move(intervals));
     if (count == 0 || median_kernel >= median_interval || !worth(launch_cost)) return;
     // Queue depth at each launch: launched (call started) but not yet started on the GPU.
     double depth_sum = 0;
@@ -310,7 +327,7 @@ class Builder {
     };
     Group pageable, plain;
     std::map<size_t, uint64_t> exposed;  // gpu activity -> copy wait charged to it
-    for (const IdlePiece& p : *in_.pieces)
+    for (const IdlePiece& p : in_.pieces->pieces)
       if (p.cause == IdleCause::kCopyWait && p.next_work >= 0) exposed[static_cast<size_t>(p.next_work)] += p.end_ns - p.start_ns;
     uint64_t pinned_bytes = 0, pinned_ns = 0;
     for (size_t i = 0; i < events_.gpu_activities.size(); ++i) {
@@ -392,7 +409,7 @@ class Builder {
   void allocations() {
     CallSites sites(events_, namer_);
     uint64_t cost = 0;
-    for (const IdlePiece& p : *in_.pieces)
+    for (const IdlePiece& p : in_.pieces->pieces)
       if (p.cause == IdleCause::kAllocation) {
         cost += p.end_ns - p.start_ns;
         sites.add(p.site, p.end_ns - p.start_ns, false);

@@ -11,7 +11,7 @@ namespace prof::analyzer {
 // What the finding builders read besides the AdviseWindow's own tables.
 struct FindingInput {
   const AdviseInput* input = nullptr;
-  const std::vector<IdlePiece>* pieces = nullptr;
+  const IdlePieces* pieces = nullptr;
   size_t step_count = 0;  // steps in the window, summed over processes (0: no steps)
 };
 

@@ -41,21 +41,25 @@ std::optional<RunWindows> step_windows(const Run& run, const WindowOptions& give
   return windows;
 }
 
-std::string window_rows_json(const Run& events, const GroupOptions& group, const std::string& title, int64_t index,
-                             bool merged, const std::vector<int64_t>& steps) {
+// A window's report table: its totals and rows, as the members that follow
+// its title and steps in the page's JSON.
+std::string window_table_json(const Run& events, const GroupOptions& group) {
   std::vector<KeyAverage> rows = key_averages(events, group);
   const TableTotals totals = table_totals(rows);
   TableOptions all;
   all.row_limit = -1;
-  std::string out = "{\"title\":" + json_string(title) +
-                    ",\"window\":" + (index < 0 ? std::string("null") : std::to_string(index)) +
-                    ",\"merged\":" + (merged ? "true" : "false") +
-                    // The count, not the list: all windows merged can be every one of 10^5 steps.
-                    ",\"step_count\":" + std::to_string(steps.size());
-  out += ",\"self_cpu_time_total_ns\":" + std::to_string(totals.self_cpu_ns) +
+  return ",\"self_cpu_time_total_ns\":" + std::to_string(totals.self_cpu_ns) +
          ",\"self_cuda_time_total_ns\":" + std::to_string(totals.self_cuda_ns) +
-         ",\"rows\":" + json_rows(key_average_cells(select_rows(std::move(rows), all), totals)) + "}";
-  return out;
+         ",\"rows\":" + json_rows(key_average_cells(select_rows(std::move(rows), all), totals));
+}
+
+std::string window_json(const std::string& title, int64_t index, bool merged, const std::vector<int64_t>& steps,
+                        const std::string& table) {
+  return "{\"title\":" + json_string(title) +
+         ",\"window\":" + (index < 0 ? std::string("null") : std::to_string(index)) +
+         ",\"merged\":" + (merged ? "true" : "false") +
+         // The count, not the list: all windows merged can be every one of 10^5 steps.
+         ",\"step_count\":" + std::to_string(steps.size()) + table + "}";
 }
 
 // The report tables of the step windows and of all of them merged (the
@@ -65,17 +69,27 @@ struct StepTables {
   // Every step's events, when the merged window is every step of the run
   // (no schedule given): advise's "All steps" window, so made only once.
   std::optional<Run> all_steps;
+  // The same when those events are the whole run (every event in a step).
+  bool all_steps_are_run = false;
 };
 
-StepTables step_tables_json(const Run& run, const WindowOptions& given, const GroupOptions& group) {
+// A window whose events are the whole run (every event lies in its steps,
+// as in a training loop whose ProfilerStep#N ranges hold everything) has
+// the whole run's table, `whole_run_table`: taken as it is, rather than
+// summed again (at 10M events a sixth of the page's CPU).
+StepTables step_tables_json(const Run& run, const WindowOptions& given, const GroupOptions& group,
+                            const std::string& whole_run_table) {
   StepTables out;
   std::optional<RunWindows> windows = step_windows(run, given);
   if (!windows) return out;
+  auto table_of = [&](const Run& events) {
+    return &events == &run ? whole_run_table : window_table_json(events, group);
+  };
   if (windows->windows().size() <= kMaxWindows) {
     for (const RunWindow& w : windows->windows()) {
       Run storage;
       const Run& events = windows->events_of(run, w, storage);
-      out.json += "," + window_rows_json(events, group, w.title(), w.index, false, w.steps);
+      out.json += "," + window_json(w.title(), w.index, false, w.steps, table_of(events));
     }
   }
   if (windows->windows().size() > 1) {
@@ -83,11 +97,11 @@ StepTables step_tables_json(const Run& run, const WindowOptions& given, const Gr
     const RunWindow& w = windows->windows().front();
     Run storage;
     const Run& events = windows->events_of(run, w, storage);
-    out.json += "," + window_rows_json(events, group, w.title(), -1, true, w.steps);
-    bool every_step = !given.schedule_given && &events == &storage &&
-                      w.steps.size() == static_cast<size_t>(windows->steps().count());
+    out.json += "," + window_json(w.title(), -1, true, w.steps, table_of(events));
+    bool every_step = !given.schedule_given && w.steps.size() == static_cast<size_t>(windows->steps().count());
     for (size_t i = 0; every_step && i < w.steps.size(); ++i) every_step = w.steps[i] == static_cast<int64_t>(i);
-    if (every_step) out.all_steps = std::move(storage);
+    if (every_step && &events == &storage) out.all_steps = std::move(storage);
+    out.all_steps_are_run = every_step && &events == &run;
   }
   return out;
 }
@@ -131,8 +145,9 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
     const RangeTree tree(run);
     data += ",\"stacks\":" + stacks_json(run, tree, namer);
   }
-  std::string windows = "[" + window_rows_json(run, group, "Whole run", -1, false, {});
-  StepTables step_tables = step_tables_json(run, options.windows, group);
+  const std::string whole_run_table = window_table_json(run, group);
+  std::string windows = "[" + window_json("Whole run", -1, false, {}, whole_run_table);
+  StepTables step_tables = step_tables_json(run, options.windows, group, whole_run_table);
   data += ",\"windows\":" + windows + step_tables.json + "]";
   data += ",\"kernels\":" + json_rows(nsys_cells(nsys_summary(run, NsysView::kKernels), NsysView::kKernels));
   data += ",\"kernel_histograms\":" + kernel_histograms_json(run);
@@ -144,7 +159,9 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
   advise_options.windows = options.windows;
   AdviseReport advise;
   std::ostringstream advise_err;
-  const Run* all_steps = step_tables.all_steps ? &*step_tables.all_steps : nullptr;
+  const Run* all_steps = step_tables.all_steps      ? &*step_tables.all_steps
+                         : step_tables.all_steps_are_run ? &run
+                                                         : nullptr;
   if (make_advise_report(run, advise_options, namer, advise, advise_err, all_steps) == kExitOk) {
     // The steps go as bars (bounded in number); advise's per-step list would
     // grow the page with every step.

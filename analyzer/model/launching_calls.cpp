@@ -17,28 +17,32 @@ LaunchingCalls::LaunchingCalls(const Run& run) : processes_(run.processes.size()
     // Up to 2 ids per call plus some slack: CUPTI ids also number activities
     // without a call (the bench's and real captures stay well under this).
     processes_[p].dense = max_id[p] <= 2 * calls[p] + 1024;
-    if (processes_[p].dense) processes_[p].by_id.assign(size_t{max_id[p]} + 1, -1);
+    if (processes_[p].dense) processes_[p].by_id.assign(size_t{max_id[p]} + 1, kNone);
   }
   for (size_t i = 0; i < events.size(); ++i) {
     const CpuEvent& e = events[i];
     if (e.kind != CpuEventKind::kApiCall || e.correlation_id == 0) continue;
     OfProcess& p = processes_[e.process];
-    int64_t* slot = nullptr;
+    uint32_t* slot = nullptr;
     if (p.dense) {
       slot = &p.by_id[e.correlation_id];
     } else {
-      slot = &p.sparse.try_emplace(e.correlation_id, -1).first->second;
+      slot = &p.sparse.try_emplace(e.correlation_id, kNone).first->second;
     }
-    if (*slot < 0 || e.start_ns < events[static_cast<size_t>(*slot)].start_ns) *slot = static_cast<int64_t>(i);
+    if (*slot == kNone || e.start_ns < events[*slot].start_ns) *slot = static_cast<uint32_t>(i);
   }
 }
 
 int64_t LaunchingCalls::find(uint32_t process, uint32_t correlation_id) const {
   if (process >= processes_.size()) return -1;
   const OfProcess& p = processes_[process];
-  if (p.dense) return correlation_id < p.by_id.size() ? p.by_id[correlation_id] : -1;
-  auto it = p.sparse.find(correlation_id);
-  return it == p.sparse.end() ? -1 : it->second;
+  uint32_t index = kNone;
+  if (p.dense) {
+    if (correlation_id < p.by_id.size()) index = p.by_id[correlation_id];
+  } else if (auto it = p.sparse.find(correlation_id); it != p.sparse.end()) {
+    index = it->second;
+  }
+  return index == kNone ? -1 : int64_t{index};
 }
 
 }  // namespace prof::analyzer

@@ -163,6 +163,19 @@ class JsonOut {
 // names an unnamed call of no domain "<cuda runtime cbid N>".
 bool is_runtime_call(const CpuEvent& e) { return e.api_domain() != ApiDomain::kDriver; }
 
+// TraceWriter::nested_call's answer for each CPU event (false for all but
+// API calls).
+std::vector<bool> nested_calls(const Run& run) {
+  const LaunchingCalls launching(run);
+  std::vector<bool> nested(run.cpu_events.size(), false);
+  for (size_t i = 0; i < run.cpu_events.size(); ++i) {
+    const CpuEvent& e = run.cpu_events[i];
+    if (e.kind == CpuEventKind::kApiCall && e.correlation_id != 0)
+      nested[i] = launching.find(e.process, e.correlation_id) != static_cast<int64_t>(i);
+  }
+  return nested;
+}
+
 std::string base_name(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -174,12 +187,23 @@ std::string base_name(const std::string& path) {
 // that viewers draw the range above its work rather than beside it. The
 // padding stops at the stream's neighbouring operations and annotations,
 // so annotations never overlap and always nest.
+//
+// About one per GPU record (3.2M at 10M events), held while writing: the
+// ends are kept as the padding around the operation's own (0-1 ns before,
+// 0-2 after), 12 bytes where the two times took 24 (38 MB of trace's peak).
 struct GpuAnnotation {
-  uint64_t start_ns = 0;
-  uint64_t end_ns = 0;
   uint32_t range = 0;      // index into Run::cpu_events
   uint32_t operation = 0;  // index into Run::gpu_activities
+  uint8_t before_ns = 0;   // start: the operation's start less this
+  uint8_t after_ns = 0;    // end: the operation's end (at least its start) plus this
+
+  uint64_t start_ns(const Run& run) const { return run.gpu_activities[operation].start_ns - before_ns; }
+  uint64_t end_ns(const Run& run) const {
+    const GpuActivity& g = run.gpu_activities[operation];
+    return std::max(g.start_ns, g.end_ns) + after_ns;
+  }
 };
+static_assert(sizeof(GpuAnnotation) == 12, "one per GPU record: keep it packed");
 
 // In this order at equal start times: a step before the call that begins
 // it, and an annotation before an operation it may equal (no room to pad),
@@ -224,7 +248,7 @@ class TraceWriter {
         options_(options),
         out_(out),
         parents_(run),
-        launching_(run),
+        nested_calls_(nested_calls(run)),
         operators_(run, parents_),
         profiler_step_(run.name_count()),
         json_names_(run.name_count()),
@@ -340,10 +364,7 @@ class TraceWriter {
   // outermost call of an id (LaunchingCalls' choice) is the one readers
   // join its GPU work to. The others are nested, also when their runtime
   // call was not recorded (the one that started CUDA).
-  bool nested_call(size_t index) const {
-    const CpuEvent& e = run_.cpu_events[index];
-    return e.correlation_id != 0 && launching_.find(e.process, e.correlation_id) != static_cast<int64_t>(index);
-  }
+  bool nested_call(size_t index) const { return nested_calls_[index]; }
 
   // A driver call inside a runtime call, left out unless driver_calls.
   bool folded_driver_call(size_t index) const {
@@ -355,7 +376,10 @@ class TraceWriter {
   const ChromeTraceOptions& options_;
   JsonOut& out_;
   RangeParents parents_;
-  LaunchingCalls launching_;
+  // Per CPU event: whether it is an API call nested_call() calls nested. A
+  // bit each, found once, where LaunchingCalls (4 bytes per correlation id,
+  // 13 MB at 10M events) was held through the writing for its lookups.
+  std::vector<bool> nested_calls_;
   TraceOperators operators_;  // cpu_op events and External ids (trace_operators.h)
   std::vector<bool> profiler_step_;  // by NameId: "ProfilerStep#..."
   std::vector<std::string> json_names_;  // by NameId; empty: not escaped yet
@@ -374,6 +398,7 @@ class TraceWriter {
   uint64_t offset_ns_ = 0;
   std::vector<uint64_t> cpu_pid_;
   std::vector<GpuAnnotation> annotations_;
+  uint64_t annotations_end_ns_ = 0;  // the last annotation's end, found as they are made
   std::vector<StepMark> steps_;
   std::vector<int64_t> memory_in_use_;  // per memory event, the running total after it
   // Processes with tensor-level memory (TensorMemoryEvent): their [memory]
@@ -524,8 +549,11 @@ void TraceWriter::collect_annotations() {
         // holds which (speedscope closes the outer one first and keeps it
         // open to the end): then none.
         if (padded_start < g.start_ns || padded_end > end) {
-          annotations_.push_back({padded_start, padded_end, static_cast<uint32_t>(range), operations[k]});
+          annotations_.push_back({static_cast<uint32_t>(range), operations[k],
+                                  static_cast<uint8_t>(g.start_ns - padded_start),
+                                  static_cast<uint8_t>(padded_end - end)});
           taken_until = std::max(taken_until, padded_end);
+          annotations_end_ns_ = std::max(annotations_end_ns_, padded_end);
         }
       }
       taken_until = std::max(taken_until, end);
@@ -825,7 +853,7 @@ void TraceWriter::choose_time_offset() {
   for (const Synchronization& s : run_.synchronizations) last = std::max({last, s.start_ns, s.end_ns});
   for (const MemoryEvent& m : run_.memory_events) last = std::max(last, m.time_ns);
   for (const TensorMemoryEvent& m : run_.tensor_memory_events) last = std::max(last, m.time_ns);
-  for (const GpuAnnotation& a : annotations_) last = std::max(last, a.end_ns);
+  last = std::max(last, annotations_end_ns_);
   for (const StepMark& s : steps_) last = std::max(last, s.end_ns);
   uint64_t offset = 1000;  // 1 us
   while (offset < last - origin_ && offset <= UINT64_MAX / 10) offset *= 10;
@@ -838,7 +866,7 @@ void TraceWriter::annotation(size_t index) {
   const GpuPlace& place = run_.place(g);
   common_json("X", "\"gpu_user_annotation\"", json_range_name(a.range), gpu_pid(g.process, place.device_id),
               place.stream_id);
-  span(a.start_ns, a.end_ns);
+  span(a.start_ns(run_), a.end_ns(run_));
   out_.key("args").raw("{\"External id\":").num(external_id(a.range)).raw("}").end_event();
 }
 
@@ -920,7 +948,7 @@ uint64_t TraceWriter::item_start(ItemKind kind, uint32_t index) const {
   switch (kind) {
     case ItemKind::kStep: return steps_[index].start_ns;
     case ItemKind::kCpu: return run_.cpu_events[index].start_ns;
-    case ItemKind::kAnnotation: return annotations_[index].start_ns;
+    case ItemKind::kAnnotation: return annotations_[index].start_ns(run_);
     case ItemKind::kGpu: return run_.gpu_activities[index].start_ns;
     case ItemKind::kSync: return run_.synchronizations[index].start_ns;
     case ItemKind::kMemory: return run_.memory_events[index].time_ns;
@@ -943,7 +971,7 @@ ChromeTraceStats TraceWriter::write() {
       run_.cpu_events.size(), [&](size_t i) { return options_.driver_calls || !folded_driver_call(i); },
       [&](size_t i) { return run_.cpu_events[i].start_ns; });
   orders[slot(ItemKind::kAnnotation)] =
-      StartOrder(annotations_.size(), every, [&](size_t i) { return annotations_[i].start_ns; });
+      StartOrder(annotations_.size(), every, [&](size_t i) { return annotations_[i].start_ns(run_); });
   orders[slot(ItemKind::kGpu)] =
       StartOrder(run_.gpu_activities.size(), every, [&](size_t i) { return run_.gpu_activities[i].start_ns; });
   orders[slot(ItemKind::kSync)] =

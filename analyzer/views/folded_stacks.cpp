@@ -367,11 +367,11 @@ std::string folded_frame_name(std::string_view name) {
   return out;
 }
 
-std::vector<FoldedStack> folded_stacks(const Run& run, const RangeTree& tree, const FoldedStacksOptions& options) {
-  const ModuleOffsetFrameNamer default_namer;
-  StackBuilder builder(run, tree, options, options.namer ? *options.namer : default_namer);
+namespace {
+
+std::vector<FoldedStack> fold(const Run& run, const RangeTree& tree, StackBuilder& builder, StackMetric metric) {
   std::unordered_map<StackKey, uint64_t, StackKeyHash> by_key;
-  if (options.metric == StackMetric::kSelfCpu) {
+  if (metric == StackMetric::kSelfCpu) {
     for (size_t i = 0; i < run.cpu_events.size(); ++i) {
       if (run.cpu_events[i].kind == CpuEventKind::kStartEndRange) continue;
       const uint64_t ns = tree.self_ns(i);
@@ -386,6 +386,22 @@ std::vector<FoldedStack> folded_stacks(const Run& run, const RangeTree& tree, co
   std::vector<FoldedStack> out;
   out.reserve(merged.size());
   for (auto& [frames, ns] : merged) out.push_back(FoldedStack{frames, ns});
+  return out;
+}
+
+}  // namespace
+
+std::vector<FoldedStack> folded_stacks(const Run& run, const RangeTree& tree, const FoldedStacksOptions& options) {
+  return std::move(folded_stacks_of_metrics(run, tree, options, {options.metric}).front());
+}
+
+std::vector<std::vector<FoldedStack>> folded_stacks_of_metrics(const Run& run, const RangeTree& tree,
+                                                               const FoldedStacksOptions& options,
+                                                               const std::vector<StackMetric>& metrics) {
+  const ModuleOffsetFrameNamer default_namer;
+  StackBuilder builder(run, tree, options, options.namer ? *options.namer : default_namer);
+  std::vector<std::vector<FoldedStack>> out;
+  for (StackMetric metric : metrics) out.push_back(fold(run, tree, builder, metric));
   return out;
 }
 

@@ -68,6 +68,13 @@ struct NaturalLess {
 // order is stable, so the output diffs well; flamegraph.pl sorts anyway).
 std::vector<FoldedStack> folded_stacks(const Run& run, const RangeTree& tree, const FoldedStacksOptions& options);
 
+// The same for each of `metrics` (options.metric unread), from one placing
+// of the ranges and one trie of stacks: an event's stack does not depend on
+// the metric, and html, which shows two, made them twice.
+std::vector<std::vector<FoldedStack>> folded_stacks_of_metrics(const Run& run, const RangeTree& tree,
+                                                               const FoldedStacksOptions& options,
+                                                               const std::vector<StackMetric>& metrics);
+
 // Writes "frames count\n" lines. Counts are microseconds rounded to the
 // nearest (summed before rounding, so many sub-microsecond kernels still
 // count); a stack that rounds to 0 is left out, as flamegraph.pl wants

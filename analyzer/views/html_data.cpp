@@ -318,17 +318,11 @@ std::string stack_tree_json(const std::vector<FoldedStack>& stacks, uint64_t sma
 }
 
 std::string stacks_json(const Run& run, const RangeTree& tree, const FrameNamer& namer) {
-  std::string out = "{";
-  const std::pair<const char*, StackMetric> metrics[] = {{"cuda", StackMetric::kSelfCuda},
-                                                         {"cpu", StackMetric::kSelfCpu}};
-  for (size_t m = 0; m < 2; ++m) {
-    FoldedStacksOptions options;
-    options.metric = metrics[m].second;
-    options.namer = &namer;
-    out += (m ? ",\"" : "\"") + std::string(metrics[m].first) + "\":";
-    out += stack_tree_json(folded_stacks(run, tree, options));
-  }
-  return out + "}";
+  FoldedStacksOptions options;
+  options.namer = &namer;
+  const std::vector<std::vector<FoldedStack>> stacks =
+      folded_stacks_of_metrics(run, tree, options, {StackMetric::kSelfCuda, StackMetric::kSelfCpu});
+  return "{\"cuda\":" + stack_tree_json(stacks[0]) + ",\"cpu\":" + stack_tree_json(stacks[1]) + "}";
 }
 
 }  // namespace prof::analyzer

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
 
 #include "advise_capture.h"
 #include "analyzer_test_support.h"
 #include "advise/advise.h"
+#include "advise/idle_causes.h"
 #include "advise/intervals.h"
 #include "capture_file_writer.h"
 
@@ -202,4 +204,45 @@ TEST_CASE("advise names the slowest rank and the phase that differs", "[advise]"
   CHECK_THAT(r.out, Catch::Contains("\"slowest_rank\":1,\"fastest_rank\":0"));
   CHECK_THAT(r.out, Catch::Contains("\"phase\":\"kernels\",\"phase_difference_ns\":1000000"));
   CHECK_THAT(r.out, Catch::Contains("\"ranks\":[{\"pid\":10,\"rank\":0,\"steps\":4,\"median_step_ns\":1000000"));
+}
+
+// An idle piece names where it idled by an index into IdlePieces::places:
+// each (process, device) with GPU work once, in (process, device) order,
+// and each piece's place that of the work that ended its gap.
+TEST_CASE("idle pieces name their process and device through the places", "[advise]") {
+  TempFile rank0, rank1, single;
+  rank0.write(ranked_capture(10, 0, 1'000'000, std::vector<uint64_t>(4, 500'000)));
+  rank1.write(ranked_capture(11, 1, 2'000'000, std::vector<uint64_t>(4, 1'500'000)));
+  single.write(advise_capture_bytes());
+  Run run;
+  REQUIRE(load({rank0.path(), rank1.path(), single.path()}, run).empty());
+  REQUIRE(run.processes.size() == 3);
+
+  const IdlePieces idle = idle_pieces(run);
+  std::vector<std::pair<uint32_t, uint32_t>> expected_places;
+  for (const GpuActivity& g : run.gpu_activities) expected_places.push_back({g.process, run.place(g).device_id});
+  std::sort(expected_places.begin(), expected_places.end());
+  expected_places.erase(std::unique(expected_places.begin(), expected_places.end()), expected_places.end());
+  std::vector<std::pair<uint32_t, uint32_t>> places;
+  for (const IdlePlace& p : idle.places) places.push_back({p.process, p.device});
+  CHECK(places == expected_places);
+
+  REQUIRE(!idle.pieces.empty());
+  std::vector<bool> place_idles(idle.places.size(), false);
+  for (size_t i = 0; i < idle.pieces.size(); ++i) {
+    const IdlePiece& p = idle.pieces[i];
+    REQUIRE(p.place < idle.places.size());
+    place_idles[p.place] = true;
+    if (i > 0) {
+      const IdlePiece& before = idle.pieces[i - 1];
+      CHECK(std::tie(before.place, before.start_ns) <= std::tie(p.place, p.start_ns));
+    }
+    if (p.next_work >= 0) {
+      const GpuActivity& work = run.gpu_activities[static_cast<size_t>(p.next_work)];
+      CHECK(idle.process(p) == work.process);
+      CHECK(idle.device(p) == run.place(work).device_id);
+    }
+  }
+  // Every process's device idled at some time (between its steps).
+  CHECK(std::count(place_idles.begin(), place_idles.end(), true) == 3);
 }

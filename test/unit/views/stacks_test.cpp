@@ -158,3 +158,39 @@ TEST_CASE("natural order puts step#2 before step#10") {
   CHECK_FALSE(less("same", "same"));
   CHECK(less("a", "a1"));
 }
+
+// html folds both metrics from one placing of the ranges and one trie: each
+// must be what folding it alone gives, whichever metric goes first (the
+// trie's node numbers then differ), with and without threads at the root.
+TEST_CASE("stacks of several metrics from one walk are each metric's own") {
+  using namespace prof::analyzer;
+  Run run;
+  REQUIRE(prof::testing::load({capture().path()}, run).empty());
+  const RangeTree tree(run);
+  auto same = [](const std::vector<FoldedStack>& a, const std::vector<FoldedStack>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i].frames != b[i].frames || a[i].ns != b[i].ns) return false;
+    return true;
+  };
+  for (const bool per_thread : {false, true}) {
+    FoldedStacksOptions options;
+    options.per_thread = per_thread;
+    options.metric = StackMetric::kSelfCuda;
+    const std::vector<FoldedStack> cuda = folded_stacks(run, tree, options);
+    options.metric = StackMetric::kSelfCpu;
+    const std::vector<FoldedStack> cpu = folded_stacks(run, tree, options);
+    REQUIRE(!cuda.empty());
+    REQUIRE(!cpu.empty());
+    REQUIRE(!same(cuda, cpu));
+
+    const auto cuda_first = folded_stacks_of_metrics(run, tree, options, {StackMetric::kSelfCuda, StackMetric::kSelfCpu});
+    REQUIRE(cuda_first.size() == 2);
+    CHECK(same(cuda_first[0], cuda));
+    CHECK(same(cuda_first[1], cpu));
+    const auto cpu_first = folded_stacks_of_metrics(run, tree, options, {StackMetric::kSelfCpu, StackMetric::kSelfCuda});
+    REQUIRE(cpu_first.size() == 2);
+    CHECK(same(cpu_first[0], cpu));
+    CHECK(same(cpu_first[1], cuda));
+  }
+}
