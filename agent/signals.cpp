@@ -226,10 +226,11 @@ void on_signal(int sig, siginfo_t* info, void* context) {
 
 void install_signal_handlers() {
   if (real_sigaction() == nullptr) return;
-  for (int sig : kManagedSignals) {
+  for (size_t i = 0; i < std::size(kManagedSignals); ++i) {
+    const int sig = kManagedSignals[i];
     struct sigaction current = {};
     if (real_sigaction()(sig, nullptr, &current) != 0 || !is_default(current)) continue;
-    SignalState::Managed& managed = *managed_signal(sig);
+    SignalState::Managed& managed = agent_state().signals.managed[i];
     set_app_action(managed, current);
     struct sigaction ours = real_action_for(current);
     if (real_sigaction()(sig, &ours, nullptr) == 0) managed.active.store(true, std::memory_order_release);
