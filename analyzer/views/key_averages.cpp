@@ -11,8 +11,8 @@ namespace prof::analyzer {
 std::string row_key(const Run& run, const CpuEvent& event) {
   if (event.kind == CpuEventKind::kApiCall) return run.name(event.name);
   std::string name = merged_counter_name(parse_torch_range(run.name(event.name)).name);
-  if (event.domain == Run::kNoName) return name;
-  return run.name(event.domain) + ":" + name;
+  if (event.nvtx_domain() == Run::kNoName) return name;
+  return run.name(event.nvtx_domain()) + ":" + name;
 }
 
 namespace {
@@ -90,7 +90,7 @@ EventFigures event_figures(const Run& run, const RangeTree& tree, RangeFigures& 
   const TorchRanges torch(run);
   if (!torch.any_operator()) return f;
   auto owns_gpu_work = [&](const CpuEvent& e) {
-    if (e.kind != CpuEventKind::kPushPopRange || e.domain != Run::kNoName) return false;
+    if (e.kind != CpuEventKind::kPushPopRange || e.nvtx_domain() != Run::kNoName) return false;
     const TorchRangeKind kind = torch.of(e.name).kind;
     return kind == TorchRangeKind::kOperator || kind == TorchRangeKind::kAnnotation;
   };
@@ -171,7 +171,7 @@ void add_averages(const Run& run, const RangeTree& tree, RangeFigures figures_of
     // an op its own op_id, so its names are as many as its calls.
     const bool range = e.kind != CpuEventKind::kApiCall;
     const NameId name = range ? range_rows.id(e.name) : e.name;
-    Group& g = group_for({range ? 2u : 0u, name, e.domain, range || !options.by_input_shape ? Run::kNoName : e.input_shape,
+    Group& g = group_for({range ? 2u : 0u, name, e.nvtx_domain(), range || !options.by_input_shape ? Run::kNoName : e.input_shape,
                           by_stack ? e.stack : 0});
     const RowOccurrence o{e.start_ns, e.process, false, i};
     if (o < g.first) g.first = o;
