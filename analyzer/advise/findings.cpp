@@ -427,7 +427,7 @@ class Builder {
     for (size_t i = 0; i < events_.cpu_events.size(); ++i) {
       const CpuEvent& e = events_.cpu_events[i];
       if (e.kind != CpuEventKind::kApiCall || call_kind(events_.name(e.name)) != CallKind::kAllocation) continue;
-      auto [it, inserted] = outer.try_emplace({e.process, e.correlation_id ? e.correlation_id : ~static_cast<uint32_t>(i)}, i);
+      auto [it, inserted] = outer.try_emplace({e.process, e.correlation_id() ? e.correlation_id() : ~static_cast<uint32_t>(i)}, i);
       if (!inserted && e.duration_ns() > events_.cpu_events[it->second].duration_ns()) it->second = i;
     }
     for (const auto& [key, i] : outer) {

@@ -9,9 +9,9 @@ LaunchingCalls::LaunchingCalls(const Run& run) : processes_(run.processes.size()
   std::vector<uint64_t> calls(processes_.size(), 0);
   std::vector<uint32_t> max_id(processes_.size(), 0);
   for (const CpuEvent& e : events) {
-    if (e.kind != CpuEventKind::kApiCall || e.correlation_id == 0) continue;
+    if (e.kind != CpuEventKind::kApiCall || e.correlation_id() == 0) continue;
     ++calls[e.process];
-    max_id[e.process] = std::max(max_id[e.process], e.correlation_id);
+    max_id[e.process] = std::max(max_id[e.process], e.correlation_id());
   }
   for (size_t p = 0; p < processes_.size(); ++p) {
     // Up to 2 ids per call plus some slack: CUPTI ids also number activities
@@ -21,13 +21,13 @@ LaunchingCalls::LaunchingCalls(const Run& run) : processes_(run.processes.size()
   }
   for (size_t i = 0; i < events.size(); ++i) {
     const CpuEvent& e = events[i];
-    if (e.kind != CpuEventKind::kApiCall || e.correlation_id == 0) continue;
+    if (e.kind != CpuEventKind::kApiCall || e.correlation_id() == 0) continue;
     OfProcess& p = processes_[e.process];
     uint32_t* slot = nullptr;
     if (p.dense) {
-      slot = &p.by_id[e.correlation_id];
+      slot = &p.by_id[e.correlation_id()];
     } else {
-      slot = &p.sparse.try_emplace(e.correlation_id, kNone).first->second;
+      slot = &p.sparse.try_emplace(e.correlation_id(), kNone).first->second;
     }
     if (*slot == kNone || e.start_ns < events[*slot].start_ns) *slot = static_cast<uint32_t>(i);
   }

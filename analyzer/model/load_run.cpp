@@ -96,6 +96,8 @@ class FilePool {
 
 std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& run, std::ostream& warnings,
                                  LoadDepth depth, unsigned jobs) {
+  // The builder would refuse it too, but only once the files before it are read.
+  if (paths.size() > Run::kMaxProcesses) return too_many_files(paths[Run::kMaxProcesses]);
   const unsigned cores = cores_for(jobs);
   jobs = static_cast<unsigned>(std::min<size_t>(cores, paths.size()));
   RunBuilder builder(run, depth);

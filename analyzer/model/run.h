@@ -79,35 +79,52 @@ enum class CpuEventKind : uint8_t {
   kApiCall,        // CUDA runtime or driver call: nests like push/pop
 };
 
-// A CPU-side interval: an NVTX range or a CUDA API call. Fields are ordered
-// widest first so that no padding is wasted: a run holds millions.
+// A CPU-side interval: an NVTX range or a CUDA API call. A run holds
+// millions, so the record is packed: fields widest first, no padding, and
+// what only one kind has shares a slot with what only the other has.
 struct CpuEvent {
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
-  uint32_t process = 0;  // index into Run::processes
   uint32_t tid = 0;
-  NameId domain = 0;  // NVTX domain; Run::kNoName for the default domain and API calls
   NameId name = 0;
-  uint32_t correlation_id = 0;  // API calls only; 0: none
   // API calls only: what --group-by-input-shape groups by, from the call's
   // LaunchArgs ("grid=[..] block=[..] dynamic shared=N") or TransferArgs
   // ("HtoD 4096 B", "memset 1024 B"); kNoName when the call had neither.
   NameId input_shape = 0;
   uint32_t stack = 0;  // API calls only: index + 1 into Run::stacks; 0: none
+  // Index into Run::processes. 16 bits: the loader refuses a run of more
+  // files than that (Run::kMaxProcesses).
+  uint16_t process = 0;
   CpuEventKind kind = CpuEventKind::kPushPopRange;
-  bool unterminated = false;  // NVTX range still open when recording ended
-  // API calls only: the call's ApiDomain in one byte (the schema's enum is
-  // an int32); a domain this reader does not know reads as unspecified.
-  uint8_t api_domain_byte = 0;
+  bool unterminated : 1 = false;  // NVTX range still open when recording ended
 
   uint64_t duration_ns() const { return end_ns - start_ns; }
-  ApiDomain api_domain() const { return static_cast<ApiDomain>(api_domain_byte); }
+  // API calls only: the call's ApiDomain; a domain this reader does not
+  // know reads as unspecified.
+  ApiDomain api_domain() const { return static_cast<ApiDomain>(api_domain_); }
   void set_api_domain(ApiDomain domain) {
     const bool known = domain == ApiDomain::kRuntime || domain == ApiDomain::kDriver;
-    api_domain_byte = known ? static_cast<uint8_t>(domain) : 0;
+    api_domain_ = known ? static_cast<uint8_t>(domain) : 0;
   }
+  // Ranges: the NVTX domain, Run::kNoName (0) for the default domain; API
+  // calls: CUPTI's correlation id, 0 for none. One slot, as no event has
+  // both: each reads as 0 on an event of the other kind, and its setter does
+  // nothing there (so set the kind first).
+  NameId nvtx_domain() const { return kind == CpuEventKind::kApiCall ? 0 : domain_or_correlation_; }
+  uint32_t correlation_id() const { return kind == CpuEventKind::kApiCall ? domain_or_correlation_ : 0; }
+  void set_nvtx_domain(NameId domain) {
+    if (kind != CpuEventKind::kApiCall) domain_or_correlation_ = domain;
+  }
+  void set_correlation_id(uint32_t id) {
+    if (kind == CpuEventKind::kApiCall) domain_or_correlation_ = id;
+  }
+
+ private:
+  // The schema's ApiDomain (an int32) in two bits: unspecified, runtime, driver.
+  uint8_t api_domain_ : 2 = 0;
+  uint32_t domain_or_correlation_ = 0;
 };
-static_assert(sizeof(CpuEvent) == 48, "CpuEvent is one of millions: keep it packed");
+static_assert(sizeof(CpuEvent) == 40, "CpuEvent is one of millions: keep it packed");
 
 enum class GpuKind : uint8_t { kKernel, kMemcpy, kMemset };
 
@@ -296,6 +313,8 @@ class Run {
  public:
   // Name 0 is always the empty string, so "no domain" needs no optional.
   static constexpr NameId kNoName = 0;
+  // What CpuEvent::process can index: the loader refuses more files.
+  static constexpr size_t kMaxProcesses = std::numeric_limits<decltype(CpuEvent::process)>::max();
   Run() : kernel_configs(1) {
     intern("");
     gpu_places.intern({});  // index 0: what a default GpuActivity reads

@@ -341,9 +341,9 @@ void ChunkLoader::load_nvtx_ranges() {
   for (const recorded::NvtxRange& r : chunk_.nvtx_ranges) {
     CpuEvent e;
     e.kind = r.style == NvtxRangeStyle::kStartEnd ? CpuEventKind::kStartEndRange : CpuEventKind::kPushPopRange;
-    e.process = process_;
+    e.process = static_cast<uint16_t>(process_);  // below Run::kMaxProcesses (RunBuilder)
     e.tid = r.tid;
-    e.domain = resolve(r.domain_id, "NVTX range domain", "");
+    e.set_nvtx_domain(resolve(r.domain_id, "NVTX range domain", ""));
     e.name = resolve(r.name_id, "NVTX range", "<unnamed range>");
     e.start_ns = r.start_ns;
     e.end_ns = end_of(e.start_ns, r.duration_ns);
@@ -360,7 +360,7 @@ void ChunkLoader::load_api_calls() {
     CpuEvent e;
     e.kind = CpuEventKind::kApiCall;
     e.set_api_domain(a.domain);
-    e.process = process_;
+    e.process = static_cast<uint16_t>(process_);  // below Run::kMaxProcesses (RunBuilder)
     e.tid = a.tid;
     if (a.name_id == 0) {
       const char* domain = a.domain == ApiDomain::kDriver ? "driver" : "runtime";
@@ -378,7 +378,7 @@ void ChunkLoader::load_api_calls() {
     e.stack = stack(a.stack_id);
     e.start_ns = a.start_ns;
     e.end_ns = end_of(e.start_ns, a.duration_ns);
-    e.correlation_id = a.correlation_id;
+    e.set_correlation_id(a.correlation_id);
     if (a.backend == CaptureBackend::kHooks) ++run_.processes[process_].counts.api_calls_by_hooks;
     if (run_.callback_ids.size() <= e.name) run_.callback_ids.resize(e.name + 1, 0);
     run_.callback_ids[e.name] = static_cast<uint16_t>(std::min<uint32_t>(a.callback_id, UINT16_MAX));
@@ -600,9 +600,17 @@ LoadedFile load_file(const std::string& path, LoadDepth depth, unsigned decode_t
   return file;
 }
 
+ReadError too_many_files(const std::string& path) {
+  return ReadError{path, 0,
+                   "too many capture files: profanalyze reads at most " + std::to_string(Run::kMaxProcesses) +
+                       " into one run",
+                   false};
+}
+
 // Straight into the Run: no copy of the events, as append makes.
 std::optional<ReadError> RunBuilder::add_file(const std::string& path, std::ostream& warnings,
                                               unsigned decode_threads) {
+  if (run_.processes.size() >= Run::kMaxProcesses) return too_many_files(path);
   LoadedFile file;  // its warnings and error; its Run stays empty
   read_file(path, depth_, decode_threads, run_, file);
   warnings << file.warnings;
@@ -635,6 +643,7 @@ std::optional<ReadError> RunBuilder::append(LoadedFile&& file, std::ostream& war
     return std::nullopt;
   }
   Run& from = file.run;
+  if (run_.processes.size() >= Run::kMaxProcesses) return too_many_files(from.processes.front().path);
   const auto process = static_cast<uint32_t>(run_.processes.size());
   run_.processes.push_back(std::move(from.processes.front()));
 
@@ -672,8 +681,8 @@ std::optional<ReadError> RunBuilder::append(LoadedFile&& file, std::ostream& war
   for (uint32_t t = 0; t < from.transfers.size(); ++t) transfers[t] = run_.transfers.intern(from.transfers[t]);
 
   for (CpuEvent e : from.cpu_events) {
-    e.process = process;
-    e.domain = names[e.domain];
+    e.process = static_cast<uint16_t>(process);
+    e.set_nvtx_domain(names[e.nvtx_domain()]);  // an API call's correlation id stays
     e.name = names[e.name];
     e.input_shape = names[e.input_shape];
     e.stack = stack(e.stack);

@@ -72,6 +72,10 @@ class RunBuilder {
   LoadDepth depth_;
 };
 
+// What add_file and append return for a file past Run::kMaxProcesses (the
+// run is not changed): a clear error, never a process index that wraps.
+[[nodiscard]] ReadError too_many_files(const std::string& path);
+
 // One RunBuilder over `paths`, then finish(), on `jobs` cores (0: all):
 // several files are read side by side, one file's chunks decoded on other
 // threads; the Run, the warnings and the error are those of reading them

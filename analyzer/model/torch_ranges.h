@@ -78,7 +78,7 @@ class TorchRanges {
   bool any_operator() const { return any_operator_; }
   // The event is a push/pop range torch wrote for an operator.
   bool is_operator(const CpuEvent& e) const {
-    return e.kind == CpuEventKind::kPushPopRange && e.domain == Run::kNoName && of(e.name).kind == TorchRangeKind::kOperator;
+    return e.kind == CpuEventKind::kPushPopRange && e.nvtx_domain() == Run::kNoName && of(e.name).kind == TorchRangeKind::kOperator;
   }
 
  private:

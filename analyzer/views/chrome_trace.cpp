@@ -170,8 +170,8 @@ std::vector<bool> nested_calls(const Run& run) {
   std::vector<bool> nested(run.cpu_events.size(), false);
   for (size_t i = 0; i < run.cpu_events.size(); ++i) {
     const CpuEvent& e = run.cpu_events[i];
-    if (e.kind == CpuEventKind::kApiCall && e.correlation_id != 0)
-      nested[i] = launching.find(e.process, e.correlation_id) != static_cast<int64_t>(i);
+    if (e.kind == CpuEventKind::kApiCall && e.correlation_id() != 0)
+      nested[i] = launching.find(e.process, e.correlation_id()) != static_cast<int64_t>(i);
   }
   return nested;
 }
@@ -298,7 +298,7 @@ class TraceWriter {
   // string, escaped once per name and domain.
   const std::string& json_range_name(size_t range) {
     const CpuEvent& e = run_.cpu_events[range];
-    std::string& text = json_range_names_[uint64_t{e.domain} << 32 | e.name];
+    std::string& text = json_range_names_[uint64_t{e.nvtx_domain()} << 32 | e.name];
     if (text.empty()) append_json_string(text, operators_.name(range));
     return text;
   }
@@ -636,7 +636,7 @@ void TraceWriter::metadata() {
   // asked only when that changes.
   std::pair<uint32_t, uint32_t> last{UINT32_MAX, UINT32_MAX};
   for (const CpuEvent& e : run_.cpu_events)
-    if (std::pair{e.process, e.tid} != last) {
+    if (std::pair<uint32_t, uint32_t>{e.process, e.tid} != last) {
       last = {e.process, e.tid};
       threads[e.process].insert(e.tid);
     }
@@ -717,7 +717,7 @@ void TraceWriter::api_call(size_t index) {
               json_name(e.name), pid, e.tid);
   span(e.start_ns, e.end_ns);
   out_.key("args").raw("{\"cbid\":").num(run_.callback_id(e.name));
-  out_.key(inner ? "runtime correlation" : "correlation").num(e.correlation_id);
+  out_.key(inner ? "runtime correlation" : "correlation").num(e.correlation_id());
   external_id_arg(operators_.enclosing_external_id(index));
   if (options_.namer != nullptr && e.stack != 0 && e.stack <= run_.stacks.size()) {
     out_.raw(stack_arg(e.stack));
@@ -727,7 +727,7 @@ void TraceWriter::api_call(size_t index) {
   // it launched (a graph launch runs many).
   if (launcher_[index]) {
     common_json("s", "\"ac2g\"", "\"ac2g\"", pid, e.tid);
-    out_.key("id").num(flow_id(e.process, e.correlation_id)).key("ts").micros(ts(e.start_ns)).end_event();
+    out_.key("id").num(flow_id(e.process, e.correlation_id())).key("ts").micros(ts(e.start_ns)).end_event();
   }
 }
 
@@ -739,7 +739,7 @@ void TraceWriter::cpu_event(size_t index) {
   auto args = [&] {
     out_.key("args").raw("{\"External id\":").num(external_id(index));
     out_.raw(operators_.operator_args(index));
-    if (e.domain) out_.key("domain").str(run_.name(e.domain));
+    if (e.nvtx_domain()) out_.key("domain").str(run_.name(e.nvtx_domain()));
     if (e.unterminated) out_.raw(",\"unterminated\":true");
     out_.raw("}");
   };

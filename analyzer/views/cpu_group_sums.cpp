@@ -147,7 +147,7 @@ class ThreadWalk {
     event.index = i;
     event.launched_gpu_ns = inputs_.launched_gpu_ns(i);
     event.gpu_total_ns = event.launched_gpu_ns;
-    const bool owns = e.kind == CpuEventKind::kPushPopRange && e.domain == Run::kNoName && names_.owns_gpu_work[e.name];
+    const bool owns = e.kind == CpuEventKind::kPushPopRange && e.nvtx_domain() == Run::kNoName && names_.owns_gpu_work[e.name];
     event.owner = owns ? open_.size() : open_.empty() ? kNoOwner : open_.back().owner;
     event.runtime_call = is_runtime(e);
     open_.push_back(event);
@@ -234,7 +234,7 @@ class ThreadWalk {
   CpuGroup& group_of(const CpuEvent& e) {
     const bool by_stack = options_.by_stack_frames > 0;
     const bool range = e.kind != CpuEventKind::kApiCall;
-    const GroupKey key{range ? 2u : 0u, range ? names_.range_row[e.name] : e.name, e.domain,
+    const GroupKey key{range ? 2u : 0u, range ? names_.range_row[e.name] : e.name, e.nvtx_domain(),
                        range || !options_.by_input_shape ? Run::kNoName : e.input_shape, by_stack ? e.stack : 0};
     // A thread repeats a few groups over and over (a launch, the driver
     // call in it, the range around them): a small table of recent keys

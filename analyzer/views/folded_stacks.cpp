@@ -49,7 +49,7 @@ class StackBuilder {
   StackKey cpu_key(size_t index) {
     resolve(index);
     const CpuEvent& e = run_.cpu_events[index];
-    return {kCpu, options_.per_thread ? e.process : 0, options_.per_thread ? e.tid : 0, node_[index], 0};
+    return {kCpu, options_.per_thread ? uint32_t{e.process} : 0, options_.per_thread ? e.tid : 0, node_[index], 0};
   }
 
   StackKey gpu_key(const GpuActivity& g) {
@@ -242,7 +242,7 @@ class StackBuilder {
   // "ProfilerStep#1" and "#2" are both "ProfilerStep*", so every step's
   // events share their paths.
   uint32_t row_key_id(const CpuEvent& e) {
-    auto [it, added] = row_key_ids_.try_emplace((uint64_t{e.domain} << 32) | e.name, 0);
+    auto [it, added] = row_key_ids_.try_emplace((uint64_t{e.nvtx_domain()} << 32) | e.name, 0);
     if (added) {
       std::string text = row_key(run_, e);
       auto [by_text, new_text] = row_key_by_text_.try_emplace(text, static_cast<uint32_t>(row_key_texts_.size()));

@@ -13,8 +13,8 @@ namespace prof::analyzer {
 std::string row_key(const Run& run, const CpuEvent& event) {
   if (event.kind == CpuEventKind::kApiCall) return run.name(event.name);
   std::string name = merged_counter_name(parse_torch_range(run.name(event.name)).name);
-  if (event.domain == Run::kNoName) return name;
-  return run.name(event.domain) + ":" + name;
+  if (event.nvtx_domain() == Run::kNoName) return name;
+  return run.name(event.nvtx_domain()) + ":" + name;
 }
 
 namespace {

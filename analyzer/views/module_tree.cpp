@@ -24,7 +24,7 @@ std::vector<ModuleRow> module_tree(const Run& run, const RangeTree& tree) {
   const TorchRanges torch(run);
   auto is_module = [&](size_t i) {
     const CpuEvent& e = run.cpu_events[i];
-    return e.kind == CpuEventKind::kPushPopRange && e.domain == Run::kNoName &&
+    return e.kind == CpuEventKind::kPushPopRange && e.nvtx_domain() == Run::kNoName &&
            torch.of(e.name).kind == TorchRangeKind::kModule;
   };
   // Node 0 is the root; a node per (parent node, module path).

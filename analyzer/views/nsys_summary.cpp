@@ -82,7 +82,7 @@ std::vector<NsysRow> nsys_summary(const Run& run, NsysView view) {
         add("", run.name(e.name), e.duration_ns());
       } else {
         // nsys names ranges as given (no ProfilerStep* folding), with their domain.
-        const std::string name = e.domain == Run::kNoName ? run.name(e.name) : run.name(e.domain) + ":" + run.name(e.name);
+        const std::string name = e.nvtx_domain() == Run::kNoName ? run.name(e.name) : run.name(e.nvtx_domain()) + ":" + run.name(e.name);
         add(e.kind == CpuEventKind::kStartEndRange ? "StartEnd" : "PushPop", name, e.duration_ns());
       }
     }

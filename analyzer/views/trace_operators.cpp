@@ -68,7 +68,7 @@ bool TraceOperators::is_operator(size_t range) const { return torch_.is_operator
 
 std::string TraceOperators::name(size_t range) const {
   const CpuEvent& e = run_.cpu_events[range];
-  if (e.domain != Run::kNoName) return run_.name(e.domain) + ":" + run_.name(e.name);
+  if (e.nvtx_domain() != Run::kNoName) return run_.name(e.nvtx_domain()) + ":" + run_.name(e.name);
   return torch_.of(e.name).name;
 }
 

@@ -64,7 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const bool call = what % 3 == 1;
       e.kind = call ? CpuEventKind::kApiCall : CpuEventKind::kPushPopRange;
       e.name = call ? names[2] : names[what / 3 % 2];
-      e.correlation_id = call ? static_cast<uint32_t>(run.cpu_events.size() + 1) : 0;
+      e.set_correlation_id(call ? static_cast<uint32_t>(run.cpu_events.size() + 1) : 0);
       run.cpu_events.push_back(e);
     } else if (!run.cpu_events.empty()) {  // work launched by one of the calls so far
       GpuActivity g;
@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       g.launched_by = static_cast<int64_t>(in.byte() % run.cpu_events.size());
       const CpuEvent& call = run.cpu_events[static_cast<size_t>(g.launched_by)];
       if (call.kind != CpuEventKind::kApiCall) g.launched_by = -1;
-      g.correlation_id = call.correlation_id;
+      g.correlation_id = call.correlation_id();
       g.place = run.gpu_places.intern({.stream_id = static_cast<uint32_t>(what / 64)});
       g.kind = static_cast<GpuKind>(what / 3 % 3);
       g.name = names[3];

@@ -50,7 +50,7 @@ class RandomRun {
         e.start_ns = start + pick(100);
         e.end_ns = e.start_ns + pick(5000);
         e.name = range_names_[pick(range_names_.size())];
-        e.domain = Run::kNoName;
+        e.set_nvtx_domain(Run::kNoName);
         run.cpu_events.push_back(e);
       }
     }
@@ -70,7 +70,7 @@ class RandomRun {
     e.tid = tid;
     e.start_ns = start;
     e.end_ns = end;
-    e.domain = Run::kNoName;
+    e.set_nvtx_domain(Run::kNoName);
     e.input_shape = Run::kNoName;
     return e;
   }
@@ -81,7 +81,7 @@ class RandomRun {
     e.set_api_domain(driver ? ApiDomain::kDriver : ApiDomain::kRuntime);
     e.name = (driver ? driver_names_ : runtime_names_)[pick(2)];
     e.input_shape = shapes_[pick(shapes_.size())];
-    e.correlation_id = ++correlation_;
+    e.set_correlation_id(++correlation_);
     return e;
   }
 
@@ -107,7 +107,7 @@ class RandomRun {
     CpuEvent range = event(process, tid, start, end);
     range.kind = CpuEventKind::kPushPopRange;
     range.name = range_names_[pick(range_names_.size())];
-    if (chance(0.15)) range.domain = domain_;
+    if (chance(0.15)) range.set_nvtx_domain(domain_);
     out.push_back(range);
     const size_t children = pick(4);
     uint64_t at = start;

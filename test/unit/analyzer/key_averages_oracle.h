@@ -47,7 +47,7 @@ inline std::vector<analyzer::KeyAverage> key_averages_oracle(const analyzer::Run
   const TorchRanges torch(run);
   if (torch.any_operator()) {
     auto owns_gpu_work = [&](const CpuEvent& e) {
-      if (e.kind != CpuEventKind::kPushPopRange || e.domain != Run::kNoName) return false;
+      if (e.kind != CpuEventKind::kPushPopRange || e.nvtx_domain() != Run::kNoName) return false;
       const TorchRangeKind kind = torch.of(e.name).kind;
       return kind == TorchRangeKind::kOperator || kind == TorchRangeKind::kAnnotation;
     };

@@ -346,3 +346,100 @@ TEST_CASE("GPU records' places and transfers are interned across processes", "[m
   CHECK(run.gpu_places.size() == 7);
   CHECK(run.transfers.size() == 5);  // zeros, HtoD 64 B, HtoD 128 B, memset 64 B, HtoD 32 B
 }
+
+TEST_CASE("A CPU event's NVTX domain and correlation id share one slot, each read on its own kind", "[model]") {
+  using prof::analyzer::ApiDomain;
+  using prof::analyzer::CpuEvent;
+  CpuEvent range;
+  range.set_nvtx_domain(5);
+  range.set_correlation_id(9);  // a range has none: ignored
+  range.unterminated = true;
+  CHECK(range.nvtx_domain() == 5);
+  CHECK(range.correlation_id() == 0);
+  CHECK(range.unterminated);
+
+  CpuEvent call;
+  call.kind = CpuEventKind::kApiCall;
+  call.set_correlation_id(4'000'000'000u);
+  call.set_nvtx_domain(3);  // a call has none: ignored
+  call.set_api_domain(ApiDomain::kDriver);
+  CHECK(call.correlation_id() == 4'000'000'000u);
+  CHECK(call.nvtx_domain() == Run::kNoName);
+  CHECK(call.api_domain() == ApiDomain::kDriver);
+  CHECK_FALSE(call.unterminated);
+  call.set_api_domain(static_cast<ApiDomain>(7));  // unknown to this reader
+  CHECK(call.api_domain() == ApiDomain::kUnspecified);
+  CHECK(call.correlation_id() == 4'000'000'000u);
+
+  // Loaded one by one and appended (names renumbered after the first file's).
+  auto capture = [](const char* domain) {
+    ChunkBuilder c(0);
+    c.string(1, "cudaLaunchKernel").string(2, "_Z4axpyfPfS_").string(3, domain).string(4, "step");
+    c.range(1, 4, 50, 300, prof::proto::NvtxRange::PUSH_POP, 3);
+    c.api_call(1, 1, 100, 110, 77).set_domain(prof::proto::DRIVER);
+    c.kernel(2, 120, 220, 77);
+    return CaptureFileWriter().chunk(c.finish()).bytes();
+  };
+  TempFile a, b;
+  a.write(capture("first"));
+  b.write(capture("second"));
+  for (const unsigned jobs : {1u, 2u}) {
+    Run run;
+    std::ostringstream warnings;
+    REQUIRE_FALSE(prof::analyzer::load_run({a.path(), b.path()}, run, warnings,
+                                           prof::analyzer::LoadDepth::kEvents, jobs));
+    REQUIRE(run.cpu_events.size() == 4);
+    for (size_t p = 0; p < 2; ++p) {
+      const CpuEvent& r = run.cpu_events[2 * p];
+      const CpuEvent& c = run.cpu_events[2 * p + 1];
+      CHECK(r.process == p);
+      CHECK(run.name(r.nvtx_domain()) == (p == 0 ? "first" : "second"));
+      CHECK(r.correlation_id() == 0);
+      CHECK(c.correlation_id() == 77);
+      CHECK(c.nvtx_domain() == Run::kNoName);
+      CHECK(c.api_domain() == ApiDomain::kDriver);
+      CHECK(run.gpu_activities[p].launched_by == static_cast<int32_t>(2 * p + 1));
+    }
+  }
+}
+
+TEST_CASE("A run of more files than CpuEvent::process can number is refused, never wrapped", "[model][bad-input]") {
+  using prof::analyzer::LoadDepth;
+  using prof::analyzer::RunBuilder;
+  ChunkBuilder c(0);
+  c.string(1, "step").range(1, 1, 0, 10);
+  TempFile f;
+  f.write(CaptureFileWriter().chunk(c.finish()).bytes());
+  std::ostringstream warnings;
+
+  for (const bool appended : {false, true}) {
+    Run run;
+    run.processes.resize(Run::kMaxProcesses - 1);  // as if that many files were read
+    RunBuilder builder(run);
+    auto add = [&] {
+      return appended ? builder.append(prof::analyzer::load_file(f.path(), LoadDepth::kEvents), warnings)
+                      : builder.add_file(f.path(), warnings);
+    };
+    REQUIRE_FALSE(add());  // the last one that fits
+    REQUIRE(run.cpu_events.size() == 1);
+    CHECK(run.cpu_events[0].process == Run::kMaxProcesses - 1);
+    const auto error = add();
+    REQUIRE(error);
+    CHECK(error->describe() == f.path() + ": too many capture files: profanalyze reads at most 65535 into one run");
+    CHECK(run.processes.size() == Run::kMaxProcesses);
+    CHECK(run.cpu_events.size() == 1);
+  }
+
+  // load_run and the commands refuse before reading any file.
+  std::vector<std::string> paths(Run::kMaxProcesses + 1, f.path());
+  paths.back() = "/nonexistent/one-too-many.pb";
+  Run run;
+  const auto error = prof::analyzer::load_run(paths, run, warnings);
+  REQUIRE(error);
+  CHECK(error->path == paths.back());
+  CHECK(run.processes.empty());
+  paths.insert(paths.begin(), "advise");
+  const CliResult r = run_cli(paths);
+  CHECK(r.exit_code == prof::analyzer::kExitBadInput);
+  CHECK(r.err == "profanalyze: " + paths.back() + ": too many capture files: profanalyze reads at most 65535 into one run\n");
+}

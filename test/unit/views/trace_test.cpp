@@ -246,7 +246,7 @@ Run make_run(const std::vector<std::tuple<const char*, uint64_t, uint64_t>>& cpu
     e.name = run.intern(name);
     const bool call = std::string_view(name).rfind("cuda", 0) == 0;
     e.kind = call ? CpuEventKind::kApiCall : CpuEventKind::kPushPopRange;
-    e.correlation_id = call ? ++correlation : 0;
+    e.set_correlation_id(call ? ++correlation : 0);
     run.cpu_events.push_back(e);
   }
   for (const Work& w : gpu) {
@@ -254,7 +254,7 @@ Run make_run(const std::vector<std::tuple<const char*, uint64_t, uint64_t>>& cpu
     g.start_ns = w.start_ns;
     g.end_ns = w.end_ns;
     g.launched_by = w.launched_by;
-    g.correlation_id = run.cpu_events[static_cast<size_t>(w.launched_by)].correlation_id;
+    g.correlation_id = run.cpu_events[static_cast<size_t>(w.launched_by)].correlation_id();
     g.place = run.gpu_places.intern({.stream_id = w.stream});
     g.name = run.intern("k");
     run.gpu_activities.push_back(g);
