@@ -287,16 +287,7 @@ class MergedGroups {
         into.top_level = g.top_level;
       }
       into.lowest_index = std::min(into.lowest_index, g.lowest_index);
-      KeyAverage& sum = into.sums;
-      sum.count += g.sums.count;
-      sum.cpu_total_ns += g.sums.cpu_total_ns;
-      sum.self_cpu_ns += g.sums.self_cpu_ns;
-      sum.cuda_total_ns += g.sums.cuda_total_ns;
-      sum.self_cuda_ns += g.sums.self_cuda_ns;
-      sum.cpu_mem_bytes += g.sums.cpu_mem_bytes;
-      sum.self_cpu_mem_bytes += g.sums.self_cpu_mem_bytes;
-      sum.cuda_mem_bytes += g.sums.cuda_mem_bytes;
-      sum.self_cuda_mem_bytes += g.sums.self_cuda_mem_bytes;
+      into.sums.add_sums(g.sums);
     }
   }
 

@@ -163,16 +163,7 @@ void KeyAverageRows::add(bool is_gpu, std::string key, std::string shape, const 
     row.first = first;
     row.top_level = top_level;
   }
-  KeyAverage& sum = row.average;
-  sum.count += sums.count;
-  sum.cpu_total_ns += sums.cpu_total_ns;
-  sum.self_cpu_ns += sums.self_cpu_ns;
-  sum.cuda_total_ns += sums.cuda_total_ns;
-  sum.self_cuda_ns += sums.self_cuda_ns;
-  sum.cpu_mem_bytes += sums.cpu_mem_bytes;
-  sum.self_cpu_mem_bytes += sums.self_cpu_mem_bytes;
-  sum.cuda_mem_bytes += sums.cuda_mem_bytes;
-  sum.self_cuda_mem_bytes += sums.self_cuda_mem_bytes;
+  row.average.add_sums(sums);
 }
 
 void KeyAverageRows::add_run(const Run& run, const GroupOptions& options, uint32_t first_process, unsigned jobs) {

@@ -30,6 +30,19 @@ struct KeyAverage {
   int64_t self_cuda_mem_bytes = 0;
   std::string input_shapes;         // with group-by-input-shape
   std::vector<std::string> stack;  // with group-by-stack-n: the N innermost frames
+
+  // Adds `other`'s count and figures (not its text): a row made of two.
+  void add_sums(const KeyAverage& other) {
+    count += other.count;
+    cpu_total_ns += other.cpu_total_ns;
+    self_cpu_ns += other.self_cpu_ns;
+    cuda_total_ns += other.cuda_total_ns;
+    self_cuda_ns += other.self_cuda_ns;
+    cpu_mem_bytes += other.cpu_mem_bytes;
+    self_cpu_mem_bytes += other.self_cpu_mem_bytes;
+    cuda_mem_bytes += other.cuda_mem_bytes;
+    self_cuda_mem_bytes += other.self_cuda_mem_bytes;
+  }
 };
 
 struct GroupOptions {
