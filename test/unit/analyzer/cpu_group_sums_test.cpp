@@ -202,28 +202,6 @@ class RandomRun {
   bool gpu_records_ = false;
 };
 
-void check_same_rows(const std::vector<KeyAverage>& got, const std::vector<KeyAverage>& expected) {
-  REQUIRE(got.size() == expected.size());
-  for (size_t r = 0; r < got.size(); ++r) {
-    const KeyAverage& a = got[r];
-    const KeyAverage& b = expected[r];
-    INFO("row " << r << ": " << b.key << " [" << b.input_shapes << "]");
-    REQUIRE(a.key == b.key);
-    CHECK(a.is_gpu == b.is_gpu);
-    CHECK(a.input_shapes == b.input_shapes);
-    CHECK(a.top_level == b.top_level);
-    CHECK(a.count == b.count);
-    CHECK(a.cpu_total_ns == b.cpu_total_ns);
-    CHECK(a.self_cpu_ns == b.self_cpu_ns);
-    CHECK(a.cuda_total_ns == b.cuda_total_ns);
-    CHECK(a.self_cuda_ns == b.self_cuda_ns);
-    CHECK(a.cpu_mem_bytes == b.cpu_mem_bytes);
-    CHECK(a.self_cpu_mem_bytes == b.self_cpu_mem_bytes);
-    CHECK(a.cuda_mem_bytes == b.cuda_mem_bytes);
-    CHECK(a.self_cuda_mem_bytes == b.self_cuda_mem_bytes);
-  }
-}
-
 bool any_moved_gpu_time(const std::vector<KeyAverage>& rows) {
   return std::any_of(rows.begin(), rows.end(), [](const KeyAverage& r) {
     return !r.is_gpu && r.key.rfind("aten::", 0) == 0 && r.self_cuda_ns > 0;
@@ -243,7 +221,7 @@ TEST_CASE("The report's rows summed in one walk per thread equal the per-event f
         options.fold_driver_calls = fold;
         options.by_input_shape = by_shape;
         const std::vector<KeyAverage> expected = prof::testing::key_averages_oracle(random.run, options);
-        check_same_rows(key_averages(random.run, options), expected);
+        prof::testing::check_same_rows(key_averages(random.run, options), expected);
         if (fold && !by_shape && any_moved_gpu_time(expected)) ++runs_with_moves;
       }
     }
@@ -260,7 +238,7 @@ TEST_CASE("The walk gives the same rows on one thread and on several", "[key_ave
     REQUIRE(random.run.cpu_events.size() > 65536);
     GroupOptions options;
     const std::vector<KeyAverage> one = key_averages(random.run, options, 1);
-    check_same_rows(key_averages(random.run, options, 4), one);
-    check_same_rows(one, prof::testing::key_averages_oracle(random.run, options));
+    prof::testing::check_same_rows(key_averages(random.run, options, 4), one);
+    prof::testing::check_same_rows(one, prof::testing::key_averages_oracle(random.run, options));
   }
 }

@@ -5,6 +5,8 @@
 // moved up the parent links to the innermost operator or record_function
 // scope), then every event added to its row on its own. Slow and simple:
 // the tests' reference for the walk. No grouping by stack.
+#include <catch2/catch.hpp>
+
 #include <string>
 #include <vector>
 
@@ -111,6 +113,31 @@ inline std::vector<analyzer::KeyAverage> key_averages_oracle(const analyzer::Run
              {s.first_start_ns, s.process, true, s.first_index}, s.first_top_level, sums);
   }
   return std::move(rows).take();
+}
+
+// Every column of every row equal, rows in the same order.
+inline void check_same_rows(const std::vector<analyzer::KeyAverage>& got,
+                            const std::vector<analyzer::KeyAverage>& expected) {
+  using analyzer::KeyAverage;
+  REQUIRE(got.size() == expected.size());
+  for (size_t r = 0; r < got.size(); ++r) {
+    const KeyAverage& a = got[r];
+    const KeyAverage& b = expected[r];
+    INFO("row " << r << ": " << b.key << " [" << b.input_shapes << "]");
+    REQUIRE(a.key == b.key);
+    CHECK(a.is_gpu == b.is_gpu);
+    CHECK(a.input_shapes == b.input_shapes);
+    CHECK(a.top_level == b.top_level);
+    CHECK(a.count == b.count);
+    CHECK(a.cpu_total_ns == b.cpu_total_ns);
+    CHECK(a.self_cpu_ns == b.self_cpu_ns);
+    CHECK(a.cuda_total_ns == b.cuda_total_ns);
+    CHECK(a.self_cuda_ns == b.self_cuda_ns);
+    CHECK(a.cpu_mem_bytes == b.cpu_mem_bytes);
+    CHECK(a.self_cpu_mem_bytes == b.self_cpu_mem_bytes);
+    CHECK(a.cuda_mem_bytes == b.cuda_mem_bytes);
+    CHECK(a.self_cuda_mem_bytes == b.self_cuda_mem_bytes);
+  }
 }
 
 }  // namespace prof::testing

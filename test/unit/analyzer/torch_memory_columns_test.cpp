@@ -170,23 +170,7 @@ TEST_CASE("the table's memory columns from the walk equal the tree's per-event f
     group.fold_driver_calls = fold;
     const std::vector<KeyAverage> walked = key_averages(run, group);
     const std::vector<KeyAverage> per_event = key_averages_oracle(run, group);
-    REQUIRE(walked.size() == per_event.size());
     REQUIRE(walked.size() >= 6);  // four operators, two calls and [memory]
-    for (size_t r = 0; r < walked.size(); ++r) {
-      const KeyAverage& a = walked[r];
-      const KeyAverage& b = per_event[r];
-      INFO(a.key);
-      CHECK(a.key == b.key);
-      CHECK(a.count == b.count);
-      CHECK(a.top_level == b.top_level);
-      CHECK(a.cpu_total_ns == b.cpu_total_ns);
-      CHECK(a.self_cpu_ns == b.self_cpu_ns);
-      CHECK(a.cuda_total_ns == b.cuda_total_ns);
-      CHECK(a.self_cuda_ns == b.self_cuda_ns);
-      CHECK(a.cpu_mem_bytes == b.cpu_mem_bytes);
-      CHECK(a.self_cpu_mem_bytes == b.self_cpu_mem_bytes);
-      CHECK(a.cuda_mem_bytes == b.cuda_mem_bytes);
-      CHECK(a.self_cuda_mem_bytes == b.self_cuda_mem_bytes);
-    }
+    prof::testing::check_same_rows(walked, per_event);
   }
 }
