@@ -106,11 +106,16 @@ struct sigaction real_action_for(const struct sigaction& app) {
   return ours;
 }
 
-void die_of(int sig) {
+// The kernel's own disposition back for `sig` (the app's view is left as it is).
+void restore_default_action(int sig) {
   struct sigaction dfl = {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
   real_sigaction()(sig, &dfl, nullptr);
+}
+
+void die_of(int sig) {
+  restore_default_action(sig);
   sigset_t unblock;
   sigemptyset(&unblock);
   sigaddset(&unblock, sig);
@@ -140,10 +145,7 @@ void crash(int sig, const siginfo_t* info, Writer* writer) {
     // Another thread is writing: let it, for as long as it may take.
     sleep_ms(kCrashFlushTimeoutMs);
   }
-  struct sigaction dfl = {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  real_sigaction()(sig, &dfl, nullptr);
+  restore_default_action(sig);
   const bool fault = info != nullptr && info->si_code > 0 && sig != SIGABRT;
   if (!fault) raise(sig);  // pending (blocked in this handler) until we return
 }
