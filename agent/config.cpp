@@ -187,7 +187,7 @@ std::string expand_output_template(const std::string& pattern, const ProcessIden
 std::string disambiguate_for_child(const std::string& path, uint32_t pid) {
   size_t slash = path.rfind('/');
   size_t dot = path.rfind('.');
-  std::string suffix = "." + std::to_string(pid);
+  const std::string suffix = std::string(".").append(std::to_string(pid));
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash) ||
       dot == (slash == std::string::npos ? 0 : slash + 1)) {
     return path + suffix;
@@ -225,7 +225,9 @@ std::string torch_parts_name(uint32_t parts) {
   std::string name;
   for (const auto& [word, part] : {std::pair{"ops", kTorchOps}, std::pair{"modules", kTorchModules},
                                    std::pair{"steps", kTorchSteps}, std::pair{"memory", kTorchMemory}}) {
-    if ((parts & part) != 0) name += (name.empty() ? "" : ",") + std::string(word);
+    if ((parts & part) == 0) continue;
+    if (!name.empty()) name += ',';
+    name += word;
   }
   return name.empty() ? "off" : name;
 }

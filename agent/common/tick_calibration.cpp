@@ -19,12 +19,9 @@ void TickCalibration::add(TickPair pair) {
   if (pair.ticks <= last.ticks || pair.ns <= last.ns) return;
   // Between the last pair and this one: the line through both.
   last.ns_per_tick_q32 = rate_between(last, pair);
-  if (pairs_.size() == 1) {
-    pairs_.push_back({pair.ticks, pair.ns, last.ns_per_tick_q32});
-    return;
-  }
   // Beyond this one: the line from the newest pair at least kMinSpacingNs
-  // older (pairs come a pass apart, so this looks back a few of them).
+  // older (pairs come a pass apart, so this looks back a few of them; with
+  // one pair so far, the line through both).
   size_t from = pairs_.size() - 1;
   while (from > 0 && pair.ns - pairs_[from].ns < kMinSpacingNs) --from;
   const uint64_t beyond = rate_between(pairs_[from], pair);

@@ -95,7 +95,10 @@ std::string kernel_histograms_json(const Run& run, size_t bins) {
     first = false;
     append_json_string(out, run.name(name));
     out += ":{\"min_ns\":" + num(min) + ",\"max_ns\":" + num(max) + ",\"counts\":[";
-    for (size_t b = 0; b < bins; ++b) out += (b ? "," : "") + num(counts[b]);
+    for (size_t b = 0; b < bins; ++b) {
+      if (b) out += ',';
+      out += num(counts[b]);
+    }
     out += "]}";
   }
   return out + "}";
@@ -260,7 +263,10 @@ class StackTree {
       out[i] = id;
     }
     std::string s = "{\"min_share\":" + std::to_string(share) + ",\"names\":[" + names + "],\"nodes\":[";
-    for (size_t i = 0; i < out.size(); ++i) s += (i ? "," : "") + std::to_string(out[i]);
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (i) s += ',';
+      s += std::to_string(out[i]);
+    }
     return s + "]}";
   }
 
@@ -297,8 +303,10 @@ class StackTree {
     }
     if (small) {
       const int64_t name = static_cast<int64_t>(names_.size() + merged_names.size());
-      merged_names.push_back("[" + std::to_string(small_count) + (small_count == 1 ? " frame" : " frames") +
-                             " too small to draw]");
+      std::string label = "[";
+      label += std::to_string(small_count);
+      label += small_count == 1 ? " frame too small to draw]" : " frames too small to draw]";
+      merged_names.push_back(std::move(label));
       out.insert(out.end(), {parent, name, static_cast<int64_t>(small)});
     }
   }

@@ -32,7 +32,10 @@ std::string csv_field(const std::string& text) {
 
 std::string csv_header(const ViewTable& table) {
   std::string out = "Window";
-  for (const ViewColumn& c : table.columns) out += "," + csv_field(c.csv_header);
+  for (const ViewColumn& c : table.columns) {
+    out += ',';
+    out += csv_field(c.csv_header);
+  }
   return out + "\n";
 }
 
@@ -45,7 +48,8 @@ std::string csv_rows(const ViewTable& table, const std::string& window) {
       if (table.columns[i].type == CellType::kStringList)
         for (char& c : cell)
           if (c == ViewTable::kListSeparator) c = ';';
-      out += "," + (table.columns[i].type == CellType::kNumber ? cell : csv_field(cell));
+      out += ',';
+      out += table.columns[i].type == CellType::kNumber ? cell : csv_field(cell);
     }
     out += "\n";
   }
@@ -58,7 +62,9 @@ std::string json_rows(const ViewTable& table) {
     out += r ? ",{" : "{";
     for (size_t i = 0; i < table.columns.size(); ++i) {
       const ViewColumn& c = table.columns[i];
-      out += (i ? "," : "") + json_string(c.json_key) + ":";
+      if (i) out += ',';
+      out += json_string(c.json_key);
+      out += ':';
       const std::string& cell = table.rows[r][i];
       if (c.type == CellType::kNumber) {
         out += cell.empty() ? "null" : cell;
@@ -67,7 +73,10 @@ std::string json_rows(const ViewTable& table) {
       } else {
         out += "[";
         const auto items = split_list(cell);
-        for (size_t k = 0; k < items.size(); ++k) out += (k ? "," : "") + json_string(items[k]);
+        for (size_t k = 0; k < items.size(); ++k) {
+          if (k) out += ',';
+          out += json_string(items[k]);
+        }
         out += "]";
       }
     }

@@ -9,7 +9,8 @@
 #include <unistd.h>
 int poll(struct pollfd* fds, nfds_t n, int timeout) {
   static int (*real)(struct pollfd*, nfds_t, int);
-  if (!real) real = (int (*)(struct pollfd*, nfds_t, int))dlsym(RTLD_NEXT, "poll");
+  // POSIX's way to a function pointer from dlsym (ISO C has no cast for it).
+  if (!real) *(void**)&real = dlsym(RTLD_NEXT, "poll");
   char name[16] = {0};
   pthread_getname_np(pthread_self(), name, sizeof name);
   if (strcmp(name, "libprof-writer") == 0) usleep(150000);

@@ -141,7 +141,7 @@ TEST_CASE("Sorting by CUDA keys uses GPU time once there is some", "[views][sort
 
 TEST_CASE("Row limit: -1 prints all rows, 0 none, N the first N; 100 by default", "[views][table]") {
   std::vector<KeyAverage> rows;
-  for (int i = 0; i < 150; ++i) rows.push_back(row("r" + std::to_string(i), 1, 10, 10));
+  for (int i = 0; i < 150; ++i) rows.push_back(row(std::string("r").append(std::to_string(i)), 1, 10, 10));
   auto count = [&](int64_t limit) {
     TableOptions o;
     o.row_limit = limit;

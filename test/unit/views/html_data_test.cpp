@@ -30,7 +30,7 @@ TEST_CASE("stack tree: frames under the share are summed into one node per paren
 
 TEST_CASE("stack tree: past max_nodes the share is halved until the nodes fit") {
   std::vector<FoldedStack> stacks;
-  for (int i = 0; i < 100; ++i) stacks.push_back({"f" + std::to_string(i), static_cast<uint64_t>(1000 + i)});
+  for (int i = 0; i < 100; ++i) stacks.push_back({std::string("f").append(std::to_string(i)), static_cast<uint64_t>(1000 + i)});
   // 100 roots of about 1/100 each: a share of 1000 keeps them all; at most
   // 10 nodes halve it to 62 (a node would need 1/62 of the total), where
   // all are summed into one.
