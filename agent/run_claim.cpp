@@ -99,8 +99,10 @@ uint32_t parent_of(uint32_t pid) {
 }
 
 std::string folder_prefix() {
-  char prefix[48];
-  std::snprintf(prefix, sizeof prefix, "libprof-run-%u-", static_cast<unsigned>(getuid()));
+  // Not snprintf: every process's start-up would fault in its pages of libc.
+  std::string prefix = "libprof-run-";
+  prefix += std::to_string(getuid());
+  prefix += '-';
   return prefix;
 }
 

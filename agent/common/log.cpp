@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "common/own_fd.h"
 
@@ -39,7 +40,20 @@ void vlog(LogLevel needed, const char* format, va_list args) {
   constexpr char kPrefix[] = "libprof: ";
   size_t used = sizeof(kPrefix) - 1;
   __builtin_memcpy(line, kPrefix, used);
-  int n = vsnprintf(line + used, sizeof(line) - used - 1, format, args);
+  // A line without conversions, or passed whole ("%s"), is copied:
+  // vsnprintf would be the only reason a process that never records (its
+  // one line, "nothing recorded") faults in four pages of libc's text
+  // (issue #30, start-up).
+  const char* whole = strchr(format, '%') == nullptr ? format
+                      : strcmp(format, "%s") == 0    ? va_arg(args, const char*)
+                                                     : nullptr;
+  int n = 0;
+  if (whole != nullptr) {
+    n = static_cast<int>(strnlen(whole, sizeof(line) - used - 2));
+    __builtin_memcpy(line + used, whole, static_cast<size_t>(n));
+  } else {
+    n = vsnprintf(line + used, sizeof(line) - used - 1, format, args);
+  }
   if (n < 0) return;
   used += static_cast<size_t>(n) < sizeof(line) - used - 1 ? static_cast<size_t>(n)
                                                            : sizeof(line) - used - 2;
