@@ -210,10 +210,13 @@ void ChunkLoader::keep_gpu_activity(const GpuActivity& g) {
 }
 
 void ChunkLoader::keep_gpu_time_to_link(uint32_t correlation_id, uint64_t duration_ns) {
-  // A duration past 32 bits (over 4.3 s) in several entries: the linking sums them.
-  for (; duration_ns > UINT32_MAX; duration_ns -= UINT32_MAX)
-    run_.gpu_times_to_link.push_back(GpuTimeToLink{correlation_id, UINT32_MAX});
-  run_.gpu_times_to_link.push_back(GpuTimeToLink{correlation_id, static_cast<uint32_t>(duration_ns)});
+  // A duration past 32 bits (over 4.3 s) in several entries: the linking
+  // sums them. One push_back in the loop, so that it is inlined.
+  do {
+    const auto part = static_cast<uint32_t>(std::min<uint64_t>(duration_ns, UINT32_MAX));
+    run_.gpu_times_to_link.push_back(GpuTimeToLink{correlation_id, part});
+    duration_ns -= part;
+  } while (duration_ns != 0);
 }
 
 NameId ChunkLoader::resolve(uint64_t id, const char* what, const char* fallback) {
