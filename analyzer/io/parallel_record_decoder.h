@@ -4,12 +4,7 @@
 // hands them out in file order. The chunks, the error and the truncated
 // tail are those RecordDecoder gives (the file is still read in order, one
 // chunk at a time, under a lock; only the decoding runs side by side).
-// A caller that finds its next chunk still being decoded decodes one
-// further ahead itself rather than wait (decoding is the larger half of a
-// load: with one thread the loader sat idle half the time), into its own
-// chunk, which it trades for the one it waited for.
-// Memory: `threads` + 1 decoded chunks and their bytes beside the caller's
-// (and the bytes of the chunk the caller decodes ahead).
+// Memory: `threads` + 1 decoded chunks and their bytes beside the caller's.
 // With 0 threads it is RecordDecoder itself, on the caller's thread.
 #include <condition_variable>
 #include <cstdint>
@@ -57,13 +52,6 @@ class ParallelRecordDecoder {
   };
   void start();
   void work();
-  // Under the lock: takes the next chunk's bytes from the reader into
-  // `slot` (its sequence, outcome and place). True when there is a chunk
-  // to decode; else the end or the error is in `slot`, and no more is read.
-  bool claim(Slot& slot);
-  // Decodes a claimed chunk into `chunk` without the lock; then, under it
-  // again, a chunk that does not parse becomes the slot's error.
-  void decode_claimed(std::unique_lock<std::mutex>& lock, Slot& slot, recorded::Chunk& chunk);
 
   const unsigned threads_;
   CaptureReader reader_;  // with threads: read under mutex_ only
@@ -75,11 +63,6 @@ class ParallelRecordDecoder {
   bool reader_done_ = false;
   bool stop_ = false;
   std::vector<std::thread> workers_;
-  // The chunk the caller decoded ahead, into its own (with sequence,
-  // outcome and place here; its `chunk` unused): handed to the slot whose
-  // chunk the caller takes next.
-  Slot ahead_;
-  bool holding_ahead_ = false;
   ReadError error_;
   bool failed_in_slot_ = false;
   uint64_t chunk_offset_ = 0;

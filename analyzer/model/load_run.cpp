@@ -92,15 +92,6 @@ class FilePool {
   std::vector<std::thread> threads_;  // last: started once the rest is set
 };
 
-// Every thread's allocations in the one heap arena. The decoding threads
-// otherwise get arenas of their own, and malloc_trim cannot hand back the
-// free top of any arena but the main one: the decoded chunks freed there
-// at the end of a load stayed resident under everything after it (23-34 MB
-// at 10M events, as many as the capacity of a decoded chunk). Contention
-// is low: the decoded chunks reuse their capacity and allocate little.
-// Process-wide, and before any thread of the load starts.
-void one_heap_arena() { mallopt(M_ARENA_MAX, 1); }
-
 }  // namespace
 
 std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& run, std::ostream& warnings,
@@ -109,7 +100,6 @@ std::optional<ReadError> load_run(const std::vector<std::string>& paths, Run& ru
   if (paths.size() > Run::kMaxProcesses) return too_many_files(paths[Run::kMaxProcesses]);
   const unsigned cores = cores_for(jobs);
   jobs = static_cast<unsigned>(std::min<size_t>(cores, paths.size()));
-  one_heap_arena();
   RunBuilder builder(run, depth);
   if (jobs <= 1) {
     // One file at a time: its chunks are decoded ahead on another core.
@@ -137,7 +127,6 @@ std::optional<ReadError> load_file_by_file(const std::vector<std::string>& paths
                                            LoadDepth depth, unsigned jobs, const EachLoadedRun& each) {
   const unsigned cores = cores_for(jobs);
   jobs = static_cast<unsigned>(std::min<size_t>(cores, paths.size()));
-  one_heap_arena();
   std::optional<uint64_t> clock;
   // One file's Run, finished and handed over, then freed before the next.
   auto hand_over = [&](Run& file_run, RunBuilder& builder) {

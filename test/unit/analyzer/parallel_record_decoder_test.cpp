@@ -1,8 +1,8 @@
 // ParallelRecordDecoder hands out what RecordDecoder reads, chunk for chunk,
-// whichever thread decoded each: its workers, or the caller itself when it
-// found its next chunk not decoded yet (and then possibly that very chunk,
-// read before a worker woke). Each file is read many times over, so that
-// the threads meet in many orders; a mix-up of the order hangs or fails.
+// whichever of its threads decoded each. Each file is read many times over,
+// so that the threads meet in many orders; a mix-up of the order hangs or
+// fails (it did, for a version in which the caller decoded ahead too and
+// could read the very chunk it then waited for).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -92,7 +92,7 @@ void check_as_serial(const std::string& bytes) {
 
 }  // namespace
 
-TEST_CASE("Chunks decoded ahead, by workers or by the caller, come out in file order", "[decoder][parallel]") {
+TEST_CASE("Chunks decoded ahead on other threads come out in file order", "[decoder][parallel]") {
   for (int chunks : {1, 2, 3, 17}) {
     INFO(chunks << " chunks");
     const std::string bytes = chunks_file(chunks);
