@@ -148,6 +148,7 @@ class ChunkLoader {
   GpuActivity gpu_activity(GpuKind kind, const Record& r);
   // Appends it to Run::gpu_activities, or adds it to Run::gpu_work_sums.
   void keep_gpu_activity(const GpuActivity& g);
+  void keep_gpu_time_to_link(uint32_t correlation_id, uint64_t duration_ns);
   bool keeps_gpu_records() const { return keep_events_ && !sum_gpu_work_; }
   // Index into Run::transfers, for a record kept one by one (else 0).
   uint32_t transfer(uint64_t bytes, CopyKind kind);
@@ -205,7 +206,17 @@ void ChunkLoader::keep_gpu_activity(const GpuActivity& g) {
   }
   ++sum.count;
   sum.total_ns += g.duration_ns();
-  if (g.correlation_id != 0) run_.gpu_times_to_link.push_back(GpuTimeToLink{g.duration_ns(), process_, g.correlation_id});
+  if (g.correlation_id != 0) keep_gpu_time_to_link(g.correlation_id, g.duration_ns());
+}
+
+void ChunkLoader::keep_gpu_time_to_link(uint32_t correlation_id, uint64_t duration_ns) {
+  // A duration past 32 bits (over 4.3 s) in several entries: the linking
+  // sums them. One push_back in the loop, so that it is inlined.
+  do {
+    const auto part = static_cast<uint32_t>(std::min<uint64_t>(duration_ns, UINT32_MAX));
+    run_.gpu_times_to_link.push_back(GpuTimeToLink{correlation_id, part});
+    duration_ns -= part;
+  } while (duration_ns != 0);
 }
 
 NameId ChunkLoader::resolve(uint64_t id, const char* what, const char* fallback) {
@@ -580,6 +591,8 @@ void read_file(const std::string& path, LoadDepth depth, unsigned decode_threads
     }
   }
 
+  // Every process has an end, also one without GPU times (is_fresh's Run has none).
+  run.gpu_times_to_link_ends.resize(process + 1, run.gpu_times_to_link.size());
   ProcessInfo& info = run.processes[process];
   info.chunks = reader.chunk_count();
   info.counts.strings = tables.string_count();
@@ -703,10 +716,8 @@ std::optional<ReadError> RunBuilder::append(LoadedFile&& file, std::ostream& war
     sum.input_shape = names[sum.input_shape];
     run_.gpu_work_sums.push_back(sum);
   }
-  for (GpuTimeToLink t : from.gpu_times_to_link) {
-    t.process = process;
-    run_.gpu_times_to_link.push_back(t);
-  }
+  for (const GpuTimeToLink& t : from.gpu_times_to_link) run_.gpu_times_to_link.push_back(t);
+  run_.gpu_times_to_link_ends.resize(process + 1, run_.gpu_times_to_link.size());
   for (MemoryEvent m : from.memory_events) {
     m.process = process;
     run_.memory_events.push_back(m);
@@ -745,12 +756,19 @@ void RunBuilder::link_to_launching_calls() {
     sum.first_top_level = sum.first_correlation_id == 0 || launcher.find(sum.process, sum.first_correlation_id) < 0;
   if (!run_.gpu_times_to_link.empty()) {
     run_.launched_gpu_ns.assign(run_.cpu_events.size(), 0);
-    for (const GpuTimeToLink& t : run_.gpu_times_to_link) {
-      const int64_t call = launcher.find(t.process, t.correlation_id);
-      if (call >= 0) run_.launched_gpu_ns[static_cast<size_t>(call)] += t.duration_ns;
+    size_t begin = 0;
+    for (uint32_t process = 0; process < run_.gpu_times_to_link_ends.size(); ++process) {
+      const size_t end = run_.gpu_times_to_link_ends[process];
+      for (size_t i = begin; i < end; ++i) {
+        const GpuTimeToLink& t = run_.gpu_times_to_link[i];
+        const int64_t call = launcher.find(process, t.correlation_id);
+        if (call >= 0) run_.launched_gpu_ns[static_cast<size_t>(call)] += t.duration_ns;
+      }
+      begin = end;
     }
     run_.gpu_times_to_link = {};  // frees its blocks (clear() keeps them)
   }
+  run_.gpu_times_to_link_ends = {};
 }
 
 void RunBuilder::align_clocks(std::optional<uint64_t>& clock) {

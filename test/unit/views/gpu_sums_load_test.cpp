@@ -90,6 +90,7 @@ TEST_CASE("GPU records summed as they are read give the rows of every record kep
     const Run sums = load(paths, LoadDepth::kGpuSums, jobs);
     CHECK(sums.gpu_activities.empty());
     CHECK(sums.gpu_times_to_link.empty());  // linked and freed by finish
+    CHECK(sums.gpu_times_to_link_ends.empty());
     CHECK(sums.cpu_events.size() == events.cpu_events.size());
 
     // Every record once: the counts and times add up to the table's.
@@ -224,5 +225,47 @@ TEST_CASE("stacks' self CPU time from GPU sums: a range around one launch sits a
   for (size_t i = 0; i < got.size(); ++i) {
     CHECK(got[i].frames == expected[i].frames);
     CHECK(got[i].ns == expected[i].ns);
+  }
+}
+
+namespace {
+
+// Two processes, each with a call that launches two kernels; one kernel
+// runs past 32 bits of nanoseconds (GpuTimeToLink holds 32).
+std::string long_kernel_file(uint32_t pid, uint64_t long_ns) {
+  prof::testing::CaptureFileWriter file(prof::testing::make_header(2, 0, "libprof 0.1.0"));
+  const uint64_t base = 1'000'000;
+  prof::testing::ChunkBuilder chunk(base);
+  chunk.process(pid, base).set_rank(0);
+  chunk.string(1, "cudaLaunchKernel").string(2, "_Z4longv").string(3, "cudaMemcpy");
+  chunk.api_call(1, 1, base + 1'000, base + 2'000, 1);
+  chunk.api_call(1, 3, base + 3'000, base + 4'000, 2);
+  chunk.kernel(2, base + 5'000, base + 5'000 + long_ns, 1);
+  chunk.kernel(2, base + 6'000, base + 6'700, 1);
+  chunk.kernel(2, base + 7'000, base + 7'300, 2);
+  file.chunk(chunk.finish());
+  return file.bytes();
+}
+
+}  // namespace
+
+TEST_CASE("GPU time past 32 bits of nanoseconds reaches its launching call whole, in each process",
+          "[model][gpu_sums]") {
+  // 2^32 ns is 4.3 s; one kernel of 3 x 2^32 + 5 ns and one of exactly 2^32 - 1.
+  const uint64_t long_ns[] = {3 * (uint64_t{1} << 32) + 5, uint64_t{UINT32_MAX}};
+  TempFile first("gpu_sums_long"), second("gpu_sums_long");
+  first.write(long_kernel_file(700, long_ns[0]));
+  second.write(long_kernel_file(701, long_ns[1]));
+  for (unsigned jobs : {1u, 2u}) {
+    INFO("jobs " << jobs);
+    const Run run = load({first.path(), second.path()}, LoadDepth::kGpuSums, jobs);
+    REQUIRE(run.cpu_events.size() == 4);
+    REQUIRE(run.launched_gpu_ns.size() == 4);
+    for (size_t i = 0; i < run.cpu_events.size(); ++i) {
+      const CpuEvent& e = run.cpu_events[i];
+      INFO("event " << i << ", process " << e.process);
+      const bool launch = e.correlation_id() == 1;
+      CHECK(run.launched_gpu_ns[i] == (launch ? long_ns[e.process] + 700 : 300));
+    }
   }
 }
