@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -1143,30 +1144,42 @@ void TraceWriter::write_items(Next next, uint64_t count, bool first) {
 
 ChromeTraceStats TraceWriter::write() {
   assign_pids();
-  collect_annotations();
-  collect_steps();
-  mark_launchers();
   // Each kind's items in start order, merged below as they are written:
-  // the order of the whole file is (start, kind, index).
+  // the order of the whole file is (start, kind, index). The recorded
+  // tables' orders need nothing collected here, so with more than one core
+  // they are sorted on a thread of their own meanwhile (the CPU events'
+  // sort alone is 4% of trace's instructions).
   std::array<StartOrder, kItemKinds> orders;
   const auto every = [](size_t) { return true; };
+  auto sort_recorded = [&] {
+    orders[slot(ItemKind::kCpu)] = StartOrder(
+        items_.run.cpu_events.size(),
+        [&](size_t i) { return items_.options.driver_calls || !items_.folded_driver_call(i); },
+        [&](size_t i) { return items_.run.cpu_events[i].start_ns; });
+    orders[slot(ItemKind::kGpu)] = StartOrder(items_.run.gpu_activities.size(), every,
+                                              [&](size_t i) { return items_.run.gpu_activities[i].start_ns; });
+    orders[slot(ItemKind::kSync)] = StartOrder(items_.run.synchronizations.size(), every,
+                                               [&](size_t i) { return items_.run.synchronizations[i].start_ns; });
+    orders[slot(ItemKind::kMemory)] = StartOrder(items_.run.memory_events.size(), every,
+                                                 [&](size_t i) { return items_.run.memory_events[i].time_ns; });
+    orders[slot(ItemKind::kTensorMemory)] = StartOrder(items_.run.tensor_memory_events.size(), every, [&](size_t i) {
+      return items_.run.tensor_memory_events[i].time_ns;
+    });
+  };
+  {
+    std::jthread sorting;  // joined at the end of this scope
+    if (cores_for(items_.options.jobs) > 1) sorting = std::jthread(sort_recorded);
+    else sort_recorded();
+    // Meanwhile: these write only annotations, steps and launcher, which
+    // the sorting reads none of.
+    collect_annotations();
+    collect_steps();
+    mark_launchers();
+  }
   orders[slot(ItemKind::kStep)] =
       StartOrder(items_.steps.size(), every, [&](size_t i) { return items_.steps[i].start_ns; });
-  orders[slot(ItemKind::kCpu)] = StartOrder(
-      items_.run.cpu_events.size(),
-      [&](size_t i) { return items_.options.driver_calls || !items_.folded_driver_call(i); },
-      [&](size_t i) { return items_.run.cpu_events[i].start_ns; });
   orders[slot(ItemKind::kAnnotation)] = StartOrder(
       items_.annotations.size(), every, [&](size_t i) { return items_.annotations[i].start_ns(items_.run); });
-  orders[slot(ItemKind::kGpu)] = StartOrder(items_.run.gpu_activities.size(), every,
-                                            [&](size_t i) { return items_.run.gpu_activities[i].start_ns; });
-  orders[slot(ItemKind::kSync)] = StartOrder(items_.run.synchronizations.size(), every,
-                                             [&](size_t i) { return items_.run.synchronizations[i].start_ns; });
-  orders[slot(ItemKind::kMemory)] =
-      StartOrder(items_.run.memory_events.size(), every, [&](size_t i) { return items_.run.memory_events[i].time_ns; });
-  orders[slot(ItemKind::kTensorMemory)] = StartOrder(items_.run.tensor_memory_events.size(), every, [&](size_t i) {
-    return items_.run.tensor_memory_events[i].time_ns;
-  });
   items_.has_tensor_memory.assign(items_.run.processes.size(), false);
   for (const TensorMemoryEvent& t : items_.run.tensor_memory_events) items_.has_tensor_memory[t.process] = true;
 
