@@ -286,7 +286,7 @@ struct TraceItems {
   TraceItems(const Run& run, const ChromeTraceOptions& options)
       : run(run),
         options(options),
-        parents(run),
+        parents(run, nullptr, cores_for(options.jobs)),
         nested_calls(prof::analyzer::nested_calls(run)),
         operators(run, parents),
         profiler_step(run.name_count()),
