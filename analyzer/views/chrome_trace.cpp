@@ -1151,11 +1151,12 @@ ChromeTraceStats TraceWriter::write() {
   // sort alone is 4% of trace's instructions).
   std::array<StartOrder, kItemKinds> orders;
   const auto every = [](size_t) { return true; };
+  const unsigned cores = cores_for(items_.options.jobs);
   auto sort_recorded = [&] {
     orders[slot(ItemKind::kCpu)] = StartOrder(
         items_.run.cpu_events.size(),
         [&](size_t i) { return items_.options.driver_calls || !items_.folded_driver_call(i); },
-        [&](size_t i) { return items_.run.cpu_events[i].start_ns; });
+        [&](size_t i) { return items_.run.cpu_events[i].start_ns; }, cores);
     orders[slot(ItemKind::kGpu)] = StartOrder(items_.run.gpu_activities.size(), every,
                                               [&](size_t i) { return items_.run.gpu_activities[i].start_ns; });
     orders[slot(ItemKind::kSync)] = StartOrder(items_.run.synchronizations.size(), every,
@@ -1168,7 +1169,7 @@ ChromeTraceStats TraceWriter::write() {
   };
   {
     std::jthread sorting;  // joined at the end of this scope
-    if (cores_for(items_.options.jobs) > 1) sorting = std::jthread(sort_recorded);
+    if (cores > 1) sorting = std::jthread(sort_recorded);
     else sort_recorded();
     // Meanwhile: these write only annotations, steps and launcher, which
     // the sorting reads none of.
