@@ -397,11 +397,10 @@ class ItemText {
     else out_.snum(*number);
     out_.raw("}").end_event();
   }
-  // Whether no event was written before, with this one's.
+  // Whether no event is written yet, this writer's included: the next
+  // one goes without a separator.
   bool first() const { return first_; }
-  // The async ids taken, by the blocks before this one's too.
-  uint64_t async_ids() const { return async_ids_; }
-  // Whether CPU event `index` takes an async id (a start/end range).
+  // Whether a CPU event takes an async id when written (a start/end range).
   static bool takes_async_id(const CpuEvent& e) {
     return e.kind != CpuEventKind::kApiCall && e.kind != CpuEventKind::kPushPopRange;
   }
@@ -1105,7 +1104,7 @@ void TraceWriter::write_items(Next next, uint64_t count, bool first) {
     return;
   }
   // The merge (next) stays on this thread: each item's place depends on all
-  // before it. Formatting, nine tenths of the work, goes to `cores`
+  // before it. Formatting, nearly all of this loop's work, goes to `cores`
   // threads, a block of items each, and the blocks' texts are written here
   // in order. Two blocks per thread in flight keep every thread busy while
   // the oldest is written, and memory at a few MB.
