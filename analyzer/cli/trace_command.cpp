@@ -122,6 +122,7 @@ int run_trace_command(const TraceOptions& options, std::ostream& out, std::ostre
     trace.steps = steps_in_window(*windows, w, run.processes.size());
     if (windows->resolved_rule()) trace.step_rule = windows->resolved_rule()->spelling();
     trace.driver_calls = options.driver_calls;
+    trace.jobs = load_jobs();
     std::string path = options.output;
     trace.trace_name = w.whole_run() ? "profanalyze trace" : "profanalyze trace, " + w.title();
     if (!w.whole_run() && !w.steps.empty()) path = window_trace_path(options.output, w.steps.back(), step_width);

@@ -8,16 +8,20 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
+#include "model/cores.h"
 #include "model/gpu_names.h"
 #include "model/launching_calls.h"
 #include "model/range_tree.h"
 #include "views/folded_stacks.h"
+#include "views/json_numbers.h"
 #include "views/text_escape.h"
 #include "views/trace_operators.h"
 #include "views/occupancy.h"
+#include "views/ordered_blocks.h"
 #include "views/start_order.h"
 
 namespace prof::analyzer {
@@ -27,18 +31,23 @@ namespace {
 // a std::string: each piece is copied in after one inline room check, the
 // literals at their known length and numbers converted in place, where
 // std::string::append's out-of-line call and a libc memcpy per piece were
-// a third of writing a trace.
+// a third of writing a trace. Made without a sink, it keeps its text (a
+// block of items formatted on another thread) until another JsonOut appends it.
 class JsonOut {
  public:
-  explicit JsonOut(TraceSink& sink) : sink_(sink), data_(new char[kFlushAt + kRoom]), capacity_(kFlushAt + kRoom) {}
+  explicit JsonOut(TraceSink& sink) : JsonOut(&sink) {}
+  JsonOut() : JsonOut(nullptr) {}
   ~JsonOut() { flush(); }
   JsonOut(const JsonOut&) = delete;
   JsonOut& operator=(const JsonOut&) = delete;
 
-  // A literal: its length is known where it is written.
+  // A literal: its length is known where it is written, so the copy is a
+  // few moves inline, where put()'s out-of-line call and libc memcpy per
+  // literal were a tenth of writing a trace.
   template <size_t N>
   JsonOut& raw(const char (&text)[N]) {
-    put(text, N - 1);
+    std::memcpy(room(N - 1), text, N - 1);
+    size_ += N - 1;
     return *this;
   }
   JsonOut& raw(std::string_view text) {
@@ -50,15 +59,22 @@ class JsonOut {
     append_json_string(escaped_, text);
     return raw(escaped_);
   }
-  // Numbers go through to_chars straight into the buffer: snprintf and
-  // to_string were a fifth of writing a trace of millions of events.
-  JsonOut& num(uint64_t value) { return chars(value); }
-  JsonOut& snum(int64_t value) { return chars(value); }
+  // Numbers are written straight into the buffer (json_numbers.h):
+  // snprintf and to_string were a fifth of writing a trace of millions of
+  // events, to_chars still a sixth.
+  JsonOut& num(uint64_t value) { return decimal(value); }
+  JsonOut& snum(int64_t value) { return decimal(value); }
   // As "%.3f" (to_chars with a precision is printf's conversion).
-  JsonOut& real(double value) { return chars(value, std::chars_format::fixed, 3); }
+  JsonOut& real(double value) {
+    char* out = room(kNumberRoom);
+    char* end = write_fixed3(out, value);
+    if (end == nullptr) return chars(value, std::chars_format::fixed, 3);
+    size_ += static_cast<size_t>(end - out);
+    return *this;
+  }
   // Microseconds with exact nanosecond decimals: 1234567 ns -> 1234.567.
   JsonOut& micros(uint64_t ns) {
-    chars(ns / 1000);
+    decimal(ns / 1000);
     const auto fraction = static_cast<unsigned>(ns % 1000);
     char* out = room(4);
     out[0] = '.';
@@ -108,19 +124,33 @@ class JsonOut {
   void end_event() {
     raw("}");
     ++events_;
-    if (size_ >= kFlushAt) flush();
+    if (size_ >= kFlushAt && sink_ != nullptr) flush();
   }
   // Events ended so far: every entry of traceEvents, metadata and flows too.
   uint64_t events() const { return events_; }
   void flush() {
-    if (size_ == 0) return;
-    sink_.write(std::string_view(data_.get(), size_));
+    if (size_ == 0 || sink_ == nullptr) return;
+    sink_->write(std::string_view(data_.get(), size_));
     bytes_ += size_;
     size_ = 0;
   }
   uint64_t bytes() const { return bytes_ + size_; }
+  // A kept text (made without a sink) after this one's, straight to the
+  // sink: its events and bytes count as this one's.
+  void append(const JsonOut& kept) {
+    flush();
+    if (kept.size_ != 0) sink_->write(std::string_view(kept.data_.get(), kept.size_));
+    bytes_ += kept.size_;
+    events_ += kept.events_;
+  }
+  // Empties a kept text, keeping its buffer.
+  void clear() {
+    size_ = 0;
+    events_ = 0;
+  }
 
  private:
+  explicit JsonOut(TraceSink* sink) : sink_(sink), data_(new char[kFlushAt + kRoom]), capacity_(kFlushAt + kRoom) {}
   // Where the next `n` bytes go; the caller adds them to size_.
   char* room(size_t n) {
     if (n > capacity_ - size_) grow(n);
@@ -138,6 +168,12 @@ class JsonOut {
     data_ = std::move(bigger);
     capacity_ = capacity;
   }
+  template <typename Integer>
+  JsonOut& decimal(Integer value) {
+    char* out = room(kNumberRoom);
+    size_ += static_cast<size_t>(write_decimal(out, value) - out);
+    return *this;
+  }
   template <typename... Args>
   JsonOut& chars(Args... args) {
     char* out = room(kNumberRoom);
@@ -150,7 +186,7 @@ class JsonOut {
   static constexpr size_t kRoom = 4096;       // past kFlushAt, so that most events never grow the buffer
   static constexpr size_t kNumberRoom = 64;   // a double's fixed digits up to 1e40 and more
   uint64_t events_ = 0;
-  TraceSink& sink_;
+  TraceSink* sink_;  // null: the text is kept
   std::unique_ptr<char[]> data_;
   size_t size_ = 0;
   size_t capacity_ = 0;
@@ -241,76 +277,149 @@ constexpr uint32_t kNoStream = 0xffffffffu;
 // offset), so that a wait does not overlap the kernels it waits for.
 constexpr int64_t kSyncRowOffset = 1000000;
 
-class TraceWriter {
- public:
-  TraceWriter(const Run& run, const ChromeTraceOptions& options, JsonOut& out)
-      : run_(run),
-        options_(options),
-        out_(out),
-        parents_(run),
-        nested_calls_(nested_calls(run)),
-        operators_(run, parents_),
-        profiler_step_(run.name_count()),
-        json_names_(run.name_count()),
-        stack_args_(run.stacks.size()) {
-    for (NameId id = 0; id < run.name_count(); ++id) profiler_step_[id] = run.name(id).rfind("ProfilerStep#", 0) == 0;
+// The trace's items and everything their text depends on, made before the
+// first item is written and only read while items are formatted, on every
+// formatting thread at once. (stack_args is the exception: the merging
+// thread fills a stack's entry before it hands out the first item that
+// reads it; ordered_blocks.h's hand-over orders the two.)
+struct TraceItems {
+  TraceItems(const Run& run, const ChromeTraceOptions& options)
+      : run(run),
+        options(options),
+        parents(run, nullptr, cores_for(options.jobs)),
+        nested_calls(prof::analyzer::nested_calls(run)),
+        operators(run, parents),
+        profiler_step(run.name_count()),
+        stack_args(run.stacks.size()) {
+    for (NameId id = 0; id < run.name_count(); ++id) profiler_step[id] = run.name(id).rfind("ProfilerStep#", 0) == 0;
   }
 
-  ChromeTraceStats write();
-
- private:
-  void assign_pids();
   uint64_t gpu_pid(uint32_t process, uint32_t device) const {
-    return run_.processes.size() > 1 ? 0x70000000ull + uint64_t{process} * 256 + device : device;
+    return run.processes.size() > 1 ? 0x70000000ull + uint64_t{process} * 256 + device : device;
   }
   uint64_t flow_id(uint32_t process, uint32_t correlation) const {
-    return run_.processes.size() > 1 ? (uint64_t{process} << 32) | correlation : correlation;
+    return run.processes.size() > 1 ? (uint64_t{process} << 32) | correlation : correlation;
   }
-  void collect_steps();
-  void step(size_t index);
-  int64_t annotated_range(const GpuActivity& operation) const;
-  void collect_annotations();
-  // The "stack" arg of stack `stack` (1-based): `,"stack":[...]`, the
-  // frames' names root first, made once per stack (names and escaping per
-  // call were a third of writing a trace of launches with stacks).
-  const std::string& stack_arg(uint32_t stack) {
-    std::string& arg = stack_args_[stack - 1];
-    if (arg.empty()) {
-      const std::vector<uint32_t>& frames = run_.stacks[stack - 1];  // leaf first
-      size_t leaf = 0;
-      while (leaf < frames.size() && in_cuda_or_agent(run_.frames[frames[leaf]])) ++leaf;
-      arg = ",\"stack\":[";
-      for (size_t i = frames.size(); i > leaf; --i) {
-        if (i != frames.size()) arg += ',';
-        append_json_string(arg, options_.namer->name(run_, run_.frames[frames[i - 1]]));
-      }
-      arg += ']';
+  // Microseconds since origin, plus offset_ns.
+  uint64_t ts(uint64_t ns) const { return (ns >= origin ? ns - origin : 0) + offset_ns; }
+  // When an item starts: where it goes in the file.
+  uint64_t item_start(ItemKind kind, uint32_t index) const;
+  // The driver calls a runtime call makes share its correlation id; the
+  // outermost call of an id (LaunchingCalls' choice) is the one readers
+  // join its GPU work to. The others are nested, also when their runtime
+  // call was not recorded (the one that started CUDA).
+  bool nested_call(size_t index) const { return nested_calls[index]; }
+  // A driver call inside a runtime call, left out unless driver_calls.
+  bool folded_driver_call(size_t index) const {
+    const CpuEvent& e = run.cpu_events[index];
+    return e.kind == CpuEventKind::kApiCall && !is_runtime_call(e) && nested_call(index);
+  }
+  bool in_cuda_or_agent(const Frame& f) const {
+    return f.kind == FrameKind::kNative && f.module >= 0 && static_cast<size_t>(f.module) < run.modules.size() &&
+           is_cuda_or_agent_module(run.modules[static_cast<size_t>(f.module)].path);
+  }
+  // Makes the "stack" arg of the API call an item names, if it has one and
+  // it is not made yet: `,"stack":[...]`, the frames' names root first, once
+  // per stack (names and escaping per call were a third of writing a trace
+  // of launches with stacks). On the merging thread only: a FrameNamer
+  // need not be callable from several threads at once.
+  void make_stack_arg(ItemKind kind, uint32_t index);
+
+  const Run& run;
+  const ChromeTraceOptions& options;
+  RangeParents parents;
+  // Per CPU event: whether it is an API call nested_call() calls nested. A
+  // bit each, found once, where LaunchingCalls (4 bytes per correlation id,
+  // 13 MB at 10M events) was held through the writing for its lookups.
+  std::vector<bool> nested_calls;
+  TraceOperators operators;  // cpu_op events and External ids (trace_operators.h)
+  std::vector<bool> profiler_step;  // by NameId: "ProfilerStep#..."
+  std::vector<std::string> stack_args;  // by stack index; empty: not made yet
+  uint64_t origin = 0;
+  // ts of the first event: at least the trace's span (choose_time_offset).
+  uint64_t offset_ns = 0;
+  std::vector<uint64_t> cpu_pid;
+  std::vector<GpuAnnotation> annotations;
+  uint64_t annotations_end_ns = 0;  // the last annotation's end, found as they are made
+  std::vector<StepMark> steps;
+  std::vector<int64_t> memory_in_use;  // per memory event, the running total after it
+  // Processes with tensor-level memory (TensorMemoryEvent): their [memory]
+  // events are the tensors', as torch.profiler's; the cudaMalloc segments
+  // keep only their counter, which is then the memory reserved.
+  std::vector<bool> has_tensor_memory;
+  std::vector<bool> launcher;  // per CPU event: launched GPU work (starts an ac2g flow)
+};
+
+// What a formatting thread makes once and reuses across its blocks: JSON
+// strings escaped once, occupancies computed once. One per thread, so that
+// none is shared.
+struct TextCache {
+  explicit TextCache(const Run& run) : json_names(run.name_count()) {}
+  std::vector<std::string> json_names;  // by NameId; empty: not escaped yet
+  std::unordered_map<uint64_t, std::string> json_range_names;  // by domain << 32 | name
+  // Per (process, device, kernel config): the device's record and the
+  // kernel's occupancy on it, computed once.
+  struct KernelOccupancy {
+    const recorded::Device* device = nullptr;
+    Occupancy occupancy;
+  };
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, KernelOccupancy> occupancies;
+};
+
+// Writes items' JSON text to one JsonOut: a run of consecutive items of the
+// file (a block), with what the text carries over from the items before
+// them given up front (whether any event came before, for the separator;
+// how many async ids the start/end ranges before them took), so that blocks
+// can be written on several threads and still read as one.
+class ItemText {
+ public:
+  ItemText(const TraceItems& items, TextCache& cache, JsonOut& out, bool first, uint64_t async_ids_before)
+      : items_(items), cache_(cache), out_(out), first_(first), async_ids_(async_ids_before) {}
+
+  void item(ItemKind kind, uint32_t index) {
+    switch (kind) {
+      case ItemKind::kStep: step(index); break;
+      case ItemKind::kCpu: cpu_event(index); break;
+      case ItemKind::kGpu: gpu_event(index); break;
+      case ItemKind::kAnnotation: annotation(index); break;
+      case ItemKind::kSync: sync(index); break;
+      case ItemKind::kMemory: memory(index); break;
+      case ItemKind::kTensorMemory: tensor_memory(index); break;
     }
-    return arg;
   }
+  void meta_event(const char* name, uint64_t pid, const int64_t* tid, const char* arg_key, const std::string* text,
+                  const int64_t* number) {
+    begin_event();
+    out_.raw("{\"ph\":\"M\",\"name\":").str(name).key("pid").num(pid);
+    if (tid) out_.key("tid").snum(*tid);
+    out_.key("ts").raw("0").key("args").raw("{").str(arg_key).raw(":");
+    if (text) out_.str(*text);
+    else out_.snum(*number);
+    out_.raw("}").end_event();
+  }
+  // Whether no event is written yet, this writer's included: the next
+  // one goes without a separator.
+  bool first() const { return first_; }
+  // Whether a CPU event takes an async id when written (a start/end range).
+  static bool takes_async_id(const CpuEvent& e) {
+    return e.kind != CpuEventKind::kApiCall && e.kind != CpuEventKind::kPushPopRange;
+  }
+
+ private:
   // A name of the Run as a JSON string, escaped once.
   const std::string& json_name(NameId name) {
-    std::string& text = json_names_[name];
-    if (text.empty()) append_json_string(text, run_.name(name));
+    std::string& text = cache_.json_names[name];
+    if (text.empty()) append_json_string(text, items_.run.name(name));
     return text;
   }
   // A push/pop or start/end range's name (TraceOperators::name) as a JSON
   // string, escaped once per name and domain.
   const std::string& json_range_name(size_t range) {
-    const CpuEvent& e = run_.cpu_events[range];
-    std::string& text = json_range_names_[uint64_t{e.nvtx_domain()} << 32 | e.name];
-    if (text.empty()) append_json_string(text, operators_.name(range));
+    const CpuEvent& e = items_.run.cpu_events[range];
+    std::string& text = cache_.json_range_names[uint64_t{e.nvtx_domain()} << 32 | e.name];
+    if (text.empty()) append_json_string(text, items_.operators.name(range));
     return text;
   }
-  bool in_cuda_or_agent(const Frame& f) const {
-    return f.kind == FrameKind::kNative && f.module >= 0 && static_cast<size_t>(f.module) < run_.modules.size() &&
-           is_cuda_or_agent_module(run_.modules[static_cast<size_t>(f.module)].path);
-  }
-  void mark_launchers();
-  void header();
-  void device_properties();
-  void distributed_info();
-  void metadata();
   void begin_event() {
     out_.raw(first_ ? "\n" : ",\n");
     first_ = false;
@@ -328,18 +437,9 @@ class TraceWriter {
   }
   // ts and dur of [start_ns, end_ns), dur exact as readers add it.
   void span(uint64_t start_ns, uint64_t end_ns) {
-    out_.key("ts").micros(ts(start_ns)).key("dur").duration_between(ts(start_ns), ts(end_ns));
+    out_.key("ts").micros(items_.ts(start_ns)).key("dur").duration_between(items_.ts(start_ns), items_.ts(end_ns));
   }
-  void meta_event(const char* name, uint64_t pid, const int64_t* tid, const char* arg_key, const std::string* text,
-                 const int64_t* number) {
-    begin_event();
-    out_.raw("{\"ph\":\"M\",\"name\":").str(name).key("pid").num(pid);
-    if (tid) out_.key("tid").snum(*tid);
-    out_.key("ts").raw("0").key("args").raw("{").str(arg_key).raw(":");
-    if (text) out_.str(*text);
-    else out_.snum(*number);
-    out_.raw("}").end_event();
-  }
+  void step(size_t index);
   void cpu_event(size_t index);
   void external_id_arg(uint64_t id) {
     if (id != 0) out_.key("External id").num(id);
@@ -352,72 +452,55 @@ class TraceWriter {
   void sync(size_t index);
   void memory(size_t index);
   void tensor_memory(size_t index);
-  // When an item starts: where it goes in the file.
-  uint64_t item_start(ItemKind kind, uint32_t index) const;
-  // Microseconds since origin_, plus offset_ns_.
-  uint64_t ts(uint64_t ns) const { return (ns >= origin_ ? ns - origin_ : 0) + offset_ns_; }
-  void choose_time_offset();
   // Kineto's "External id" of a push/pop range: its index + 1, the same on
   // its CPU event and its GPU spans.
   static uint64_t external_id(size_t range) { return TraceOperators::range_external_id(range); }
-  // The driver calls a runtime call makes share its correlation id; the
-  // outermost call of an id (LaunchingCalls' choice) is the one readers
-  // join its GPU work to. The others are nested, also when their runtime
-  // call was not recorded (the one that started CUDA).
-  bool nested_call(size_t index) const { return nested_calls_[index]; }
 
-  // A driver call inside a runtime call, left out unless driver_calls.
-  bool folded_driver_call(size_t index) const {
-    const CpuEvent& e = run_.cpu_events[index];
-    return e.kind == CpuEventKind::kApiCall && !is_runtime_call(e) && nested_call(index);
-  }
-
-  const Run& run_;
-  const ChromeTraceOptions& options_;
+  const TraceItems& items_;
+  TextCache& cache_;
   JsonOut& out_;
-  RangeParents parents_;
-  // Per CPU event: whether it is an API call nested_call() calls nested. A
-  // bit each, found once, where LaunchingCalls (4 bytes per correlation id,
-  // 13 MB at 10M events) was held through the writing for its lookups.
-  std::vector<bool> nested_calls_;
-  TraceOperators operators_;  // cpu_op events and External ids (trace_operators.h)
-  std::vector<bool> profiler_step_;  // by NameId: "ProfilerStep#..."
-  std::vector<std::string> json_names_;  // by NameId; empty: not escaped yet
-  std::unordered_map<uint64_t, std::string> json_range_names_;  // by domain << 32 | name
-  std::vector<std::string> stack_args_;  // by stack index; empty: not made yet
-  // Per (process, device, kernel config): the device's record and the
-  // kernel's occupancy on it, computed once.
-  struct KernelOccupancy {
-    const recorded::Device* device = nullptr;
-    Occupancy occupancy;
-  };
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, KernelOccupancy> occupancies_;
   bool first_ = true;
-  uint64_t origin_ = 0;
-  // ts of the first event: at least the trace's span (choose_time_offset).
-  uint64_t offset_ns_ = 0;
-  std::vector<uint64_t> cpu_pid_;
-  std::vector<GpuAnnotation> annotations_;
-  uint64_t annotations_end_ns_ = 0;  // the last annotation's end, found as they are made
-  std::vector<StepMark> steps_;
-  std::vector<int64_t> memory_in_use_;  // per memory event, the running total after it
-  // Processes with tensor-level memory (TensorMemoryEvent): their [memory]
-  // events are the tensors', as torch.profiler's; the cudaMalloc segments
-  // keep only their counter, which is then the memory reserved.
-  std::vector<bool> has_tensor_memory_;
-  std::vector<bool> launcher_;        // per CPU event: launched GPU work (starts an ac2g flow)
   uint64_t async_ids_ = 0;
+};
+
+class TraceWriter {
+ public:
+  TraceWriter(const Run& run, const ChromeTraceOptions& options, JsonOut& out)
+      : items_(run, options), out_(out), cache_(run) {}
+
+  ChromeTraceStats write();
+
+ private:
+  void assign_pids();
+  void collect_steps();
+  int64_t annotated_range(const GpuActivity& operation) const;
+  void collect_annotations();
+  void mark_launchers();
+  void choose_time_offset();
+  void header();
+  void device_properties();
+  void distributed_info();
+  // Writes the metadata events; whether none was written.
+  bool metadata();
+  // The items, in the order `next` hands them out, `count` of them, on the
+  // formatting threads; whether no event is written before them is `first`.
+  template <typename Next>
+  void write_items(Next next, uint64_t count, bool first);
+
+  TraceItems items_;
+  JsonOut& out_;
+  TextCache cache_;  // the calling thread's: metadata, and items when formatted here
 };
 
 void TraceWriter::assign_pids() {
   // OS pids, unless two files share one (two hosts) or a file has none.
   std::set<uint64_t> used;
-  for (size_t p = 0; p < run_.processes.size(); ++p) {
-    const auto& info = run_.processes[p].process;
+  for (size_t p = 0; p < items_.run.processes.size(); ++p) {
+    const auto& info = items_.run.processes[p].process;
     uint64_t pid = info ? info->pid : 0;
     if (pid == 0 || used.count(pid)) pid = 0x60000000ull + p;
     used.insert(pid);
-    cpu_pid_.push_back(pid);
+    items_.cpu_pid.push_back(pid);
   }
 }
 
@@ -429,11 +512,11 @@ void TraceWriter::assign_pids() {
 // ProfilerStep#0 over all its CPU events: the plugin's own choice for a
 // trace without steps, with the events it needs to make it.
 void TraceWriter::collect_steps() {
-  const size_t processes = run_.processes.size();
+  const size_t processes = items_.run.processes.size();
   std::vector<bool> marked(processes, false);
   // (start, tid) of every CPU event, only of the processes given steps.
   std::vector<bool> given_steps(processes, false);
-  for (const TraceStep& step : options_.steps)
+  for (const TraceStep& step : items_.options.steps)
     if (step.process < processes) given_steps[step.process] = true;
   std::vector<std::vector<std::pair<uint64_t, uint32_t>>> starts(processes);
   std::vector<uint64_t> cpu_events(processes, 0);
@@ -446,9 +529,9 @@ void TraceWriter::collect_steps() {
   auto count_run = [&] {
     if (run_length) events_per_thread[run_process][run_tid] += run_length;
   };
-  for (const CpuEvent& e : run_.cpu_events) {
+  for (const CpuEvent& e : items_.run.cpu_events) {
     if (e.process >= processes) continue;
-    if (e.kind == CpuEventKind::kPushPopRange && profiler_step_[e.name]) marked[e.process] = true;
+    if (e.kind == CpuEventKind::kPushPopRange && items_.profiler_step[e.name]) marked[e.process] = true;
     if (given_steps[e.process]) starts[e.process].emplace_back(e.start_ns, e.tid);
     ++cpu_events[e.process];
     if (e.process != run_process || e.tid != run_tid) {
@@ -470,27 +553,27 @@ void TraceWriter::collect_steps() {
     return tid;
   };
   std::vector<bool> stepped(processes, false);
-  for (const TraceStep& step : options_.steps) {
+  for (const TraceStep& step : items_.options.steps) {
     if (step.process >= processes || marked[step.process] || step.end_ns < step.start_ns) continue;
     std::vector<std::pair<uint64_t, uint32_t>>& s = starts[step.process];
     if (!stepped[step.process]) std::sort(s.begin(), s.end());
     stepped[step.process] = true;
     const auto first = std::lower_bound(s.begin(), s.end(), std::pair<uint64_t, uint32_t>{step.start_ns, 0});
     const uint32_t tid = first != s.end() && first->first < step.end_ns ? first->second : main_thread(step.process);
-    steps_.push_back({step.process, tid, step.index, step.start_ns, step.end_ns, false});
+    items_.steps.push_back({step.process, tid, step.index, step.start_ns, step.end_ns, false});
   }
   for (uint32_t p = 0; p < processes; ++p)
     if (!marked[p] && !stepped[p] && cpu_events[p] != 0)
-      steps_.push_back({p, main_thread(p), 0, cpu_span[p].first, cpu_span[p].second, true});
+      items_.steps.push_back({p, main_thread(p), 0, cpu_span[p].first, cpu_span[p].second, true});
 }
 
-void TraceWriter::step(size_t index) {
-  const StepMark& s = steps_[index];
-  common("X", "user_annotation", "ProfilerStep#" + std::to_string(s.index), cpu_pid_[s.process], s.tid);
+void ItemText::step(size_t index) {
+  const StepMark& s = items_.steps[index];
+  common("X", "user_annotation", "ProfilerStep#" + std::to_string(s.index), items_.cpu_pid[s.process], s.tid);
   span(s.start_ns, s.end_ns);
   out_.key("args").raw("{");
   if (s.whole_run) out_.str("steps").raw(":").str("none: the whole run");
-  else out_.str("step rule").raw(":").str(options_.step_rule);
+  else out_.str("step rule").raw(":").str(items_.options.step_rule);
   out_.raw("}").end_event();
 }
 
@@ -499,11 +582,11 @@ void TraceWriter::step(size_t index) {
 int64_t TraceWriter::annotated_range(const GpuActivity& operation) const {
   if (operation.launched_by < 0) return -1;
   // RangeParents' links form a tree: the walk ends, whatever the file held.
-  for (int64_t p = parents_.parent(static_cast<size_t>(operation.launched_by)); p != RangeParents::kNoParent;
-       p = parents_.parent(static_cast<size_t>(p))) {
-    const CpuEvent& e = run_.cpu_events[static_cast<size_t>(p)];
+  for (int64_t p = items_.parents.parent(static_cast<size_t>(operation.launched_by)); p != RangeParents::kNoParent;
+       p = items_.parents.parent(static_cast<size_t>(p))) {
+    const CpuEvent& e = items_.run.cpu_events[static_cast<size_t>(p)];
     if (e.kind != CpuEventKind::kPushPopRange) continue;
-    return profiler_step_[e.name] ? -1 : p;
+    return items_.profiler_step[e.name] ? -1 : p;
   }
   return -1;
 }
@@ -513,9 +596,9 @@ void TraceWriter::collect_annotations() {
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<uint32_t>> streams;
   std::tuple<uint32_t, uint32_t, uint32_t> last{UINT32_MAX, UINT32_MAX, UINT32_MAX};
   std::vector<uint32_t>* last_stream = nullptr;  // consecutive operations are mostly of one stream
-  for (size_t i = 0; i < run_.gpu_activities.size(); ++i) {
-    const GpuActivity& g = run_.gpu_activities[i];
-    const GpuPlace& place = run_.place(g);
+  for (size_t i = 0; i < items_.run.gpu_activities.size(); ++i) {
+    const GpuActivity& g = items_.run.gpu_activities[i];
+    const GpuPlace& place = items_.run.place(g);
     if (!last_stream || std::tuple{g.process, place.device_id, place.stream_id} != last) {
       last = {g.process, place.device_id, place.stream_id};
       last_stream = &streams[last];
@@ -525,10 +608,10 @@ void TraceWriter::collect_annotations() {
   // At most one annotation per operation, reserved up front: the pages past
   // the last one are never touched, where growing by doubling held the old
   // and the new buffer at once (18 MB more at trace's peak at 10M events).
-  annotations_.reserve(run_.gpu_activities.size());
+  items_.annotations.reserve(items_.run.gpu_activities.size());
   for (auto& [row, operations] : streams) {
     auto earlier = [&](uint32_t a, uint32_t b) {
-      const GpuActivity &x = run_.gpu_activities[a], &y = run_.gpu_activities[b];
+      const GpuActivity &x = items_.run.gpu_activities[a], &y = items_.run.gpu_activities[b];
       return std::tie(x.start_ns, x.end_ns, a) < std::tie(y.start_ns, y.end_ns, b);
     };
     // A stream's operations mostly come in order already.
@@ -536,12 +619,12 @@ void TraceWriter::collect_annotations() {
       std::sort(operations.begin(), operations.end(), earlier);
     uint64_t taken_until = 0;  // the end of the stream's operations and annotations so far
     for (size_t k = 0; k < operations.size(); ++k) {
-      const GpuActivity& g = run_.gpu_activities[operations[k]];
+      const GpuActivity& g = items_.run.gpu_activities[operations[k]];
       const uint64_t end = std::max(g.start_ns, g.end_ns);
       const int64_t range = annotated_range(g);
       if (range >= 0) {
         const uint64_t next_start =
-            k + 1 < operations.size() ? run_.gpu_activities[operations[k + 1]].start_ns : UINT64_MAX;
+            k + 1 < operations.size() ? items_.run.gpu_activities[operations[k + 1]].start_ns : UINT64_MAX;
         const uint64_t padded_start = std::max(g.start_ns > 0 ? g.start_ns - 1 : 0, std::min(taken_until, g.start_ns));
         const uint64_t padded_end = std::min(end <= UINT64_MAX - 2 ? end + 2 : end, std::max(next_start, end));
         // Squeezed between neighbours on both sides, an annotation would be
@@ -549,11 +632,11 @@ void TraceWriter::collect_annotations() {
         // holds which (speedscope closes the outer one first and keeps it
         // open to the end): then none.
         if (padded_start < g.start_ns || padded_end > end) {
-          annotations_.push_back({static_cast<uint32_t>(range), operations[k],
+          items_.annotations.push_back({static_cast<uint32_t>(range), operations[k],
                                   static_cast<uint8_t>(g.start_ns - padded_start),
                                   static_cast<uint8_t>(padded_end - end)});
           taken_until = std::max(taken_until, padded_end);
-          annotations_end_ns_ = std::max(annotations_end_ns_, padded_end);
+          items_.annotations_end_ns = std::max(items_.annotations_end_ns, padded_end);
         }
       }
       taken_until = std::max(taken_until, end);
@@ -562,16 +645,16 @@ void TraceWriter::collect_annotations() {
 }
 
 void TraceWriter::mark_launchers() {
-  launcher_.assign(run_.cpu_events.size(), false);
-  for (const GpuActivity& g : run_.gpu_activities)
-    if (g.launched_by >= 0 && g.correlation_id != 0) launcher_[static_cast<size_t>(g.launched_by)] = true;
+  items_.launcher.assign(items_.run.cpu_events.size(), false);
+  for (const GpuActivity& g : items_.run.gpu_activities)
+    if (g.launched_by >= 0 && g.correlation_id != 0) items_.launcher[static_cast<size_t>(g.launched_by)] = true;
 }
 
 void TraceWriter::device_properties() {
   out_.key("deviceProperties").raw("[");
   bool first_device = true;
   std::set<uint32_t> seen;
-  for (const ProcessInfo& p : run_.processes)
+  for (const ProcessInfo& p : items_.run.processes)
     for (const recorded::Device& d : p.devices) {
       if (!seen.insert(d.id).second) continue;  // same index on another rank: listed once
       out_.raw(first_device ? "{" : ",{");
@@ -597,7 +680,7 @@ void TraceWriter::device_properties() {
 // and takes a file without one for rank 0: a process that was given no rank
 // is rank 0 of 1 here too, said rather than left for readers to guess.
 void TraceWriter::distributed_info() {
-  for (const ProcessInfo& p : run_.processes) {
+  for (const ProcessInfo& p : items_.run.processes) {
     if (!p.process) continue;
     const bool ranked = p.process->rank >= 0;
     out_.key("distributedInfo").raw("{\"rank\": ").snum(ranked ? p.process->rank : 0);
@@ -616,48 +699,49 @@ void TraceWriter::header() {
   // TensorBoard's Trace tab) decides nesting at whole microseconds and puts
   // sub-microsecond events under the wrong parent; "ns" makes it nanoseconds.
   out_.key("displayTimeUnit").str("ns");
-  for (const ProcessInfo& p : run_.processes) {
+  for (const ProcessInfo& p : items_.run.processes) {
     // RunBuilder put every file on the clock of the first one with an anchor.
     if (!p.process || !p.process->clock_anchor) continue;
     const recorded::ClockAnchor& a = *p.process->clock_anchor;
-    out_.key("baseTimeNanoseconds").num(origin_ - offset_ns_ - a.monotonic_ns + a.realtime_ns);
+    out_.key("baseTimeNanoseconds").num(items_.origin - items_.offset_ns - a.monotonic_ns + a.realtime_ns);
     break;
   }
-  out_.key("traceName").str(options_.trace_name);
+  out_.key("traceName").str(items_.options.trace_name);
   out_.key("traceEvents").raw("[");
 }
 
-void TraceWriter::metadata() {
+bool TraceWriter::metadata() {
+  ItemText text(items_, cache_, out_, true, 0);
   std::map<uint32_t, std::set<uint32_t>> threads;                     // process -> tids
   std::map<std::pair<uint32_t, uint32_t>, std::set<int64_t>> streams;  // (process, device) -> rows
-  for (size_t p = 0; p < run_.processes.size(); ++p)
-    for (const auto& [tid, name] : run_.processes[p].threads) threads[static_cast<uint32_t>(p)].insert(tid);
+  for (size_t p = 0; p < items_.run.processes.size(); ++p)
+    for (const auto& [tid, name] : items_.run.processes[p].threads) threads[static_cast<uint32_t>(p)].insert(tid);
   // Consecutive events are mostly of one thread or stream: the sets are
   // asked only when that changes.
   std::pair<uint32_t, uint32_t> last{UINT32_MAX, UINT32_MAX};
-  for (const CpuEvent& e : run_.cpu_events)
+  for (const CpuEvent& e : items_.run.cpu_events)
     if (std::pair<uint32_t, uint32_t>{e.process, e.tid} != last) {
       last = {e.process, e.tid};
       threads[e.process].insert(e.tid);
     }
   std::tuple<uint32_t, uint32_t, uint32_t> last_stream{UINT32_MAX, UINT32_MAX, UINT32_MAX};
-  for (const GpuActivity& g : run_.gpu_activities) {
-    const GpuPlace& place = run_.place(g);
+  for (const GpuActivity& g : items_.run.gpu_activities) {
+    const GpuPlace& place = items_.run.place(g);
     if (std::tuple{g.process, place.device_id, place.stream_id} != last_stream) {
       last_stream = {g.process, place.device_id, place.stream_id};
       streams[{g.process, place.device_id}].insert(place.stream_id);
     }
   }
-  for (const Synchronization& s : run_.synchronizations)
+  for (const Synchronization& s : items_.run.synchronizations)
     streams[{s.process, s.device_id}].insert(s.stream_id == kNoStream ? -1 : kSyncRowOffset + s.stream_id);
-  for (const MemoryEvent& m : run_.memory_events)
+  for (const MemoryEvent& m : items_.run.memory_events)
     if (m.on_device) streams[{m.process, m.device_id}];
-  for (const TensorMemoryEvent& m : run_.tensor_memory_events)
+  for (const TensorMemoryEvent& m : items_.run.tensor_memory_events)
     if (m.device >= 0) streams[{m.process, static_cast<uint32_t>(m.device)}];
 
-  for (size_t p = 0; p < run_.processes.size(); ++p) {
-    const ProcessInfo& info = run_.processes[p];
-    const uint64_t pid = cpu_pid_[p];
+  for (size_t p = 0; p < items_.run.processes.size(); ++p) {
+    const ProcessInfo& info = items_.run.processes[p];
+    const uint64_t pid = items_.cpu_pid[p];
     std::string name = info.process && !info.process->executable.empty() ? base_name(info.process->executable)
                                                                            : base_name(info.path);
     std::string labels = "CPU";
@@ -666,30 +750,30 @@ void TraceWriter::metadata() {
       if (!info.process->hostname.empty()) labels += ", host " + info.process->hostname;
     }
     const auto sort_index = static_cast<int64_t>(p);
-    meta_event("process_name", pid, nullptr, "name", &name, nullptr);
-    meta_event("process_labels", pid, nullptr, "labels", &labels, nullptr);
-    meta_event("process_sort_index", pid, nullptr, "sort_index", nullptr, &sort_index);
+    text.meta_event("process_name", pid, nullptr, "name", &name, nullptr);
+    text.meta_event("process_labels", pid, nullptr, "labels", &labels, nullptr);
+    text.meta_event("process_sort_index", pid, nullptr, "sort_index", nullptr, &sort_index);
     for (uint32_t tid : threads[static_cast<uint32_t>(p)]) {
       const int64_t t = tid;
       std::string thread_name = "thread " + std::to_string(tid);
       if (auto it = info.threads.find(tid); it != info.threads.end() && !it->second.empty())
         thread_name += " (" + it->second + ")";
-      meta_event("thread_name", pid, &t, "name", &thread_name, nullptr);
-      meta_event("thread_sort_index", pid, &t, "sort_index", nullptr, &t);
+      text.meta_event("thread_name", pid, &t, "name", &thread_name, nullptr);
+      text.meta_event("thread_sort_index", pid, &t, "sort_index", nullptr, &t);
     }
   }
   for (const auto& [key, rows] : streams) {
     const auto [process, device] = key;
-    const uint64_t pid = gpu_pid(process, device);
+    const uint64_t pid = items_.gpu_pid(process, device);
     std::string name = "GPU " + std::to_string(device);
-    if (run_.processes.size() > 1) name += " (pid " + std::to_string(cpu_pid_[process]) + ")";
+    if (items_.run.processes.size() > 1) name += " (pid " + std::to_string(items_.cpu_pid[process]) + ")";
     std::string labels = "GPU " + std::to_string(device);
-    for (const recorded::Device& d : run_.processes[process].devices)
+    for (const recorded::Device& d : items_.run.processes[process].devices)
       if (d.id == device && !d.name.empty()) labels += ", " + d.name;
     const auto sort_index = static_cast<int64_t>(0x1000000ull + pid);
-    meta_event("process_name", pid, nullptr, "name", &name, nullptr);
-    meta_event("process_labels", pid, nullptr, "labels", &labels, nullptr);
-    meta_event("process_sort_index", pid, nullptr, "sort_index", nullptr, &sort_index);
+    text.meta_event("process_name", pid, nullptr, "name", &name, nullptr);
+    text.meta_event("process_labels", pid, nullptr, "labels", &labels, nullptr);
+    text.meta_event("process_sort_index", pid, nullptr, "sort_index", nullptr, &sort_index);
     for (int64_t row : rows) {
       // Kineto's row names: "stream N", "stream N (sync)", and "Device N"
       // for device-wide synchronizations.
@@ -697,54 +781,59 @@ void TraceWriter::metadata() {
                             : row >= kSyncRowOffset ? "stream " + std::to_string(row - kSyncRowOffset) + " (sync)"
                                                     : "stream " + std::to_string(row);
       const int64_t sort = row >= kSyncRowOffset ? row - kSyncRowOffset : row;
-      meta_event("thread_name", pid, &row, "name", &row_name, nullptr);
-      meta_event("thread_sort_index", pid, &row, "sort_index", nullptr, &sort);
+      text.meta_event("thread_name", pid, &row, "name", &row_name, nullptr);
+      text.meta_event("thread_sort_index", pid, &row, "sort_index", nullptr, &sort);
     }
   }
+  return text.first();
 }
 
-void TraceWriter::api_call(size_t index) {
-  const CpuEvent& e = run_.cpu_events[index];
-  const uint64_t pid = cpu_pid_[e.process];
+void ItemText::api_call(size_t index) {
+  const CpuEvent& e = items_.run.cpu_events[index];
+  const uint64_t pid = items_.cpu_pid[e.process];
   // Readers (HTA, TensorBoard) join GPU work to the CPU event that carries
   // its correlation id, one per id, as in Kineto's traces. A driver call
   // made inside a runtime call shares the runtime call's id, so it goes in a
   // category of its own and names the id under another key: joined on, it
   // would count the work twice.
   const bool runtime = is_runtime_call(e);
-  const bool inner = nested_call(index);
+  const bool inner = items_.nested_call(index);
   common_json("X", runtime ? "\"cuda_runtime\"" : inner ? "\"cuda_driver_nested\"" : "\"cuda_driver\"",
               json_name(e.name), pid, e.tid);
   span(e.start_ns, e.end_ns);
-  out_.key("args").raw("{\"cbid\":").num(run_.callback_id(e.name));
+  out_.key("args").raw("{\"cbid\":").num(items_.run.callback_id(e.name));
   out_.key(inner ? "runtime correlation" : "correlation").num(e.correlation_id());
-  external_id_arg(operators_.enclosing_external_id(index));
-  if (options_.namer != nullptr && e.stack != 0 && e.stack <= run_.stacks.size()) {
-    out_.raw(stack_arg(e.stack));
+  external_id_arg(items_.operators.enclosing_external_id(index));
+  if (items_.options.namer != nullptr && e.stack != 0 && e.stack <= items_.run.stacks.size()) {
+    out_.raw(items_.stack_args[e.stack - 1]);
   }
   out_.raw("}").end_event();
   // One flow start per call that launched work, however many operations
   // it launched (a graph launch runs many).
-  if (launcher_[index]) {
+  if (items_.launcher[index]) {
     common_json("s", "\"ac2g\"", "\"ac2g\"", pid, e.tid);
-    out_.key("id").num(flow_id(e.process, e.correlation_id())).key("ts").micros(ts(e.start_ns)).end_event();
+    out_.key("id")
+        .num(items_.flow_id(e.process, e.correlation_id()))
+        .key("ts")
+        .micros(items_.ts(e.start_ns))
+        .end_event();
   }
 }
 
-void TraceWriter::cpu_event(size_t index) {
-  const CpuEvent& e = run_.cpu_events[index];
+void ItemText::cpu_event(size_t index) {
+  const CpuEvent& e = items_.run.cpu_events[index];
   if (e.kind == CpuEventKind::kApiCall) return api_call(index);
-  const uint64_t pid = cpu_pid_[e.process];
+  const uint64_t pid = items_.cpu_pid[e.process];
   const std::string& full_name = json_range_name(index);
   auto args = [&] {
     out_.key("args").raw("{\"External id\":").num(external_id(index));
-    out_.raw(operators_.operator_args(index));
-    if (e.nvtx_domain()) out_.key("domain").str(run_.name(e.nvtx_domain()));
+    out_.raw(items_.operators.operator_args(index));
+    if (e.nvtx_domain()) out_.key("domain").str(items_.run.name(e.nvtx_domain()));
     if (e.unterminated) out_.raw(",\"unterminated\":true");
     out_.raw("}");
   };
   if (e.kind == CpuEventKind::kPushPopRange) {
-    common_json("X", operators_.is_operator(index) ? "\"cpu_op\"" : "\"user_annotation\"", full_name, pid, e.tid);
+    common_json("X", items_.operators.is_operator(index) ? "\"cpu_op\"" : "\"user_annotation\"", full_name, pid, e.tid);
     span(e.start_ns, e.end_ns);
     args();
     out_.end_event();
@@ -755,20 +844,20 @@ void TraceWriter::cpu_event(size_t index) {
   // async events, which viewers lay out on their own rows.
   const uint64_t id = ++async_ids_;
   common_json("b", "\"user_annotation\"", full_name, pid, e.tid);
-  out_.key("id").num(id).key("ts").micros(ts(e.start_ns));
+  out_.key("id").num(id).key("ts").micros(items_.ts(e.start_ns));
   args();
   out_.end_event();
   common_json("e", "\"user_annotation\"", full_name, pid, e.tid);
-  out_.key("id").num(id).key("ts").micros(ts(e.end_ns)).end_event();
+  out_.key("id").num(id).key("ts").micros(items_.ts(e.end_ns)).end_event();
 }
 
 // Kineto's arrow from a forward op to its backward node (trace_operators.h).
-void TraceWriter::fwdbwd_flow(size_t range) {
-  const TraceOperators::Flow* flow = operators_.flow_at(range);
+void ItemText::fwdbwd_flow(size_t range) {
+  const TraceOperators::Flow* flow = items_.operators.flow_at(range);
   if (flow == nullptr) return;
-  const CpuEvent& e = run_.cpu_events[range];
-  common(flow->start ? "s" : "f", "fwdbwd", "fwdbwd", cpu_pid_[e.process], e.tid);
-  out_.key("id").num(flow->id).key("ts").micros(ts(e.start_ns));
+  const CpuEvent& e = items_.run.cpu_events[range];
+  common(flow->start ? "s" : "f", "fwdbwd", "fwdbwd", items_.cpu_pid[e.process], e.tid);
+  out_.key("id").num(flow->id).key("ts").micros(items_.ts(e.start_ns));
   if (!flow->start) out_.raw(",\"bp\":\"e\"");
   out_.end_event();
 }
@@ -776,16 +865,16 @@ void TraceWriter::fwdbwd_flow(size_t range) {
 // Kineto's kernel args, in its order. "queued" is CUPTI's queued
 // timestamp, which neither Kineto nor the agent asks CUPTI for: 0 (CUPTI's
 // "unknown"), as in Kineto's traces.
-void TraceWriter::kernel_args(const GpuActivity& g) {
-  const KernelConfig& k = run_.kernel_config(g);
-  const GpuPlace& place = run_.place(g);
+void ItemText::kernel_args(const GpuActivity& g) {
+  const KernelConfig& k = items_.run.kernel_config(g);
+  const GpuPlace& place = items_.run.place(g);
   out_.key("args").raw("{\"queued\":0").key("device").num(place.device_id).key("context").num(place.context_id);
   out_.key("stream").num(place.stream_id).key("correlation").num(g.correlation_id);
   out_.key("registers per thread").num(k.registers_per_thread);
   out_.key("shared memory").num(uint64_t{k.static_shared_bytes} + k.dynamic_shared_bytes);
-  auto [cached, added] = occupancies_.try_emplace({g.process, place.device_id, g.details});
+  auto [cached, added] = cache_.occupancies.try_emplace({g.process, place.device_id, g.details});
   if (added) {
-    for (const recorded::Device& d : run_.processes[g.process].devices)
+    for (const recorded::Device& d : items_.run.processes[g.process].devices)
       if (d.id == place.device_id) cached->second.device = &d;
     cached->second.occupancy = estimate_occupancy(k, cached->second.device);
   }
@@ -799,14 +888,14 @@ void TraceWriter::kernel_args(const GpuActivity& g) {
   out_.key("block").raw("[").num(k.block[0]).raw(",").num(k.block[1]).raw(",").num(k.block[2]).raw("]");
   out_.key("est. achieved occupancy %").num(occupancy.achieved_percent);
   out_.key("graph id").num(place.graph_id).key("graph node id").num(k.graph_node_id);
-  external_id_arg(operators_.external_id_of_call(g.launched_by));
+  external_id_arg(items_.operators.external_id_of_call(g.launched_by));
   out_.raw("}");
 }
 
-void TraceWriter::gpu_event(size_t index) {
-  const GpuActivity& g = run_.gpu_activities[index];
-  const GpuPlace& place = run_.place(g);
-  const uint64_t pid = gpu_pid(g.process, place.device_id);
+void ItemText::gpu_event(size_t index) {
+  const GpuActivity& g = items_.run.gpu_activities[index];
+  const GpuPlace& place = items_.run.place(g);
+  const uint64_t pid = items_.gpu_pid(g.process, place.device_id);
   const char* cat =
       g.kind == GpuKind::kKernel ? "\"kernel\"" : g.kind == GpuKind::kMemcpy ? "\"gpu_memcpy\"" : "\"gpu_memset\"";
   common_json("X", cat, json_name(g.name), pid, place.stream_id);
@@ -814,9 +903,9 @@ void TraceWriter::gpu_event(size_t index) {
   if (g.kind == GpuKind::kKernel) {
     kernel_args(g);
   } else {
-    const Transfer& transfer = run_.transfer(g);
+    const Transfer& transfer = items_.run.transfer(g);
     out_.key("args").raw("{\"device\":").num(place.device_id).key("context").num(place.context_id);
-    external_id_arg(operators_.external_id_of_call(g.launched_by));
+    external_id_arg(items_.operators.external_id_of_call(g.launched_by));
     out_.key("stream").num(place.stream_id).key("correlation").num(g.correlation_id);
     out_.key("bytes").num(transfer.bytes);
     // bytes per ns is GB/s.
@@ -832,7 +921,12 @@ void TraceWriter::gpu_event(size_t index) {
   // The launch arrow's end; its start is on the launching call.
   if (g.launched_by < 0 || g.correlation_id == 0) return;
   common_json("f", "\"ac2g\"", "\"ac2g\"", pid, place.stream_id);
-  out_.key("id").num(flow_id(g.process, g.correlation_id)).key("ts").micros(ts(g.start_ns)).raw(",\"bp\":\"e\"").end_event();
+  out_.key("id")
+      .num(items_.flow_id(g.process, g.correlation_id))
+      .key("ts")
+      .micros(items_.ts(g.start_ns))
+      .raw(",\"bp\":\"e\"")
+      .end_event();
 }
 
 // Kineto gives a GPU span of a range its range's External id and nothing
@@ -847,65 +941,71 @@ void TraceWriter::gpu_event(size_t index) {
 // Kineto's own traces start at the epoch's microseconds. Readers show
 // times from the first event, so nothing a user sees moves.
 void TraceWriter::choose_time_offset() {
-  uint64_t last = origin_;
-  for (const CpuEvent& e : run_.cpu_events) last = std::max({last, e.start_ns, e.end_ns});
-  for (const GpuActivity& g : run_.gpu_activities) last = std::max({last, g.start_ns, g.end_ns});
-  for (const Synchronization& s : run_.synchronizations) last = std::max({last, s.start_ns, s.end_ns});
-  for (const MemoryEvent& m : run_.memory_events) last = std::max(last, m.time_ns);
-  for (const TensorMemoryEvent& m : run_.tensor_memory_events) last = std::max(last, m.time_ns);
-  last = std::max(last, annotations_end_ns_);
-  for (const StepMark& s : steps_) last = std::max(last, s.end_ns);
+  uint64_t last = items_.origin;
+  for (const CpuEvent& e : items_.run.cpu_events) last = std::max({last, e.start_ns, e.end_ns});
+  for (const GpuActivity& g : items_.run.gpu_activities) last = std::max({last, g.start_ns, g.end_ns});
+  for (const Synchronization& s : items_.run.synchronizations) last = std::max({last, s.start_ns, s.end_ns});
+  for (const MemoryEvent& m : items_.run.memory_events) last = std::max(last, m.time_ns);
+  for (const TensorMemoryEvent& m : items_.run.tensor_memory_events) last = std::max(last, m.time_ns);
+  last = std::max(last, items_.annotations_end_ns);
+  for (const StepMark& s : items_.steps) last = std::max(last, s.end_ns);
   uint64_t offset = 1000;  // 1 us
-  while (offset < last - origin_ && offset <= UINT64_MAX / 10) offset *= 10;
-  offset_ns_ = offset;
+  while (offset < last - items_.origin && offset <= UINT64_MAX / 10) offset *= 10;
+  items_.offset_ns = offset;
 }
 
-void TraceWriter::annotation(size_t index) {
-  const GpuAnnotation& a = annotations_[index];
-  const GpuActivity& g = run_.gpu_activities[a.operation];
-  const GpuPlace& place = run_.place(g);
-  common_json("X", "\"gpu_user_annotation\"", json_range_name(a.range), gpu_pid(g.process, place.device_id),
+void ItemText::annotation(size_t index) {
+  const GpuAnnotation& a = items_.annotations[index];
+  const GpuActivity& g = items_.run.gpu_activities[a.operation];
+  const GpuPlace& place = items_.run.place(g);
+  common_json("X", "\"gpu_user_annotation\"", json_range_name(a.range), items_.gpu_pid(g.process, place.device_id),
               place.stream_id);
-  span(a.start_ns(run_), a.end_ns(run_));
+  span(a.start_ns(items_.run), a.end_ns(items_.run));
   out_.key("args").raw("{\"External id\":").num(external_id(a.range)).raw("}").end_event();
 }
 
-void TraceWriter::sync(size_t index) {
-  const Synchronization& s = run_.synchronizations[index];
+void ItemText::sync(size_t index) {
+  const Synchronization& s = items_.run.synchronizations[index];
   const bool on_stream = s.stream_id != kNoStream;
   const char* name = sync_name(s.kind);
-  common("X", "cuda_sync", name, gpu_pid(s.process, s.device_id), on_stream ? kSyncRowOffset + s.stream_id : -1);
+  common("X", "cuda_sync", name, items_.gpu_pid(s.process, s.device_id), on_stream ? kSyncRowOffset + s.stream_id : -1);
   span(s.start_ns, s.end_ns);
   out_.key("args").raw("{\"cuda_sync_kind\":").str(name);
   if (s.kind == SyncKind::kEventSynchronize || s.kind == SyncKind::kStreamWaitEvent)
     out_.key("wait_on_cuda_event_id").num(s.event);
   out_.key("stream").snum(on_stream ? int64_t{s.stream_id} : -1).key("correlation").num(s.correlation_id);
-  external_id_arg(operators_.external_id_of_call(s.called_by));
+  external_id_arg(items_.operators.external_id_of_call(s.called_by));
   out_.key("device").num(s.device_id).key("context").num(s.context_id).raw("}").end_event();
 }
 
 // Memory in use as a counter (the clearer picture), and each allocation and
 // release as Kineto's "[memory]" instant event, which TensorBoard's memory
 // view reads.
-void TraceWriter::memory(size_t index) {
-  const MemoryEvent& m = run_.memory_events[index];
-  const uint64_t cpu_pid = cpu_pid_[m.process];
+void ItemText::memory(size_t index) {
+  const MemoryEvent& m = items_.run.memory_events[index];
+  const uint64_t cpu_pid = items_.cpu_pid[m.process];
   begin_event();
   if (m.on_device) {
     out_.raw("{\"ph\":\"C\",\"cat\":\"memory\",\"name\":").str("GPU " + std::to_string(m.device_id) + " memory in use");
-    out_.key("pid").num(gpu_pid(m.process, m.device_id));
+    out_.key("pid").num(items_.gpu_pid(m.process, m.device_id));
   } else {
     out_.raw("{\"ph\":\"C\",\"cat\":\"memory\",\"name\":").str("CUDA host memory in use");
     out_.key("pid").num(cpu_pid);
   }
-  out_.key("ts").micros(ts(m.time_ns)).key("args").raw("{\"bytes\":").snum(memory_in_use_[index]).raw("}").end_event();
-  if (has_tensor_memory_[m.process]) return;
+  out_.key("ts")
+      .micros(items_.ts(m.time_ns))
+      .key("args")
+      .raw("{\"bytes\":")
+      .snum(items_.memory_in_use[index])
+      .raw("}")
+      .end_event();
+  if (items_.has_tensor_memory[m.process]) return;
 
   begin_event();
   out_.raw("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\"");
   // On the allocating thread's row; CUPTI names it only for some kinds.
-  const uint32_t tid = m.tid || m.called_by < 0 ? m.tid : run_.cpu_events[static_cast<size_t>(m.called_by)].tid;
-  out_.key("pid").num(cpu_pid).key("tid").num(tid).key("ts").micros(ts(m.time_ns));
+  const uint32_t tid = m.tid || m.called_by < 0 ? m.tid : items_.run.cpu_events[static_cast<size_t>(m.called_by)].tid;
+  out_.key("pid").num(cpu_pid).key("tid").num(tid).key("ts").micros(items_.ts(m.time_ns));
   // Kineto's device types: 0 CPU, 1 CUDA. Allocated and reserved are the
   // same here: CUDA's own allocator keeps no cache.
   // Host memory is device -1 as in Kineto: `m.on_device ? m.device_id : -1`
@@ -914,128 +1014,221 @@ void TraceWriter::memory(size_t index) {
   const int64_t device = m.on_device ? int64_t{m.device_id} : -1;
   out_.key("args").raw("{\"Device Type\":").num(m.on_device ? 1 : 0).key("Device Id").snum(device);
   out_.key("Addr").num(m.address).key("Bytes").snum(m.signed_bytes());
-  out_.key("Total Allocated").snum(memory_in_use_[index]).key("Total Reserved").snum(memory_in_use_[index]);
+  out_.key("Total Allocated").snum(items_.memory_in_use[index]).key("Total Reserved").snum(items_.memory_in_use[index]);
   out_.raw("}").end_event();
 }
 
 // A tensor's block from the caching allocator, as torch.profiler writes it
 // with profile_memory: a "[memory]" instant event with the allocator's own
 // totals (device -1 for CPU memory), and the allocated total as a counter.
-void TraceWriter::tensor_memory(size_t index) {
-  const TensorMemoryEvent& m = run_.tensor_memory_events[index];
-  const uint64_t cpu_pid = cpu_pid_[m.process];
+void ItemText::tensor_memory(size_t index) {
+  const TensorMemoryEvent& m = items_.run.tensor_memory_events[index];
+  const uint64_t cpu_pid = items_.cpu_pid[m.process];
   const bool on_device = m.device >= 0;
   begin_event();
   if (on_device) {
     out_.raw("{\"ph\":\"C\",\"name\":").str("GPU " + std::to_string(m.device) + " tensor memory allocated");
-    out_.key("pid").num(gpu_pid(m.process, static_cast<uint32_t>(m.device)));
+    out_.key("pid").num(items_.gpu_pid(m.process, static_cast<uint32_t>(m.device)));
   } else {
     out_.raw("{\"ph\":\"C\",\"name\":").str("CPU tensor memory allocated");
     out_.key("pid").num(cpu_pid);
   }
-  out_.key("ts").micros(ts(m.time_ns)).key("args").raw("{\"bytes\":").num(m.total_allocated).raw("}").end_event();
+  out_.key("ts")
+      .micros(items_.ts(m.time_ns))
+      .key("args")
+      .raw("{\"bytes\":")
+      .num(m.total_allocated)
+      .raw("}")
+      .end_event();
 
   begin_event();
   out_.raw("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\"");
-  out_.key("pid").num(cpu_pid).key("tid").num(m.tid).key("ts").micros(ts(m.time_ns));
+  out_.key("pid").num(cpu_pid).key("tid").num(m.tid).key("ts").micros(items_.ts(m.time_ns));
   out_.key("args").raw("{\"Device Type\":").num(on_device ? 1 : 0).key("Device Id").snum(m.device);
   out_.key("Addr").num(m.address).key("Bytes").snum(m.signed_bytes());
   out_.key("Total Allocated").num(m.total_allocated).key("Total Reserved").num(m.total_reserved);
   out_.raw("}").end_event();
 }
 
-uint64_t TraceWriter::item_start(ItemKind kind, uint32_t index) const {
+uint64_t TraceItems::item_start(ItemKind kind, uint32_t index) const {
   switch (kind) {
-    case ItemKind::kStep: return steps_[index].start_ns;
-    case ItemKind::kCpu: return run_.cpu_events[index].start_ns;
-    case ItemKind::kAnnotation: return annotations_[index].start_ns(run_);
-    case ItemKind::kGpu: return run_.gpu_activities[index].start_ns;
-    case ItemKind::kSync: return run_.synchronizations[index].start_ns;
-    case ItemKind::kMemory: return run_.memory_events[index].time_ns;
-    case ItemKind::kTensorMemory: return run_.tensor_memory_events[index].time_ns;
+    case ItemKind::kStep: return steps[index].start_ns;
+    case ItemKind::kCpu: return run.cpu_events[index].start_ns;
+    case ItemKind::kAnnotation: return annotations[index].start_ns(run);
+    case ItemKind::kGpu: return run.gpu_activities[index].start_ns;
+    case ItemKind::kSync: return run.synchronizations[index].start_ns;
+    case ItemKind::kMemory: return run.memory_events[index].time_ns;
+    case ItemKind::kTensorMemory: return run.tensor_memory_events[index].time_ns;
   }
   return 0;
 }
 
+void TraceItems::make_stack_arg(ItemKind kind, uint32_t index) {
+  if (kind != ItemKind::kCpu || options.namer == nullptr) return;
+  const CpuEvent& e = run.cpu_events[index];
+  if (e.kind != CpuEventKind::kApiCall || e.stack == 0 || e.stack > run.stacks.size()) return;
+  std::string& arg = stack_args[e.stack - 1];
+  if (!arg.empty()) return;
+  const std::vector<uint32_t>& frames = run.stacks[e.stack - 1];  // leaf first
+  size_t leaf = 0;
+  while (leaf < frames.size() && in_cuda_or_agent(run.frames[frames[leaf]])) ++leaf;
+  arg = ",\"stack\":[";
+  for (size_t i = frames.size(); i > leaf; --i) {
+    if (i != frames.size()) arg += ',';
+    append_json_string(arg, options.namer->name(run, run.frames[frames[i - 1]]));
+  }
+  arg += ']';
+}
+
+// Consecutive items of the file, formatted on one thread into a text of
+// their own.
+struct ItemBlock {
+  std::vector<std::pair<ItemKind, uint32_t>> items;
+  bool first = false;              // no event before the block's first
+  uint64_t async_ids_before = 0;   // taken by the start/end ranges before it
+  std::unique_ptr<JsonOut> text;   // made on first use, reused by the slot's later blocks
+};
+
+template <typename Next>
+void TraceWriter::write_items(Next next, uint64_t count, bool first) {
+  const unsigned cores = cores_for(items_.options.jobs);
+  if (cores <= 1) {  // straight into out_, on this thread
+    ItemText text(items_, cache_, out_, first, 0);
+    for (uint64_t n = 0; n < count; ++n) {
+      ItemKind kind{};
+      uint32_t index = 0;
+      next(kind, index);
+      items_.make_stack_arg(kind, index);
+      text.item(kind, index);
+    }
+    return;
+  }
+  // The merge (next) stays on this thread: each item's place depends on all
+  // before it. Formatting, nearly all of this loop's work, goes to `cores`
+  // threads, a block of items each, and the blocks' texts are written here
+  // in order. Two blocks per thread in flight keep every thread busy while
+  // the oldest is written, and memory at a few MB.
+  const size_t per_block = std::max<size_t>(1, items_.options.items_per_block);
+  std::vector<TextCache> caches(cores, TextCache(items_.run));
+  uint64_t made = 0;
+  uint64_t async_ids = 0;
+  auto fill = [&](ItemBlock& block) {
+    if (made == count) return false;
+    const uint64_t n = std::min<uint64_t>(count - made, per_block);
+    block.items.clear();
+    block.first = first && made == 0;
+    block.async_ids_before = async_ids;
+    for (uint64_t k = 0; k < n; ++k) {
+      ItemKind kind{};
+      uint32_t index = 0;
+      next(kind, index);
+      items_.make_stack_arg(kind, index);
+      if (kind == ItemKind::kCpu && ItemText::takes_async_id(items_.run.cpu_events[index])) ++async_ids;
+      block.items.emplace_back(kind, index);
+    }
+    made += n;
+    return true;
+  };
+  auto format = [&](ItemBlock& block, unsigned worker) {
+    if (!block.text) block.text = std::make_unique<JsonOut>();
+    ItemText text(items_, caches[worker], *block.text, block.first, block.async_ids_before);
+    for (const auto& [kind, index] : block.items) text.item(kind, index);
+  };
+  auto write = [&](ItemBlock& block) {
+    out_.append(*block.text);
+    block.text->clear();
+  };
+  run_ordered_blocks<ItemBlock>(cores, 2 * size_t{cores}, fill, format, write);
+}
+
 ChromeTraceStats TraceWriter::write() {
   assign_pids();
-  collect_annotations();
-  collect_steps();
-  mark_launchers();
   // Each kind's items in start order, merged below as they are written:
-  // the order of the whole file is (start, kind, index).
+  // the order of the whole file is (start, kind, index). The recorded
+  // tables' orders need nothing collected here, so with more than one core
+  // they are sorted on a thread of their own meanwhile (the CPU events'
+  // sort alone is 4% of trace's instructions).
   std::array<StartOrder, kItemKinds> orders;
   const auto every = [](size_t) { return true; };
-  orders[slot(ItemKind::kStep)] = StartOrder(steps_.size(), every, [&](size_t i) { return steps_[i].start_ns; });
-  orders[slot(ItemKind::kCpu)] = StartOrder(
-      run_.cpu_events.size(), [&](size_t i) { return options_.driver_calls || !folded_driver_call(i); },
-      [&](size_t i) { return run_.cpu_events[i].start_ns; });
-  orders[slot(ItemKind::kAnnotation)] =
-      StartOrder(annotations_.size(), every, [&](size_t i) { return annotations_[i].start_ns(run_); });
-  orders[slot(ItemKind::kGpu)] =
-      StartOrder(run_.gpu_activities.size(), every, [&](size_t i) { return run_.gpu_activities[i].start_ns; });
-  orders[slot(ItemKind::kSync)] =
-      StartOrder(run_.synchronizations.size(), every, [&](size_t i) { return run_.synchronizations[i].start_ns; });
-  orders[slot(ItemKind::kMemory)] =
-      StartOrder(run_.memory_events.size(), every, [&](size_t i) { return run_.memory_events[i].time_ns; });
-  orders[slot(ItemKind::kTensorMemory)] = StartOrder(
-      run_.tensor_memory_events.size(), every, [&](size_t i) { return run_.tensor_memory_events[i].time_ns; });
-  has_tensor_memory_.assign(run_.processes.size(), false);
-  for (const TensorMemoryEvent& t : run_.tensor_memory_events) has_tensor_memory_[t.process] = true;
+  const unsigned cores = cores_for(items_.options.jobs);
+  auto sort_recorded = [&] {
+    orders[slot(ItemKind::kCpu)] = StartOrder(
+        items_.run.cpu_events.size(),
+        [&](size_t i) { return items_.options.driver_calls || !items_.folded_driver_call(i); },
+        [&](size_t i) { return items_.run.cpu_events[i].start_ns; }, cores);
+    orders[slot(ItemKind::kGpu)] = StartOrder(items_.run.gpu_activities.size(), every,
+                                              [&](size_t i) { return items_.run.gpu_activities[i].start_ns; });
+    orders[slot(ItemKind::kSync)] = StartOrder(items_.run.synchronizations.size(), every,
+                                               [&](size_t i) { return items_.run.synchronizations[i].start_ns; });
+    orders[slot(ItemKind::kMemory)] = StartOrder(items_.run.memory_events.size(), every,
+                                                 [&](size_t i) { return items_.run.memory_events[i].time_ns; });
+    orders[slot(ItemKind::kTensorMemory)] = StartOrder(items_.run.tensor_memory_events.size(), every, [&](size_t i) {
+      return items_.run.tensor_memory_events[i].time_ns;
+    });
+  };
+  {
+    std::jthread sorting;  // joined at the end of this scope
+    if (cores > 1) sorting = std::jthread(sort_recorded);
+    else sort_recorded();
+    // Meanwhile: these write only annotations, steps and launcher, which
+    // the sorting reads none of.
+    collect_annotations();
+    collect_steps();
+    mark_launchers();
+  }
+  orders[slot(ItemKind::kStep)] =
+      StartOrder(items_.steps.size(), every, [&](size_t i) { return items_.steps[i].start_ns; });
+  orders[slot(ItemKind::kAnnotation)] = StartOrder(
+      items_.annotations.size(), every, [&](size_t i) { return items_.annotations[i].start_ns(items_.run); });
+  items_.has_tensor_memory.assign(items_.run.processes.size(), false);
+  for (const TensorMemoryEvent& t : items_.run.tensor_memory_events) items_.has_tensor_memory[t.process] = true;
 
   // The first item of each kind, and how many of each are written so far.
   std::array<uint64_t, kItemKinds> head_start{};
   std::array<size_t, kItemKinds> taken{};
   uint64_t item_count = 0;
   bool any = false;
-  origin_ = 0;
+  items_.origin = 0;
   for (size_t k = 0; k < kItemKinds; ++k) {
     item_count += orders[k].size();
     if (orders[k].size() == 0) continue;
-    head_start[k] = item_start(static_cast<ItemKind>(k), orders[k][0]);
-    origin_ = any ? std::min(origin_, head_start[k]) : head_start[k];
+    head_start[k] = items_.item_start(static_cast<ItemKind>(k), orders[k][0]);
+    items_.origin = any ? std::min(items_.origin, head_start[k]) : head_start[k];
     any = true;
   }
-  for (const GpuActivity& g : run_.gpu_activities)  // a flow's start may precede (clock skew)
-    if (g.launched_by >= 0) origin_ = std::min(origin_, run_.cpu_events[static_cast<size_t>(g.launched_by)].start_ns);
+  for (const GpuActivity& g : items_.run.gpu_activities)  // a flow's start may precede (clock skew)
+    if (g.launched_by >= 0)
+      items_.origin = std::min(items_.origin, items_.run.cpu_events[static_cast<size_t>(g.launched_by)].start_ns);
   choose_time_offset();
 
   // Memory in use, per (process, device or host), in time order.
-  memory_in_use_.assign(run_.memory_events.size(), 0);
+  items_.memory_in_use.assign(items_.run.memory_events.size(), 0);
   std::map<std::tuple<uint32_t, bool, uint32_t>, int64_t> in_use;
   const StartOrder& memory_order = orders[slot(ItemKind::kMemory)];
   for (size_t k = 0; k < memory_order.size(); ++k) {
-    const MemoryEvent& m = run_.memory_events[memory_order[k]];
+    const MemoryEvent& m = items_.run.memory_events[memory_order[k]];
     int64_t& total = in_use[{m.process, m.on_device, m.on_device ? m.device_id : 0}];
     total += m.signed_bytes();
-    memory_in_use_[memory_order[k]] = total;
+    items_.memory_in_use[memory_order[k]] = total;
   }
 
   header();
-  metadata();
+  const bool first = metadata();
   ChromeTraceStats stats;
-  for (; stats.events < item_count; ++stats.events) {
-    if (options_.max_events && stats.events >= options_.max_events) {
-      stats.events_left_out = item_count - stats.events;
-      break;
-    }
-    // The earliest head; at equal starts the earlier kind.
-    size_t next = kItemKinds;
+  const uint64_t limit = items_.options.max_events;
+  stats.events = limit != 0 ? std::min(item_count, limit) : item_count;
+  stats.events_left_out = item_count - stats.events;
+  // The earliest head; at equal starts the earlier kind.
+  auto next = [&](ItemKind& kind, uint32_t& index) {
+    size_t earliest = kItemKinds;
     for (size_t k = 0; k < kItemKinds; ++k)
-      if (taken[k] < orders[k].size() && (next == kItemKinds || head_start[k] < head_start[next])) next = k;
-    const uint32_t index = orders[next][taken[next]];
-    if (++taken[next] < orders[next].size())
-      head_start[next] = item_start(static_cast<ItemKind>(next), orders[next][taken[next]]);
-    switch (static_cast<ItemKind>(next)) {
-      case ItemKind::kStep: step(index); break;
-      case ItemKind::kCpu: cpu_event(index); break;
-      case ItemKind::kGpu: gpu_event(index); break;
-      case ItemKind::kAnnotation: annotation(index); break;
-      case ItemKind::kSync: sync(index); break;
-      case ItemKind::kMemory: memory(index); break;
-      case ItemKind::kTensorMemory: tensor_memory(index); break;
-    }
-  }
+      if (taken[k] < orders[k].size() && (earliest == kItemKinds || head_start[k] < head_start[earliest])) earliest = k;
+    kind = static_cast<ItemKind>(earliest);
+    index = orders[earliest][taken[earliest]];
+    if (++taken[earliest] < orders[earliest].size())
+      head_start[earliest] = items_.item_start(kind, orders[earliest][taken[earliest]]);
+  };
+  write_items(next, stats.events, first);
   out_.raw("\n]");
   out_.key("profanalyze").raw("{\"events\":").num(stats.events).key("events_left_out").num(stats.events_left_out);
   out_.raw("}}\n");

@@ -71,7 +71,9 @@
 // which makes the Catapult viewer nest at nanoseconds, not microseconds.
 //
 // Streamed: events go to the sink in start-time order as they are made;
-// only indices and the annotation spans are held, never the JSON text.
+// only indices and the annotation spans are held, never the JSON text but
+// for the blocks of events in flight on the formatting threads (jobs).
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -115,6 +117,14 @@ struct ChromeTraceOptions {
   // event named like a launch for one (HTA's get_aten_op_kernels_and_delay)
   // then find each launch's GPU work.
   bool driver_calls = false;
+  // Cores to format events on (model/cores.h: 0 every core), as
+  // PROFANALYZE_JOBS gives them; the file is the same byte for byte on any
+  // number. With one, formatting stays on the calling thread.
+  unsigned jobs = 1;
+  // Events per block handed to a formatting thread: about 2 MB of text at
+  // 4096, two blocks per core in flight. Small in tests, so that a few
+  // events cross blocks.
+  size_t items_per_block = 4096;
 };
 
 struct ChromeTraceStats {
