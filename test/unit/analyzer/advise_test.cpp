@@ -140,6 +140,42 @@ TEST_CASE("advise's usage sets add up to the busy time", "[advise]") {
   }
 }
 
+// The copy waits read the kernels' union as it is merged (UnionReader): for
+// parts in start order and questions that each start where the last ended
+// or later, its pieces must be interval_difference's against the whole
+// union, parts empty, inverted, touching and nested among them.
+TEST_CASE("advise's union read as it is merged gives the difference with the whole union", "[advise]") {
+  std::mt19937_64 random(31);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<Interval> parts(random() % 16);
+    for (Interval& i : parts) {
+      i.start = random() % 100;
+      i.end = i.start + random() % 25 - 4;
+    }
+    std::sort(parts.begin(), parts.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    const std::vector<Interval> whole = interval_union(parts);
+    size_t next = 0;
+    UnionReader reader([&](Interval& part) {
+      if (next == parts.size()) return false;
+      part = parts[next++];
+      return true;
+    });
+    uint64_t from = random() % 20;
+    while (from < 130) {
+      const uint64_t to = from + random() % 30;
+      std::vector<Interval> read;
+      reader.difference(from, to, [&](uint64_t start, uint64_t end) { read.push_back({start, end}); });
+      const std::vector<Interval> expected = to > from ? interval_difference({{from, to}}, whole) : std::vector<Interval>{};
+      REQUIRE(read.size() == expected.size());
+      for (size_t k = 0; k < read.size(); ++k) {
+        CHECK(read[k].start == expected[k].start);
+        CHECK(read[k].end == expected[k].end);
+      }
+      from = to + random() % 8;
+    }
+  }
+}
+
 namespace {
 
 // One process: ProfilerStep#N steps of `step_ns`, each running one kernel of
