@@ -11,18 +11,12 @@ namespace {
 
 bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
-// Per thread, its outermost API calls in start order: nested driver calls
-// share their runtime call's interval and its blame.
-using ThreadKey = std::pair<uint32_t, uint32_t>;  // (process, tid)
+}  // namespace
 
-// 4 bytes a call, as GpuActivity::launched_by; each thread's list sized
-// once and filtered in place (its calls are millions).
-using CallList = std::vector<uint32_t>;
-
-std::map<ThreadKey, CallList> outermost_calls(const Run& events) {
-  std::map<ThreadKey, CallList> all;
+OutermostCalls outermost_calls(const Run& events) {
+  OutermostCalls all;
   {
-    std::map<ThreadKey, size_t> counts;
+    std::map<OutermostCalls::key_type, size_t> counts;
     for (const CpuEvent& e : events.cpu_events)
       if (e.kind == CpuEventKind::kApiCall) ++counts[{e.process, e.tid}];
     for (const auto& [thread, count] : counts) all[thread].reserve(count);
@@ -44,9 +38,13 @@ std::map<ThreadKey, CallList> outermost_calls(const Run& events) {
   return all;
 }
 
+namespace {
+
+using CallList = OutermostCalls::mapped_type;
+
 class DeviceGaps {
  public:
-  DeviceGaps(const Run& events, const std::map<ThreadKey, CallList>& calls, std::vector<IdlePiece>& out)
+  DeviceGaps(const Run& events, const OutermostCalls& calls, std::vector<IdlePiece>& out)
       : events_(events), calls_(calls), out_(out) {}
 
   void add(uint32_t place, std::vector<uint32_t> ops) {
@@ -166,7 +164,7 @@ class DeviceGaps {
   }
 
   const Run& events_;
-  const std::map<ThreadKey, CallList>& calls_;
+  const OutermostCalls& calls_;
   std::vector<IdlePiece>& out_;
   uint32_t place_ = 0;
   size_t gaps_begin_ = 0;
@@ -199,7 +197,9 @@ CallKind call_kind(std::string_view name) {
   return CallKind::kOther;
 }
 
-IdlePieces idle_pieces(const Run& events) {
+IdlePieces idle_pieces(const Run& events) { return idle_pieces(events, outermost_calls(events)); }
+
+IdlePieces idle_pieces(const Run& events, const OutermostCalls& calls) {
   // Each device's work, counted first so that each list is allocated once
   // at its size: grown by doubling, they held twice their 13 MB at 10M
   // events. A place's records mostly come together, so the maps are looked
@@ -226,7 +226,6 @@ IdlePieces idle_pieces(const Run& events) {
       for (size_t i = begin; i < end; ++i) list.push_back(static_cast<uint32_t>(i));
     });
   }
-  const auto calls = outermost_calls(events);
   // Room for two pieces per operation reserved up front (more grows the
   // vector as before): the pages past the last piece are never touched, so
   // they cost address space only, where growing by doubling held the old

@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <random>
+#include <thread>
 #include <tuple>
 
 #include "advise_capture.h"
 #include "analyzer_test_support.h"
 #include "advise/advise.h"
+#include "advise/advise_format.h"
 #include "advise/idle_causes.h"
 #include "advise/intervals.h"
+#include "advise/side_by_side.h"
 #include "capture_file_writer.h"
 
 using namespace prof::testing;
@@ -91,6 +94,50 @@ TEST_CASE("advise splits idle time by cause and ranks the findings by their cost
   REQUIRE(w.top_kernels.size() == 2);
   CHECK(w.top_kernels[0].name == "forward(float*)");
   CHECK(w.top_kernels[0].total_ns == 4 * 300'000);
+}
+
+// advise_window measures devices, steps, launches and kernels on two cores
+// before the idle pieces: its report must be the one a single core makes.
+TEST_CASE("advise reports the same window on one core and on two", "[advise]") {
+  TempFile f;
+  f.write(advise_capture_bytes());
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  std::string error;
+  const RunSteps steps = find_steps(run, *StepRule::parse("nvtx:^ProfilerStep#[0-9]+$", error));
+  const ModuleOffsetFrameNamer namer;
+  auto report_on = [&](unsigned jobs) {
+    AdviseInput in;
+    in.events = &run;
+    in.run = &run;
+    in.steps = &steps;
+    in.namer = &namer;
+    in.min_cost_share = 0;
+    in.jobs = jobs;
+    AdviseReport report;
+    report.step_count = steps.count();
+    report.processes.resize(run.processes.size());
+    report.windows.push_back(AdviseReportWindow{-1, "All steps", {}, false, advise_window(in)});
+    return advise_json(report);
+  };
+  const std::string one = report_on(1);
+  CHECK(one.find("\"kind\":\"sync\"") != std::string::npos);
+  CHECK(report_on(2) == one);
+}
+
+TEST_CASE("side_by_side runs its second job on a thread of its own only where two cores are allowed", "[advise]") {
+  const std::thread::id here = std::this_thread::get_id();
+  for (unsigned jobs : {1u, 2u}) {
+    std::thread::id first_on, second_on;
+    side_by_side(
+        jobs, [&] { first_on = std::this_thread::get_id(); }, [&] { second_on = std::this_thread::get_id(); });
+    CHECK(first_on == here);
+    if (jobs == 1)
+      CHECK(second_on == here);
+    else
+      CHECK(second_on != here);
+    CHECK(second_on != std::thread::id());
+  }
 }
 
 TEST_CASE("advise's interval arithmetic", "[advise]") {
