@@ -2,8 +2,6 @@
 // step, kernels, memory and ranks (advise.h).
 #include "advise/advise.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -323,10 +321,6 @@ AdviseWindow advise_window(const AdviseInput& in) {
         if (has_steps) measure_steps(in, w);
         launches = launch_facts(events);
       });
-  // What the two sides freed stays resident in their heap arenas (75 MB at
-  // 10M events: lists of a few MB each, under glibc's mmap threshold once
-  // larger ones were freed) under the pieces to come: handed back first.
-  malloc_trim(0);
   const IdlePieces pieces = idle_pieces(events, calls);
   calls = OutermostCalls();
   for (const IdlePiece& piece : pieces.pieces)
