@@ -304,18 +304,21 @@ AdviseWindow advise_window(const AdviseInput& in) {
   // What does not read the idle pieces is measured before them, on two
   // cores: its lists (the devices' intervals, the steps' sets and launch
   // queues, the launch-bound finding's per-launch lists, the kernels'
-  // durations per configuration) are then never beside the pieces (109 MB
+  // durations per configuration; the API calls' sums per site, a pass over
+  // every CPU event) are then never beside the pieces (109 MB
   // at 10M events), and each side is about a second of one core's work
   // there. The two sides write different variables and members of `w`.
   OutermostCalls calls;
   LaunchFacts launches;
   std::vector<KernelSpread> spreads;
+  ApiCallTotals api_calls;
   side_by_side(
       in.jobs,
       [&] {
         calls = outermost_calls(events);
         measure_devices(events, w);
         spreads = kernel_spreads(events);
+        api_calls = api_call_totals(events);
       },
       [&] {
         if (has_steps) measure_steps(in, w);
@@ -337,6 +340,7 @@ AdviseWindow advise_window(const AdviseInput& in) {
   f.pieces = &pieces;
   f.launches = &launches;
   f.kernel_spreads = &spreads;
+  f.api_calls = &api_calls;
   f.step_count = w.steps.size();
   add_findings(f, w);
   return w;

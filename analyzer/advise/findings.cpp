@@ -91,29 +91,18 @@ class Builder {
         s.idle += p.end_ns - p.start_ns;
         s.sites.add(p.site, p.end_ns - p.start_ns, false);
       }
-    // Every call at those sites: host time blocked, copy sizes.
-    std::map<int64_t, const GpuActivity*> copies;
-    for (const GpuActivity& g : events_.gpu_activities)
-      if (g.kind == GpuKind::kMemcpy && g.launched_by >= 0) copies[g.launched_by] = &g;
-    std::map<std::pair<NameId, uint32_t>, Site*> site_of_stack;  // nullptr: not a sync site
-    for (size_t i = 0; i < events_.cpu_events.size(); ++i) {
-      const CpuEvent& e = events_.cpu_events[i];
-      if (e.kind != CpuEventKind::kApiCall) continue;
-      auto [cached, inserted] = site_of_stack.try_emplace({e.name, e.stack}, nullptr);
-      if (inserted) {
-        auto it = by_site.find(site_key(static_cast<int64_t>(i)));
-        cached->second = it != by_site.end() ? &it->second : nullptr;
-      }
-      if (cached->second == nullptr) continue;
-      Site& s = *cached->second;
-      s.api = events_.name(e.name);
-      ++s.calls;
-      s.host += e.duration_ns();
-      s.sites.add(static_cast<int64_t>(i), 0, true);
-      auto c = copies.find(static_cast<int64_t>(i));
-      const bool read = c != copies.end() && is_device_to_host(events_, *c->second);
-      if (c != copies.end()) s.bytes += events_.transfer(*c->second).bytes;
-      if (!read || events_.transfer(*c->second).bytes > 16) s.scalar_read = false;
+    // Every call at those sites: host time blocked, copy sizes (summed per
+    // (API, stack) before the pieces, api_call_totals).
+    for (const auto& [key, totals] : *in_.api_calls) {
+      auto it = by_site.find(site_key(totals.call));
+      if (it == by_site.end()) continue;
+      Site& s = it->second;
+      s.api = events_.name(key.first);
+      s.calls += totals.calls;
+      s.host += totals.host_ns;
+      s.sites.add_calls(totals.call, totals.calls);
+      s.bytes += totals.copied_bytes;
+      if (!totals.scalar_reads) s.scalar_read = false;
     }
     for (auto& [key, s] : by_site) {
       if (!worth(s.idle)) continue;
@@ -557,6 +546,46 @@ std::string advise_bytes(uint64_t bytes) {
   if (bytes >= (uint64_t{1} << 20)) return fixed(static_cast<double>(bytes) / (1 << 20), 2) + " MiB";
   if (bytes >= (uint64_t{1} << 10)) return fixed(static_cast<double>(bytes) / (1 << 10), 1) + " KiB";
   return std::to_string(bytes) + " B";
+}
+
+ApiCallTotals api_call_totals(const Run& events) {
+  // Each call's copy (the last of its memcpys in table order, as a map
+  // assigned in that order kept), found by walking the calls and the copies
+  // both in call order rather than a map lookup per call.
+  std::vector<std::pair<uint32_t, uint32_t>> copies;  // (launching call, gpu activity)
+  for (size_t i = 0; i < events.gpu_activities.size(); ++i) {
+    const GpuActivity& g = events.gpu_activities[i];
+    if (g.kind == GpuKind::kMemcpy && g.launched_by >= 0)
+      copies.emplace_back(static_cast<uint32_t>(g.launched_by), static_cast<uint32_t>(i));
+  }
+  std::stable_sort(copies.begin(), copies.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  ApiCallTotals out;
+  size_t next_copy = 0;
+  ApiCallTotals::mapped_type* last = nullptr;  // consecutive calls mostly share a site
+  std::pair<NameId, uint32_t> last_key{};
+  for (size_t i = 0; i < events.cpu_events.size(); ++i) {
+    const CpuEvent& e = events.cpu_events[i];
+    if (e.kind != CpuEventKind::kApiCall) continue;
+    const std::pair<NameId, uint32_t> key{e.name, e.stack};
+    if (last == nullptr || key != last_key) {
+      auto [it, added] = out.try_emplace(key);
+      if (added) it->second.call = static_cast<int64_t>(i);
+      last = &it->second;
+      last_key = key;
+    }
+    ApiCallTotals::mapped_type& t = *last;
+    ++t.calls;
+    t.host_ns += e.duration_ns();
+    while (next_copy < copies.size() && copies[next_copy].first < i) ++next_copy;
+    const GpuActivity* copy = nullptr;
+    for (; next_copy < copies.size() && copies[next_copy].first == i; ++next_copy)
+      copy = &events.gpu_activities[copies[next_copy].second];
+    const bool read = copy != nullptr && is_device_to_host(events, *copy);
+    if (copy != nullptr) t.copied_bytes += events.transfer(*copy).bytes;
+    if (!read || events.transfer(*copy).bytes > 16) t.scalar_reads = false;
+  }
+  return out;
 }
 
 std::vector<KernelSpread> kernel_spreads(const Run& events) {

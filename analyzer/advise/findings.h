@@ -2,6 +2,8 @@
 // Turns advise's measurements into findings (advise.h): one function per
 // kind of problem, each adding a finding when it costs enough.
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "advise/advise.h"
@@ -48,12 +50,26 @@ struct KernelSpread {
 // In (name, configuration) order. Reads the events only.
 std::vector<KernelSpread> kernel_spreads(const Run& events);
 
+// Per (API name, stack), what the sync finding sums over the calls at its
+// sites, measured before the idle pieces as LaunchFacts: it was a pass over
+// every CPU event, with a map lookup for each call's copy, after them.
+struct ApiCallFigures {
+  int64_t call = -1;  // the first of them: its site's frames
+  uint64_t calls = 0, host_ns = 0;
+  uint64_t copied_bytes = 0;  // of each call's copy (its last memcpy)
+  bool scalar_reads = true;   // each a device-to-host copy of 16 bytes or less
+};
+using ApiCallTotals = std::map<std::pair<NameId, uint32_t>, ApiCallFigures>;
+// Reads the events only.
+ApiCallTotals api_call_totals(const Run& events);
+
 // What the finding builders read besides the AdviseWindow's own tables.
 struct FindingInput {
   const AdviseInput* input = nullptr;
   const IdlePieces* pieces = nullptr;
   const LaunchFacts* launches = nullptr;
   const std::vector<KernelSpread>* kernel_spreads = nullptr;
+  const ApiCallTotals* api_calls = nullptr;
   size_t step_count = 0;  // steps in the window, summed over processes (0: no steps)
 };
 
