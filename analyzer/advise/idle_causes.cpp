@@ -52,9 +52,7 @@ class DeviceGaps {
 
   void add(uint32_t place, std::vector<uint32_t> ops) {
     place_ = place;
-    std::sort(ops.begin(), ops.end(), [&](size_t a, size_t b) {
-      return events_.gpu_activities[a].start_ns < events_.gpu_activities[b].start_ns;
-    });
+    sort_by_start(ops);
     // Copy waits: each copy or memset's time with no kernel running (and
     // not already charged to an earlier one), charged to its call. The
     // copies come in start order, and each asks from where the last one's
@@ -107,6 +105,23 @@ class DeviceGaps {
   size_t gaps_begin() const { return gaps_begin_; }
 
  private:
+  // The work in start order. Sorted as (start, index) pairs compared by
+  // start alone, rather than indices compared through the table (a cache
+  // miss per comparison, 5% of advise's instructions): std::sort makes the
+  // same moves on the same comparisons, so equal starts keep the order the
+  // indices had. The pairs (16 bytes a record) are freed before any piece
+  // of this device is made.
+  void sort_by_start(std::vector<uint32_t>& ops) const {
+    struct Keyed {
+      uint64_t start_ns;
+      uint32_t index;
+    };
+    std::vector<Keyed> keyed(ops.size());
+    for (size_t k = 0; k < ops.size(); ++k) keyed[k] = {events_.gpu_activities[ops[k]].start_ns, ops[k]};
+    std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return a.start_ns < b.start_ns; });
+    for (size_t k = 0; k < ops.size(); ++k) ops[k] = keyed[k].index;
+  }
+
   void emit(uint64_t start, uint64_t end, IdleCause cause, int64_t site, int64_t work) {
     if (end > start)
       out_.push_back(IdlePiece{start, end, place_, static_cast<int32_t>(site), static_cast<int32_t>(work), cause});
