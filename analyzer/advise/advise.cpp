@@ -305,24 +305,32 @@ AdviseWindow advise_window(const AdviseInput& in) {
   // cores: its lists (the devices' intervals, the steps' sets and launch
   // queues, the launch-bound finding's per-launch lists, the kernels'
   // durations per configuration; the API calls' sums per site, a pass over
-  // every CPU event) are then never beside the pieces (109 MB
-  // at 10M events), and each side is about a second of one core's work
-  // there. The two sides write different variables and members of `w`.
+  // every CPU event) are then never beside the pieces (109 MB at 10M
+  // events). In two rounds, so that no two of the 60-70 MB lists (a
+  // device's or a process's intervals, the steps' launch queues, the
+  // per-launch lists) are ever made at once, however the cores are shared:
+  // in one round their overlap depended on timing, 586-610 MB at 10M
+  // events. The two sides of a round write different variables and
+  // members of `w`; at 1M events the rounds' longer sides are 330 M and
+  // 320 M instructions.
   OutermostCalls calls;
   LaunchFacts launches;
   std::vector<KernelSpread> spreads;
   ApiCallTotals api_calls;
   side_by_side(
+      in.jobs, [&] { calls = outermost_calls(events); },  // 14 MB
+      [&] {
+        launches = launch_facts(events);  // up to 67 MB, freed
+        measure_devices(events, w);       // up to 65 MB, freed
+      });
+  side_by_side(
       in.jobs,
       [&] {
-        calls = outermost_calls(events);
-        measure_devices(events, w);
-        spreads = kernel_spreads(events);
         api_calls = api_call_totals(events);
+        spreads = kernel_spreads(events);  // 25 MB, freed
       },
       [&] {
-        if (has_steps) measure_steps(in, w);
-        launches = launch_facts(events);
+        if (has_steps) measure_steps(in, w);  // up to 61 MB, freed
       });
   const IdlePieces pieces = idle_pieces(events, calls);
   calls = OutermostCalls();
