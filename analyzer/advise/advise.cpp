@@ -11,6 +11,7 @@
 #include "advise/idle_causes.h"
 #include "advise/intervals.h"
 #include "advise/queue_depth.h"
+#include "advise/side_by_side.h"
 #include "advise/model_access.h"
 
 namespace prof::analyzer {
@@ -116,7 +117,9 @@ void measure_devices(const Run& events, AdviseWindow& w) {
   }
 }
 
-void measure_steps(const AdviseInput& in, const IdlePieces& pieces, AdviseWindow& w) {
+// Each step's usage, allocations, queue depth and memory: all but its idle
+// causes (charge_idle_to_steps), so that it runs before the idle pieces exist.
+void measure_steps(const AdviseInput& in, AdviseWindow& w) {
   const Run& events = *in.events;
   const RunSteps& steps = *in.steps;
   std::map<std::pair<uint32_t, int64_t>, size_t> index;  // (process, step) -> w.steps
@@ -144,22 +147,6 @@ void measure_steps(const AdviseInput& in, const IdlePieces& pieces, AdviseWindow
     auto it = index.find({process, step});
     return it == index.end() ? nullptr : &w.steps[it->second];
   };
-  // Each idle piece is split at step boundaries, so a step is charged only
-  // the idle time inside it: its causes never add up to more than the step
-  // lasted, however long the GPU waited (a gap that starts in one step and
-  // ends in the next is shared between them; time between steps is no one's).
-  for (const IdlePiece& piece : pieces.pieces) {
-    const uint32_t process = pieces.process(piece);
-    const std::vector<Step>& list = steps.of_process(process);
-    auto s = std::upper_bound(list.begin(), list.end(), piece.start_ns,
-                              [](uint64_t t, const Step& step) { return t < step.end_ns; });
-    for (; s != list.end() && s->start_ns < piece.end_ns; ++s) {
-      const uint64_t from = std::max(piece.start_ns, s->start_ns);
-      const uint64_t to = std::min(piece.end_ns, s->end_ns);
-      if (StepUsage* u = find(process, s->index); u && to > from)
-        u->idle_by_cause[static_cast<size_t>(piece.cause)] += to - from;
-    }
-  }
   // Allocations and frees per step: the memory records (one per allocation,
   // where API calls would count a runtime call and its nested driver call).
   for (const MemoryEvent& m : events.memory_events) {
@@ -224,6 +211,38 @@ void measure_steps(const AdviseInput& in, const IdlePieces& pieces, AdviseWindow
   }
 }
 
+// Each idle piece is split at step boundaries, so a step is charged only
+// the idle time inside it: its causes never add up to more than the step
+// lasted, however long the GPU waited (a gap that starts in one step and
+// ends in the next is shared between them; time between steps is no one's).
+void charge_idle_to_steps(const AdviseInput& in, const IdlePieces& pieces, AdviseWindow& w) {
+  const RunSteps& steps = *in.steps;
+  std::map<std::pair<uint32_t, int64_t>, size_t> index;  // (process, step) -> w.steps
+  for (size_t i = 0; i < w.steps.size(); ++i) index[{w.steps[i].process, w.steps[i].step}] = i;
+  // Pieces come in time order per device, so their step changes rarely:
+  // the map is looked up only when it does.
+  std::pair<uint32_t, int64_t> last{UINT32_MAX, -1};
+  StepUsage* last_usage = nullptr;
+  auto find = [&](uint32_t process, int64_t step) -> StepUsage* {
+    if (std::pair{process, step} == last) return last_usage;
+    last = {process, step};
+    auto it = index.find(last);
+    return last_usage = it == index.end() ? nullptr : &w.steps[it->second];
+  };
+  for (const IdlePiece& piece : pieces.pieces) {
+    const uint32_t process = pieces.process(piece);
+    const std::vector<Step>& list = steps.of_process(process);
+    auto s = std::upper_bound(list.begin(), list.end(), piece.start_ns,
+                              [](uint64_t t, const Step& step) { return t < step.end_ns; });
+    for (; s != list.end() && s->start_ns < piece.end_ns; ++s) {
+      const uint64_t from = std::max(piece.start_ns, s->start_ns);
+      const uint64_t to = std::min(piece.end_ns, s->end_ns);
+      if (StepUsage* u = find(process, s->index); u && to > from)
+        u->idle_by_cause[static_cast<size_t>(piece.cause)] += to - from;
+    }
+  }
+}
+
 void measure_kernels(const Run& events, AdviseWindow& w) {
   std::map<NameId, KernelTotal> totals;
   for (const GpuActivity& g : events.gpu_activities) {
@@ -281,13 +300,45 @@ void measure_ranks(const Run& events, AdviseWindow& w) {
 AdviseWindow advise_window(const AdviseInput& in) {
   AdviseWindow w;
   const Run& events = *in.events;
-  const IdlePieces pieces = idle_pieces(events);
-  measure_devices(events, w);
+  const bool has_steps = in.steps && in.steps->count() > 0;
+  // What does not read the idle pieces is measured before them, on two
+  // cores: its lists (the devices' intervals, the steps' sets and launch
+  // queues, the launch-bound finding's per-launch lists, the kernels'
+  // durations per configuration; the API calls' sums per site, a pass over
+  // every CPU event) are then never beside the pieces (109 MB at 10M
+  // events). In two rounds, so that no two of the 60-70 MB lists (a
+  // device's or a process's intervals, the steps' launch queues, the
+  // per-launch lists) are ever made at once, however the cores are shared:
+  // in one round their overlap depended on timing, 586-610 MB at 10M
+  // events. The two sides of a round write different variables and
+  // members of `w`; at 1M events the rounds' longer sides are 330 M and
+  // 320 M instructions.
+  OutermostCalls calls;
+  LaunchFacts launches;
+  std::vector<KernelSpread> spreads;
+  ApiCallTotals api_calls;
+  side_by_side(
+      in.jobs, [&] { calls = outermost_calls(events); },  // 14 MB
+      [&] {
+        launches = launch_facts(events);  // up to 67 MB, freed
+        measure_devices(events, w);       // up to 65 MB, freed
+      });
+  side_by_side(
+      in.jobs,
+      [&] {
+        api_calls = api_call_totals(events);
+        spreads = kernel_spreads(events);  // 25 MB, freed
+      },
+      [&] {
+        if (has_steps) measure_steps(in, w);  // up to 61 MB, freed
+      });
+  const IdlePieces pieces = idle_pieces(events, calls);
+  calls = OutermostCalls();
   for (const IdlePiece& piece : pieces.pieces)
     for (DeviceUsage& d : w.devices)
       if (d.process == pieces.process(piece) && d.device == pieces.device(piece))
         d.idle_by_cause[static_cast<size_t>(piece.cause)] += piece.end_ns - piece.start_ns;
-  if (in.steps && in.steps->count() > 0) measure_steps(in, pieces, w);
+  if (has_steps) charge_idle_to_steps(in, pieces, w);
   for (const DeviceUsage& d : w.devices) w.gpu_span_ns += d.usage.span_ns;
   measure_kernels(events, w);
   measure_memory(*in.run, w);
@@ -295,6 +346,9 @@ AdviseWindow advise_window(const AdviseInput& in) {
   FindingInput f;
   f.input = &in;
   f.pieces = &pieces;
+  f.launches = &launches;
+  f.kernel_spreads = &spreads;
+  f.api_calls = &api_calls;
   f.step_count = w.steps.size();
   add_findings(f, w);
   return w;

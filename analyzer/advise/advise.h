@@ -162,6 +162,8 @@ struct AdviseInput {
   const FrameNamer* namer = nullptr;
   // A time finding below this share of the GPU span is not reported.
   double min_cost_share = 0.03;
+  // The cores it may use (PROFANALYZE_JOBS): 0 every core, as cores_for.
+  unsigned jobs = 0;
 };
 
 AdviseWindow advise_window(const AdviseInput& input);

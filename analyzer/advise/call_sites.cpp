@@ -30,16 +30,25 @@ std::vector<std::string> CallSites::frames_of(int64_t call, size_t depth) const 
   return out;
 }
 
-void CallSites::add(int64_t call, uint64_t cost_ns, bool count_call) {
-  if (call < 0) return;
+CallSite& CallSites::site_of(int64_t call) {
   const CpuEvent& e = events_.cpu_events[static_cast<size_t>(call)];
   auto [it, inserted] = sites_.try_emplace({e.name, e.stack});
   if (inserted) {
     it->second.api = events_.name(e.name);
     it->second.frames = frames_of(call);
   }
-  it->second.cost_ns += cost_ns;
-  if (count_call) ++it->second.calls;
+  return it->second;
+}
+
+void CallSites::add(int64_t call, uint64_t cost_ns, bool count_call) {
+  if (call < 0) return;
+  CallSite& site = site_of(call);
+  site.cost_ns += cost_ns;
+  if (count_call) ++site.calls;
+}
+
+void CallSites::add_calls(int64_t call, uint64_t calls) {
+  if (call >= 0) site_of(call).calls += calls;
 }
 
 std::vector<CallSite> CallSites::sorted(size_t limit) const {

@@ -27,7 +27,8 @@ std::string pct(double part, double total) { return total > 0 ? fixed(100.0 * pa
 
 // The middle element (or the mean of the two middle ones) found in place
 // by selection: sorting millions of launch times was a tenth of advise.
-uint64_t median(std::vector<uint64_t> values) {
+// `values` are left reordered.
+uint64_t median_in_place(std::vector<uint64_t>& values) {
   if (values.empty()) return 0;
   const size_t n = values.size();
   const auto middle = values.begin() + static_cast<std::ptrdiff_t>(n / 2);
@@ -35,6 +36,7 @@ uint64_t median(std::vector<uint64_t> values) {
   if (n % 2) return *middle;
   return (*std::max_element(values.begin(), middle) + *middle) / 2;
 }
+uint64_t median(std::vector<uint64_t> values) { return median_in_place(values); }
 
 // "1 gap", "3 gaps"; `plural` where adding "s" is wrong ("copy" -> "copies").
 std::string count_of(uint64_t n, const std::string& one, const std::string& plural = "") {
@@ -89,29 +91,18 @@ class Builder {
         s.idle += p.end_ns - p.start_ns;
         s.sites.add(p.site, p.end_ns - p.start_ns, false);
       }
-    // Every call at those sites: host time blocked, copy sizes.
-    std::map<int64_t, const GpuActivity*> copies;
-    for (const GpuActivity& g : events_.gpu_activities)
-      if (g.kind == GpuKind::kMemcpy && g.launched_by >= 0) copies[g.launched_by] = &g;
-    std::map<std::pair<NameId, uint32_t>, Site*> site_of_stack;  // nullptr: not a sync site
-    for (size_t i = 0; i < events_.cpu_events.size(); ++i) {
-      const CpuEvent& e = events_.cpu_events[i];
-      if (e.kind != CpuEventKind::kApiCall) continue;
-      auto [cached, inserted] = site_of_stack.try_emplace({e.name, e.stack}, nullptr);
-      if (inserted) {
-        auto it = by_site.find(site_key(static_cast<int64_t>(i)));
-        cached->second = it != by_site.end() ? &it->second : nullptr;
-      }
-      if (cached->second == nullptr) continue;
-      Site& s = *cached->second;
-      s.api = events_.name(e.name);
-      ++s.calls;
-      s.host += e.duration_ns();
-      s.sites.add(static_cast<int64_t>(i), 0, true);
-      auto c = copies.find(static_cast<int64_t>(i));
-      const bool read = c != copies.end() && is_device_to_host(events_, *c->second);
-      if (c != copies.end()) s.bytes += events_.transfer(*c->second).bytes;
-      if (!read || events_.transfer(*c->second).bytes > 16) s.scalar_read = false;
+    // Every call at those sites: host time blocked, copy sizes (summed per
+    // (API, stack) before the pieces, api_call_totals).
+    for (const auto& [key, totals] : *in_.api_calls) {
+      auto it = by_site.find(site_key(totals.call));
+      if (it == by_site.end()) continue;
+      Site& s = it->second;
+      s.api = events_.name(key.first);
+      s.calls += totals.calls;
+      s.host += totals.host_ns;
+      s.sites.add_calls(totals.call, totals.calls);
+      s.bytes += totals.copied_bytes;
+      if (!totals.scalar_reads) s.scalar_read = false;
     }
     for (auto& [key, s] : by_site) {
       if (!worth(s.idle)) continue;
@@ -150,80 +141,16 @@ class Builder {
 
   // --- launch-bound and host gaps.
   void host_bound() {
-    // Launches: CPU time per launch, time to the next launch, kernel durations, queue depth.
-    // Per launching call, its (last) kernel: by call index, as a map of
-    // millions of nodes cost 48 bytes a call and a cache miss each.
-    constexpr uint32_t kNoKernel = UINT32_MAX;
-    std::vector<uint32_t> kernel_of(events_.cpu_events.size(), kNoKernel);
-    for (size_t i = 0; i < events_.gpu_activities.size(); ++i) {
-      const GpuActivity& g = events_.gpu_activities[i];
-      if (g.kind == GpuKind::kKernel && g.launched_by >= 0) kernel_of[static_cast<size_t>(g.launched_by)] = static_cast<uint32_t>(i);
-    }
-    // The lists below hold one value per launch (millions), so they are
-    // sized once, made one at a time and each freed when its median is
-    // taken: the three side by side were 63 MB of advise's peak at 10M
-    // events.
-    size_t launch_count = 0;
-    std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> launches;  // per thread, start order
-    for (size_t call = 0; call < kernel_of.size(); ++call) {
-      if (kernel_of[call] == kNoKernel) continue;
-      const CpuEvent& e = events_.cpu_events[call];
-      launches[{e.process, e.tid}].push_back(static_cast<uint32_t>(call));
-      ++launch_count;
-    }
-    auto kernel_ns = [&](uint32_t call) { return events_.gpu_activities[kernel_of[call]].duration_ns(); };
-    auto to_next_ns = [&](uint32_t call, uint32_t next) {
-      return events_.cpu_events[next].start_ns - events_.cpu_events[call].start_ns;
-    };
-    uint64_t cpu = 0, count = 0, shorter = 0, first = UINT64_MAX, last = 0, kernel_sum = 0;
-    size_t interval_count = 0;
-    uint64_t launch_cpu = 0, median_kernel = 0, median_interval = 0;
-    {
-      std::vector<uint64_t> cpu_times;
-      cpu_times.reserve(launch_count);
-      for (auto& [thread, calls] : launches) {
-        std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
-          return events_.cpu_events[a].start_ns < events_.cpu_events[b].start_ns;
-        });
-        for (size_t i = 0; i < calls.size(); ++i) {
-          const CpuEvent& e = events_.cpu_events[calls[i]];
-          const uint64_t k = kernel_ns(calls[i]);
-          cpu += e.duration_ns();
-          cpu_times.push_back(e.duration_ns());
-          ++count;
-          kernel_sum += k;
-          first = std::min(first, e.start_ns);
-          last = std::max(last, e.start_ns);
-          if (i + 1 < calls.size()) {
-            ++interval_count;
-            if (k < to_next_ns(calls[i], calls[i + 1])) ++shorter;
-          }
-        }
-      }
-      // A launch costs its usual (median) CPU time; longer stays inside one
-      // (the thread preempted, a module loaded lazily) are stalls, not launch
-      // throughput, and are left out of the launch-bound cost.
-      launch_cpu = median(std::move(cpu_times));
-    }
-    {
-      std::vector<uint64_t> kernels;
-      kernels.reserve(launch_count);
-      for (const auto& [thread, calls] : launches)
-        for (uint32_t call : calls) kernels.push_back(kernel_ns(call));
-      median_kernel = median(std::move(kernels));
-    }
-    {
-      std::vector<uint64_t> intervals;
-      intervals.reserve(interval_count);
-      for (const auto& [thread, calls] : launches)
-        for (size_t i = 0; i + 1 < calls.size(); ++i) intervals.push_back(to_next_ns(calls[i], calls[i + 1]));
-      median_interval = median(std::move(intervals));
-    }
-    kernel_of = std::vector<uint32_t>();  // freed: assigning {} would keep its buffer
+    // Launches: CPU time per launch, time to the next launch, kernel
+    // durations, queue depth: measured before the idle pieces (launch_facts).
+    const LaunchFacts& facts = *in_.launches;
+    const uint64_t cpu = facts.cpu_ns, count = facts.count, shorter = facts.shorter, first = facts.first_ns,
+                   last = facts.last_ns, kernel_sum = facts.kernel_sum_ns;
+    const size_t interval_count = facts.interval_count;
+    const uint64_t launch_cpu = facts.median_cpu_ns, median_kernel = facts.median_kernel_ns,
+                   median_interval = facts.median_interval_ns;
     CallSites launch_sites(events_, namer_);
-    for (const auto& [thread, calls] : launches)
-      for (uint32_t call : calls) launch_sites.add(call, 0, true);
-    launches.clear();
+    for (const LaunchFacts::Site& site : facts.sites) launch_sites.add_calls(site.call, site.calls);
     CallSites gap_sites(events_, namer_);
     uint64_t launch_cost = 0, gap_cost = 0, gaps = 0, longest = 0;
     // Host-work pieces are grouped by the gap they sit in (same next work).
@@ -274,17 +201,8 @@ class Builder {
       add(std::move(f));
     }
     if (count == 0 || median_kernel >= median_interval || !worth(launch_cost)) return;
-    // Queue depth at each launch: launched (call started) but not yet started on the GPU.
-    double depth_sum = 0;
-    uint64_t depth_max = 0, samples = 0;
-    for (const auto& [process, q] : launch_queues(events_)) {
-      for_each_queue_depth(q, [&](uint64_t, uint64_t depth) {
-        depth_sum += static_cast<double>(depth);
-        depth_max = std::max(depth_max, depth);
-        ++samples;
-      });
-    }
-    const double mean_depth = samples ? depth_sum / static_cast<double>(samples) : 0;
+    const double mean_depth = facts.mean_queue_depth;
+    const uint64_t depth_max = facts.max_queue_depth;
     const double seconds = last > first ? static_cast<double>(last - first) / 1e9 : 0;
     const double rate = seconds > 0 ? static_cast<double>(count - 1) / seconds : 0;
     Finding f;
@@ -455,40 +373,28 @@ class Builder {
 
   // --- the same kernel and launch configuration with very different durations.
   void kernel_variance() {
-    std::map<std::pair<NameId, uint32_t>, std::vector<uint64_t>> groups;  // (name, index into kernel_configs)
-    for (const GpuActivity& g : events_.gpu_activities)
-      if (g.kind == GpuKind::kKernel) groups[{g.name, g.details}].push_back(g.duration_ns());
-    for (auto& [key, durations] : groups) {
-      if (durations.size() < 5) continue;
-      const uint64_t mid = median(durations);
-      const uint64_t longest = *std::max_element(durations.begin(), durations.end());
-      const uint64_t shortest = *std::min_element(durations.begin(), durations.end());
-      if (mid == 0 || longest < 2 * mid) continue;
-      uint64_t excess = 0, slow = 0;
-      for (uint64_t d : durations)
-        if (d > mid + mid / 2) {
-          excess += d - mid;
-          ++slow;
-        }
-      if (!worth(excess)) continue;
-      const KernelConfig& c = events_.kernel_configs[key.second];
+    for (const KernelSpread& k : *in_.kernel_spreads) {
+      if (!worth(k.excess_ns)) continue;
+      const KernelConfig& c = events_.kernel_configs[k.config];
       const std::string config = "grid [" + std::to_string(c.grid[0]) + ", " + std::to_string(c.grid[1]) + ", " +
                                  std::to_string(c.grid[2]) + "] block [" + std::to_string(c.block[0]) + ", " +
                                  std::to_string(c.block[1]) + ", " + std::to_string(c.block[2]) + "]";
       Finding f;
       f.kind = "kernel_variance";
-      f.cost_ns = excess;
-      f.title = events_.name(key.first) + " takes from " + advise_time(shortest) + " to " + advise_time(longest) +
-                " with the same launch configuration";
-      f.measured = std::to_string(durations.size()) + " runs with " + config + ", median " + advise_time(mid) + "; " +
-                   std::to_string(slow) + " runs over 1.5x the median cost " + advise_time(excess) + " beyond it";
+      f.cost_ns = k.excess_ns;
+      f.title = events_.name(k.name) + " takes from " + advise_time(k.shortest_ns) + " to " +
+                advise_time(k.longest_ns) + " with the same launch configuration";
+      f.measured = std::to_string(k.runs) + " runs with " + config + ", median " + advise_time(k.median_ns) + "; " +
+                   std::to_string(k.slow) + " runs over 1.5x the median cost " + advise_time(k.excess_ns) +
+                   " beyond it";
       f.why = "The same code on the same grid should take about the same time; slow outliers point at contention "
               "(other streams or processes on the GPU), clock throttling, or data-dependent work.";
       f.action = "Look at what ran beside the slow runs (profanalyze trace), check clocks and power limits, and "
                  "check data-dependent paths (sparsity, early exits, varying sequence lengths).";
-      f.metrics = {metric("runs", static_cast<double>(durations.size())), metric("median_ns", static_cast<double>(mid)),
-                   metric("min_ns", static_cast<double>(shortest)), metric("max_ns", static_cast<double>(longest)),
-                   metric("excess_ns", static_cast<double>(excess))};
+      f.metrics = {metric("runs", static_cast<double>(k.runs)), metric("median_ns", static_cast<double>(k.median_ns)),
+                   metric("min_ns", static_cast<double>(k.shortest_ns)),
+                   metric("max_ns", static_cast<double>(k.longest_ns)),
+                   metric("excess_ns", static_cast<double>(k.excess_ns))};
       add(std::move(f));
     }
   }
@@ -640,6 +546,185 @@ std::string advise_bytes(uint64_t bytes) {
   if (bytes >= (uint64_t{1} << 20)) return fixed(static_cast<double>(bytes) / (1 << 20), 2) + " MiB";
   if (bytes >= (uint64_t{1} << 10)) return fixed(static_cast<double>(bytes) / (1 << 10), 1) + " KiB";
   return std::to_string(bytes) + " B";
+}
+
+ApiCallTotals api_call_totals(const Run& events) {
+  // Each call's copy (the last of its memcpys in table order, as a map
+  // assigned in that order kept), found by walking the calls and the copies
+  // both in call order rather than a map lookup per call.
+  std::vector<std::pair<uint32_t, uint32_t>> copies;  // (launching call, gpu activity)
+  for (size_t i = 0; i < events.gpu_activities.size(); ++i) {
+    const GpuActivity& g = events.gpu_activities[i];
+    if (g.kind == GpuKind::kMemcpy && g.launched_by >= 0)
+      copies.emplace_back(static_cast<uint32_t>(g.launched_by), static_cast<uint32_t>(i));
+  }
+  std::stable_sort(copies.begin(), copies.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  ApiCallTotals out;
+  size_t next_copy = 0;
+  ApiCallTotals::mapped_type* last = nullptr;  // consecutive calls mostly share a site
+  std::pair<NameId, uint32_t> last_key{};
+  for (size_t i = 0; i < events.cpu_events.size(); ++i) {
+    const CpuEvent& e = events.cpu_events[i];
+    if (e.kind != CpuEventKind::kApiCall) continue;
+    const std::pair<NameId, uint32_t> key{e.name, e.stack};
+    if (last == nullptr || key != last_key) {
+      auto [it, added] = out.try_emplace(key);
+      if (added) it->second.call = static_cast<int64_t>(i);
+      last = &it->second;
+      last_key = key;
+    }
+    ApiCallTotals::mapped_type& t = *last;
+    ++t.calls;
+    t.host_ns += e.duration_ns();
+    while (next_copy < copies.size() && copies[next_copy].first < i) ++next_copy;
+    const GpuActivity* copy = nullptr;
+    for (; next_copy < copies.size() && copies[next_copy].first == i; ++next_copy)
+      copy = &events.gpu_activities[copies[next_copy].second];
+    const bool read = copy != nullptr && is_device_to_host(events, *copy);
+    if (copy != nullptr) t.copied_bytes += events.transfer(*copy).bytes;
+    if (!read || events.transfer(*copy).bytes > 16) t.scalar_reads = false;
+  }
+  return out;
+}
+
+std::vector<KernelSpread> kernel_spreads(const Run& events) {
+  // Each group's durations, counted first so that each list is allocated
+  // once at its size (8 bytes a kernel: grown by doubling they held up to
+  // twice their 25 MB at 10M events).
+  using Group = std::pair<NameId, uint32_t>;  // (name, index into kernel_configs)
+  std::map<Group, std::vector<uint64_t>> groups;
+  {
+    std::map<Group, size_t> counts;
+    for (const GpuActivity& g : events.gpu_activities)
+      if (g.kind == GpuKind::kKernel) ++counts[{g.name, g.details}];
+    for (const auto& [group, n] : counts) groups[group].reserve(n);
+  }
+  for (const GpuActivity& g : events.gpu_activities)
+    if (g.kind == GpuKind::kKernel) groups[{g.name, g.details}].push_back(g.duration_ns());
+  std::vector<KernelSpread> out;
+  for (auto& [key, durations] : groups) {
+    if (durations.size() < 5) continue;
+    KernelSpread k;
+    k.name = key.first;
+    k.config = key.second;
+    k.runs = durations.size();
+    k.longest_ns = *std::max_element(durations.begin(), durations.end());
+    k.shortest_ns = *std::min_element(durations.begin(), durations.end());
+    k.median_ns = median_in_place(durations);  // reorders them: the sums below do not mind
+    if (k.median_ns == 0 || k.longest_ns < 2 * k.median_ns) continue;
+    for (uint64_t d : durations)
+      if (d > k.median_ns + k.median_ns / 2) {
+        k.excess_ns += d - k.median_ns;
+        ++k.slow;
+      }
+    out.push_back(k);
+    durations = std::vector<uint64_t>();
+  }
+  return out;
+}
+
+LaunchFacts launch_facts(const Run& events) {
+  LaunchFacts facts;
+  // Per launching call, its (last) kernel: by call index, as a map of
+  // millions of nodes cost 48 bytes a call and a cache miss each.
+  constexpr uint32_t kNoKernel = UINT32_MAX;
+  std::vector<uint32_t> kernel_of(events.cpu_events.size(), kNoKernel);
+  for (size_t i = 0; i < events.gpu_activities.size(); ++i) {
+    const GpuActivity& g = events.gpu_activities[i];
+    if (g.kind == GpuKind::kKernel && g.launched_by >= 0) kernel_of[static_cast<size_t>(g.launched_by)] = static_cast<uint32_t>(i);
+  }
+  // The lists below hold one value per launch (millions), so they are
+  // sized once, made one at a time and each freed when its median is
+  // taken: the three side by side were 63 MB of advise's peak at 10M
+  // events.
+  using Thread = std::pair<uint32_t, uint32_t>;  // (process, tid)
+  std::map<Thread, std::vector<uint32_t>> launches;  // per thread, start order
+  size_t launch_count = 0;
+  {
+    std::map<Thread, size_t> counts;
+    for (size_t call = 0; call < kernel_of.size(); ++call)
+      if (kernel_of[call] != kNoKernel) ++counts[{events.cpu_events[call].process, events.cpu_events[call].tid}];
+    for (const auto& [thread, n] : counts) {
+      launches[thread].reserve(n);
+      launch_count += n;
+    }
+  }
+  // A run's launches come from a few call sites: counted per (API name,
+  // stack), and the sites named later, on the command's thread (the namer
+  // may read modules).
+  std::map<std::pair<NameId, uint32_t>, size_t> site_index;
+  for (size_t call = 0; call < kernel_of.size(); ++call) {
+    if (kernel_of[call] == kNoKernel) continue;
+    const CpuEvent& e = events.cpu_events[call];
+    launches[{e.process, e.tid}].push_back(static_cast<uint32_t>(call));
+    auto [site, added] = site_index.try_emplace({e.name, e.stack}, facts.sites.size());
+    if (added) facts.sites.push_back({static_cast<int64_t>(call), 0});
+    ++facts.sites[site->second].calls;
+  }
+  auto kernel_ns = [&](uint32_t call) { return events.gpu_activities[kernel_of[call]].duration_ns(); };
+  auto to_next_ns = [&](uint32_t call, uint32_t next) {
+    return events.cpu_events[next].start_ns - events.cpu_events[call].start_ns;
+  };
+  {
+    std::vector<uint64_t> cpu_times;
+    cpu_times.reserve(launch_count);
+    for (auto& [thread, calls] : launches) {
+      std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
+        return events.cpu_events[a].start_ns < events.cpu_events[b].start_ns;
+      });
+      for (size_t i = 0; i < calls.size(); ++i) {
+        const CpuEvent& e = events.cpu_events[calls[i]];
+        const uint64_t k = kernel_ns(calls[i]);
+        facts.cpu_ns += e.duration_ns();
+        cpu_times.push_back(e.duration_ns());
+        ++facts.count;
+        facts.kernel_sum_ns += k;
+        facts.first_ns = std::min(facts.first_ns, e.start_ns);
+        facts.last_ns = std::max(facts.last_ns, e.start_ns);
+        if (i + 1 < calls.size()) {
+          ++facts.interval_count;
+          if (k < to_next_ns(calls[i], calls[i + 1])) ++facts.shorter;
+        }
+      }
+    }
+    // A launch costs its usual (median) CPU time; longer stays inside one
+    // (the thread preempted, a module loaded lazily) are stalls, not launch
+    // throughput, and are left out of the launch-bound cost.
+    facts.median_cpu_ns = median(std::move(cpu_times));
+  }
+  {
+    std::vector<uint64_t> kernels;
+    kernels.reserve(launch_count);
+    for (const auto& [thread, calls] : launches)
+      for (uint32_t call : calls) kernels.push_back(kernel_ns(call));
+    facts.median_kernel_ns = median(std::move(kernels));
+  }
+  {
+    std::vector<uint64_t> intervals;
+    intervals.reserve(facts.interval_count);
+    for (const auto& [thread, calls] : launches)
+      for (size_t i = 0; i + 1 < calls.size(); ++i) intervals.push_back(to_next_ns(calls[i], calls[i + 1]));
+    facts.median_interval_ns = median(std::move(intervals));
+  }
+  kernel_of = std::vector<uint32_t>();  // freed: assigning {} would keep its buffer
+  launches.clear();
+  // Queue depth at each launch: launched (call started) but not yet started
+  // on the GPU. Only a launch-bound run reports it (kernels shorter than the
+  // time between launches), so only such a run measures it.
+  if (facts.count > 0 && facts.median_kernel_ns < facts.median_interval_ns) {
+    double depth_sum = 0;
+    uint64_t samples = 0;
+    for (const auto& [process, q] : launch_queues(events)) {
+      for_each_queue_depth(q, [&](uint64_t, uint64_t depth) {
+        depth_sum += static_cast<double>(depth);
+        facts.max_queue_depth = std::max(facts.max_queue_depth, depth);
+        ++samples;
+      });
+    }
+    facts.mean_queue_depth = samples ? depth_sum / static_cast<double>(samples) : 0;
+  }
+  return facts;
 }
 
 void add_findings(const FindingInput& in, AdviseWindow& w) {

@@ -11,18 +11,12 @@ namespace {
 
 bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
-// Per thread, its outermost API calls in start order: nested driver calls
-// share their runtime call's interval and its blame.
-using ThreadKey = std::pair<uint32_t, uint32_t>;  // (process, tid)
+}  // namespace
 
-// 4 bytes a call, as GpuActivity::launched_by; each thread's list sized
-// once and filtered in place (its calls are millions).
-using CallList = std::vector<uint32_t>;
-
-std::map<ThreadKey, CallList> outermost_calls(const Run& events) {
-  std::map<ThreadKey, CallList> all;
+OutermostCalls outermost_calls(const Run& events) {
+  OutermostCalls all;
   {
-    std::map<ThreadKey, size_t> counts;
+    std::map<OutermostCalls::key_type, size_t> counts;
     for (const CpuEvent& e : events.cpu_events)
       if (e.kind == CpuEventKind::kApiCall) ++counts[{e.process, e.tid}];
     for (const auto& [thread, count] : counts) all[thread].reserve(count);
@@ -40,35 +34,41 @@ std::map<ThreadKey, CallList> outermost_calls(const Run& events) {
     for (uint32_t i : calls)
       if (outer == 0 || events.cpu_events[i].start_ns >= events.cpu_events[calls[outer - 1]].end_ns) calls[outer++] = i;
     calls.resize(outer);
+    // A launch is often two calls (runtime, and its driver call nested in
+    // it): the nested half, kept as capacity, was 7 MB beside the pieces.
+    calls.shrink_to_fit();
   }
   return all;
 }
 
+namespace {
+
+using CallList = OutermostCalls::mapped_type;
+
 class DeviceGaps {
  public:
-  DeviceGaps(const Run& events, const std::map<ThreadKey, CallList>& calls, std::vector<IdlePiece>& out)
+  DeviceGaps(const Run& events, const OutermostCalls& calls, std::vector<IdlePiece>& out)
       : events_(events), calls_(calls), out_(out) {}
 
   void add(uint32_t place, std::vector<uint32_t> ops) {
     place_ = place;
-    std::sort(ops.begin(), ops.end(), [&](size_t a, size_t b) {
-      return events_.gpu_activities[a].start_ns < events_.gpu_activities[b].start_ns;
-    });
-    // Sized up front and its union made in its buffer: grown by doubling and
-    // copied into its union, with a list of all the work beside it, these
-    // were 250 MB of advise's peak at 10M events.
-    size_t kernel_count = 0;
-    for (size_t i : ops) kernel_count += events_.gpu_activities[i].kind == GpuKind::kKernel;
-    std::vector<Interval> kernels;
-    kernels.reserve(kernel_count);
-    for (size_t i : ops) {
-      const GpuActivity& g = events_.gpu_activities[i];
-      if (g.kind == GpuKind::kKernel) kernels.push_back({g.start_ns, g.end_ns});
-    }
-    const std::vector<Interval> kernel_set = interval_union(std::move(kernels));
-
+    sort_by_start(ops);
     // Copy waits: each copy or memset's time with no kernel running (and
-    // not already charged to an earlier one), charged to its call.
+    // not already charged to an earlier one), charged to its call. The
+    // copies come in start order, and each asks from where the last one's
+    // charge ended, so the kernels' union is merged as it is read: made
+    // whole beside the pieces, it was 51 MB of advise's peak at 10M events.
+    size_t next_kernel = 0;
+    UnionReader kernel_set([&](Interval& part) {
+      for (; next_kernel < ops.size(); ++next_kernel) {
+        const GpuActivity& g = events_.gpu_activities[ops[next_kernel]];
+        if (g.kind != GpuKind::kKernel) continue;
+        part = {g.start_ns, g.end_ns};
+        ++next_kernel;
+        return true;
+      }
+      return false;
+    });
     uint64_t charged_until = 0;
     for (size_t i : ops) {
       const GpuActivity& g = events_.gpu_activities[i];
@@ -76,8 +76,9 @@ class DeviceGaps {
       const uint64_t from = std::max(g.start_ns, charged_until);
       if (from >= g.end_ns) continue;
       charged_until = g.end_ns;
-      for (const Interval& piece : interval_difference({{from, g.end_ns}}, kernel_set))
-        emit(piece.start, piece.end, IdleCause::kCopyWait, g.launched_by, static_cast<int64_t>(i));
+      kernel_set.difference(from, g.end_ns, [&](uint64_t start, uint64_t end) {
+        emit(start, end, IdleCause::kCopyWait, g.launched_by, static_cast<int64_t>(i));
+      });
     }
 
     // Gaps with nothing running: why the next work had not started. The
@@ -104,6 +105,23 @@ class DeviceGaps {
   size_t gaps_begin() const { return gaps_begin_; }
 
  private:
+  // The work in start order. Sorted as (start, index) pairs compared by
+  // start alone, rather than indices compared through the table (a cache
+  // miss per comparison, 5% of advise's instructions): std::sort makes the
+  // same moves on the same comparisons, so equal starts keep the order the
+  // indices had. The pairs (16 bytes a record) are freed before any piece
+  // of this device is made.
+  void sort_by_start(std::vector<uint32_t>& ops) const {
+    struct Keyed {
+      uint64_t start_ns;
+      uint32_t index;
+    };
+    std::vector<Keyed> keyed(ops.size());
+    for (size_t k = 0; k < ops.size(); ++k) keyed[k] = {events_.gpu_activities[ops[k]].start_ns, ops[k]};
+    std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return a.start_ns < b.start_ns; });
+    for (size_t k = 0; k < ops.size(); ++k) ops[k] = keyed[k].index;
+  }
+
   void emit(uint64_t start, uint64_t end, IdleCause cause, int64_t site, int64_t work) {
     if (end > start)
       out_.push_back(IdlePiece{start, end, place_, static_cast<int32_t>(site), static_cast<int32_t>(work), cause});
@@ -164,7 +182,7 @@ class DeviceGaps {
   }
 
   const Run& events_;
-  const std::map<ThreadKey, CallList>& calls_;
+  const OutermostCalls& calls_;
   std::vector<IdlePiece>& out_;
   uint32_t place_ = 0;
   size_t gaps_begin_ = 0;
@@ -197,7 +215,9 @@ CallKind call_kind(std::string_view name) {
   return CallKind::kOther;
 }
 
-IdlePieces idle_pieces(const Run& events) {
+IdlePieces idle_pieces(const Run& events) { return idle_pieces(events, outermost_calls(events)); }
+
+IdlePieces idle_pieces(const Run& events, const OutermostCalls& calls) {
   // Each device's work, counted first so that each list is allocated once
   // at its size: grown by doubling, they held twice their 13 MB at 10M
   // events. A place's records mostly come together, so the maps are looked
@@ -224,7 +244,6 @@ IdlePieces idle_pieces(const Run& events) {
       for (size_t i = begin; i < end; ++i) list.push_back(static_cast<uint32_t>(i));
     });
   }
-  const auto calls = outermost_calls(events);
   // Room for two pieces per operation reserved up front (more grows the
   // vector as before): the pages past the last piece are never touched, so
   // they cost address space only, where growing by doubling held the old

@@ -2,7 +2,9 @@
 // Splits each device's time with no kernel running into causes (advise.h
 // lists them), each piece charged to the API call responsible for it.
 #include <cstdint>
+#include <map>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "advise/advise.h"
@@ -45,7 +47,16 @@ struct IdlePieces {
   uint32_t device(const IdlePiece& piece) const { return places[piece.place].device; }
 };
 
-// Every piece of kernel-idle time of `events`, per (process, device), in time order.
+// Per thread, (process, tid), its outermost API calls in start order:
+// nested driver calls share their runtime call's interval and its blame.
+// 4 bytes a call (an index into cpu_events), as GpuActivity::launched_by.
+using OutermostCalls = std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>>;
+OutermostCalls outermost_calls(const Run& events);
+
+// Every piece of kernel-idle time of `events`, per (process, device), in
+// time order; `calls` are outermost_calls(events), made apart so that they
+// can be made beside other work (advise_window).
+IdlePieces idle_pieces(const Run& events, const OutermostCalls& calls);
 IdlePieces idle_pieces(const Run& events);
 
 }  // namespace prof::analyzer

@@ -61,6 +61,7 @@ int make_advise_report(const Run& run, const AdviseOptions& options, const Frame
   input.steps = report.step_count > 0 ? &steps : nullptr;
   input.namer = &namer;
   input.min_cost_share = options.min_share_pct / 100.0;
+  input.jobs = load_jobs();
   for (const RunWindow& w : windows->windows()) {
     AdviseReportWindow rw;
     Run storage;

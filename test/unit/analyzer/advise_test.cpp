@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <random>
+#include <thread>
 #include <tuple>
 
 #include "advise_capture.h"
 #include "analyzer_test_support.h"
 #include "advise/advise.h"
+#include "advise/advise_format.h"
 #include "advise/idle_causes.h"
 #include "advise/intervals.h"
+#include "advise/side_by_side.h"
 #include "capture_file_writer.h"
 
 using namespace prof::testing;
@@ -93,6 +96,50 @@ TEST_CASE("advise splits idle time by cause and ranks the findings by their cost
   CHECK(w.top_kernels[0].total_ns == 4 * 300'000);
 }
 
+// advise_window measures devices, steps, launches and kernels on two cores
+// before the idle pieces: its report must be the one a single core makes.
+TEST_CASE("advise reports the same window on one core and on two", "[advise]") {
+  TempFile f;
+  f.write(advise_capture_bytes());
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  std::string error;
+  const RunSteps steps = find_steps(run, *StepRule::parse("nvtx:^ProfilerStep#[0-9]+$", error));
+  const ModuleOffsetFrameNamer namer;
+  auto report_on = [&](unsigned jobs) {
+    AdviseInput in;
+    in.events = &run;
+    in.run = &run;
+    in.steps = &steps;
+    in.namer = &namer;
+    in.min_cost_share = 0;
+    in.jobs = jobs;
+    AdviseReport report;
+    report.step_count = steps.count();
+    report.processes.resize(run.processes.size());
+    report.windows.push_back(AdviseReportWindow{-1, "All steps", {}, false, advise_window(in)});
+    return advise_json(report);
+  };
+  const std::string one = report_on(1);
+  CHECK(one.find("\"kind\":\"sync\"") != std::string::npos);
+  CHECK(report_on(2) == one);
+}
+
+TEST_CASE("side_by_side runs its second job on a thread of its own only where two cores are allowed", "[advise]") {
+  const std::thread::id here = std::this_thread::get_id();
+  for (unsigned jobs : {1u, 2u}) {
+    std::thread::id first_on, second_on;
+    side_by_side(
+        jobs, [&] { first_on = std::this_thread::get_id(); }, [&] { second_on = std::this_thread::get_id(); });
+    CHECK(first_on == here);
+    if (jobs == 1)
+      CHECK(second_on == here);
+    else
+      CHECK(second_on != here);
+    CHECK(second_on != std::thread::id());
+  }
+}
+
 TEST_CASE("advise's interval arithmetic", "[advise]") {
   const auto u = interval_union({{5, 10}, {0, 3}, {2, 4}, {10, 12}, {20, 20}});
   REQUIRE(u.size() == 2);
@@ -137,6 +184,42 @@ TEST_CASE("advise's usage sets add up to the busy time", "[advise]") {
               measure_within(memsets, start, end) ==
           measure_within(busy, start, end));
     CHECK(measure_within(memsets, start, end) == measure_within(memsets_less_both, start, end));
+  }
+}
+
+// The copy waits read the kernels' union as it is merged (UnionReader): for
+// parts in start order and questions that each start where the last ended
+// or later, its pieces must be interval_difference's against the whole
+// union, parts empty, inverted, touching and nested among them.
+TEST_CASE("advise's union read as it is merged gives the difference with the whole union", "[advise]") {
+  std::mt19937_64 random(31);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<Interval> parts(random() % 16);
+    for (Interval& i : parts) {
+      i.start = random() % 100;
+      i.end = i.start + random() % 25 - 4;
+    }
+    std::sort(parts.begin(), parts.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    const std::vector<Interval> whole = interval_union(parts);
+    size_t next = 0;
+    UnionReader reader([&](Interval& part) {
+      if (next == parts.size()) return false;
+      part = parts[next++];
+      return true;
+    });
+    uint64_t from = random() % 20;
+    while (from < 130) {
+      const uint64_t to = from + random() % 30;
+      std::vector<Interval> read;
+      reader.difference(from, to, [&](uint64_t start, uint64_t end) { read.push_back({start, end}); });
+      const std::vector<Interval> expected = to > from ? interval_difference({{from, to}}, whole) : std::vector<Interval>{};
+      REQUIRE(read.size() == expected.size());
+      for (size_t k = 0; k < read.size(); ++k) {
+        CHECK(read[k].start == expected[k].start);
+        CHECK(read[k].end == expected[k].end);
+      }
+      from = to + random() % 8;
+    }
   }
 }
 
