@@ -11,7 +11,7 @@
 #include "advise/idle_causes.h"
 #include "advise/intervals.h"
 #include "advise/queue_depth.h"
-#include "advise/side_by_side.h"
+#include "model/side_by_side.h"
 #include "advise/model_access.h"
 
 namespace prof::analyzer {

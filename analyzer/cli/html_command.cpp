@@ -4,7 +4,7 @@
 #include <sstream>
 #include <utility>
 
-#include "advise/side_by_side.h"
+#include "model/side_by_side.h"
 #include "cli/advise_command.h"
 #include "cli/html_steps.h"
 #include "cli/load_files.h"

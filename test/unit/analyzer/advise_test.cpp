@@ -13,7 +13,7 @@
 #include "advise/advise_format.h"
 #include "advise/idle_causes.h"
 #include "advise/intervals.h"
-#include "advise/side_by_side.h"
+#include "model/side_by_side.h"
 #include "capture_file_writer.h"
 
 using namespace prof::testing;
