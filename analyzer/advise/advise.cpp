@@ -117,12 +117,35 @@ void measure_devices(const Run& events, AdviseWindow& w) {
   }
 }
 
+// A window's steps by (process, step index): their entries of
+// AdviseWindow::steps. What is looked up comes in time order, so the step
+// changes rarely: the last answer is kept and the map asked only when it does.
+class StepUsageIndex {
+ public:
+  explicit StepUsageIndex(std::vector<StepUsage>& steps) : steps_(steps) {
+    for (size_t i = 0; i < steps.size(); ++i) index_[{steps[i].process, steps[i].step}] = i;
+  }
+  StepUsage* find(uint32_t process, int64_t step) {
+    if (looked_up_ && std::pair{process, step} == last_) return last_usage_;
+    looked_up_ = true;
+    last_ = {process, step};
+    auto it = index_.find(last_);
+    return last_usage_ = it == index_.end() ? nullptr : &steps_[it->second];
+  }
+
+ private:
+  std::vector<StepUsage>& steps_;
+  std::map<std::pair<uint32_t, int64_t>, size_t> index_;
+  bool looked_up_ = false;
+  std::pair<uint32_t, int64_t> last_{};
+  StepUsage* last_usage_ = nullptr;
+};
+
 // Each step's usage, allocations, queue depth and memory: all but its idle
 // causes (charge_idle_to_steps), so that it runs before the idle pieces exist.
 void measure_steps(const AdviseInput& in, AdviseWindow& w) {
   const Run& events = *in.events;
   const RunSteps& steps = *in.steps;
-  std::map<std::pair<uint32_t, int64_t>, size_t> index;  // (process, step) -> w.steps
   // One process's sets at a time, each a pass over the GPU records.
   const std::vector<bool> every_place(events.gpu_places.size(), true);
   for (uint32_t p = 0; p < events.processes.size(); ++p) {
@@ -138,21 +161,17 @@ void measure_steps(const AdviseInput& in, AdviseWindow& w) {
       u.start_ns = s.start_ns;
       u.duration_ns = s.end_ns - s.start_ns;
       u.usage = sets.within(s.start_ns, s.end_ns);
-      index[{p, s.index}] = w.steps.size();
       w.steps.push_back(u);
       w.step_time_ns += u.duration_ns;
     }
   }
-  auto find = [&](uint32_t process, int64_t step) -> StepUsage* {
-    auto it = index.find({process, step});
-    return it == index.end() ? nullptr : &w.steps[it->second];
-  };
+  StepUsageIndex index(w.steps);
   // Allocations and frees per step: the memory records (one per allocation,
   // where API calls would count a runtime call and its nested driver call).
   for (const MemoryEvent& m : events.memory_events) {
     if (!m.on_device) continue;
     const uint64_t t = m.called_by >= 0 ? events.cpu_events[static_cast<size_t>(m.called_by)].start_ns : m.time_ns;
-    StepUsage* u = find(m.process, steps.step_at(m.process, t));
+    StepUsage* u = index.find(m.process, steps.step_at(m.process, t));
     if (!u) continue;
     if (m.allocation) {
       ++u->allocations;
@@ -167,21 +186,15 @@ void measure_steps(const AdviseInput& in, AdviseWindow& w) {
     // A copy: before C++20 a lambda may not capture a structured binding
     // (clang 14, the fuzzing build, refuses it).
     const uint32_t process = queue_process;
-    // Launches come in time order, so their step changes rarely: the maps
-    // are looked up only when it does.
-    bool looked_up = false;
-    int64_t last_step = -1;
-    StepUsage* u = nullptr;
+    StepUsage* counted = nullptr;  // launches come in time order: samples is asked when the step changes
     uint64_t* count = nullptr;
     for_each_queue_depth(q, [&](uint64_t t, uint64_t depth) {
-      const int64_t step = steps.step_at(process, t);
-      if (!looked_up || step != last_step) {
-        looked_up = true;
-        last_step = step;
-        u = find(process, step);
-        count = u ? &samples[u] : nullptr;
-      }
+      StepUsage* u = index.find(process, steps.step_at(process, t));
       if (!u) return;
+      if (u != counted) {
+        counted = u;
+        count = &samples[u];
+      }
       u->mean_queue_depth += static_cast<double>(depth);
       u->max_queue_depth = std::max(u->max_queue_depth, depth);
       ++*count;
@@ -197,7 +210,7 @@ void measure_steps(const AdviseInput& in, AdviseWindow& w) {
     int64_t in_use = 0;
     for (const MemoryEvent* m : list) {
       in_use += m->signed_bytes();
-      if (StepUsage* u = find(process, steps.step_at(process, m->time_ns)))
+      if (StepUsage* u = index.find(process, steps.step_at(process, m->time_ns)))
         u->peak_memory_bytes = std::max(u->peak_memory_bytes, in_use);
     }
     // Its highest point includes what was in use when the step began.
@@ -217,18 +230,7 @@ void measure_steps(const AdviseInput& in, AdviseWindow& w) {
 // ends in the next is shared between them; time between steps is no one's).
 void charge_idle_to_steps(const AdviseInput& in, const IdlePieces& pieces, AdviseWindow& w) {
   const RunSteps& steps = *in.steps;
-  std::map<std::pair<uint32_t, int64_t>, size_t> index;  // (process, step) -> w.steps
-  for (size_t i = 0; i < w.steps.size(); ++i) index[{w.steps[i].process, w.steps[i].step}] = i;
-  // Pieces come in time order per device, so their step changes rarely:
-  // the map is looked up only when it does.
-  std::pair<uint32_t, int64_t> last{UINT32_MAX, -1};
-  StepUsage* last_usage = nullptr;
-  auto find = [&](uint32_t process, int64_t step) -> StepUsage* {
-    if (std::pair{process, step} == last) return last_usage;
-    last = {process, step};
-    auto it = index.find(last);
-    return last_usage = it == index.end() ? nullptr : &w.steps[it->second];
-  };
+  StepUsageIndex index(w.steps);  // pieces come in time order per device
   for (const IdlePiece& piece : pieces.pieces) {
     const uint32_t process = pieces.process(piece);
     const std::vector<Step>& list = steps.of_process(process);
@@ -237,7 +239,7 @@ void charge_idle_to_steps(const AdviseInput& in, const IdlePieces& pieces, Advis
     for (; s != list.end() && s->start_ns < piece.end_ns; ++s) {
       const uint64_t from = std::max(piece.start_ns, s->start_ns);
       const uint64_t to = std::min(piece.end_ns, s->end_ns);
-      if (StepUsage* u = find(process, s->index); u && to > from)
+      if (StepUsage* u = index.find(process, s->index); u && to > from)
         u->idle_by_cause[static_cast<size_t>(piece.cause)] += to - from;
     }
   }
