@@ -215,8 +215,6 @@ CallKind call_kind(std::string_view name) {
   return CallKind::kOther;
 }
 
-IdlePieces idle_pieces(const Run& events) { return idle_pieces(events, outermost_calls(events)); }
-
 IdlePieces idle_pieces(const Run& events, const OutermostCalls& calls) {
   // Each device's work, counted first so that each list is allocated once
   // at its size: grown by doubling, they held twice their 13 MB at 10M

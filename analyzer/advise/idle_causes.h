@@ -57,6 +57,5 @@ OutermostCalls outermost_calls(const Run& events);
 // time order; `calls` are outermost_calls(events), made apart so that they
 // can be made beside other work (advise_window).
 IdlePieces idle_pieces(const Run& events, const OutermostCalls& calls);
-IdlePieces idle_pieces(const Run& events);
 
 }  // namespace prof::analyzer

@@ -23,15 +23,25 @@ namespace {
 
 size_t cause(IdleCause c) { return static_cast<size_t>(c); }
 
+// advise_capture_bytes() written to `file` and loaded into `run`.
+void load_advise_capture(TempFile& file, Run& run) {
+  file.write(advise_capture_bytes());
+  REQUIRE(load({file.path()}, run).empty());
+}
+
+// The run's steps: its ProfilerStep#N ranges.
+RunSteps profiler_steps(const Run& run) {
+  std::string error;
+  return find_steps(run, *StepRule::parse("nvtx:^ProfilerStep#[0-9]+$", error));
+}
+
 }  // namespace
 
 TEST_CASE("advise splits idle time by cause and ranks the findings by their cost", "[advise]") {
   TempFile f;
-  f.write(advise_capture_bytes());
   Run run;
-  REQUIRE(load({f.path()}, run).empty());
-  std::string error;
-  const RunSteps steps = find_steps(run, *StepRule::parse("nvtx:^ProfilerStep#[0-9]+$", error));
+  load_advise_capture(f, run);
+  const RunSteps steps = profiler_steps(run);
   REQUIRE(steps.count() == 4);
   const ModuleOffsetFrameNamer namer;
   AdviseInput in;
@@ -100,11 +110,9 @@ TEST_CASE("advise splits idle time by cause and ranks the findings by their cost
 // before the idle pieces: its report must be the one a single core makes.
 TEST_CASE("advise reports the same window on one core and on two", "[advise]") {
   TempFile f;
-  f.write(advise_capture_bytes());
   Run run;
-  REQUIRE(load({f.path()}, run).empty());
-  std::string error;
-  const RunSteps steps = find_steps(run, *StepRule::parse("nvtx:^ProfilerStep#[0-9]+$", error));
+  load_advise_capture(f, run);
+  const RunSteps steps = profiler_steps(run);
   const ModuleOffsetFrameNamer namer;
   auto report_on = [&](unsigned jobs) {
     AdviseInput in;
@@ -301,7 +309,7 @@ TEST_CASE("idle pieces name their process and device through the places", "[advi
   REQUIRE(load({rank0.path(), rank1.path(), single.path()}, run).empty());
   REQUIRE(run.processes.size() == 3);
 
-  const IdlePieces idle = idle_pieces(run);
+  const IdlePieces idle = idle_pieces(run, outermost_calls(run));
   std::vector<std::pair<uint32_t, uint32_t>> expected_places;
   for (const GpuActivity& g : run.gpu_activities) expected_places.push_back({g.process, run.place(g).device_id});
   std::sort(expected_places.begin(), expected_places.end());
