@@ -101,7 +101,6 @@ class RangeTree {
   // Tensor memory events inside no CPU event: torch's "[memory]" row.
   const TensorMemoryOutside& tensor_memory_outside() const { return tensor_memory_outside_; }
 
-
  private:
   // The memory tables stay empty for a run without memory records: four
   // tables of zeros per event were a sixth of the report's memory.

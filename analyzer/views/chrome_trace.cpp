@@ -11,6 +11,7 @@
 #include <thread>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include "model/cores.h"
 #include "model/gpu_names.h"
@@ -1091,14 +1092,19 @@ struct ItemBlock {
 
 template <typename Next>
 void TraceWriter::write_items(Next next, uint64_t count, bool first) {
+  // The next item, with its stack arg made (on this, the merging, thread).
+  auto next_item = [&] {
+    ItemKind kind{};
+    uint32_t index = 0;
+    next(kind, index);
+    items_.make_stack_arg(kind, index);
+    return std::pair{kind, index};
+  };
   const unsigned cores = cores_for(items_.options.jobs);
   if (cores <= 1) {  // straight into out_, on this thread
     ItemText text(items_, cache_, out_, first, 0);
     for (uint64_t n = 0; n < count; ++n) {
-      ItemKind kind{};
-      uint32_t index = 0;
-      next(kind, index);
-      items_.make_stack_arg(kind, index);
+      const auto [kind, index] = next_item();
       text.item(kind, index);
     }
     return;
@@ -1119,10 +1125,7 @@ void TraceWriter::write_items(Next next, uint64_t count, bool first) {
     block.first = first && made == 0;
     block.async_ids_before = async_ids;
     for (uint64_t k = 0; k < n; ++k) {
-      ItemKind kind{};
-      uint32_t index = 0;
-      next(kind, index);
-      items_.make_stack_arg(kind, index);
+      const auto [kind, index] = next_item();
       if (kind == ItemKind::kCpu && ItemText::takes_async_id(items_.run.cpu_events[index])) ++async_ids;
       block.items.emplace_back(kind, index);
     }
