@@ -230,8 +230,10 @@ class Bench:
                          f"{base_wall * 1e9 / n:,.0f} ns/launch", f"{wall / base_wall:.2f}x", target, ok)
         self.notes.append(
             "overhead: 'a call' is one intercepted CUDA API call. Each <<<>>> launch is one runtime call "
-            "(__cudaLaunchKernel) nesting one driver call (cuLaunchKernel): libprof records 2 calls per launch "
-            "(2 CUPTI callback pairs, enter and exit; __cudaPush/PopCallConfiguration make no callback). "
+            "(__cudaLaunchKernel) nesting one driver call (cuLaunchKernel): 2 calls per launch reach libprof "
+            "(2 CUPTI callback pairs, enter and exit; __cudaPush/PopCallConfiguration make no callback), and it "
+            "records the runtime call (the nested driver call only under PROF_API=all: 'calls kept' counts "
+            "records). "
             "uftrace record --force (no -pg in the app) traces the app's PLT calls into shared libraries: "
             "__cudaPushCallConfiguration, __cudaPopCallConfiguration, __cudaLaunchKernel, 3 calls per launch "
             "(not the nested driver call; --nest-libcall would trace simcuda's internals too). "

@@ -115,11 +115,21 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   write_api_call(*buffer, capture.stacks, kAgentFrames, seen);
 }
 
-// What on_callback keeps in CUPTI's correlationData slot for a call that
-// began while nothing was recorded (outside capture windows): its entry was
-// seen, its time not read (a step rule keeps the callbacks on there, and a
-// clock read per call was most of their cost).
+// What on_callback keeps in CUPTI's correlationData slot for a call it
+// will not record: one that began while nothing was recorded (outside
+// capture windows; a step rule keeps the callbacks on there, and a clock
+// read per call was most of their cost), or, unless PROF_API=all, one
+// nested in a call that describes work (records_nested_calls). Its entry
+// was seen, its time not read.
 constexpr uint64_t kEntryNotTimed = 1;
+
+// cuLaunchKernel inside cudaLaunchKernel repeats the launch it is part of:
+// the outer call, with the same correlation id, stands for both. Kineto
+// and Nsight Systems show the outer one alone, as profanalyze does unless
+// told --driver-calls; recording the inner one was a quarter of the
+// agent's cost per launch (callgrind, tiny_kernels), so only PROF_API=all
+// records it.
+bool records_nested_calls() { return agent_state().cuda.capture->options->all_api_calls; }
 
 // A call's entry time in ns, read now if it was not at its entry: a step
 // boundary found there opens a window that records the call itself. The
@@ -178,6 +188,7 @@ void detach_at_exit();
     // The hooks record this call already (it began before CUPTI took over):
     // like a call whose entry CUPTI never saw, it is left to them.
     if (!cupti_sees_entry(api_domain, cbid)) return;
+    const bool recorded = capture_range_open() && (!nested_in_work() || records_nested_calls());
     if (work) ++work_in_flight(kind);
     if (kind == CudaCallKind::profiler_stop && agent_state().cuda.capture->options->range == CaptureRange::cuda_profiler_api) {
       set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
@@ -185,7 +196,7 @@ void detach_at_exit();
     // CUPTI keeps this slot for us from the call's entry to its exit: the
     // entry's host ticks, the last thing before the call goes on.
     *call.correlationData =
-        capture_range_open() || kind == CudaCallKind::profiler_start ? host_ticks() : kEntryNotTimed;
+        recorded || kind == CudaCallKind::profiler_start ? host_ticks() : kEntryNotTimed;
     if (agent_state().cuda.step_rule != StepRuleOrigin::none) find_step_at_entry(kind, domain, cbid, call);
     return;
   }
@@ -210,7 +221,7 @@ void detach_at_exit();
   if (capture_range_open()) {
     if (*call.correlationData == 0) {
       note_unseen_cupti_call(api_domain, cbid, call.correlationId);
-    } else if (*call.correlationData != kEntryNotTimed) {  // else it began before recording did
+    } else if (*call.correlationData != kEntryNotTimed) {  // else it is not recorded (see kEntryNotTimed)
       ReentryGuard guard;
       if (guard) on_api_exit(domain, cbid, call, kind);
     }

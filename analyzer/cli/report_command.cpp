@@ -1,6 +1,7 @@
 #include "cli/report_command.h"
 
 #include "cli/capture_paths.h"
+#include "cli/driver_calls_note.h"
 #include "cli/load_files.h"
 #include "cli/prof_analyze.h"
 #include "cli/report_file_by_file.h"
@@ -147,7 +148,8 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
   report->add_flag("--driver-calls", options.driver_calls,
-                   "driver calls made inside a runtime call as rows of their own (default: folded into it, as Kineto)");
+                   "driver calls made inside a runtime call as rows of their own (default: folded into it, as Kineto); "
+                   "recorded under PROF_API=all");
   add_window_options(report, options.windows);
   report->add_flag("--merge-windows", options.merge_windows, "one table over all windows instead of one per window");
   return report;
@@ -174,6 +176,7 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
       case FileByFileResult::kNeedsOneRun:
         break;
       case FileByFileResult::kDone: {
+        if (options.driver_calls) note_nested_calls_not_recorded(file_by_file.processes, err);
         table.show_cuda_memory = file_by_file.cuda_memory;
         table.show_cpu_memory = file_by_file.cpu_memory;
         WindowOutput output;
@@ -191,6 +194,7 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
   LoadDepth depth = load_depth_for(options.view == "table", options.windows);
   Run run;
   if (!load_windowed_run(options.files, run, depth, *windows, options.merge_windows, err)) return kExitBadInput;
+  if (options.driver_calls) note_nested_calls_not_recorded(run.processes, err);
 
   // Memory columns: when the run recorded memory of that kind at all, so
   // every window's table has the same columns.

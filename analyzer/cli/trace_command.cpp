@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <set>
 
+#include "cli/driver_calls_note.h"
 #include "cli/load_files.h"
 #include "cli/prof_analyze.h"
 #include "symbols/symbolizing_frame_namer.h"
@@ -91,7 +92,8 @@ CLI::App* add_trace_command(CLI::App& app, TraceOptions& options) {
   trace->add_option("--warn-size-mb", options.warn_size_mb, "warn when a trace is larger than this")
       ->capture_default_str();
   trace->add_flag("--driver-calls", options.driver_calls,
-                  "driver calls made inside a runtime call as events of their own (default: left out, as Kineto)");
+                  "driver calls made inside a runtime call as events of their own (default: left out, as Kineto); "
+                  "recorded under PROF_API=all");
   add_window_options(trace, options.windows);
   return trace;
 }
@@ -102,6 +104,7 @@ int run_trace_command(const TraceOptions& options, std::ostream& out, std::ostre
   Run run;
   if (!load_files(options.files, run, err)) return kExitBadInput;
   if (!windows->resolve(run, err)) return kExitBadInput;
+  if (options.driver_calls) note_nested_calls_not_recorded(run.processes, err);
   const bool to_stdout = options.output == "-";
   if (to_stdout && windows->windows().size() > 1) {
     err << "profanalyze: -o - writes one trace; the schedule gives " << windows->windows().size()

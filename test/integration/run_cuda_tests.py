@@ -128,10 +128,17 @@ def default_skips_queries(tmp):
     check(all(r["kernel"] == "_Z11tiny_kernelPii" for r in launches), "kernel name of the launch call")
     check(all(r["grid"][0] > 0 and r["block"][0] > 0 for r in launches), "launch configuration missing")
     check(all(r["stack"] > 0 for r in launches), "launches without a stack")
-    # The driver call inside each runtime launch shares its correlation id and
-    # leaves stack and arguments to it (FORMAT.md, "Compact fields").
+    # The driver call inside each runtime launch repeats it: left out unless
+    # PROF_API=all.
     nested = [r for r in records if r["type"] == "api" and r["name"].startswith("cuLaunchKernel")]
-    check(len(nested) == 200, "nested driver launches: %d" % len(nested))
+    check(not nested, "nested driver launches recorded by default: %d" % len(nested))
+    # Recorded, each shares its runtime launch's correlation id and leaves
+    # stack and arguments to it (FORMAT.md, "Compact fields").
+    os.makedirs(os.path.join(tmp, "all"))
+    _, _, records = record_app(os.path.join(tmp, "all"), "tiny_kernels", ["200"], {"PROF_API": "all"})
+    launches = [r for r in records if r["type"] == "api" and r["name"] == "cudaLaunchKernel"]
+    nested = [r for r in records if r["type"] == "api" and r["name"].startswith("cuLaunchKernel")]
+    check(len(nested) == 200, "nested driver launches under PROF_API=all: %d" % len(nested))
     check(sorted(r["corr"] for r in nested) == sorted(r["corr"] for r in launches),
           "nested driver launches do not share the runtime launches' correlation ids")
     check(all("grid" not in r and r["stack"] == 0 for r in nested),

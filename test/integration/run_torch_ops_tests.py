@@ -8,7 +8,11 @@ the truth gives every operator's exact GPU time.
 Scenarios (one per invocation):
   report_rows_match_truth FORMAT   report: torch's row names, calls, Self
                                    CUDA / CUDA total per operator, shapes,
-                                   driver calls folded, the modules tree
+                                   no driver rows, the modules tree
+  driver_calls_fold_into_runtime_calls
+                                   report --driver-calls: rows of their own
+                                   under PROF_API=all, folded without it; a
+                                   note where the file holds none
   trace_ops_match_truth FORMAT     trace: cpu_op events with Kineto's args,
                                    External id on every GPU op and call,
                                    fwdbwd flows tying backward nodes to
@@ -67,11 +71,11 @@ def op_of(gpu_op):
     return COPY_OP[gpu_op["copy_kind"]]
 
 
-def record(tmp, fmt):
+def record(tmp, fmt, extra_env=None, folder=None):
     cuda.KERNEL_NS.update(KERNEL_NS)
-    sub = os.path.join(tmp, fmt)
+    sub = os.path.join(tmp, folder or fmt)
     os.makedirs(sub, exist_ok=True)
-    _, truth, _ = cuda.record_app(sub, "torch_ops", [str(STEPS), fmt])
+    _, truth, _ = cuda.record_app(sub, "torch_ops", [str(STEPS), fmt], extra_env or {})
     return truth, os.path.join(sub, "run.pb")
 
 
@@ -133,19 +137,9 @@ def report_rows_match_truth(tmp, fmt="2.x"):
           "CPU rows' Self CUDA sums to %d, truth %d" % (sum(r["self_cuda_ns"] for r in rows if not r["is_gpu"]),
                                                         gpu_total))
 
-    # Driver calls: folded by default, rows of their own on request, and the
-    # runtime calls' self time takes theirs back.
+    # Driver calls: none have rows (driver_calls_fold_into_runtime_calls).
     check(not [n for n in by_name if n.startswith("cu") and not n.startswith("cuda")],
           "driver calls have rows without --driver-calls: %s" % [n for n in by_name if n.startswith("cu")][:5])
-    own_rows = report_rows(capture, "--driver-calls")
-    own = {r["name"]: r for r in own_rows if not r["is_gpu"]}
-    check("cuLaunchKernel" in own, "--driver-calls shows no cuLaunchKernel row")
-    check(by_name["cudaLaunchKernel"]["self_cpu_ns"] > own["cudaLaunchKernel"]["self_cpu_ns"],
-          "folding gave cudaLaunchKernel no time back")
-    # Folding moves self time, never makes or loses any.
-    check(sum(r["self_cpu_ns"] for r in rows) == sum(r["self_cpu_ns"] for r in own_rows),
-          "self CPU total %d folded, %d with driver rows" %
-          (sum(r["self_cpu_ns"] for r in rows), sum(r["self_cpu_ns"] for r in own_rows)))
 
     # Input shapes, as torch's column writes them.
     shaped = [r for r in report_rows(capture, "--group-by-input-shape") if r["name"] == "aten::addmm"]
@@ -167,6 +161,36 @@ def report_rows_match_truth(tmp, fmt="2.x"):
     check(cuda_by_module["Net"] == module_gpu, "Net module CUDA total %d, truth %d" % (cuda_by_module["Net"], module_gpu))
     text = analyze("report", capture, "--view", "modules")
     check("    Net.encoder.layers.0.fc" in text, "modules table not indented as a tree:\n" + text)
+
+
+def driver_calls_fold_into_runtime_calls(tmp):
+    """The driver calls made inside a runtime call: recorded under
+    PROF_API=all, where --driver-calls gives them rows of their own and the
+    runtime calls' self time takes theirs back without it; left out by
+    default, where --driver-calls says the file holds none."""
+    _, capture = record(tmp, "2.x", {"PROF_API": "all"}, "api-all")
+    rows = report_rows(capture)
+    by_name = {r["name"]: r for r in rows if not r["is_gpu"]}
+    check(not [n for n in by_name if n.startswith("cuLaunch")],
+          "driver launches have rows without --driver-calls: %s" % [n for n in by_name if n.startswith("cu")][:5])
+    own_rows = report_rows(capture, "--driver-calls")
+    own = {r["name"]: r for r in own_rows if not r["is_gpu"]}
+    check("cuLaunchKernel" in own, "--driver-calls shows no cuLaunchKernel row")
+    check(by_name["cudaLaunchKernel"]["self_cpu_ns"] > own["cudaLaunchKernel"]["self_cpu_ns"],
+          "folding gave cudaLaunchKernel no time back")
+    # Folding moves self time, never makes or loses any.
+    check(sum(r["self_cpu_ns"] for r in rows) == sum(r["self_cpu_ns"] for r in own_rows),
+          "self CPU total %d folded, %d with driver rows" %
+          (sum(r["self_cpu_ns"] for r in rows), sum(r["self_cpu_ns"] for r in own_rows)))
+
+    _, default_capture = record(tmp, "2.x", folder="api-default")
+    result = harness.run([harness.ARGS.analyzer, "report", default_capture, "--driver-calls", "--format", "json",
+                          "--row-limit", "-1"], env=harness.base_env(False), timeout=240)
+    check(result.returncode == 0, "report --driver-calls failed: %s" % result.stderr)
+    names = [r["name"] for r in json.loads(result.stdout)["windows"][0]["rows"]]
+    check("cuLaunchKernel" not in names, "a default capture holds nested driver launches")
+    check("recorded with PROF_API=default" in result.stderr and "PROF_API=all records them" in result.stderr,
+          "no note that the file holds no nested driver calls: %r" % result.stderr)
 
 
 def trace_doc(tmp, capture, name="trace.json"):

@@ -404,7 +404,12 @@ void HookedCall::end(int32_t result) {
   }
   if (timed && capture_range_open()) {
     ReentryGuard guard;
-    if (guard) write_record(*function_, kind_, nested_work_, start_ticks_, end_ticks, correlation_id, result, params,
+    // A call nested in one that describes work only under PROF_API=all, as
+    // through CUPTI (cuda_capture.cpp, records_nested_calls). It is still
+    // timed and watched: a runtime launch's kernel name comes from the
+    // driver launch inside it.
+    const bool recorded = !nested_work_ || options().all_api_calls;
+    if (guard && recorded) write_record(*function_, kind_, nested_work_, start_ticks_, end_ticks, correlation_id, result, params,
                              kernel_name);
     if (guard && memory_.operation != 0 && result == 0) {
       if (ThreadBuffer* buffer = hooks().recorder->thread_buffer()) {
