@@ -325,11 +325,11 @@ std::string stack_tree_json(const std::vector<FoldedStack>& stacks, uint64_t sma
   return StackTree(stacks).json(smallest_share, max_nodes);
 }
 
-std::string stacks_json(const Run& run, const RangeTree& tree, const FrameNamer& namer) {
+std::string stacks_json(const Run& run, const RangeParents& parents, const FrameNamer& namer) {
   FoldedStacksOptions options;
   options.namer = &namer;
   const std::vector<std::vector<FoldedStack>> stacks =
-      folded_stacks_of_metrics(run, tree, options, {StackMetric::kSelfCuda, StackMetric::kSelfCpu});
+      folded_stacks_of_metrics(run, parents, options, {StackMetric::kSelfCuda, StackMetric::kSelfCpu});
   return "{\"cuda\":" + stack_tree_json(stacks[0]) + ",\"cpu\":" + stack_tree_json(stacks[1]) + "}";
 }
 
