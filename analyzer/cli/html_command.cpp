@@ -139,30 +139,27 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
   const GroupOptions group{false, 0, &namer};
   std::string data = "{\"title\":" + json_string(page_title(options));
   data += ",\"facts\":" + run_facts_json(run);
-  // The flamegraphs' RangeTree is freed before the tables sum their rows
-  // (each in a walk of its own, cpu_group_sums.h) and advise runs, so that
-  // they never coexist.
-  {
-    const RangeTree tree(run);
-    data += ",\"stacks\":" + stacks_json(run, tree, namer);
-  }
-  // The kernels' and copies' tables read the events only, and the report
-  // tables' walk runs on one core: made side by side (their lists add about
-  // 12 MB to the walk's 621 at 10M events, under the flame graphs' peak).
-  // The memory table names frames, on this thread, as the tables do.
-  std::string whole_run_table, kernels, kernel_histograms, copies;
-  StepTables step_tables;
+  // The flame graphs name frames (namer), on this thread, beside the
+  // kernels' and copies' tables (events only). The report tables' walk
+  // follows, alone: it holds as much per event as the graphs (16 bytes per
+  // CPU event, cpu_group_sums.h), and the two side by side would pass 600
+  // MB at 10M events. Each stage's per-event tables are freed
+  // before the next, and before advise.
+  std::string stacks, kernels, kernel_histograms, copies;
   side_by_side(
       load_jobs(),
       [&] {
-        whole_run_table = window_table_json(run, group);
-        step_tables = step_tables_json(run, options.windows, group, whole_run_table);
+        const RangeParents parents(run);
+        stacks = stacks_json(run, parents, namer);
       },
       [&] {
         kernels = json_rows(nsys_cells(nsys_summary(run, NsysView::kKernels), NsysView::kKernels));
         kernel_histograms = kernel_histograms_json(run);
         copies = copy_bandwidth_json(run);
       });
+  data += ",\"stacks\":" + stacks;
+  const std::string whole_run_table = window_table_json(run, group);
+  StepTables step_tables = step_tables_json(run, options.windows, group, whole_run_table);
   data += ",\"windows\":[" + window_json("Whole run", -1, false, {}, whole_run_table) + step_tables.json + "]";
   data += ",\"kernels\":" + kernels;
   data += ",\"kernel_histograms\":" + kernel_histograms;

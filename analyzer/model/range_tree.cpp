@@ -203,19 +203,26 @@ RangeTree::RangeTree(const Run& run, HugeVector<uint64_t>* launched_gpu_ns, unsi
     }
   }, jobs);
 
-  // Self time needs no order: the children's time is summed into self_ns
-  // first, then subtracted. Allocated only now, after the linking's index
-  // array is freed, so the two are never held together.
-  f.self_ns.assign(n, 0);
-  HugeVector<uint64_t>& children_ns = f.self_ns;
+  f.self_ns = self_times(run, parents_);
+}
+
+HugeVector<uint64_t> self_times(const Run& run, const RangeParents& parents) {
+  // Self time needs no order: the children's time is summed into the table
+  // first, then subtracted. RangeTree allocates it only after the linking's
+  // index array is freed, so the two are never held together.
+  const auto& events = run.cpu_events;
+  const size_t n = events.size();
+  HugeVector<uint64_t> self_ns(n, 0);
+  HugeVector<uint64_t>& children_ns = self_ns;
   for (size_t i = 0; i < n; ++i) {
-    const int64_t parent = parents_.parent(i);
-    if (parent != kNoParent) children_ns[static_cast<size_t>(parent)] += events[i].duration_ns();
+    const int64_t parent = parents.parent(i);
+    if (parent != RangeParents::kNoParent) children_ns[static_cast<size_t>(parent)] += events[i].duration_ns();
   }
   for (size_t i = 0; i < n; ++i) {
     const uint64_t total = events[i].duration_ns();
-    f.self_ns[i] = children_ns[i] > total ? 0 : total - children_ns[i];
+    self_ns[i] = children_ns[i] > total ? 0 : total - children_ns[i];
   }
+  return self_ns;
 }
 
 }  // namespace prof::analyzer

@@ -64,6 +64,11 @@ struct RangeFigures {
   HugeVector<int64_t> self_cpu_mem_bytes;
 };
 
+// Each CPU event's self time from the parent links alone (RangeTree::self_ns,
+// 8 bytes per event): for a view that needs the links and self times but
+// not the tree's GPU and memory figures (html's flame graphs).
+HugeVector<uint64_t> self_times(const Run& run, const RangeParents& parents);
+
 class RangeTree {
  public:
   // `jobs`: threads that link the run's threads side by side (0: one per
@@ -79,6 +84,7 @@ class RangeTree {
   static constexpr int64_t kNoParent = RangeParents::kNoParent;
   // Index into Run::cpu_events, or kNoParent.
   int64_t parent(size_t event) const { return parents_.parent(event); }
+  const RangeParents& parents() const { return parents_; }
   // total - sum of direct children's totals. Clamped at 0: only overlapping
   // siblings (impossible for one thread's push/pop ranges and calls, so a
   // sign of bad data) could make it negative.

@@ -38,10 +38,20 @@ struct Placement {
 
 class StackBuilder {
  public:
-  StackBuilder(const Run& run, const RangeTree& tree, const FoldedStacksOptions& options, const FrameNamer& namer)
-      : run_(run), tree_(tree), options_(options), namer_(namer), node_(run.cpu_events.size(), kUnresolved),
+  StackBuilder(const Run& run, const RangeParents& parents, const FoldedStacksOptions& options, const FrameNamer& namer)
+      : run_(run), parents_(parents), options_(options), namer_(namer), node_(run.cpu_events.size(), kUnresolved),
         placed_(run.cpu_events.size()), nodes_(1) {
     place_ranges();
+  }
+
+  // Every CPU event's trie node, then the placements freed: they are read
+  // only while nodes are made, and a fold's self times (8 bytes per event,
+  // as they are) come after them rather than beside them. The nodes are
+  // the same in any order of resolving: an event's follows from its
+  // ancestors', resolved first.
+  void resolve_all() {
+    for (size_t i = 0; i < run_.cpu_events.size(); ++i) resolve(i);
+    HugeVector<Placement>().swap(placed_);
   }
 
   // The stack down to and including CPU event `index`: its thread (with
@@ -51,6 +61,11 @@ class StackBuilder {
     const CpuEvent& e = run_.cpu_events[index];
     return {kCpu, options_.per_thread ? uint32_t{e.process} : 0, options_.per_thread ? e.tid : 0, node_[index], 0};
   }
+
+  // Without threads at the root a CPU event's key is its trie node alone:
+  // cpu_key(i) == cpu_node_key(cpu_key(i)[3]).
+  bool per_thread() const { return options_.per_thread; }
+  static StackKey cpu_node_key(uint32_t node) { return {kCpu, 0, 0, node, 0}; }
 
   StackKey gpu_key(const GpuActivity& g) {
     if (g.launched_by >= 0 && static_cast<size_t>(g.launched_by) < run_.cpu_events.size()) {
@@ -125,7 +140,7 @@ class StackBuilder {
     place_each_range();
     std::unordered_map<uint32_t, Placement> by_row_key;
     const auto& events = run_.cpu_events;
-    auto outermost = [&](size_t i) { return placed_[i].stack != 0 && tree_.parent(i) == RangeTree::kNoParent; };
+    auto outermost = [&](size_t i) { return placed_[i].stack != 0 && parents_.parent(i) == RangeParents::kNoParent; };
     for (size_t i = 0; i < events.size(); ++i) {
       if (!outermost(i)) continue;
       auto [it, added] = by_row_key.try_emplace(row_key_id(events[i]), placed_[i]);
@@ -175,7 +190,7 @@ class StackBuilder {
       if (!has_stack(events[i])) continue;
       const uint32_t stack = events[i].stack;
       const uint32_t length = shown_length(stack);
-      for (int64_t p = tree_.parent(i); p != RangeTree::kNoParent; p = tree_.parent(static_cast<size_t>(p))) {
+      for (int64_t p = parents_.parent(i); p != RangeParents::kNoParent; p = parents_.parent(static_cast<size_t>(p))) {
         Placement& at = placed_[static_cast<size_t>(p)];
         if (events[static_cast<size_t>(p)].kind != CpuEventKind::kPushPopRange || at.stack == stack) continue;
         if (at.stack == 0) {
@@ -192,21 +207,21 @@ class StackBuilder {
   // parent's.
   void resolve(size_t index) {
     pending_.clear();
-    for (int64_t i = static_cast<int64_t>(index); i != RangeTree::kNoParent && node_[static_cast<size_t>(i)] == kUnresolved;
-         i = tree_.parent(static_cast<size_t>(i)))
+    for (int64_t i = static_cast<int64_t>(index); i != RangeParents::kNoParent && node_[static_cast<size_t>(i)] == kUnresolved;
+         i = parents_.parent(static_cast<size_t>(i)))
       pending_.push_back(static_cast<size_t>(i));
     for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) {
       const size_t i = *it;
       const CpuEvent& e = run_.cpu_events[i];
-      const int64_t parent = tree_.parent(i);
-      uint32_t node = parent == RangeTree::kNoParent ? 0 : node_[static_cast<size_t>(parent)];
-      const Placement base = parent == RangeTree::kNoParent ? Placement{} : placed_[static_cast<size_t>(parent)];
+      const int64_t parent = parents_.parent(i);
+      uint32_t node = parent == RangeParents::kNoParent ? 0 : node_[static_cast<size_t>(parent)];
+      const Placement base = parent == RangeParents::kNoParent ? Placement{} : placed_[static_cast<size_t>(parent)];
       // Where this event goes: a range where place_ranges put it; a call
       // at the end of its own stack's shown frames, unless it is made inside
       // another call (a driver call in a runtime call: the same call site).
       Placement target = base;
       if (e.kind == CpuEventKind::kPushPopRange && placed_[i].stack != 0) target = placed_[i];
-      const bool inside_call = parent != RangeTree::kNoParent && run_.cpu_events[static_cast<size_t>(parent)].kind == CpuEventKind::kApiCall;
+      const bool inside_call = parent != RangeParents::kNoParent && run_.cpu_events[static_cast<size_t>(parent)].kind == CpuEventKind::kApiCall;
       if (has_stack(e) && !inside_call) target = {e.stack, shown_length(e.stack)};
       if (target.length < base.length) target = base;  // never above its parent
       if (target.stack != 0 && base.length < target.length) node = descend(node, target, base.length);
@@ -296,7 +311,7 @@ class StackBuilder {
   };
 
   const Run& run_;
-  const RangeTree& tree_;
+  const RangeParents& parents_;
   const FoldedStacksOptions& options_;
   const FrameNamer& namer_;
   std::unordered_map<uint32_t, std::string> frame_names_;
@@ -369,12 +384,27 @@ std::string folded_frame_name(std::string_view name) {
 
 namespace {
 
-std::vector<FoldedStack> fold(const Run& run, const RangeTree& tree, StackBuilder& builder, StackMetric metric) {
+// `self_ns(i)`: CPU event i's self time, read for kSelfCpu only.
+template <typename SelfNs>
+std::vector<FoldedStack> fold(const Run& run, const SelfNs& self_ns, StackBuilder& builder, StackMetric metric) {
   std::unordered_map<StackKey, uint64_t, StackKeyHash> by_key;
-  if (metric == StackMetric::kSelfCpu) {
+  if (metric == StackMetric::kSelfCpu && !builder.per_thread()) {
+    // Summed in a table by trie node (a few thousand), not hashed per event.
+    std::vector<uint64_t> by_node;
     for (size_t i = 0; i < run.cpu_events.size(); ++i) {
       if (run.cpu_events[i].kind == CpuEventKind::kStartEndRange) continue;
-      const uint64_t ns = tree.self_ns(i);
+      const uint64_t ns = self_ns(i);
+      if (ns == 0) continue;
+      const uint32_t node = builder.cpu_key(i)[3];
+      if (node >= by_node.size()) by_node.resize(node + 1, 0);
+      by_node[node] += ns;
+    }
+    for (uint32_t node = 0; node < by_node.size(); ++node)
+      if (by_node[node] > 0) by_key.emplace(StackBuilder::cpu_node_key(node), by_node[node]);
+  } else if (metric == StackMetric::kSelfCpu) {
+    for (size_t i = 0; i < run.cpu_events.size(); ++i) {
+      if (run.cpu_events[i].kind == CpuEventKind::kStartEndRange) continue;
+      const uint64_t ns = self_ns(i);
       if (ns > 0) by_key[builder.cpu_key(i)] += ns;
     }
   } else {
@@ -392,16 +422,24 @@ std::vector<FoldedStack> fold(const Run& run, const RangeTree& tree, StackBuilde
 }  // namespace
 
 std::vector<FoldedStack> folded_stacks(const Run& run, const RangeTree& tree, const FoldedStacksOptions& options) {
-  return std::move(folded_stacks_of_metrics(run, tree, options, {options.metric}).front());
+  const ModuleOffsetFrameNamer default_namer;
+  StackBuilder builder(run, tree.parents(), options, options.namer ? *options.namer : default_namer);
+  builder.resolve_all();
+  return fold(run, [&](size_t i) { return tree.self_ns(i); }, builder, options.metric);
 }
 
-std::vector<std::vector<FoldedStack>> folded_stacks_of_metrics(const Run& run, const RangeTree& tree,
+std::vector<std::vector<FoldedStack>> folded_stacks_of_metrics(const Run& run, const RangeParents& parents,
                                                                const FoldedStacksOptions& options,
                                                                const std::vector<StackMetric>& metrics) {
   const ModuleOffsetFrameNamer default_namer;
-  StackBuilder builder(run, tree, options, options.namer ? *options.namer : default_namer);
+  StackBuilder builder(run, parents, options, options.namer ? *options.namer : default_namer);
+  builder.resolve_all();
+  HugeVector<uint64_t> self_ns;  // made once, where a metric first needs it
   std::vector<std::vector<FoldedStack>> out;
-  for (StackMetric metric : metrics) out.push_back(fold(run, tree, builder, metric));
+  for (StackMetric metric : metrics) {
+    if (metric == StackMetric::kSelfCpu && self_ns.empty()) self_ns = self_times(run, parents);
+    out.push_back(fold(run, [&](size_t i) { return self_ns[i]; }, builder, metric));
+  }
   return out;
 }
 

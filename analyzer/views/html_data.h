@@ -51,6 +51,6 @@ std::string stack_tree_json(const std::vector<FoldedStack>& stacks, uint64_t sma
 
 // stack_tree_json of the folded stacks of both metrics (folded_stacks.h):
 // {"cuda": {...}, "cpu": {...}}.
-std::string stacks_json(const Run& run, const RangeTree& tree, const FrameNamer& namer);
+std::string stacks_json(const Run& run, const RangeParents& parents, const FrameNamer& namer);
 
 }  // namespace prof::analyzer

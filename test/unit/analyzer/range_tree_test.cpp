@@ -263,3 +263,33 @@ TEST_CASE("Threads linked side by side give the tree of one thread linking them 
     if (e.tid == 3 && e.duration_ns() == 90) CHECK(tree.gpu_total_ns(i) > 0);
   }
 }
+
+// html's flame graphs read self times made from the parent links alone
+// (self_times), without a RangeTree: the same figures, the clamp at 0 too.
+TEST_CASE("Self times from the parent links alone are the tree's, clamped where siblings overlap", "[model][nesting]") {
+  using prof::analyzer::RangeParents;
+  ChunkBuilder c = named();
+  c.range(1, 1, 0, 100);   // A
+  c.range(1, 2, 10, 60);   // B in A
+  c.range(1, 3, 40, 100);  // C overlaps B, ends with A: B is popped, C is A's child too
+  c.range(1, 4, 45, 50);   // D in C
+  c.range(2, 1, 0, 30);    // another thread: E, with F in it
+  c.range(2, 2, 5, 10);
+  Loaded l;
+  load_into(l, c);
+  const RangeTree tree(l.run);
+  const RangeParents parents(l.run);
+  const auto self = prof::analyzer::self_times(l.run, parents);
+  REQUIRE(self.size() == l.run.cpu_events.size());
+  for (size_t i = 0; i < self.size(); ++i) {
+    CHECK(parents.parent(i) == tree.parent(i));
+    CHECK(self[i] == tree.self_ns(i));
+  }
+  CHECK(tree.parent(2) == 0);
+  CHECK(self[0] == 0);  // B's 50 and C's 60 pass A's 100
+  CHECK(self[1] == 50);
+  CHECK(self[2] == 55);
+  CHECK(self[3] == 5);
+  CHECK(self[4] == 25);
+  CHECK(self[5] == 5);
+}

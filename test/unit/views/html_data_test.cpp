@@ -43,3 +43,28 @@ TEST_CASE("stack tree: past max_nodes the share is halved until the nodes fit") 
 TEST_CASE("stack tree: no stacks, no nodes") {
   CHECK(stack_tree_json({}) == "{\"min_share\":20000,\"names\":[],\"nodes\":[]}");
 }
+
+// The histograms count in two passes (each name's range, then its bins)
+// without a list of durations: the same bins as sorting every duration
+// into [min, max] cut in equal widths, the longest in the last bin.
+TEST_CASE("kernel histograms: each kernel name's durations in equal bins between its shortest and longest") {
+  using namespace prof::analyzer;
+  Run run;
+  const NameId gemm = run.intern("gemm"), relu = run.intern("relu"), copy = run.intern("Memcpy HtoD");
+  auto add = [&](NameId name, uint64_t duration, GpuKind kind = GpuKind::kKernel) {
+    GpuActivity g;
+    g.start_ns = 1000;
+    g.end_ns = 1000 + duration;
+    g.name = name;
+    g.kind = kind;
+    run.gpu_activities.push_back(g);
+  };
+  for (uint64_t d : {100, 140, 199, 200, 110, 101}) add(gemm, d);  // width 25: bins 0,1,3,3,0,0
+  add(relu, 7);
+  add(relu, 7);  // one duration: all in the first bin
+  add(copy, 5000, GpuKind::kMemcpy);  // not a kernel: no histogram
+  CHECK(kernel_histograms_json(run, 4) ==
+        "{\"gemm\":{\"min_ns\":100,\"max_ns\":200,\"counts\":[3,1,0,2]},"
+        "\"relu\":{\"min_ns\":7,\"max_ns\":7,\"counts\":[2,0,0,0]}}");
+  CHECK(kernel_histograms_json(Run{}, 4) == "{}");
+}

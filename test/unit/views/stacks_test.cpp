@@ -184,11 +184,11 @@ TEST_CASE("stacks of several metrics from one walk are each metric's own") {
     REQUIRE(!cpu.empty());
     REQUIRE(!same(cuda, cpu));
 
-    const auto cuda_first = folded_stacks_of_metrics(run, tree, options, {StackMetric::kSelfCuda, StackMetric::kSelfCpu});
+    const auto cuda_first = folded_stacks_of_metrics(run, tree.parents(), options, {StackMetric::kSelfCuda, StackMetric::kSelfCpu});
     REQUIRE(cuda_first.size() == 2);
     CHECK(same(cuda_first[0], cuda));
     CHECK(same(cuda_first[1], cpu));
-    const auto cpu_first = folded_stacks_of_metrics(run, tree, options, {StackMetric::kSelfCpu, StackMetric::kSelfCuda});
+    const auto cpu_first = folded_stacks_of_metrics(run, tree.parents(), options, {StackMetric::kSelfCpu, StackMetric::kSelfCuda});
     REQUIRE(cpu_first.size() == 2);
     CHECK(same(cpu_first[0], cpu));
     CHECK(same(cpu_first[1], cuda));
