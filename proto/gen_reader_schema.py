@@ -249,9 +249,37 @@ def generate_header(schema, ordered):
 
 # ----------------------------------------------------------------- decoder --
 
+WIRE_NUMBERS = {"kVarint": 0, "kFixed64": 1, "kLength": 2, "kFixed32": 5}
+
+
 def on(wire, body):
     """The statements for one wire type of a field: read it, then next field."""
     return [f"if (type == WireType::{wire}) {{"] + ["  " + line for line in body] + ["  continue;", "}"]
+
+
+def in_order_read(f):
+    """(tag byte, statements) of a field the in-order pass can read (see
+    emit_decoder), or None: a field with a one-byte tag and one wire type."""
+    if f["number"] >= 16:
+        return None
+    reads = split_on(emit_case(f))
+    if len(reads) != 1:
+        return None
+    wire, body = reads[0]
+    return (f["number"] << 3) | WIRE_NUMBERS[wire], body
+
+
+def split_on(lines):
+    """emit_case's `on` blocks back as (wire, body) pairs."""
+    blocks, i = [], 0
+    while i < len(lines):
+        head = lines[i]
+        assert head.startswith("if (type == WireType::") and head.endswith(") {"), head
+        wire = head[len("if (type == WireType::"):-len(") {")]
+        j = lines.index("  continue;", i)
+        blocks.append((wire, [line[2:] for line in lines[i + 1:j]]))
+        i = j + 2  # past "continue;" and "}"
+    return blocks
 
 
 def read_bytes(utf8=False):
@@ -310,8 +338,25 @@ def emit_case(f):
 
 def emit_decoder(schema, message):
     name = message["name"]
-    lines = [f"bool decode_fields(WireReader& in, recorded::{name}& m) {{",
-             "  while (!in.done()) {",
+    lines = [f"bool decode_fields(WireReader& in, recorded::{name}& m) {{"]
+    # The agent writes a record's fields in the order of their numbers, each
+    # once: one pass in that order reads each field whose tag is the next
+    # byte, with a test that follows the record's pattern, where the switch
+    # below jumps through a table once per field (a mispredicted indirect
+    # jump, most of them). What it reads is what the loop would read from the
+    # same place; the loop takes over from where it stops (a field out of
+    # order, twice, unknown, or not read here).
+    # A repeated field's elements (a map's entries), written one after
+    # another, are read in a loop of their own.
+    for f in schema.fields[name]:
+        read = in_order_read(f)
+        if read is None:
+            continue
+        tag, body = read
+        lines.append(f"  {'if' if f['kind'] == 'singular' else 'while'} (in.take_byte({tag})) {{")
+        lines += ["    " + line for line in body]
+        lines.append("  }")
+    lines += ["  while (!in.done()) {",
              "    uint32_t field = 0;",
              "    WireType type{};",
              "    if (!in.tag(field, type)) return false;",
