@@ -31,8 +31,11 @@ class WireReader {
   int depth() const { return depth_; }
   bool nested_ok() const { return depth_ <= kMaxDepth; }
 
-  // Up to 10 bytes; bits past 64 are dropped, as protobuf does.
-  bool varint(uint64_t& value) {
+  // Up to 10 bytes; bits past 64 are dropped, as protobuf does. Always
+  // inline, as bytes(): GCC left both out of line once varint() read two
+  // bytes itself, a call for every field (callgrind: 962 -> 865 M
+  // instructions for `info` of the 1M-event capture).
+  [[gnu::always_inline]] bool varint(uint64_t& value) {
     if (at_ != end_ && *at_ < 0x80) {
       value = *at_++;
       return true;
@@ -67,7 +70,7 @@ class WireReader {
   }
 
   // A length-delimited field's bytes, in place.
-  bool bytes(std::string_view& out) {
+  [[gnu::always_inline]] bool bytes(std::string_view& out) {
     uint64_t length = 0;
     if (!varint(length) || length > static_cast<uint64_t>(end_ - at_)) return false;
     out = std::string_view(reinterpret_cast<const char*>(at_), length);
