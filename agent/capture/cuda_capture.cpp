@@ -118,18 +118,23 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
 // What on_callback keeps in CUPTI's correlationData slot for a call it
 // will not record: one that began while nothing was recorded (outside
 // capture windows; a step rule keeps the callbacks on there, and a clock
-// read per call was most of their cost), or, unless PROF_API=all, one
-// nested in a call that describes work (records_nested_calls). Its entry
+// read per call was most of their cost), or, unless PROF_API=all, a call
+// that describes work nested in another (repeats_outer_call). Its entry
 // was seen, its time not read.
 constexpr uint64_t kEntryNotTimed = 1;
 
-// cuLaunchKernel inside cudaLaunchKernel repeats the launch it is part of:
-// the outer call, with the same correlation id, stands for both. Kineto
-// and Nsight Systems show the outer one alone, as profanalyze does unless
-// told --driver-calls; recording the inner one was a quarter of the
-// agent's cost per launch (callgrind, tiny_kernels), so only PROF_API=all
-// records it.
-bool records_nested_calls() { return agent_state().cuda.capture->options->all_api_calls; }
+// Whether a call that describes work, beginning now, repeats the call it is
+// nested in (cuLaunchKernel inside cudaLaunchKernel, cuMemAlloc_v2 inside
+// cudaMalloc): the outer call, with the same correlation id, stands for
+// both. Kineto and Nsight Systems show the outer one alone, as profanalyze
+// does unless told --driver-calls; recording the inner one was a quarter of
+// the agent's cost per launch (callgrind, tiny_kernels), so only
+// PROF_API=all records it. Other calls inside (a module loaded lazily by a
+// first launch) are recorded: they say why the outer call took long. As
+// the hooks decide (hooked_call.cpp, nested_work_).
+bool repeats_outer_call(bool work) {
+  return work && nested_in_work() && !agent_state().cuda.capture->options->all_api_calls;
+}
 
 // A call's entry time in ns, read now if it was not at its entry: a step
 // boundary found there opens a window that records the call itself. The
@@ -188,7 +193,7 @@ void detach_at_exit();
     // The hooks record this call already (it began before CUPTI took over):
     // like a call whose entry CUPTI never saw, it is left to them.
     if (!cupti_sees_entry(api_domain, cbid)) return;
-    const bool recorded = capture_range_open() && (!nested_in_work() || records_nested_calls());
+    const bool recorded = capture_range_open() && !repeats_outer_call(work);
     if (work) ++work_in_flight(kind);
     if (kind == CudaCallKind::profiler_stop && agent_state().cuda.capture->options->range == CaptureRange::cuda_profiler_api) {
       set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());

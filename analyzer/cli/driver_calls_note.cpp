@@ -10,8 +10,8 @@ void note_nested_calls_not_recorded(const std::vector<ProcessInfo>& processes, s
     // Worded as the agent's rule: a file from an agent older than the rule
     // (2026-11) holds such calls under `default` too, and shows them.
     err << "profanalyze: " << info.path << ": recorded with PROF_API=" << api->second
-        << ": the agent leaves out the driver calls made inside a launch, copy, memset, allocation or "
-           "synchronisation unless PROF_API=all records them\n";
+        << ": the agent leaves out a driver launch, copy, memset, allocation or synchronisation made "
+           "inside a runtime call (the runtime call stands for it) unless PROF_API=all records them\n";
   }
 }
 

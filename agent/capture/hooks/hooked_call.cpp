@@ -404,8 +404,8 @@ void HookedCall::end(int32_t result) {
   }
   if (timed && capture_range_open()) {
     ReentryGuard guard;
-    // A call nested in one that describes work only under PROF_API=all, as
-    // through CUPTI (cuda_capture.cpp, records_nested_calls). It is still
+    // A call that describes work nested in another only under PROF_API=all,
+    // as through CUPTI (cuda_capture.cpp, repeats_outer_call). It is still
     // timed and watched: a runtime launch's kernel name comes from the
     // driver launch inside it.
     const bool recorded = !nested_work_ || options().all_api_calls;
