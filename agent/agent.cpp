@@ -92,7 +92,12 @@ const std::string& own_library_path() {
   return *g_own_library_path;
 }
 
-file::Process describe_process(const ProcessIdentity& identity, const AgentConfig& config) {
+// What the process description takes from the agent's start: who the
+// process is, its parent (which may be gone by the first record), the clock
+// anchor, and the window variables as they were when the configuration was
+// read. The options that follow from the configuration are added when the
+// writer is made (add_configured_options).
+file::Process describe_process_at_start(const ProcessIdentity& identity) {
   file::Process process;
   process.pid = identity.pid;
   process.parent_pid = static_cast<uint32_t>(getppid());
@@ -105,7 +110,21 @@ file::Process describe_process(const ProcessIdentity& identity, const AgentConfi
   process.clock_anchor.realtime_ns = realtime_ns();
   process.clock_anchor.monotonic_ns = monotonic_ns();
   process.start_ns = process.clock_anchor.monotonic_ns;
-  process.options = {
+  const char* window_variables[] = {"PROF_STEP", "PROF_SCHEDULE", "PROF_DELAY", "PROF_DURATION",
+                                    "PROF_START", "PROF_KEEP", "PROF_MAX_MB", "PROF_WINDOW_WAIT_MS"};
+  for (const char* name : window_variables) {
+    const char* value = getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    std::string key = name + 5;  // PROF_STEP -> step
+    for (char& c : key) c = static_cast<char>(tolower(c));
+    process.options.emplace_back(key, value);
+  }
+  return process;
+}
+
+// The options the configuration gives, before the window variables.
+void add_configured_options(file::Process& process, const AgentConfig& config) {
+  std::vector<std::pair<std::string, std::string>> options = {
       {"output", config.output_path},
       {"log", word_of(kLogLevelWords, config.log_level)},
       {"buffer_kb", std::to_string(config.thread_buffer_bytes >> 10)},
@@ -122,16 +141,9 @@ file::Process describe_process(const ProcessIdentity& identity, const AgentConfi
       {"torch_shapes", word_of(kOffOnDigitWords, config.torch.shapes)},
       {"clock", word_of(kClockWords, config.clock)},
   };
-  const char* window_variables[] = {"PROF_STEP", "PROF_SCHEDULE", "PROF_DELAY", "PROF_DURATION",
-                                    "PROF_START", "PROF_KEEP", "PROF_MAX_MB", "PROF_WINDOW_WAIT_MS"};
-  for (const char* name : window_variables) {
-    const char* value = getenv(name);
-    if (value == nullptr || *value == '\0') continue;
-    std::string key = name + 5;  // PROF_STEP -> step
-    for (char& c : key) c = static_cast<char>(tolower(c));
-    process.options.emplace_back(key, value);
-  }
-  return process;
+  options.insert(options.end(), std::make_move_iterator(process.options.begin()),
+                 std::make_move_iterator(process.options.end()));
+  process.options = std::move(options);
 }
 
 // profanalyze capture's way in; constant-initialised like AgentState (a
@@ -155,11 +167,69 @@ void say_what_the_run_wrote(AgentState& agent, Writer* writer);
 enum class WriterThread : int { idle, starting, running, closed };
 std::atomic<WriterThread> g_writer_thread{WriterThread::idle};
 
+void on_writer_pass(uint64_t now_ns);
+void on_budget_spent(uint64_t now_ns);
+
+// The writer itself (2.3 KB, and its window and correlation sets) is made
+// when the process first records, starts CUDA or opens capture windows,
+// from what start_recording left for it. A process that never records
+// allocates none of it: at start-up the agent's objects then fit with
+// libstdc++'s 72 KB emergency exception pool's head in the heap's first
+// page, one zero-filled page less per process (issue #30). Until then
+// agent.writer is null, as in a process that is not recording.
+struct WriterRecipe {
+  Recorder* recorder = nullptr;
+  file::Process process;  // as at the start (describe_process_at_start)
+};
+// Set by start_recording (anew in a forked child) before recording starts;
+// read by the thread that makes the writer. Leaked, as the writer.
+WriterRecipe* g_writer_recipe = nullptr;
+enum class WriterObject : int { absent, making, made };
+std::atomic<WriterObject> g_writer_object{WriterObject::absent};
+
+Writer* make_writer(const WriterRecipe& recipe, const AgentConfig& config, RunClaim& run) {
+  Writer::Options options;
+  options.path = config.output_path;
+  options.drain_interval_ms = config.drain_interval_ms;
+  options.flush_interval_ms = config.flush_interval_ms;
+  options.windowed = config.windows.windowed();
+  options.windows.keep = config.keep;
+  options.windows.max_bytes = config.max_bytes;
+  options.windows.window_wait_ms = config.window_wait_ms;
+  options.windows.on_budget_spent = on_budget_spent;
+  options.ring_wait_ms = config.ring_wait_ms;
+  options.on_pass = on_writer_pass;
+  options.on_ended_by_signal = [] {
+    AgentState& state = agent_state();
+    g_on_demand.stop();  // its control file goes with the process
+    if (Writer* ending = state.writer.load(std::memory_order_acquire)) say_what_the_run_wrote(state, ending);
+  };
+  file::Process process = recipe.process;
+  add_configured_options(process, config);
+  auto* writer = new Writer(*recipe.recorder, options, std::move(process));
+  writer->set_run_claim(&run);
+  return writer;
+}
+
+// This process's writer, made by the first thread that asks; the others
+// wait the moment that takes (making it records nothing and takes no lock).
+Writer& made_writer() {
+  AgentState& agent = agent_state();
+  WriterObject expected = WriterObject::absent;
+  if (g_writer_object.compare_exchange_strong(expected, WriterObject::making)) {
+    agent.writer.store(make_writer(*g_writer_recipe, *agent.config, *agent.run), std::memory_order_release);
+    g_writer_object.store(WriterObject::made);
+  } else {
+    while (g_writer_object.load() != WriterObject::made) sched_yield();
+  }
+  return *agent.writer.load(std::memory_order_acquire);
+}
+
 void start_writer_thread() {
   WriterThread expected = WriterThread::idle;
   if (!g_writer_thread.compare_exchange_strong(expected, WriterThread::starting)) return;
   AgentState& agent = agent_state();
-  Writer* writer = agent.writer.load();
+  Writer* writer = &made_writer();
   if (!writer->prepare()) {  // said why; what is recorded stays in the rings
     agent.recorder.load()->stop_accepting();
     g_writer_thread.store(WriterThread::closed);
@@ -202,8 +272,9 @@ void finish(file::ProcessEnd::Reason reason) {
 }
 
 void finish_recording(AgentState& agent, file::ProcessEnd::Reason reason) {
-  Writer* writer = agent.writer.load();
-  if (close_writer_thread()) {
+  const bool writer_runs = close_writer_thread();
+  Writer* writer = agent.writer.load();  // null when the process never recorded
+  if (writer_runs) {
     writer->wait_until_written(writer->request_flush(true, reason), 10'000);
     agent.recorder.load()->stop_accepting();
     writer->join();
@@ -225,6 +296,7 @@ void say_what_the_run_wrote(AgentState& agent, Writer* writer) {
     // Window files are named by their windows, not claimed from the run.
     if (g_finishing_for_exec) return;
     run.finish();
+    // (a process with a capture control made its writer at start-up)
     if (writer->any_file_written()) {
       const unsigned long long windows = writer->windows().windows_completed();
       const unsigned long long bytes = writer->bytes_written();
@@ -242,7 +314,8 @@ void say_what_the_run_wrote(AgentState& agent, Writer* writer) {
   }
   // One line per run (run_claim.h): the run's first process says what the
   // run wrote; the others only note their file, unless the first is gone.
-  const bool wrote = writer->wrote_file();
+  const bool wrote = writer != nullptr && writer->wrote_file();
+  const bool failed = writer != nullptr && writer->failed();
   const bool said_own =
       wrote && !run.note_written(writer->path(), writer->bytes_written(), writer->gpu_records_missing());
   if (said_own) {
@@ -254,10 +327,10 @@ void say_what_the_run_wrote(AgentState& agent, Writer* writer) {
   // A note that could not be made (ulimit -n 5) leaves the run's notes
   // empty: its "nothing recorded" would contradict the line just said.
   // Nor after a failure to write, said when it happened.
-  const bool contradicts = (said_own || writer->failed()) && line == RunClaim::kNothingWritten;
+  const bool contradicts = (said_own || failed) && line == RunClaim::kNothingWritten;
   if (!line.empty() && !contradicts) {
     log_info("%s", line.c_str());
-  } else if (!wrote && run.first_of_run() && !run.has_folder() && !writer->failed()) {
+  } else if (!wrote && run.first_of_run() && !run.has_folder() && !failed) {
     // (a failure was said when it happened)
     log_info("nothing recorded; no file written");
   }
@@ -283,7 +356,7 @@ void start_cuda() {
   AgentState& agent = agent_state();
   if (agent.phase.load() != AgentPhase::recording) return;
   start_writer_thread();  // CUPTI's buffers are the writer's to drain
-  start_cuda_capture(*agent.recorder.load(), *agent.writer.load(), agent.config->cuda);
+  start_cuda_capture(*agent.recorder.load(), made_writer(), agent.config->cuda);
 }
 
 // Whether this thread's fork() holds the writer: the phase may change
@@ -292,7 +365,9 @@ thread_local bool t_fork_holds_writer = false;
 
 void on_fork_prepare() {
   if (agent_state().phase.load() != AgentPhase::recording) return;
-  agent_state().writer.load()->hold_for_fork();
+  Writer* writer = agent_state().writer.load();
+  if (writer == nullptr) return;  // none made: nothing to hold
+  writer->hold_for_fork();
   t_fork_holds_writer = true;
 }
 
@@ -315,7 +390,7 @@ void start_hooks(Recorder& recorder, const AgentConfig& config) {
   set_cupti_absent_handler([] {
     AgentState& state = agent_state();
     start_writer_thread();  // event timing's source is the writer's to drain
-    start_cuda_without_cupti(*state.writer.load(), state.config->cuda);
+    start_cuda_without_cupti(made_writer(), state.config->cuda);
   });
 }
 
@@ -380,34 +455,19 @@ bool start_recording(const ProcessIdentity& identity, AgentConfig config, bool f
   }
   auto* recorder = new Recorder(config.thread_buffer_bytes);
   recorder->set_first_record_hook(start_writer_thread);
-  Writer::Options writer_options;
-  writer_options.path = config.output_path;
-  writer_options.drain_interval_ms = config.drain_interval_ms;
-  writer_options.flush_interval_ms = config.flush_interval_ms;
-  writer_options.windowed = config.windows.windowed();
-  writer_options.windows.keep = config.keep;
-  writer_options.windows.max_bytes = config.max_bytes;
-  writer_options.windows.window_wait_ms = config.window_wait_ms;
-  writer_options.windows.on_budget_spent = on_budget_spent;
-  writer_options.ring_wait_ms = config.ring_wait_ms;
-  writer_options.on_pass = on_writer_pass;
-  writer_options.on_ended_by_signal = [] {
-    AgentState& state = agent_state();
-    g_on_demand.stop();  // its control file goes with the process
-    if (Writer* ending = state.writer.load(std::memory_order_acquire)) say_what_the_run_wrote(state, ending);
-  };
-  auto* writer = new Writer(*recorder, writer_options, describe_process(identity, config));
   agent.run = run;
-  writer->set_run_claim(run);
+  // The writer is made from this when it is first needed (made_writer).
+  g_writer_recipe = new WriterRecipe{recorder, describe_process_at_start(identity)};
+  agent.writer.store(nullptr);  // a forked child's parent's is not its own
+  g_writer_object.store(WriterObject::absent);
   g_writer_thread.store(WriterThread::idle);  // this writer's (a forked child's anew)
   if (control != nullptr) {
-    control->start(writer->windows(), monotonic_ns());
+    control->start(made_writer().windows(), monotonic_ns());
     agent.control.store(control);
     agent.steps.store(control);
     // An end rule's step 0 starts with the process.
     if (agent.cuda.step_rule == StepRuleOrigin::api_end) control->step_begins(monotonic_ns());
   }
-  agent.writer.store(writer);
   agent.recording_pid.store(identity.pid);
 
   // From here the NVTX hooks record.

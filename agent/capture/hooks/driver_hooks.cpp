@@ -114,21 +114,24 @@ PROF_WRAPPER_HERE(CUresult, prof_hook_cuGetProcAddress_v2, "cuGetProcAddress_v2"
                   (const char* symbol, void** pfn, int cuda_version, cuuint64_t flags,
                    CUdriverProcAddressQueryResult* status))
 
-namespace prof {
-namespace {
-
-// Our wrappers, by DriverHook.
-void* const kWrappers[kDriverHooks] = {
-#define PROF_DRIVER_HOOK(name, params, decl, args) reinterpret_cast<void*>(&prof_hook_##name##_here),
+// Our wrappers, by DriverHook (wrapper_offsets.h).
+asm(PROF_WRAPPER_OFFSETS_BEGIN("prof_driver_wrapper_offsets")
+#define PROF_DRIVER_HOOK(name, params, decl, args) PROF_WRAPPER_OFFSET("prof_hook_" #name "_here")
 #define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)
 #include "capture/hooks/hooked_functions.inc"
 #undef PROF_DRIVER_HOOK
 #undef PROF_RUNTIME_HOOK
-    reinterpret_cast<void*>(&prof_hook_cuGetProcAddress_here),
-    reinterpret_cast<void*>(&prof_hook_cuGetProcAddress_v2_here),
-};
+    PROF_WRAPPER_OFFSET("prof_hook_cuGetProcAddress_here")
+    PROF_WRAPPER_OFFSET("prof_hook_cuGetProcAddress_v2_here")
+    PROF_WRAPPER_OFFSETS_END);
+extern "C" PROF_WRAPPER_OFFSETS_DECLARE(prof_driver_wrapper_offsets);
 
-WrapperTable wrappers() { return {kDriverHookNames, kNameOffsets.data(), kWrappers, g_real, kDriverHooks}; }
+namespace prof {
+namespace {
+
+WrapperTable wrappers() {
+  return {kDriverHookNames, kNameOffsets.data(), prof_driver_wrapper_offsets, g_real, kDriverHooks};
+}
 
 // cuGetProcAddress names the base function ("cuMemcpyHtoD") and returns an
 // ABI variant (cuMemcpyHtoD_v2_ptds) chosen by version and flags: the

@@ -99,18 +99,22 @@ inline void before_real_call(RuntimeHook hook) {
 #undef PROF_DRIVER_HOOK
 #undef PROF_RUNTIME_HOOK
 
-namespace prof {
-namespace {
-
-void* const kWrappers[kRuntimeHooks] = {
+// Our wrappers, by RuntimeHook (wrapper_offsets.h).
+asm(PROF_WRAPPER_OFFSETS_BEGIN("prof_runtime_wrapper_offsets")
 #define PROF_DRIVER_HOOK(name, params, decl, args)
-#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) reinterpret_cast<void*>(&prof_hook_##name##_here),
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) PROF_WRAPPER_OFFSET("prof_hook_" #name "_here")
 #include "capture/hooks/hooked_functions.inc"
 #undef PROF_DRIVER_HOOK
 #undef PROF_RUNTIME_HOOK
-};
+    PROF_WRAPPER_OFFSETS_END);
+extern "C" PROF_WRAPPER_OFFSETS_DECLARE(prof_runtime_wrapper_offsets);
 
-WrapperTable wrappers() { return {kExportedNames, kExportedNameOffsets.data(), kWrappers, g_real, kRuntimeHooks}; }
+namespace prof {
+namespace {
+
+WrapperTable wrappers() {
+  return {kExportedNames, kExportedNameOffsets.data(), prof_runtime_wrapper_offsets, g_real, kRuntimeHooks};
+}
 
 }  // namespace
 

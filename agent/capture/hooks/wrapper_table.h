@@ -8,20 +8,22 @@
 #include <cstring>
 
 #include "capture/hooks/real_symbols.h"
+#include "capture/hooks/wrapper_offsets.h"
 
 namespace prof {
 
 // One family of hooks, by index: the function's name where it is defined
-// (in one text, name_text.h), our wrapper of it, and the definition the
-// wrapper forwards to (nullptr until known).
+// (in one text, name_text.h), our wrapper of it (wrapper_offsets.h), and
+// the definition the wrapper forwards to (nullptr until known).
 struct WrapperTable {
   const char* names;
   const uint16_t* name_offsets;
-  void* const* wrappers;
+  const int32_t* wrapper_offsets;
   std::atomic<void*>* reals;
   uint32_t count;
 
   const char* name(uint32_t i) const { return names + name_offsets[i]; }
+  void* wrapper(uint32_t i) const { return address_at(wrapper_offsets, i); }
 };
 
 // The definition the wrapper of `hook` forwards to once known, else nullptr:
@@ -51,14 +53,14 @@ inline void* resolve_real(std::atomic<void*>& slot, const char* name, const char
 // the library, loaded privately: not ours to wrap).
 inline void* hand_out_wrapper(const WrapperTable& table, const char* name, void* real) {
   for (uint32_t i = 0; i < table.count; ++i) {
-    if (table.wrappers[i] == real) return real;
+    if (table.wrapper(i) == real) return real;
   }
   if (name == nullptr) return real;
   for (uint32_t i = 0; i < table.count; ++i) {
     if (strcmp(table.name(i), name) != 0) continue;
     void* expected = nullptr;
     table.reals[i].compare_exchange_strong(expected, real);
-    return expected == nullptr || expected == real ? table.wrappers[i] : real;
+    return expected == nullptr || expected == real ? table.wrapper(i) : real;
   }
   return real;
 }
@@ -74,7 +76,7 @@ inline int wrapper_index_by_name(const WrapperTable& table, const char* name) {
 // The index of the wrapper at `address`, or -1 when it is none of ours.
 inline int wrapper_index_by_address(const WrapperTable& table, const void* address) {
   for (uint32_t i = 0; i < table.count; ++i) {
-    if (table.wrappers[i] == address) return static_cast<int>(i);
+    if (table.wrapper(i) == address) return static_cast<int>(i);
   }
   return -1;
 }
