@@ -11,38 +11,6 @@ namespace {
 
 bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
-}  // namespace
-
-OutermostCalls outermost_calls(const Run& events) {
-  OutermostCalls all;
-  {
-    std::map<OutermostCalls::key_type, size_t> counts;
-    for (const CpuEvent& e : events.cpu_events)
-      if (e.kind == CpuEventKind::kApiCall) ++counts[{e.process, e.tid}];
-    for (const auto& [thread, count] : counts) all[thread].reserve(count);
-  }
-  for (size_t i = 0; i < events.cpu_events.size(); ++i)
-    if (events.cpu_events[i].kind == CpuEventKind::kApiCall)
-      all[{events.cpu_events[i].process, events.cpu_events[i].tid}].push_back(static_cast<uint32_t>(i));
-  for (auto& [thread, calls] : all) {
-    std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
-      const CpuEvent& x = events.cpu_events[a];
-      const CpuEvent& y = events.cpu_events[b];
-      return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.end_ns > y.end_ns;
-    });
-    size_t outer = 0;  // calls[0, outer): the outermost ones so far
-    for (uint32_t i : calls)
-      if (outer == 0 || events.cpu_events[i].start_ns >= events.cpu_events[calls[outer - 1]].end_ns) calls[outer++] = i;
-    calls.resize(outer);
-    // A launch is often two calls (runtime, and its driver call nested in
-    // it): the nested half, kept as capacity, was 7 MB beside the pieces.
-    calls.shrink_to_fit();
-  }
-  return all;
-}
-
-namespace {
-
 using CallList = OutermostCalls::mapped_type;
 
 class DeviceGaps {

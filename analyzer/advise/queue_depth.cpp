@@ -5,6 +5,25 @@
 
 namespace prof::analyzer {
 
+void sort_rising_runs(std::vector<uint64_t>& values) {
+  // Where each rising run begins, then neighbouring runs merged pairwise
+  // until one is left: log2(runs) passes, each a sequential walk.
+  std::vector<size_t> begins;
+  for (size_t i = 0; i < values.size(); ++i)
+    if (i == 0 || values[i] < values[i - 1]) begins.push_back(i);
+  begins.push_back(values.size());
+  auto at = [&](size_t i) { return values.begin() + static_cast<std::ptrdiff_t>(i); };
+  while (begins.size() > 2) {
+    size_t kept = 0;
+    for (size_t r = 0; r + 1 < begins.size(); r += 2) {
+      if (r + 2 < begins.size()) std::inplace_merge(at(begins[r]), at(begins[r + 1]), at(begins[r + 2]));
+      begins[kept++] = begins[r];
+    }
+    begins[kept++] = values.size();
+    begins.resize(kept);
+  }
+}
+
 std::map<uint32_t, LaunchQueue> launch_queues(const Run& events) {
   std::map<uint32_t, LaunchQueue> queues;
   // Counted first, so that each list is allocated once at its size: grown
@@ -35,13 +54,9 @@ std::map<uint32_t, LaunchQueue> launch_queues(const Run& events) {
       q.launch_starts.push_back(events.cpu_events[static_cast<size_t>(g.launched_by)].start_ns);
       q.work_starts.push_back(g.start_ns);
     }
-  // Mostly in order already: a check is one pass, a sort twenty.
-  auto sort = [](std::vector<uint64_t>& times) {
-    if (!std::is_sorted(times.begin(), times.end())) std::sort(times.begin(), times.end());
-  };
   for (auto& [process, q] : queues) {
-    sort(q.launch_starts);
-    sort(q.work_starts);
+    sort_rising_runs(q.launch_starts);
+    sort_rising_runs(q.work_starts);
   }
   return queues;
 }

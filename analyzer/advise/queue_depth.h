@@ -18,6 +18,12 @@ struct LaunchQueue {
 
 std::map<uint32_t, LaunchQueue> launch_queues(const Run& events);
 
+// Sorts `values`, made of a few rising runs (a queue's times come per GPU
+// place, each place's in order): the runs are merged, where a sort made
+// twenty passes over millions of them (its answer the same: equal values
+// are alike). A merge takes a buffer of up to half the values.
+void sort_rising_runs(std::vector<uint64_t>& values);
+
 // Calls `visit(launch_start, depth)` for each launch in start order, depth
 // being the launches that started before it less the work started by then.
 // Both lists are sorted, so one forward pass finds every depth (a binary
