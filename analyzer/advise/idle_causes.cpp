@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "advise/intervals.h"
+#include "advise/rising_runs.h"
 
 namespace prof::analyzer {
 namespace {
@@ -77,16 +78,29 @@ class DeviceGaps {
   // start alone, rather than indices compared through the table (a cache
   // miss per comparison, 5% of advise's instructions): std::sort makes the
   // same moves on the same comparisons, so equal starts keep the order the
-  // indices had. The pairs (16 bytes a record) are freed before any piece
-  // of this device is made.
+  // indices had. The work comes per GPU place, each place's in start order,
+  // so its runs are merged first: where no two starts are equal that is
+  // the sort's answer, in a few sequential passes (the sort was two fifths
+  // of the idle pieces); where some are, the sort decides their order, and
+  // is made as before. The pairs (16 bytes a record) and the merge's buffer
+  // (up to half of them) are freed before any piece of this device is made.
   void sort_by_start(std::vector<uint32_t>& ops) const {
     struct Keyed {
       uint64_t start_ns;
       uint32_t index;
     };
+    auto by_start = [](const Keyed& a, const Keyed& b) { return a.start_ns < b.start_ns; };
+    auto same_start = [](const Keyed& a, const Keyed& b) { return a.start_ns == b.start_ns; };
     std::vector<Keyed> keyed(ops.size());
-    for (size_t k = 0; k < ops.size(); ++k) keyed[k] = {events_.gpu_activities[ops[k]].start_ns, ops[k]};
-    std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return a.start_ns < b.start_ns; });
+    auto key = [&] {
+      for (size_t k = 0; k < ops.size(); ++k) keyed[k] = {events_.gpu_activities[ops[k]].start_ns, ops[k]};
+    };
+    key();
+    merge_rising_runs(keyed, by_start);
+    if (std::adjacent_find(keyed.begin(), keyed.end(), same_start) != keyed.end()) {
+      key();
+      std::sort(keyed.begin(), keyed.end(), by_start);
+    }
     for (size_t k = 0; k < ops.size(); ++k) ops[k] = keyed[k].index;
   }
 

@@ -1,28 +1,12 @@
 #include "advise/queue_depth.h"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
-namespace prof::analyzer {
+#include "advise/rising_runs.h"
 
-void sort_rising_runs(std::vector<uint64_t>& values) {
-  // Where each rising run begins, then neighbouring runs merged pairwise
-  // until one is left: log2(runs) passes, each a sequential walk.
-  std::vector<size_t> begins;
-  for (size_t i = 0; i < values.size(); ++i)
-    if (i == 0 || values[i] < values[i - 1]) begins.push_back(i);
-  begins.push_back(values.size());
-  auto at = [&](size_t i) { return values.begin() + static_cast<std::ptrdiff_t>(i); };
-  while (begins.size() > 2) {
-    size_t kept = 0;
-    for (size_t r = 0; r + 1 < begins.size(); r += 2) {
-      if (r + 2 < begins.size()) std::inplace_merge(at(begins[r]), at(begins[r + 1]), at(begins[r + 2]));
-      begins[kept++] = begins[r];
-    }
-    begins[kept++] = values.size();
-    begins.resize(kept);
-  }
-}
+namespace prof::analyzer {
 
 std::map<uint32_t, LaunchQueue> launch_queues(const Run& events) {
   std::map<uint32_t, LaunchQueue> queues;
@@ -55,8 +39,9 @@ std::map<uint32_t, LaunchQueue> launch_queues(const Run& events) {
       q.work_starts.push_back(g.start_ns);
     }
   for (auto& [process, q] : queues) {
-    sort_rising_runs(q.launch_starts);
-    sort_rising_runs(q.work_starts);
+    // Equal times are alike: the merge's answer is the sort's.
+    merge_rising_runs(q.launch_starts, std::less<uint64_t>());
+    merge_rising_runs(q.work_starts, std::less<uint64_t>());
   }
   return queues;
 }

@@ -10,7 +10,8 @@
 namespace prof::analyzer {
 
 // One process's launches: when each launching call started and when each
-// piece of launched work started, both sorted.
+// piece of launched work started, both sorted (each a few rising runs, one
+// per GPU place, merged: merge_rising_runs).
 struct LaunchQueue {
   std::vector<uint64_t> launch_starts;
   std::vector<uint64_t> work_starts;
@@ -18,11 +19,6 @@ struct LaunchQueue {
 
 std::map<uint32_t, LaunchQueue> launch_queues(const Run& events);
 
-// Sorts `values`, made of a few rising runs (a queue's times come per GPU
-// place, each place's in order): the runs are merged, where a sort made
-// twenty passes over millions of them (its answer the same: equal values
-// are alike). A merge takes a buffer of up to half the values.
-void sort_rising_runs(std::vector<uint64_t>& values);
 
 // Calls `visit(launch_start, depth)` for each launch in start order, depth
 // being the launches that started before it less the work started by then.

@@ -211,6 +211,25 @@ bool selects_every_event(const Run& run, const StepMembership& membership, const
                      [](const Synchronization& s) { return s.called_by >= 0; });
 }
 
+bool every_event_in_a_step(const Run& run, const RunSteps& steps) {
+  // A process's steps are numbered from 0 without a hole and count() is
+  // the most any has, so every step a lookup finds is one of them: an
+  // event is in a step where step_membership gives it one (>= 0). GPU work
+  // and memory records with a call take the call's, which the CPU events'
+  // pass has found in a step.
+  StepLookup lookup(steps);
+  for (const CpuEvent& e : run.cpu_events)
+    if (lookup.at(e.process, e.start_ns) < 0) return false;
+  for (const GpuActivity& g : run.gpu_activities)
+    if (g.launched_by < 0 && lookup.at(g.process, g.start_ns) < 0) return false;
+  for (const MemoryEvent& e : run.memory_events)
+    if (e.called_by < 0 && steps.step_at(e.process, e.time_ns) < 0) return false;
+  for (const TensorMemoryEvent& e : run.tensor_memory_events)
+    if (steps.step_at(e.process, e.time_ns) < 0) return false;
+  return std::all_of(run.synchronizations.begin(), run.synchronizations.end(),
+                     [](const Synchronization& s) { return s.called_by >= 0; });
+}
+
 Run select_processes(const Run& run, const std::vector<uint32_t>& processes) {
   auto in = [&](uint32_t process) {
     return std::find(processes.begin(), processes.end(), process) != processes.end() ? int64_t{0} : int64_t{-1};
