@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "advise/intervals.h"
-#include "advise/rising_runs.h"
 
 namespace prof::analyzer {
 namespace {
@@ -79,29 +78,56 @@ class DeviceGaps {
   // miss per comparison, 5% of advise's instructions): std::sort makes the
   // same moves on the same comparisons, so equal starts keep the order the
   // indices had. The work comes per GPU place, each place's in start order,
-  // so its runs are merged first: where no two starts are equal that is
-  // the sort's answer, in a few sequential passes (the sort was two fifths
-  // of the idle pieces); where some are, the sort decides their order, and
-  // is made as before. The pairs (16 bytes a record) and the merge's buffer
-  // (up to half of them) are freed before any piece of this device is made.
+  // so its rising runs are merged first, read from the pairs into `ops`
+  // through a heap of one cursor per run: where no two starts are equal
+  // that is the sort's answer (the sort was two fifths of the idle pieces);
+  // where some are, the sort decides their order, and is made as before on
+  // the pairs, which the merge left as they were. No buffer beyond the
+  // pairs (16 bytes a record, freed before any piece of this device is
+  // made): an in-place merge's, up to half the pairs, raised advise's peak
+  // by 21 MB at 10M events.
   void sort_by_start(std::vector<uint32_t>& ops) const {
     struct Keyed {
       uint64_t start_ns;
       uint32_t index;
     };
-    auto by_start = [](const Keyed& a, const Keyed& b) { return a.start_ns < b.start_ns; };
-    auto same_start = [](const Keyed& a, const Keyed& b) { return a.start_ns == b.start_ns; };
     std::vector<Keyed> keyed(ops.size());
-    auto key = [&] {
-      for (size_t k = 0; k < ops.size(); ++k) keyed[k] = {events_.gpu_activities[ops[k]].start_ns, ops[k]};
-    };
-    key();
-    merge_rising_runs(keyed, by_start);
-    if (std::adjacent_find(keyed.begin(), keyed.end(), same_start) != keyed.end()) {
-      key();
-      std::sort(keyed.begin(), keyed.end(), by_start);
+    for (size_t k = 0; k < ops.size(); ++k) keyed[k] = {events_.gpu_activities[ops[k]].start_ns, ops[k]};
+    if (!merge_rising_runs_into(keyed, ops)) {
+      std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return a.start_ns < b.start_ns; });
+      for (size_t k = 0; k < ops.size(); ++k) ops[k] = keyed[k].index;
     }
-    for (size_t k = 0; k < ops.size(); ++k) ops[k] = keyed[k].index;
+  }
+
+  // The indices of `keyed` in start order into `ops`, merged from its
+  // rising runs; false where two starts are equal (`ops` then overwritten).
+  template <typename Keyed>
+  static bool merge_rising_runs_into(const std::vector<Keyed>& keyed, std::vector<uint32_t>& ops) {
+    struct Cursor {
+      size_t next, end;
+    };
+    std::vector<Cursor> runs;
+    for (size_t k = 0; k < keyed.size(); ++k)
+      if (k == 0 || keyed[k].start_ns < keyed[k - 1].start_ns) {
+        if (!runs.empty()) runs.back().end = k;
+        runs.push_back({k, keyed.size()});
+      }
+    // The heap's top: the run whose next start is the least.
+    auto later = [&](const Cursor& a, const Cursor& b) { return keyed[a.next].start_ns > keyed[b.next].start_ns; };
+    std::make_heap(runs.begin(), runs.end(), later);
+    uint64_t last_start = 0;
+    for (size_t k = 0; !runs.empty(); ++k) {
+      std::pop_heap(runs.begin(), runs.end(), later);
+      Cursor& run = runs.back();
+      if (k > 0 && keyed[run.next].start_ns == last_start) return false;
+      last_start = keyed[run.next].start_ns;
+      ops[k] = keyed[run.next].index;
+      if (++run.next == run.end)
+        runs.pop_back();
+      else
+        std::push_heap(runs.begin(), runs.end(), later);
+    }
+    return true;
   }
 
   void emit(uint64_t start, uint64_t end, IdleCause cause, int64_t site, int64_t work) {
