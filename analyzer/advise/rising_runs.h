@@ -1,6 +1,9 @@
 #pragma once
-// A sort for lists made of a few rising runs: a queue's launch times or a
-// device's work, which come per GPU place, each place's in order.
+// A sort for lists made of a few rising runs: a queue's launch and work
+// times, which come per GPU place, each place's in order. (A device's work,
+// which comes the same way, is merged through a heap instead, into its
+// index list: idle_causes.cpp; this merge's buffer would raise advise's
+// peak there.)
 #include <algorithm>
 #include <cstddef>
 #include <vector>
