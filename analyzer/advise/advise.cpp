@@ -166,12 +166,13 @@ void measure_steps(const AdviseInput& in, AdviseWindow& w) {
     }
   }
   StepUsageIndex index(w.steps);
+  StepLookup step_of(steps);  // each loop below asks in time order, mostly
   // Allocations and frees per step: the memory records (one per allocation,
   // where API calls would count a runtime call and its nested driver call).
   for (const MemoryEvent& m : events.memory_events) {
     if (!m.on_device) continue;
     const uint64_t t = m.called_by >= 0 ? events.cpu_events[static_cast<size_t>(m.called_by)].start_ns : m.time_ns;
-    StepUsage* u = index.find(m.process, steps.step_at(m.process, t));
+    StepUsage* u = index.find(m.process, step_of.at(m.process, t));
     if (!u) continue;
     if (m.allocation) {
       ++u->allocations;
@@ -189,7 +190,7 @@ void measure_steps(const AdviseInput& in, AdviseWindow& w) {
     StepUsage* counted = nullptr;  // launches come in time order: samples is asked when the step changes
     uint64_t* count = nullptr;
     for_each_queue_depth(q, [&](uint64_t t, uint64_t depth) {
-      StepUsage* u = index.find(process, steps.step_at(process, t));
+      StepUsage* u = index.find(process, step_of.at(process, t));
       if (!u) return;
       if (u != counted) {
         counted = u;
@@ -210,7 +211,7 @@ void measure_steps(const AdviseInput& in, AdviseWindow& w) {
     int64_t in_use = 0;
     for (const MemoryEvent* m : list) {
       in_use += m->signed_bytes();
-      if (StepUsage* u = index.find(process, steps.step_at(process, m->time_ns)))
+      if (StepUsage* u = index.find(process, step_of.at(process, m->time_ns)))
         u->peak_memory_bytes = std::max(u->peak_memory_bytes, in_use);
     }
     // Its highest point includes what was in use when the step began.
@@ -320,17 +321,17 @@ AdviseWindow advise_window(const AdviseInput& in) {
   std::vector<KernelSpread> spreads;
   ApiCallTotals api_calls;
   side_by_side(
-      in.jobs, [&] { calls = outermost_calls(events); },  // 14 MB
+      in.jobs,
+      [&] {
+        calls = outermost_calls(events);  // 14 MB
+        api_calls = api_call_totals(events);
+      },
       [&] {
         launches = launch_facts(events);  // up to 67 MB, freed
         measure_devices(events, w);       // up to 65 MB, freed
       });
   side_by_side(
-      in.jobs,
-      [&] {
-        api_calls = api_call_totals(events);
-        spreads = kernel_spreads(events);  // 25 MB, freed
-      },
+      in.jobs, [&] { spreads = kernel_spreads(events); },  // 25 MB, freed
       [&] {
         if (has_steps) measure_steps(in, w);  // up to 61 MB, freed
       });

@@ -11,38 +11,6 @@ namespace {
 
 bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
-}  // namespace
-
-OutermostCalls outermost_calls(const Run& events) {
-  OutermostCalls all;
-  {
-    std::map<OutermostCalls::key_type, size_t> counts;
-    for (const CpuEvent& e : events.cpu_events)
-      if (e.kind == CpuEventKind::kApiCall) ++counts[{e.process, e.tid}];
-    for (const auto& [thread, count] : counts) all[thread].reserve(count);
-  }
-  for (size_t i = 0; i < events.cpu_events.size(); ++i)
-    if (events.cpu_events[i].kind == CpuEventKind::kApiCall)
-      all[{events.cpu_events[i].process, events.cpu_events[i].tid}].push_back(static_cast<uint32_t>(i));
-  for (auto& [thread, calls] : all) {
-    std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
-      const CpuEvent& x = events.cpu_events[a];
-      const CpuEvent& y = events.cpu_events[b];
-      return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.end_ns > y.end_ns;
-    });
-    size_t outer = 0;  // calls[0, outer): the outermost ones so far
-    for (uint32_t i : calls)
-      if (outer == 0 || events.cpu_events[i].start_ns >= events.cpu_events[calls[outer - 1]].end_ns) calls[outer++] = i;
-    calls.resize(outer);
-    // A launch is often two calls (runtime, and its driver call nested in
-    // it): the nested half, kept as capacity, was 7 MB beside the pieces.
-    calls.shrink_to_fit();
-  }
-  return all;
-}
-
-namespace {
-
 using CallList = OutermostCalls::mapped_type;
 
 class DeviceGaps {
@@ -109,8 +77,15 @@ class DeviceGaps {
   // start alone, rather than indices compared through the table (a cache
   // miss per comparison, 5% of advise's instructions): std::sort makes the
   // same moves on the same comparisons, so equal starts keep the order the
-  // indices had. The pairs (16 bytes a record) are freed before any piece
-  // of this device is made.
+  // indices had. The work comes per GPU place, each place's in start order,
+  // so its rising runs are merged first, read from the pairs into `ops`
+  // through a heap of one cursor per run: where no two starts are equal
+  // that is the sort's answer (the sort was two fifths of the idle pieces);
+  // where some are, the sort decides their order, and is made as before on
+  // the pairs, which the merge left as they were. No buffer beyond the
+  // pairs (16 bytes a record, freed before any piece of this device is
+  // made): an in-place merge's, up to half the pairs, raised advise's peak
+  // by 21 MB at 10M events.
   void sort_by_start(std::vector<uint32_t>& ops) const {
     struct Keyed {
       uint64_t start_ns;
@@ -118,8 +93,41 @@ class DeviceGaps {
     };
     std::vector<Keyed> keyed(ops.size());
     for (size_t k = 0; k < ops.size(); ++k) keyed[k] = {events_.gpu_activities[ops[k]].start_ns, ops[k]};
-    std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return a.start_ns < b.start_ns; });
-    for (size_t k = 0; k < ops.size(); ++k) ops[k] = keyed[k].index;
+    if (!merge_rising_runs_into(keyed, ops)) {
+      std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return a.start_ns < b.start_ns; });
+      for (size_t k = 0; k < ops.size(); ++k) ops[k] = keyed[k].index;
+    }
+  }
+
+  // The indices of `keyed` in start order into `ops`, merged from its
+  // rising runs; false where two starts are equal (`ops` then overwritten).
+  template <typename Keyed>
+  static bool merge_rising_runs_into(const std::vector<Keyed>& keyed, std::vector<uint32_t>& ops) {
+    struct Cursor {
+      size_t next, end;
+    };
+    std::vector<Cursor> runs;
+    for (size_t k = 0; k < keyed.size(); ++k)
+      if (k == 0 || keyed[k].start_ns < keyed[k - 1].start_ns) {
+        if (!runs.empty()) runs.back().end = k;
+        runs.push_back({k, keyed.size()});
+      }
+    // The heap's top: the run whose next start is the least.
+    auto later = [&](const Cursor& a, const Cursor& b) { return keyed[a.next].start_ns > keyed[b.next].start_ns; };
+    std::make_heap(runs.begin(), runs.end(), later);
+    uint64_t last_start = 0;
+    for (size_t k = 0; !runs.empty(); ++k) {
+      std::pop_heap(runs.begin(), runs.end(), later);
+      Cursor& run = runs.back();
+      if (k > 0 && keyed[run.next].start_ns == last_start) return false;
+      last_start = keyed[run.next].start_ns;
+      ops[k] = keyed[run.next].index;
+      if (++run.next == run.end)
+        runs.pop_back();
+      else
+        std::push_heap(runs.begin(), runs.end(), later);
+    }
+    return true;
   }
 
   void emit(uint64_t start, uint64_t end, IdleCause cause, int64_t site, int64_t work) {

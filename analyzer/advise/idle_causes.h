@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "advise/advise.h"
+#include "advise/outermost_calls.h"
 #include "model/run.h"
 
 namespace prof::analyzer {
@@ -46,12 +47,6 @@ struct IdlePieces {
   uint32_t process(const IdlePiece& piece) const { return places[piece.place].process; }
   uint32_t device(const IdlePiece& piece) const { return places[piece.place].device; }
 };
-
-// Per thread, (process, tid), its outermost API calls in start order:
-// nested driver calls share their runtime call's interval and its blame.
-// 4 bytes a call (an index into cpu_events), as GpuActivity::launched_by.
-using OutermostCalls = std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>>;
-OutermostCalls outermost_calls(const Run& events);
 
 // Every piece of kernel-idle time of `events`, per (process, device), in
 // time order; `calls` are outermost_calls(events), made apart so that they

@@ -1,7 +1,10 @@
 #include "advise/queue_depth.h"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
+
+#include "advise/rising_runs.h"
 
 namespace prof::analyzer {
 
@@ -35,13 +38,10 @@ std::map<uint32_t, LaunchQueue> launch_queues(const Run& events) {
       q.launch_starts.push_back(events.cpu_events[static_cast<size_t>(g.launched_by)].start_ns);
       q.work_starts.push_back(g.start_ns);
     }
-  // Mostly in order already: a check is one pass, a sort twenty.
-  auto sort = [](std::vector<uint64_t>& times) {
-    if (!std::is_sorted(times.begin(), times.end())) std::sort(times.begin(), times.end());
-  };
   for (auto& [process, q] : queues) {
-    sort(q.launch_starts);
-    sort(q.work_starts);
+    // Equal times are alike: the merge's answer is the sort's.
+    merge_rising_runs(q.launch_starts, std::less<uint64_t>());
+    merge_rising_runs(q.work_starts, std::less<uint64_t>());
   }
   return queues;
 }

@@ -10,13 +10,15 @@
 namespace prof::analyzer {
 
 // One process's launches: when each launching call started and when each
-// piece of launched work started, both sorted.
+// piece of launched work started, both sorted (each a few rising runs, one
+// per GPU place, merged: merge_rising_runs).
 struct LaunchQueue {
   std::vector<uint64_t> launch_starts;
   std::vector<uint64_t> work_starts;
 };
 
 std::map<uint32_t, LaunchQueue> launch_queues(const Run& events);
+
 
 // Calls `visit(launch_start, depth)` for each launch in start order, depth
 // being the launches that started before it less the work started by then.

@@ -69,13 +69,12 @@ int make_advise_report(const Run& run, const AdviseOptions& options, const Frame
       // Every step, without the set-up and teardown around them.
       input.events = all_steps;
       if (!all_steps) {
-        std::vector<int64_t> all(static_cast<size_t>(steps.count()));
-        for (int64_t i = 0; i < steps.count(); ++i) all[static_cast<size_t>(i)] = i;
-        const StepMembership membership = step_membership(run, steps);
-        if (selects_every_event(run, membership, all)) {
+        if (every_event_in_a_step(run, steps)) {
           input.events = &run;
         } else {
-          storage = select_steps(run, membership, all);
+          std::vector<int64_t> all(static_cast<size_t>(steps.count()));
+          for (int64_t i = 0; i < steps.count(); ++i) all[static_cast<size_t>(i)] = i;
+          storage = select_steps(run, step_membership(run, steps), all);
           input.events = &storage;
         }
       }

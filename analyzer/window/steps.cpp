@@ -59,6 +59,21 @@ int64_t RunSteps::step_at(uint32_t process, uint64_t time_ns) const {
   return time_ns < it->end_ns ? it->index : -1;
 }
 
+int64_t StepLookup::at(uint32_t process, uint64_t time_ns) {
+  const std::vector<Step>& list = steps_.of_process(process);
+  // The last step starting at or before time_ns, as step_at finds it.
+  const bool same = process == process_ && last_ < list.size() && list[last_].start_ns <= time_ns &&
+                    (last_ + 1 == list.size() || time_ns < list[last_ + 1].start_ns);
+  if (!same) {
+    auto it = std::upper_bound(list.begin(), list.end(), time_ns,
+                               [](uint64_t t, const Step& s) { return t < s.start_ns; });
+    if (it == list.begin()) return -1;
+    process_ = process;
+    last_ = static_cast<size_t>(it - list.begin()) - 1;
+  }
+  return time_ns < list[last_].end_ns ? list[last_].index : -1;
+}
+
 RunSteps find_steps(const Run& run, const StepRule& rule) {
   const size_t processes = run.processes.size();
   std::vector<std::vector<Boundary>> bounds(processes);
@@ -126,38 +141,6 @@ RunSteps find_steps(const Run& run, const StepRule& rule) {
   return RunSteps(std::move(per_process));
 }
 
-namespace {
-
-// RunSteps::step_at for a stream of times that mostly fall where the last
-// one did (events in file order): the step found last is tried before a
-// binary search, which per event was a tenth of html's time.
-class StepLookup {
- public:
-  explicit StepLookup(const RunSteps& steps) : steps_(steps) {}
-
-  int64_t at(uint32_t process, uint64_t time_ns) {
-    const std::vector<Step>& list = steps_.of_process(process);
-    // The last step starting at or before time_ns, as step_at finds it.
-    const bool same = process == process_ && last_ < list.size() && list[last_].start_ns <= time_ns &&
-                      (last_ + 1 == list.size() || time_ns < list[last_ + 1].start_ns);
-    if (!same) {
-      auto it = std::upper_bound(list.begin(), list.end(), time_ns,
-                                 [](uint64_t t, const Step& s) { return t < s.start_ns; });
-      if (it == list.begin()) return -1;
-      process_ = process;
-      last_ = static_cast<size_t>(it - list.begin()) - 1;
-    }
-    return time_ns < list[last_].end_ns ? list[last_].index : -1;
-  }
-
- private:
-  const RunSteps& steps_;
-  uint32_t process_ = UINT32_MAX;
-  size_t last_ = SIZE_MAX;
-};
-
-}  // namespace
-
 StepMembership step_membership(const Run& run, const RunSteps& steps) {
   StepMembership m;
   StepLookup lookup(steps);
@@ -224,6 +207,25 @@ bool selects_every_event(const Run& run, const StepMembership& membership, const
   // A window of some steps fails at its first event outside them.
   for (const auto* table : {&membership.cpu, &membership.gpu, &membership.memory, &membership.tensor_memory})
     if (!std::all_of(table->begin(), table->end(), wanted)) return false;
+  return std::all_of(run.synchronizations.begin(), run.synchronizations.end(),
+                     [](const Synchronization& s) { return s.called_by >= 0; });
+}
+
+bool every_event_in_a_step(const Run& run, const RunSteps& steps) {
+  // A process's steps are numbered from 0 without a hole and count() is
+  // the most any has, so every step a lookup finds is one of them: an
+  // event is in a step where step_membership gives it one (>= 0). GPU work
+  // and memory records with a call take the call's, which the CPU events'
+  // pass has found in a step.
+  StepLookup lookup(steps);
+  for (const CpuEvent& e : run.cpu_events)
+    if (lookup.at(e.process, e.start_ns) < 0) return false;
+  for (const GpuActivity& g : run.gpu_activities)
+    if (g.launched_by < 0 && lookup.at(g.process, g.start_ns) < 0) return false;
+  for (const MemoryEvent& e : run.memory_events)
+    if (e.called_by < 0 && steps.step_at(e.process, e.time_ns) < 0) return false;
+  for (const TensorMemoryEvent& e : run.tensor_memory_events)
+    if (steps.step_at(e.process, e.time_ns) < 0) return false;
   return std::all_of(run.synchronizations.begin(), run.synchronizations.end(),
                      [](const Synchronization& s) { return s.called_by >= 0; });
 }

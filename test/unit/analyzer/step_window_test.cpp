@@ -114,6 +114,7 @@ TEST_CASE("A selection of steps that holds every event is the run itself; one th
   const StepMembership m = step_membership(run, steps);
   // Setup (cudaMalloc) and teardown (cudaFree) lie in no step.
   CHECK_FALSE(selects_every_event(run, m, {0, 1, 2, 3, 4, 5}));
+  CHECK_FALSE(every_event_in_a_step(run, steps));
 
   // Steps 1 and 2 alone: each of their events lies in one of their two
   // steps, the kernels that ran after a step's range ended too.
@@ -122,6 +123,7 @@ TEST_CASE("A selection of steps that holds every event is the run itself; one th
   REQUIRE(window_steps.count() == 2);
   const StepMembership wm = step_membership(window, window_steps);
   CHECK(selects_every_event(window, wm, {0, 1}));
+  CHECK(every_event_in_a_step(window, window_steps));
   CHECK_FALSE(selects_every_event(window, wm, {0}));
   CHECK_FALSE(selects_every_event(window, wm, {1}));
   const Run again = select_steps(window, wm, {0, 1});

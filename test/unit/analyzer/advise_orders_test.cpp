@@ -1,0 +1,165 @@
+// The orders advise takes without a sort where its input already gives
+// them: each answer against the sort it stands for, on random input.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "advise/outermost_calls.h"
+#include "advise/rising_runs.h"
+#include "window/steps.h"
+
+using namespace prof::analyzer;
+
+namespace {
+
+using Intervals = std::vector<std::pair<uint64_t, uint64_t>>;
+
+// One thread's API calls, one per interval, in the given order.
+void add_calls(Run& run, uint32_t tid, const Intervals& intervals) {
+  for (auto [start, end] : intervals) {
+    CpuEvent e;
+    e.kind = CpuEventKind::kApiCall;
+    e.tid = tid;
+    e.start_ns = start;
+    e.end_ns = end;
+    run.cpu_events.push_back(e);
+  }
+}
+
+// The rule as stated: a thread's calls in table order sorted by (start,
+// -end), each kept that starts where the last kept one ended or later.
+OutermostCalls sorted_rule(const Run& run) {
+  OutermostCalls all;
+  for (size_t i = 0; i < run.cpu_events.size(); ++i)
+    if (run.cpu_events[i].kind == CpuEventKind::kApiCall)
+      all[{run.cpu_events[i].process, run.cpu_events[i].tid}].push_back(static_cast<uint32_t>(i));
+  for (auto& [thread, calls] : all) {
+    std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
+      const CpuEvent& x = run.cpu_events[a];
+      const CpuEvent& y = run.cpu_events[b];
+      return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.end_ns > y.end_ns;
+    });
+    std::vector<uint32_t> kept;
+    for (uint32_t i : calls)
+      if (kept.empty() || run.cpu_events[i].start_ns >= run.cpu_events[kept.back()].end_ns) kept.push_back(i);
+    calls = kept;
+  }
+  return all;
+}
+
+// A properly nested family of positive, distinct intervals inside [start,
+// end), each after its children (end order).
+void nested_family(std::mt19937& random, uint64_t start, uint64_t end, int depth, Intervals& out) {
+  if (depth == 0 || end - start < 3) return;
+  uint64_t at = start;
+  while (at + 1 < end) {
+    const uint64_t child_start = at + random() % 3;
+    if (child_start >= end) break;
+    const uint64_t child_end = child_start + 1 + random() % (end - child_start);
+    if (child_end > end || (child_start == start && child_end == end)) break;
+    nested_family(random, child_start, child_end, depth - 1, out);
+    out.push_back({child_start, child_end});
+    at = child_end;
+  }
+}
+
+bool end_order_walk_answers(const Intervals& intervals) {
+  Run run;
+  add_calls(run, 1, intervals);
+  std::vector<uint32_t> calls(intervals.size());
+  for (uint32_t i = 0; i < calls.size(); ++i) calls[i] = i;
+  return outermost_in_end_order(run.cpu_events, calls);
+}
+
+}  // namespace
+
+TEST_CASE("Outermost calls: a properly nested family in end order is walked, and the answer is the sort's",
+          "[advise]") {
+  std::mt19937 random(5);
+  for (int round = 0; round < 500; ++round) {
+    Intervals family;
+    nested_family(random, 0, 300, 4, family);
+    if (family.empty()) continue;
+    REQUIRE(end_order_walk_answers(family));
+    // Two threads, their calls interleaved in the table; the second's in
+    // start order (a bench capture's): parents before children.
+    Intervals in_start_order = family;
+    std::sort(in_start_order.begin(), in_start_order.end(), [](auto a, auto b) {
+      return a.first != b.first ? a.first < b.first : a.second > b.second;
+    });
+    Run run;
+    for (size_t k = 0; k < std::max(family.size(), in_start_order.size()); ++k) {
+      if (k < family.size()) add_calls(run, 1, {family[k]});
+      if (k < in_start_order.size()) add_calls(run, 2, {in_start_order[k]});
+    }
+    REQUIRE(outermost_calls(run) == sorted_rule(run));
+  }
+}
+
+TEST_CASE("Outermost calls: ties, overlaps, empty calls and any order give the sort's answer", "[advise]") {
+  std::mt19937 random(17);
+  int walked = 0, declined = 0;
+  for (int round = 0; round < 20000; ++round) {
+    Intervals intervals(1 + random() % 7);
+    for (auto& [start, end] : intervals) {
+      start = random() % 12;
+      end = start + random() % 6;
+    }
+    // Mostly end order or start order, sometimes neither.
+    const unsigned order = random() % 3;
+    if (order == 0)
+      std::stable_sort(intervals.begin(), intervals.end(), [](auto a, auto b) { return a.second < b.second; });
+    if (order == 1)
+      std::stable_sort(intervals.begin(), intervals.end(), [](auto a, auto b) { return a.first < b.first; });
+    (end_order_walk_answers(intervals) ? walked : declined)++;
+    Run run;
+    add_calls(run, 1, intervals);
+    add_calls(run, 2, {{3, 5}});
+    REQUIRE(outermost_calls(run) == sorted_rule(run));
+  }
+  CHECK(walked > 1000);
+  CHECK(declined > 1000);
+}
+
+TEST_CASE("A few rising runs merged are the values sorted", "[advise]") {
+  std::mt19937_64 random(23);
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<uint64_t> values;
+    const size_t runs = random() % 12;
+    for (size_t r = 0; r < runs; ++r) {
+      uint64_t at = random() % 50;
+      for (size_t k = random() % 20; k > 0; --k) values.push_back(at += random() % 4);
+    }
+    std::vector<uint64_t> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    merge_rising_runs(values, std::less<uint64_t>());
+    REQUIRE(values == sorted);
+  }
+}
+
+TEST_CASE("A step lookup answers as step_at, asked in any order", "[advise][steps]") {
+  std::mt19937_64 random(29);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::vector<Step>> per_process(2);
+    for (auto& steps : per_process) {
+      uint64_t at = random() % 5;
+      for (int64_t i = 0, n = static_cast<int64_t>(random() % 6); i < n; ++i) {
+        const uint64_t start = at + random() % 4;  // gaps between steps, or none
+        at = start + 1 + random() % 6;
+        steps.push_back({i, start, at});
+      }
+    }
+    const RunSteps steps(per_process);
+    StepLookup lookup(steps);
+    for (int ask = 0; ask < 100; ++ask) {
+      const auto process = static_cast<uint32_t>(random() % 2);
+      // Mostly rising times, now and then a step back.
+      const uint64_t t = random() % 5 == 0 ? random() % 40 : static_cast<uint64_t>(ask) * 40 / 100;
+      REQUIRE(lookup.at(process, t) == steps.step_at(process, t));
+    }
+  }
+}
