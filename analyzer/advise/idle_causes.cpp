@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "advise/intervals.h"
+#include "advise/rising_runs.h"
 
 namespace prof::analyzer {
 namespace {
@@ -97,37 +98,6 @@ class DeviceGaps {
       std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return a.start_ns < b.start_ns; });
       for (size_t k = 0; k < ops.size(); ++k) ops[k] = keyed[k].index;
     }
-  }
-
-  // The indices of `keyed` in start order into `ops`, merged from its
-  // rising runs; false where two starts are equal (`ops` then overwritten).
-  template <typename Keyed>
-  static bool merge_rising_runs_into(const std::vector<Keyed>& keyed, std::vector<uint32_t>& ops) {
-    struct Cursor {
-      size_t next, end;
-    };
-    std::vector<Cursor> runs;
-    for (size_t k = 0; k < keyed.size(); ++k)
-      if (k == 0 || keyed[k].start_ns < keyed[k - 1].start_ns) {
-        if (!runs.empty()) runs.back().end = k;
-        runs.push_back({k, keyed.size()});
-      }
-    // The heap's top: the run whose next start is the least.
-    auto later = [&](const Cursor& a, const Cursor& b) { return keyed[a.next].start_ns > keyed[b.next].start_ns; };
-    std::make_heap(runs.begin(), runs.end(), later);
-    uint64_t last_start = 0;
-    for (size_t k = 0; !runs.empty(); ++k) {
-      std::pop_heap(runs.begin(), runs.end(), later);
-      Cursor& run = runs.back();
-      if (k > 0 && keyed[run.next].start_ns == last_start) return false;
-      last_start = keyed[run.next].start_ns;
-      ops[k] = keyed[run.next].index;
-      if (++run.next == run.end)
-        runs.pop_back();
-      else
-        std::push_heap(runs.begin(), runs.end(), later);
-    }
-    return true;
   }
 
   void emit(uint64_t start, uint64_t end, IdleCause cause, int64_t site, int64_t work) {

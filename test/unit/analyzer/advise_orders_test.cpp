@@ -141,6 +141,46 @@ TEST_CASE("A few rising runs merged are the values sorted", "[advise]") {
   }
 }
 
+TEST_CASE("A few rising runs merged through a heap give the sort's order, or say a tie leaves it open",
+          "[advise]") {
+  struct Keyed {
+    uint64_t start_ns;
+    uint32_t index;
+  };
+  std::mt19937_64 random(29);
+  int merged = 0, tied = 0;
+  for (int round = 0; round < 4000; ++round) {
+    std::vector<Keyed> keyed;
+    const size_t runs = random() % 12;
+    // Even rounds: close starts, with ties within a run and across runs;
+    // odd ones: far apart, rising strictly, ties rare.
+    const bool close = round % 2 == 0;
+    for (size_t r = 0; r < runs; ++r) {
+      uint64_t at = random() % (close ? 200 : 1'000'000);
+      for (size_t k = random() % 20; k > 0; --k) {
+        at += close ? random() % 4 : 1 + random() % 1000;
+        keyed.push_back({at, static_cast<uint32_t>(keyed.size())});
+      }
+    }
+    std::vector<Keyed> sorted = keyed;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Keyed& a, const Keyed& b) { return a.start_ns < b.start_ns; });
+    const bool any_tie = std::adjacent_find(sorted.begin(), sorted.end(), [](const Keyed& a, const Keyed& b) {
+                           return a.start_ns == b.start_ns;
+                         }) != sorted.end();
+    std::vector<uint32_t> out(keyed.size());
+    const bool answered = merge_rising_runs_into(keyed, out);
+    REQUIRE(answered == !any_tie);
+    if (!answered) {
+      ++tied;
+      continue;
+    }
+    ++merged;
+    for (size_t k = 0; k < sorted.size(); ++k) REQUIRE(out[k] == sorted[k].index);
+  }
+  CHECK(merged > 1000);
+  CHECK(tied > 1000);
+}
+
 TEST_CASE("A step lookup answers as step_at, asked in any order", "[advise][steps]") {
   std::mt19937_64 random(29);
   for (int round = 0; round < 200; ++round) {
