@@ -18,6 +18,7 @@
 #include "model/launching_calls.h"
 #include "model/range_tree.h"
 #include "model/sorted_runs.h"
+#include "views/cpu_start_order.h"
 #include "views/folded_stacks.h"
 #include "views/json_numbers.h"
 #include "views/text_escape.h"
@@ -288,7 +289,7 @@ struct TraceItems {
   TraceItems(const Run& run, const ChromeTraceOptions& options)
       : run(run),
         options(options),
-        parents(run, nullptr, cores_for(options.jobs)),
+        parents(run, cpu_start_order.collector(run.cpu_events), cores_for(options.jobs)),
         operators(run, parents),
         profiler_step(run.name_count()),
         stack_args(run.stacks.size()) {
@@ -328,6 +329,9 @@ struct TraceItems {
 
   const Run& run;
   const ChromeTraceOptions& options;
+  // The threads' start orders, kept as the links are made, for write() to
+  // merge into the CPU events' order.
+  CpuStartOrder cpu_start_order;
   RangeParents parents;
   // Per CPU event: whether it is an API call nested_call() calls nested. A
   // bit each, found once, where LaunchingCalls (4 bytes per correlation id,
@@ -1169,20 +1173,18 @@ ChromeTraceStats TraceWriter::write() {
   assign_pids();
   // Each kind's items in start order, merged below as they are written:
   // the order of the whole file is (start, kind, index). The CPU events'
-  // order needs only the nested calls, which need nothing collected here,
-  // so with more than one core both are made on a thread of their own
-  // meanwhile (the CPU events' sort alone is 4% of trace's instructions),
-  // with the small tables' orders; the GPU work's order and the
+  // order is merged from the threads' the links gave (cpu_start_order.h)
+  // and needs only the nested calls, which need nothing collected here, so
+  // with more than one core both are made on a thread of their own
+  // meanwhile, with the small tables' orders; the GPU work's order and the
   // annotations' come of the streams' orders collect_annotations makes.
   std::array<StartOrder, kItemKinds> orders;
   const auto every = [](size_t) { return true; };
   const unsigned cores = cores_for(items_.options.jobs);
   auto sort_recorded = [&] {
     items_.nested_calls = nested_calls(items_.run);  // the CPU order's keep() reads it
-    orders[slot(ItemKind::kCpu)] = StartOrder(
-        items_.run.cpu_events.size(),
-        [&](size_t i) { return items_.options.driver_calls || !items_.folded_driver_call(i); },
-        [&](size_t i) { return items_.run.cpu_events[i].start_ns; }, cores);
+    orders[slot(ItemKind::kCpu)] = items_.cpu_start_order.take(
+        items_.run.cpu_events, [&](size_t i) { return items_.options.driver_calls || !items_.folded_driver_call(i); });
     orders[slot(ItemKind::kSync)] = StartOrder(items_.run.synchronizations.size(), every,
                                                [&](size_t i) { return items_.run.synchronizations[i].start_ns; });
     orders[slot(ItemKind::kMemory)] = StartOrder(items_.run.memory_events.size(), every,

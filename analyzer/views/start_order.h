@@ -63,11 +63,12 @@ class StartOrder {
       sort_pairs(count, keep, start);
   }
 
-  // The same order of a whole table of `count` events given as runs that
-  // are each in start order (every index in exactly one run): merged, not
-  // sorted. A stream's GPU work and its annotations come so, a few streams
-  // of millions of events, whose sort took as long again as making them. A
-  // run out of start order makes it the constructor's sort.
+  // The same order of the `count` events given as runs that are each in
+  // start order (each index in one run at most, `count` in all): merged,
+  // not sorted. A stream's GPU work and its annotations come so, a few
+  // streams of millions of events, whose sort took as long again as making
+  // them, and a thread's CPU events (cpu_start_order.h). A run out of start
+  // order makes it a sort of them all.
   template <typename Start>
   static StartOrder merged(const std::vector<SortedRun>& runs, size_t count, Start start) {
     // Equal starts in a run with the larger index first: the merge, by
@@ -76,7 +77,7 @@ class StartOrder {
     for (const SortedRun& run : runs)
       for (size_t k = 1; k < run.size; ++k) {
         const uint64_t before = start(run[k - 1]), s = start(run[k]);
-        if (s < before) return StartOrder(count, [](size_t) { return true; }, start);
+        if (s < before) return sorted_runs(runs, count, start);
         if (s == before && run[k] < run[k - 1]) ties_out_of_order = true;
       }
     StartOrder order;
@@ -216,6 +217,21 @@ class StartOrder {
     uint64_t* middle = std::partition(keys, keys + n, [pivot](uint64_t key) { return key < pivot; });
     std::jthread lower([keys, middle] { std::sort(keys, middle); });
     std::sort(middle, keys + n);
+  }
+
+  // merged()'s answer for runs that are not in start order.
+  template <typename Start>
+  static StartOrder sorted_runs(const std::vector<SortedRun>& runs, size_t count, Start start) {
+    std::vector<std::pair<uint64_t, uint32_t>> keys;
+    keys.reserve(count);
+    for (const SortedRun& run : runs)
+      for (size_t k = 0; k < run.size; ++k) keys.push_back({start(run[k]), run[k]});
+    std::sort(keys.begin(), keys.end());
+    StartOrder order;
+    order.size_ = keys.size();
+    order.indices_.reset(static_cast<uint32_t*>(allocate(keys.size() * sizeof(uint32_t))));
+    for (size_t k = 0; k < keys.size(); ++k) order.indices_.get()[k] = keys[k].second;
+    return order;
   }
 
   template <typename Keep, typename Start>
