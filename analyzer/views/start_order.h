@@ -5,7 +5,6 @@
 // every table together (160 MB at 10M events, held while writing); an order
 // is 4 bytes per event, and none at all for a table already in order.
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -13,7 +12,6 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -34,9 +32,8 @@ class StartOrder {
   StartOrder() = default;
 
   // The indices i < count with keep(i), ordered by (start(i), i); sorted
-  // on two threads where `threads` is more than one and the table large.
   template <typename Keep, typename Start>
-  StartOrder(size_t count, Keep keep, Start start, unsigned threads = 1) {
+  StartOrder(size_t count, Keep keep, Start start) {
     bool all_kept_in_order = true;
     size_t kept = 0;
     uint64_t first = UINT64_MAX, last = 0, previous = 0;
@@ -58,7 +55,7 @@ class StartOrder {
     // 2^41 ns, 36 minutes, beside 2^23 events), else (start, index) pairs.
     const int index_bits = std::max(1, static_cast<int>(std::bit_width(count - 1)));
     if (index_bits < 64 && (last - first) >> (64 - index_bits) == 0)
-      sort_packed(count, keep, start, first, index_bits, threads);
+      sort_packed(count, keep, start, first, index_bits);
     else
       sort_pairs(count, keep, start);
   }
@@ -180,12 +177,12 @@ class StartOrder {
   // holds 54 MB, then 27. (A buffer that large is mmapped by glibc, and
   // its realloc shrinks it with mremap: the tail's pages go back.)
   template <typename Keep, typename Start>
-  void sort_packed(size_t count, Keep keep, Start start, uint64_t first, int index_bits, unsigned threads) {
+  void sort_packed(size_t count, Keep keep, Start start, uint64_t first, int index_bits) {
     auto* keys = static_cast<uint64_t*>(allocate(size_ * sizeof(uint64_t)));
     size_t n = 0;
     for (size_t i = 0; i < count; ++i)
       if (keep(i)) keys[n++] = ((start(i) - first) << index_bits) | i;
-    sort_keys(keys, n, threads);
+    std::sort(keys, keys + n);
     const uint64_t mask = (uint64_t{1} << index_bits) - 1;
     auto* bytes = reinterpret_cast<unsigned char*>(keys);
     for (size_t k = 0; k < n; ++k) {
@@ -198,25 +195,6 @@ class StartOrder {
     }
     void* shrunk = std::realloc(keys, std::max<size_t>(n * sizeof(uint32_t), 1));
     indices_.reset(static_cast<uint32_t*>(shrunk != nullptr ? shrunk : keys));
-  }
-
-  // On two threads, the keys are split at a sampled median and the two
-  // sides sorted at once: in place, where merging two sorted halves would
-  // want a buffer as large as the keys (54 MB at 10M events). The keys are
-  // distinct (each holds its index), so the order is the one sort's.
-  static void sort_keys(uint64_t* keys, size_t n, unsigned threads) {
-    constexpr size_t kWorthAThread = size_t{1} << 16;
-    if (threads < 2 || n < kWorthAThread) {
-      std::sort(keys, keys + n);
-      return;
-    }
-    std::array<uint64_t, 255> sample{};
-    for (size_t i = 0; i < sample.size(); ++i) sample[i] = keys[(2 * i + 1) * n / (2 * sample.size())];
-    std::nth_element(sample.begin(), sample.begin() + sample.size() / 2, sample.end());
-    const uint64_t pivot = sample[sample.size() / 2];
-    uint64_t* middle = std::partition(keys, keys + n, [pivot](uint64_t key) { return key < pivot; });
-    std::jthread lower([keys, middle] { std::sort(keys, middle); });
-    std::sort(middle, keys + n);
   }
 
   // merged()'s answer for runs that are not in start order.
