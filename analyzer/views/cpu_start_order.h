@@ -51,15 +51,17 @@ class CpuStartOrder {
   template <typename Keep>
   StartOrder take(const EventTable<CpuEvent>& events, Keep keep) {
     std::vector<SortedRun> runs;
-    size_t count = 0;
+    size_t count = 0, nesting = 0;
     for (ThreadStartOrder& thread : threads_) {
+      nesting += thread.size();
       thread.erase(std::remove_if(thread.begin(), thread.end(), [&](uint32_t i) { return !keep(i); }), thread.end());
       runs.push_back({thread.data(), 0, thread.size()});
       count += thread.size();
     }
     std::vector<uint32_t> unnested;  // the start/end ranges, in file order: by index
-    for (size_t i = 0; i < events.size(); ++i)
-      if (events[i].kind == CpuEventKind::kStartEndRange && keep(i)) unnested.push_back(static_cast<uint32_t>(i));
+    if (nesting < events.size())  // else none: a pass over every event spared
+      for (size_t i = 0; i < events.size(); ++i)
+        if (events[i].kind == CpuEventKind::kStartEndRange && keep(i)) unnested.push_back(static_cast<uint32_t>(i));
     std::stable_sort(unnested.begin(), unnested.end(),
                      [&](uint32_t a, uint32_t b) { return events[a].start_ns < events[b].start_ns; });
     runs.push_back({unnested.data(), 0, unnested.size()});
