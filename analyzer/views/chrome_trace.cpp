@@ -664,10 +664,10 @@ void TraceWriter::collect_annotations(StartOrder& gpu_order, StartOrder& annotat
     annotation_runs.push_back(
         {nullptr, static_cast<uint32_t>(annotations_before), items_.annotations.size() - annotations_before});
   }
-  gpu_order = StartOrder::merged(operation_runs, items_.run.gpu_activities.size(),
-                                 [&](size_t i) { return items_.run.gpu_activities[i].start_ns; });
-  annotation_order = StartOrder::merged(annotation_runs, items_.annotations.size(),
-                                        [&](size_t i) { return items_.annotations[i].start_ns(items_.run); });
+  gpu_order =
+      StartOrder::merged(operation_runs, [&](size_t i) { return items_.run.gpu_activities[i].start_ns; });
+  annotation_order =
+      StartOrder::merged(annotation_runs, [&](size_t i) { return items_.annotations[i].start_ns(items_.run); });
   // Nothing refers to an annotation by its index: the table itself is put
   // in start order, the order holding no indices while writing.
   annotation_order.arrange(items_.annotations);

@@ -37,7 +37,7 @@ bool start_order_of_end_order(const RangeParents& links, const uint32_t* order, 
 // One thread's nesting events, given in `order` (count of them, every
 // parent before its children by `links`), by (start, index).
 ThreadStartOrder thread_start_order(const EventTable<CpuEvent>& events, const RangeParents& links,
-                                         const uint32_t* order, size_t count);
+                                    const uint32_t* order, size_t count);
 
 class CpuStartOrder {
  public:
@@ -51,12 +51,11 @@ class CpuStartOrder {
   template <typename Keep>
   StartOrder take(const EventTable<CpuEvent>& events, Keep keep) {
     std::vector<SortedRun> runs;
-    size_t count = 0, nesting = 0;
+    size_t nesting = 0;
     for (ThreadStartOrder& thread : threads_) {
       nesting += thread.size();
       thread.erase(std::remove_if(thread.begin(), thread.end(), [&](uint32_t i) { return !keep(i); }), thread.end());
       runs.push_back({thread.data(), 0, thread.size()});
-      count += thread.size();
     }
     std::vector<uint32_t> unnested;  // the start/end ranges, in file order: by index
     if (nesting < events.size())  // else none: a pass over every event spared
@@ -65,8 +64,7 @@ class CpuStartOrder {
     std::stable_sort(unnested.begin(), unnested.end(),
                      [&](uint32_t a, uint32_t b) { return events[a].start_ns < events[b].start_ns; });
     runs.push_back({unnested.data(), 0, unnested.size()});
-    count += unnested.size();
-    StartOrder order = StartOrder::merged(runs, count, [&](size_t i) { return events[i].start_ns; });
+    StartOrder order = StartOrder::merged(runs, [&](size_t i) { return events[i].start_ns; });
     threads_.clear();
     threads_.shrink_to_fit();
     return order;

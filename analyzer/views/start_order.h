@@ -31,7 +31,7 @@ class StartOrder {
  public:
   StartOrder() = default;
 
-  // The indices i < count with keep(i), ordered by (start(i), i); sorted
+  // The indices i < count with keep(i), ordered by (start(i), i).
   template <typename Keep, typename Start>
   StartOrder(size_t count, Keep keep, Start start) {
     bool all_kept_in_order = true;
@@ -60,25 +60,26 @@ class StartOrder {
       sort_pairs(count, keep, start);
   }
 
-  // The same order of the `count` events given as runs that are each in
-  // start order (each index in one run at most, `count` in all): merged,
-  // not sorted. A stream's GPU work and its annotations come so, a few
+  // The same order of the events given as runs that are each in start
+  // order (each index in one run at most): merged, not sorted. A stream's GPU work and its annotations come so, a few
   // streams of millions of events, whose sort took as long again as making
   // them, and a thread's CPU events (cpu_start_order.h). A run out of start
   // order makes it a sort of them all.
   template <typename Start>
-  static StartOrder merged(const std::vector<SortedRun>& runs, size_t count, Start start) {
+  static StartOrder merged(const std::vector<SortedRun>& runs, Start start) {
     // Equal starts in a run with the larger index first: the merge, by
     // (start, index), leaves those for a pass after it.
     bool ties_out_of_order = false;
-    for (const SortedRun& run : runs)
+    size_t count = 0;
+    for (const SortedRun& run : runs) {
+      count += run.size;
       for (size_t k = 1; k < run.size; ++k) {
         const uint64_t before = start(run[k - 1]), s = start(run[k]);
-        if (s < before) return sorted_runs(runs, count, start);
+        if (s < before) return sorted_runs(runs, start);
         if (s == before && run[k] < run[k - 1]) ties_out_of_order = true;
       }
+    }
     StartOrder order;
-    order.size_ = count;
     order.indices_.reset(static_cast<uint32_t*>(allocate(count * sizeof(uint32_t))));
     uint32_t* out = order.indices_.get();
     // The runs' heads, the earliest (start, index) on top.
@@ -113,6 +114,7 @@ class StartOrder {
         out[n++] = index;
       }
     }
+    order.size_ = n;
     if (ties_out_of_order)
       for (size_t k = 0; k < n;) {
         size_t group_end = k + 1;
@@ -199,9 +201,8 @@ class StartOrder {
 
   // merged()'s answer for runs that are not in start order.
   template <typename Start>
-  static StartOrder sorted_runs(const std::vector<SortedRun>& runs, size_t count, Start start) {
+  static StartOrder sorted_runs(const std::vector<SortedRun>& runs, Start start) {
     std::vector<std::pair<uint64_t, uint32_t>> keys;
-    keys.reserve(count);
     for (const SortedRun& run : runs)
       for (size_t k = 0; k < run.size; ++k) keys.push_back({start(run[k]), run[k]});
     std::sort(keys.begin(), keys.end());

@@ -499,7 +499,7 @@ TEST_CASE("StartOrder merges sorted runs as the sort orders them, and arranges a
     std::sort(expected.begin(), expected.end(),
               [&](uint32_t a, uint32_t b) { return std::tie(starts[a], a) < std::tie(starts[b], b); });
 
-    StartOrder order = StartOrder::merged(given, count, [&](size_t i) { return starts[i]; });
+    StartOrder order = StartOrder::merged(given, [&](size_t i) { return starts[i]; });
     std::vector<uint32_t> got;
     for (size_t k = 0; k < order.size(); ++k) got.push_back(order[k]);
     CHECK(got == expected);
