@@ -666,6 +666,8 @@ void TraceWriter::collect_annotations(StartOrder& gpu_order, StartOrder& annotat
   }
   gpu_order =
       StartOrder::merged(operation_runs, [&](size_t i) { return items_.run.gpu_activities[i].start_ns; });
+  operation_runs.clear();
+  streams.clear();  // before the annotations' order is made: 13 MB at 10M events
   annotation_order =
       StartOrder::merged(annotation_runs, [&](size_t i) { return items_.annotations[i].start_ns(items_.run); });
   // Nothing refers to an annotation by its index: the table itself is put
