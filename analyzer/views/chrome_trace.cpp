@@ -17,6 +17,8 @@
 #include "model/gpu_names.h"
 #include "model/launching_calls.h"
 #include "model/range_tree.h"
+#include "model/sorted_runs.h"
+#include "views/cpu_start_order.h"
 #include "views/folded_stacks.h"
 #include "views/json_numbers.h"
 #include "views/text_escape.h"
@@ -287,8 +289,7 @@ struct TraceItems {
   TraceItems(const Run& run, const ChromeTraceOptions& options)
       : run(run),
         options(options),
-        parents(run, nullptr, cores_for(options.jobs)),
-        nested_calls(prof::analyzer::nested_calls(run)),
+        parents(run, cpu_start_order.collector(run.cpu_events), cores_for(options.jobs)),
         operators(run, parents),
         profiler_step(run.name_count()),
         stack_args(run.stacks.size()) {
@@ -312,8 +313,11 @@ struct TraceItems {
   bool nested_call(size_t index) const { return nested_calls[index]; }
   // A driver call inside a runtime call, left out unless driver_calls.
   bool folded_driver_call(size_t index) const {
+    // The bit first: the CPU order asks of every event, and most are not
+    // nested, which spares a read of the event.
+    if (!nested_call(index)) return false;
     const CpuEvent& e = run.cpu_events[index];
-    return e.kind == CpuEventKind::kApiCall && !is_runtime_call(e) && nested_call(index);
+    return e.kind == CpuEventKind::kApiCall && !is_runtime_call(e);
   }
   bool in_cuda_or_agent(const Frame& f) const {
     return f.kind == FrameKind::kNative && f.module >= 0 && static_cast<size_t>(f.module) < run.modules.size() &&
@@ -328,10 +332,14 @@ struct TraceItems {
 
   const Run& run;
   const ChromeTraceOptions& options;
+  // The threads' start orders, kept as the links are made, for write() to
+  // merge into the CPU events' order.
+  CpuStartOrder cpu_start_order;
   RangeParents parents;
   // Per CPU event: whether it is an API call nested_call() calls nested. A
   // bit each, found once, where LaunchingCalls (4 bytes per correlation id,
   // 13 MB at 10M events) was held through the writing for its lookups.
+  // Made by write(), beside the annotations.
   std::vector<bool> nested_calls;
   TraceOperators operators;  // cpu_op events and External ids (trace_operators.h)
   std::vector<bool> profiler_step;  // by NameId: "ProfilerStep#..."
@@ -475,7 +483,9 @@ class TraceWriter {
   void assign_pids();
   void collect_steps();
   int64_t annotated_range(const GpuActivity& operation) const;
-  void collect_annotations();
+  // The annotations, and both their start order and the GPU work's, which
+  // come of the streams' orders the annotations are made in.
+  void collect_annotations(StartOrder& gpu_order, StartOrder& annotation_order);
   void mark_launchers();
   void choose_time_offset();
   void header();
@@ -592,7 +602,7 @@ int64_t TraceWriter::annotated_range(const GpuActivity& operation) const {
   return -1;
 }
 
-void TraceWriter::collect_annotations() {
+void TraceWriter::collect_annotations(StartOrder& gpu_order, StartOrder& annotation_order) {
   // Each stream's operations in start order; a single pass per stream.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<uint32_t>> streams;
   std::tuple<uint32_t, uint32_t, uint32_t> last{UINT32_MAX, UINT32_MAX, UINT32_MAX};
@@ -610,14 +620,23 @@ void TraceWriter::collect_annotations() {
   // the last one are never touched, where growing by doubling held the old
   // and the new buffer at once (18 MB more at trace's peak at 10M events).
   items_.annotations.reserve(items_.run.gpu_activities.size());
+  // Both tables' start orders are merged from the streams' (a stream's
+  // annotations are made in its operations' start order, each starting
+  // 0-1 ns before its operation and never before the one before it).
+  std::vector<SortedRun> operation_runs, annotation_runs;
   for (auto& [row, operations] : streams) {
     auto earlier = [&](uint32_t a, uint32_t b) {
       const GpuActivity &x = items_.run.gpu_activities[a], &y = items_.run.gpu_activities[b];
       return std::tie(x.start_ns, x.end_ns, a) < std::tie(y.start_ns, y.end_ns, b);
     };
-    // A stream's operations mostly come in order already.
-    if (!std::is_sorted(operations.begin(), operations.end(), earlier))
+    // A stream's operations come in order but for a few stretches (at
+    // 1M events 8 in a stream of 162K), which are merged in: a sort of the
+    // whole stream was half of collecting the annotations.
+    size_t moves_left = 4 * operations.size() + (size_t{1} << 20);
+    if (!merge_sorted_runs(operations.data(), operations.data() + operations.size(), earlier, moves_left))
       std::sort(operations.begin(), operations.end(), earlier);
+    operation_runs.push_back({operations.data(), 0, operations.size()});
+    const size_t annotations_before = items_.annotations.size();
     uint64_t taken_until = 0;  // the end of the stream's operations and annotations so far
     for (size_t k = 0; k < operations.size(); ++k) {
       const GpuActivity& g = items_.run.gpu_activities[operations[k]];
@@ -642,7 +661,18 @@ void TraceWriter::collect_annotations() {
       }
       taken_until = std::max(taken_until, end);
     }
+    annotation_runs.push_back(
+        {nullptr, static_cast<uint32_t>(annotations_before), items_.annotations.size() - annotations_before});
   }
+  gpu_order =
+      StartOrder::merged(operation_runs, [&](size_t i) { return items_.run.gpu_activities[i].start_ns; });
+  operation_runs.clear();
+  streams.clear();  // before the annotations' order is made: 13 MB at 10M events
+  annotation_order =
+      StartOrder::merged(annotation_runs, [&](size_t i) { return items_.annotations[i].start_ns(items_.run); });
+  // Nothing refers to an annotation by its index: the table itself is put
+  // in start order, the order holding no indices while writing.
+  annotation_order.arrange(items_.annotations);
 }
 
 void TraceWriter::mark_launchers() {
@@ -1147,20 +1177,17 @@ void TraceWriter::write_items(Next next, uint64_t count, bool first) {
 ChromeTraceStats TraceWriter::write() {
   assign_pids();
   // Each kind's items in start order, merged below as they are written:
-  // the order of the whole file is (start, kind, index). The recorded
-  // tables' orders need nothing collected here, so with more than one core
-  // they are sorted on a thread of their own meanwhile (the CPU events'
-  // sort alone is 4% of trace's instructions).
+  // the order of the whole file is (start, kind, index). The CPU events'
+  // order is merged from the threads' the links gave (cpu_start_order.h)
+  // once the nested calls are known, which need nothing collected here, so
+  // with more than one core they are found on a thread of their own
+  // meanwhile, with the small tables' orders; the GPU work's order and the
+  // annotations' come of the streams' orders collect_annotations makes.
   std::array<StartOrder, kItemKinds> orders;
   const auto every = [](size_t) { return true; };
   const unsigned cores = cores_for(items_.options.jobs);
   auto sort_recorded = [&] {
-    orders[slot(ItemKind::kCpu)] = StartOrder(
-        items_.run.cpu_events.size(),
-        [&](size_t i) { return items_.options.driver_calls || !items_.folded_driver_call(i); },
-        [&](size_t i) { return items_.run.cpu_events[i].start_ns; }, cores);
-    orders[slot(ItemKind::kGpu)] = StartOrder(items_.run.gpu_activities.size(), every,
-                                              [&](size_t i) { return items_.run.gpu_activities[i].start_ns; });
+    items_.nested_calls = nested_calls(items_.run);  // the CPU order's keep() reads it
     orders[slot(ItemKind::kSync)] = StartOrder(items_.run.synchronizations.size(), every,
                                                [&](size_t i) { return items_.run.synchronizations[i].start_ns; });
     orders[slot(ItemKind::kMemory)] = StartOrder(items_.run.memory_events.size(), every,
@@ -1173,16 +1200,20 @@ ChromeTraceStats TraceWriter::write() {
     std::jthread sorting;  // joined at the end of this scope
     if (cores > 1) sorting = std::jthread(sort_recorded);
     else sort_recorded();
-    // Meanwhile: these write only annotations, steps and launcher, which
-    // the sorting reads none of.
-    collect_annotations();
+    // Meanwhile: these write only the annotations, steps, launchers and
+    // the GPU and annotation orders, which the other thread reads none of,
+    // and read nothing it writes.
+    collect_annotations(orders[slot(ItemKind::kGpu)], orders[slot(ItemKind::kAnnotation)]);
     collect_steps();
     mark_launchers();
   }
+  // After the annotations, not beside them: the threads' orders and the
+  // merged one (27 MB each at 10M events) beside the annotations' making
+  // took trace's peak from 591 to 604 MB.
+  orders[slot(ItemKind::kCpu)] = items_.cpu_start_order.take(
+      items_.run.cpu_events, [&](size_t i) { return items_.options.driver_calls || !items_.folded_driver_call(i); });
   orders[slot(ItemKind::kStep)] =
       StartOrder(items_.steps.size(), every, [&](size_t i) { return items_.steps[i].start_ns; });
-  orders[slot(ItemKind::kAnnotation)] = StartOrder(
-      items_.annotations.size(), every, [&](size_t i) { return items_.annotations[i].start_ns(items_.run); });
   items_.has_tensor_memory.assign(items_.run.processes.size(), false);
   for (const TensorMemoryEvent& t : items_.run.tensor_memory_events) items_.has_tensor_memory[t.process] = true;
 
@@ -1199,9 +1230,18 @@ ChromeTraceStats TraceWriter::write() {
     items_.origin = any ? std::min(items_.origin, head_start[k]) : head_start[k];
     any = true;
   }
-  for (const GpuActivity& g : items_.run.gpu_activities)  // a flow's start may precede (clock skew)
-    if (g.launched_by >= 0)
-      items_.origin = std::min(items_.origin, items_.run.cpu_events[static_cast<size_t>(g.launched_by)].start_ns);
+  // A flow's start may precede (clock skew): it is on the call that
+  // launched the work, which starts no earlier than the CPU order's head
+  // unless it was left out of that order (a nested driver call). Those are
+  // found by their nested bit first, where a look at every launching call's
+  // start, a random read of the CPU table per GPU record, took a tenth of a
+  // second at 10M events.
+  for (const GpuActivity& g : items_.run.gpu_activities)
+    if (g.launched_by >= 0) {
+      const auto call = static_cast<size_t>(g.launched_by);
+      if (!items_.options.driver_calls && items_.nested_call(call) && items_.folded_driver_call(call))
+        items_.origin = std::min(items_.origin, items_.run.cpu_events[call].start_ns);
+    }
   choose_time_offset();
 
   // Memory in use, per (process, device or host), in time order.

@@ -5,7 +5,6 @@
 // every table together (160 MB at 10M events, held while writing); an order
 // is 4 bytes per event, and none at all for a table already in order.
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -13,20 +12,28 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 namespace prof::analyzer {
 
+// Part of a table in start order already: `size` indices, those of
+// `indices` or, without them, first, first + 1, ...
+struct SortedRun {
+  const uint32_t* indices = nullptr;
+  uint32_t first = 0;
+  size_t size = 0;
+  uint32_t operator[](size_t k) const { return indices ? indices[k] : first + static_cast<uint32_t>(k); }
+};
+
 class StartOrder {
  public:
   StartOrder() = default;
 
-  // The indices i < count with keep(i), ordered by (start(i), i); sorted
-  // on two threads where `threads` is more than one and the table large.
+  // The indices i < count with keep(i), ordered by (start(i), i).
   template <typename Keep, typename Start>
-  StartOrder(size_t count, Keep keep, Start start, unsigned threads = 1) {
+  StartOrder(size_t count, Keep keep, Start start) {
     bool all_kept_in_order = true;
     size_t kept = 0;
     uint64_t first = UINT64_MAX, last = 0, previous = 0;
@@ -48,9 +55,103 @@ class StartOrder {
     // 2^41 ns, 36 minutes, beside 2^23 events), else (start, index) pairs.
     const int index_bits = std::max(1, static_cast<int>(std::bit_width(count - 1)));
     if (index_bits < 64 && (last - first) >> (64 - index_bits) == 0)
-      sort_packed(count, keep, start, first, index_bits, threads);
+      sort_packed(count, keep, start, first, index_bits);
     else
       sort_pairs(count, keep, start);
+  }
+
+  // The same order of the events given as runs that are each in start
+  // order (each index in one run at most): merged, not sorted. A stream's GPU work and its annotations come so, a few
+  // streams of millions of events, whose sort took as long again as making
+  // them, and a thread's CPU events (cpu_start_order.h). A run out of start
+  // order makes it a sort of them all.
+  template <typename Start>
+  static StartOrder merged(const std::vector<SortedRun>& runs, Start start) {
+    // Equal starts in a run with the larger index first: the merge, by
+    // (start, index), leaves those for a pass after it.
+    bool ties_out_of_order = false;
+    size_t count = 0;
+    for (const SortedRun& run : runs) {
+      count += run.size;
+      for (size_t k = 1; k < run.size; ++k) {
+        const uint64_t before = start(run[k - 1]), s = start(run[k]);
+        if (s < before) return sorted_runs(runs, start);
+        if (s == before && run[k] < run[k - 1]) ties_out_of_order = true;
+      }
+    }
+    StartOrder order;
+    order.indices_.reset(static_cast<uint32_t*>(allocate(count * sizeof(uint32_t))));
+    uint32_t* out = order.indices_.get();
+    // The runs' heads, the earliest (start, index) on top.
+    struct Head {
+      uint64_t start = 0;
+      uint32_t index = 0;
+      uint32_t run = 0;
+      size_t next = 0;  // the run's next position
+    };
+    auto later = [](const Head& a, const Head& b) { return std::tie(a.start, a.index) > std::tie(b.start, b.index); };
+    std::vector<Head> heads;
+    for (size_t r = 0; r < runs.size(); ++r)
+      if (runs[r].size != 0) heads.push_back({start(runs[r][0]), runs[r][0], static_cast<uint32_t>(r), 1});
+    std::make_heap(heads.begin(), heads.end(), later);
+    size_t n = 0;
+    while (!heads.empty()) {
+      std::pop_heap(heads.begin(), heads.end(), later);
+      const Head head = heads.back();
+      heads.pop_back();
+      out[n++] = head.index;
+      // The run's next events go straight out while they come before every
+      // other run's head: a stream's work mostly comes in stretches.
+      const SortedRun& run = runs[head.run];
+      for (size_t next = head.next; next < run.size; ++next) {
+        const uint32_t index = run[next];
+        const uint64_t s = start(index);
+        if (!heads.empty() && std::tie(heads.front().start, heads.front().index) < std::tie(s, index)) {
+          heads.push_back({s, index, head.run, next + 1});
+          std::push_heap(heads.begin(), heads.end(), later);
+          break;
+        }
+        out[n++] = index;
+      }
+    }
+    order.size_ = n;
+    if (ties_out_of_order)
+      for (size_t k = 0; k < n;) {
+        size_t group_end = k + 1;
+        while (group_end < n && start(out[group_end]) == start(out[k])) ++group_end;
+        std::sort(out + k, out + group_end);
+        k = group_end;
+      }
+    bool identity = true;
+    for (size_t k = 0; k < n && identity; ++k) identity = out[k] == k;
+    if (identity) order.indices_.reset();  // already in order: no indices held, as the constructor's
+    return order;
+  }
+
+  // Puts the whole table this order is of (every event kept) in its
+  // order, in place, the indices serving as the moves' scratch: the order is
+  // then the identity and holds nothing (trace's annotations, 13 MB of
+  // indices at 10M events held while writing otherwise).
+  template <typename T>
+  void arrange(std::vector<T>& table) {
+    if (!indices_) return;
+    uint32_t* order = indices_.get();
+    // Each cycle of the permutation in turn: slot k takes the event at
+    // order[k], whose slot takes the one at its order, ... back to k.
+    for (size_t k = 0; k < size_; ++k) {
+      if (order[k] == k) continue;
+      T first = std::move(table[k]);
+      size_t to = k;
+      while (order[to] != k) {
+        const size_t from = order[to];
+        table[to] = std::move(table[from]);
+        order[to] = static_cast<uint32_t>(to);
+        to = from;
+      }
+      table[to] = std::move(first);
+      order[to] = static_cast<uint32_t>(to);
+    }
+    indices_.reset();
   }
 
   size_t size() const { return size_; }
@@ -78,12 +179,12 @@ class StartOrder {
   // holds 54 MB, then 27. (A buffer that large is mmapped by glibc, and
   // its realloc shrinks it with mremap: the tail's pages go back.)
   template <typename Keep, typename Start>
-  void sort_packed(size_t count, Keep keep, Start start, uint64_t first, int index_bits, unsigned threads) {
+  void sort_packed(size_t count, Keep keep, Start start, uint64_t first, int index_bits) {
     auto* keys = static_cast<uint64_t*>(allocate(size_ * sizeof(uint64_t)));
     size_t n = 0;
     for (size_t i = 0; i < count; ++i)
       if (keep(i)) keys[n++] = ((start(i) - first) << index_bits) | i;
-    sort_keys(keys, n, threads);
+    std::sort(keys, keys + n);
     const uint64_t mask = (uint64_t{1} << index_bits) - 1;
     auto* bytes = reinterpret_cast<unsigned char*>(keys);
     for (size_t k = 0; k < n; ++k) {
@@ -98,23 +199,18 @@ class StartOrder {
     indices_.reset(static_cast<uint32_t*>(shrunk != nullptr ? shrunk : keys));
   }
 
-  // On two threads, the keys are split at a sampled median and the two
-  // sides sorted at once: in place, where merging two sorted halves would
-  // want a buffer as large as the keys (54 MB at 10M events). The keys are
-  // distinct (each holds its index), so the order is the one sort's.
-  static void sort_keys(uint64_t* keys, size_t n, unsigned threads) {
-    constexpr size_t kWorthAThread = size_t{1} << 16;
-    if (threads < 2 || n < kWorthAThread) {
-      std::sort(keys, keys + n);
-      return;
-    }
-    std::array<uint64_t, 255> sample{};
-    for (size_t i = 0; i < sample.size(); ++i) sample[i] = keys[(2 * i + 1) * n / (2 * sample.size())];
-    std::nth_element(sample.begin(), sample.begin() + sample.size() / 2, sample.end());
-    const uint64_t pivot = sample[sample.size() / 2];
-    uint64_t* middle = std::partition(keys, keys + n, [pivot](uint64_t key) { return key < pivot; });
-    std::jthread lower([keys, middle] { std::sort(keys, middle); });
-    std::sort(middle, keys + n);
+  // merged()'s answer for runs that are not in start order.
+  template <typename Start>
+  static StartOrder sorted_runs(const std::vector<SortedRun>& runs, Start start) {
+    std::vector<std::pair<uint64_t, uint32_t>> keys;
+    for (const SortedRun& run : runs)
+      for (size_t k = 0; k < run.size; ++k) keys.push_back({start(run[k]), run[k]});
+    std::sort(keys.begin(), keys.end());
+    StartOrder order;
+    order.size_ = keys.size();
+    order.indices_.reset(static_cast<uint32_t*>(allocate(keys.size() * sizeof(uint32_t))));
+    for (size_t k = 0; k < keys.size(); ++k) order.indices_.get()[k] = keys[k].second;
+    return order;
   }
 
   template <typename Keep, typename Start>

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/end_order_parents.h"
+#include "model/sorted_runs.h"
 
 using prof::analyzer::CpuEvent;
 using prof::analyzer::EventTable;
@@ -151,4 +152,34 @@ TEST_CASE("End order: the cases only the sort's order decides are declined", "[m
   const Answer nested = end_order_walk(table({{0, 20}, {10, 20}, {20, 30}, {0, 40}}));
   REQUIRE(nested.answered);
   CHECK(nested.parent == std::vector<uint32_t>{3, 0, 3, kNone});
+}
+
+// The merges end_order_parents.h and trace's GPU streams sort with: the
+// stable sort's order for sequences of runs reaching any way back, and a
+// refusal (leaving a permutation) once the moves pass the budget.
+TEST_CASE("merge_sorted_runs sorts runs as a stable sort does, within its budget", "[model][nesting]") {
+  std::mt19937_64 random(42);
+  for (int round = 0; round < 500; ++round) {
+    // (key, tag) pairs compared by key only, so that stability shows.
+    std::vector<std::pair<int, int>> values(random() % 200);
+    int key = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (random() % 10 == 0) key -= static_cast<int>(random() % (round % 3 == 0 ? 5 : 100));  // a run back
+      else key += static_cast<int>(random() % 3);
+      values[i] = {key, static_cast<int>(i)};
+    }
+    auto less = [](const std::pair<int, int>& a, const std::pair<int, int>& b) { return a.first < b.first; };
+    std::vector<std::pair<int, int>> expected = values;
+    std::stable_sort(expected.begin(), expected.end(), less);
+    std::vector<std::pair<int, int>> merged = values;
+    size_t moves_left = round % 4 == 0 ? random() % 50 : SIZE_MAX;
+    const bool sorted = prof::analyzer::merge_sorted_runs(merged.data(), merged.data() + merged.size(), less, moves_left);
+    if (round % 4 != 0) REQUIRE(sorted);
+    std::vector<std::pair<int, int>> permuted = merged;
+    std::sort(permuted.begin(), permuted.end());
+    std::vector<std::pair<int, int>> given = values;
+    std::sort(given.begin(), given.end());
+    CHECK(permuted == given);
+    if (sorted) CHECK(merged == expected);
+  }
 }

@@ -455,14 +455,60 @@ TEST_CASE("StartOrder orders a large table, its keys sorted in place", "[trace]"
     std::sort(expected.begin(), expected.end(),
               [&](uint32_t a, uint32_t b) { return std::tie(starts[a], a) < std::tie(starts[b], b); });
 
-    for (unsigned threads : {1u, 2u}) {  // two: split at a sampled median, sorted side by side
-      StartOrder order(
-          count, [&](size_t i) { return bool(kept[i]); }, [&](size_t i) { return starts[i]; }, threads);
-      const StartOrder moved = std::move(order);  // trace keeps its orders in an array
-      REQUIRE(moved.size() == expected.size());
-      size_t differ = 0;
-      for (size_t k = 0; k < moved.size(); ++k) differ += moved[k] != expected[k];
-      CHECK(differ == 0);
+    StartOrder order(count, [&](size_t i) { return bool(kept[i]); }, [&](size_t i) { return starts[i]; });
+    const StartOrder moved = std::move(order);  // trace keeps its orders in an array
+    REQUIRE(moved.size() == expected.size());
+    size_t differ = 0;
+    for (size_t k = 0; k < moved.size(); ++k) differ += moved[k] != expected[k];
+    CHECK(differ == 0);
+  }
+}
+
+// The GPU work's and the annotations' orders are merged from their streams'
+// runs: the (start, index) order of the sort, also with ties inside a run
+// out of index order, runs of one event or none, and a run out of start
+// order (which makes it the sort). arrange() then puts a table in it.
+TEST_CASE("StartOrder merges sorted runs as the sort orders them, and arranges a table", "[trace]") {
+  std::mt19937_64 random(32);
+  for (int round = 0; round < 800; ++round) {
+    const size_t count = random() % 60;
+    std::vector<uint64_t> starts(count);
+    for (uint64_t& s : starts) s = 100 + random() % (round % 2 == 0 ? 8 : 1000);  // many ties, or few
+    // Each index to a random run; a run's indices in start order, ties in
+    // either index order.
+    const size_t run_count = 1 + random() % 5;
+    std::vector<std::vector<uint32_t>> runs(run_count);
+    for (uint32_t i = 0; i < count; ++i) runs[random() % run_count].push_back(i);
+    const bool disorder = round % 7 == 0;
+    for (std::vector<uint32_t>& run : runs) {
+      std::shuffle(run.begin(), run.end(), random);
+      if (!disorder)
+        std::stable_sort(run.begin(), run.end(), [&](uint32_t a, uint32_t b) { return starts[a] < starts[b]; });
     }
+    std::vector<prof::analyzer::SortedRun> given;
+    for (const std::vector<uint32_t>& run : runs) given.push_back({run.data(), 0, run.size()});
+    if (round % 3 == 0 && count > 0) {  // and one run given as a range of the table (no indices)
+      given.clear();
+      std::sort(starts.begin(), starts.begin() + static_cast<long>(count / 2));
+      std::sort(starts.begin() + static_cast<long>(count / 2), starts.end());
+      given.push_back({nullptr, 0, count / 2});
+      given.push_back({nullptr, static_cast<uint32_t>(count / 2), count - count / 2});
+    }
+    std::vector<uint32_t> expected(count);
+    for (uint32_t i = 0; i < count; ++i) expected[i] = i;
+    std::sort(expected.begin(), expected.end(),
+              [&](uint32_t a, uint32_t b) { return std::tie(starts[a], a) < std::tie(starts[b], b); });
+
+    StartOrder order = StartOrder::merged(given, [&](size_t i) { return starts[i]; });
+    std::vector<uint32_t> got;
+    for (size_t k = 0; k < order.size(); ++k) got.push_back(order[k]);
+    CHECK(got == expected);
+
+    std::vector<uint64_t> table = starts;
+    order.arrange(table);
+    std::vector<uint64_t> arranged;
+    for (uint32_t i : expected) arranged.push_back(starts[i]);
+    CHECK(table == arranged);
+    for (size_t k = 0; k < order.size(); ++k) CHECK(order[k] == k);  // the identity now
   }
 }
