@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "advise/intervals.h"
-#include "advise/rising_runs.h"
+#include "model/sorted_runs.h"
 
 namespace prof::analyzer {
 namespace {

@@ -4,7 +4,7 @@
 #include <functional>
 #include <vector>
 
-#include "advise/rising_runs.h"
+#include "model/sorted_runs.h"
 
 namespace prof::analyzer {
 

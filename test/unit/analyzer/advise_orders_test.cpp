@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "advise/outermost_calls.h"
-#include "advise/rising_runs.h"
+#include "model/sorted_runs.h"
 #include "window/steps.h"
 
 using namespace prof::analyzer;
