@@ -28,6 +28,7 @@ THREADS_MT = 8                # multithread_launch's fixed thread count
 REPEATS = 5                   # runs per overhead configuration (median)
 RATE_SECONDS = 1.5            # length of one throughput run
 ANALYZER_EVENTS = 10_000_000  # events in the generated capture
+ANALYZER_ROUNDS = 3           # runs per analyzer command (median wall, highest RSS)
 
 # Targets of issue #7 on the 2-core reference machine.
 TARGET_NS_NO_STACKS = 150
@@ -85,6 +86,16 @@ def run_reaped(argv, env=None, stdout_path=None, check=True):
     if check and result.rc != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {result.rc}:\n{stderr[-2000:]}")
     return result
+
+
+def median_run(argv, rounds, stdout_path=None):
+    """run_reaped `rounds` times: the median wall and CPU time, the highest
+    peak RSS (a single run of a multi-second command on a shared VM moves
+    by 10% and more)."""
+    runs = [run_reaped(argv, stdout_path=stdout_path) for _ in range(rounds)]
+    middle = sorted(runs, key=lambda r: r.wall)[len(runs) // 2]
+    return Result(middle.wall, statistics.median(r.cpu for r in runs), max(r.rss_kb for r in runs), middle.rc,
+                  middle.stdout, middle.stderr)
 
 
 def info_counts(profanalyze, path):
@@ -611,8 +622,13 @@ class Bench:
         size_mb = os.path.getsize(path) / 1e6
         self.add("analyzer", f"generate {written:,} events ({size_mb:.0f} MB) with ChunkEncoder",
                  f"{written / gen.wall / 1e6:.1f} M events/s", "", "", "", None)
+        # The file's 326 MB are still being written back: timed now, the
+        # first runs shared the disk with that (one run gave report 1.83 s,
+        # the same binary 1.23-1.32 s a minute later).
+        os.sync()
+        rounds = 1 if self.quick else ANALYZER_ROUNDS
         progress("analyzer: parse-only baseline")
-        base = run_reaped([os.path.join(self.tools, "bench_record_sizes"), path])
+        base = median_run([os.path.join(self.tools, "bench_record_sizes"), path], rounds)
         self.add("analyzer", "baseline: parse every chunk only (libprotobuf)",
                  f"{base.wall:.2f} s, {base.rss_kb / 1024:.0f} MB RSS", "", "1.00x", "", None)
         commands = [
@@ -629,7 +645,7 @@ class Bench:
                    "html": (TARGET_EXPORT_RATIO, TARGET_EXPORT_RSS_MB)}
         for name, args, stdout in commands:
             progress(f"analyzer: profanalyze {name}")
-            r = run_reaped([self.analyzer] + args, stdout_path=stdout)
+            r = median_run([self.analyzer] + args, rounds, stdout_path=stdout)
             rss_mb = r.rss_kb / 1024
             target, ok = "", None
             if name in targets:
@@ -648,8 +664,9 @@ class Bench:
         self.notes.append(
             f"analyzer: bench_generate_capture writes {written:,} events (API calls with stacks, kernels "
             "correlated to them, copies, NVTX step/forward/backward ranges; 2 threads; 4 MiB chunks) with the "
-            "agent's ChunkEncoder. Wall time and peak RSS (wait4) of each subcommand; report and trace "
-            "write to /dev/null, stacks to a file. Baseline: reading and parsing every chunk, nothing else.")
+            "agent's ChunkEncoder. Wall time and peak RSS (wait4) of each subcommand, the median wall and "
+            f"the highest RSS of {ANALYZER_ROUNDS} runs (one with --quick); report and trace write to "
+            "/dev/null, stacks to a file. Baseline: reading and parsing every chunk, nothing else, the same way.")
 
     def analyzer_files(self):
         """Several ranks' files in one `report`: read on every core
