@@ -9,10 +9,12 @@
 #include <vector>
 
 #include "advise/outermost_calls.h"
+#include "nested_family.h"
 #include "model/sorted_runs.h"
 #include "window/steps.h"
 
 using namespace prof::analyzer;
+using prof::testing::nested_family;
 
 namespace {
 
@@ -49,22 +51,6 @@ OutermostCalls sorted_rule(const Run& run) {
     calls = kept;
   }
   return all;
-}
-
-// A properly nested family of positive, distinct intervals inside [start,
-// end), each after its children (end order).
-void nested_family(std::mt19937& random, uint64_t start, uint64_t end, int depth, Intervals& out) {
-  if (depth == 0 || end - start < 3) return;
-  uint64_t at = start;
-  while (at + 1 < end) {
-    const uint64_t child_start = at + random() % 3;
-    if (child_start >= end) break;
-    const uint64_t child_end = child_start + 1 + random() % (end - child_start);
-    if (child_end > end || (child_start == start && child_end == end)) break;
-    nested_family(random, child_start, child_end, depth - 1, out);
-    out.push_back({child_start, child_end});
-    at = child_end;
-  }
 }
 
 bool end_order_walk_answers(const Intervals& intervals) {

@@ -12,9 +12,11 @@
 
 #include "model/end_order_parents.h"
 #include "model/sorted_runs.h"
+#include "nested_family.h"
 
 using prof::analyzer::CpuEvent;
 using prof::analyzer::EventTable;
+using prof::testing::nested_family;
 
 namespace {
 
@@ -70,23 +72,6 @@ EventTable<CpuEvent> table(const std::vector<std::pair<uint64_t, uint64_t>>& int
     events.push_back(e);
   }
   return events;
-}
-
-// A properly nested family of positive, distinct intervals inside
-// [start, end): children share no interval with each other or their parent.
-void nested_family(std::mt19937& random, uint64_t start, uint64_t end, int depth,
-                   std::vector<std::pair<uint64_t, uint64_t>>& out) {
-  if (depth == 0 || end - start < 3) return;
-  uint64_t at = start;
-  while (at + 1 < end) {
-    const uint64_t child_start = at + random() % 3;
-    if (child_start >= end) break;
-    const uint64_t child_end = child_start + 1 + random() % (end - child_start);
-    if (child_end > end || (child_start == start && child_end == end)) break;
-    nested_family(random, child_start, child_end, depth - 1, out);
-    out.push_back({child_start, child_end});  // after its children: end order
-    at = child_end;
-  }
 }
 
 }  // namespace

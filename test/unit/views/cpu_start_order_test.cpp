@@ -14,6 +14,7 @@
 
 #include "model/range_tree.h"
 #include "model/run.h"
+#include "nested_family.h"
 #include "views/cpu_start_order.h"
 
 using prof::analyzer::CpuEvent;
@@ -21,26 +22,9 @@ using prof::analyzer::CpuEventKind;
 using prof::analyzer::CpuStartOrder;
 using prof::analyzer::RangeParents;
 using prof::analyzer::Run;
+using prof::testing::nested_family;
 
 namespace {
-
-// A properly nested family inside [start, end), written as the agent
-// writes it: each event after its children (end order). Children may
-// start with their parent.
-void nested_family(std::mt19937& random, uint64_t start, uint64_t end, int depth,
-                   std::vector<std::pair<uint64_t, uint64_t>>& out) {
-  if (depth == 0 || end - start < 3) return;
-  uint64_t at = start;
-  while (at + 1 < end) {
-    const uint64_t child_start = at + random() % 3;
-    if (child_start >= end) break;
-    const uint64_t child_end = child_start + 1 + random() % (end - child_start);
-    if (child_end > end || (child_start == start && child_end == end)) break;
-    nested_family(random, child_start, child_end, depth - 1, out);
-    out.push_back({child_start, child_end});
-    at = child_end;
-  }
-}
 
 std::vector<uint32_t> start_order_by_sort(const Run& run, const std::vector<bool>& kept) {
   std::vector<uint32_t> order;
