@@ -260,26 +260,11 @@ def on(wire, body):
 def in_order_read(f):
     """(tag byte, statements) of a field the in-order pass can read (see
     emit_decoder), or None: a field with a one-byte tag and one wire type."""
-    if f["number"] >= 16:
-        return None
-    reads = split_on(emit_case(f))
-    if len(reads) != 1:
+    reads = field_reads(f)
+    if f["number"] >= 16 or len(reads) != 1:
         return None
     wire, body = reads[0]
     return (f["number"] << 3) | WIRE_NUMBERS[wire], body
-
-
-def split_on(lines):
-    """emit_case's `on` blocks back as (wire, body) pairs."""
-    blocks, i = [], 0
-    while i < len(lines):
-        head = lines[i]
-        assert head.startswith("if (type == WireType::") and head.endswith(") {"), head
-        wire = head[len("if (type == WireType::"):-len(") {")]
-        j = lines.index("  continue;", i)
-        blocks.append((wire, [line[2:] for line in lines[i + 1:j]]))
-        i = j + 2  # past "continue;" and "}"
-    return blocks
 
 
 def read_bytes(utf8=False):
@@ -296,44 +281,50 @@ def read_varint(target, value):
     return ["uint64_t v = 0;", "if (!in.varint(v)) return false;", f"{target} = {value};"]
 
 
-def emit_case(f):
-    """The statements of one `case` of a message's field switch (`m`: the record)."""
+def field_reads(f):
+    """How one field is read (`m`: the record): a (wire type, statements)
+    pair for each wire type it is taken in."""
     name, cat = f["name"], f["category"]
     if f["kind"] == "map":
-        return on("kLength", read_bytes() + [
+        return [("kLength", read_bytes() + [
             "std::string key, value;",
             "if (!read_map_entry(bytes, in.depth() + 1, key, value)) return false;",
             "// A key twice: the last entry wins, as in protobuf's maps.",
-            f"m.{name}[std::move(key)] = std::move(value);"])
+            f"m.{name}[std::move(key)] = std::move(value);"])]
     if f["kind"] == "repeated":
         if cat == "message":
-            return on("kLength", read_message(f"m.{name}.emplace_back()"))
+            return [("kLength", read_message(f"m.{name}.emplace_back()"))]
         if cat == "bytes":
-            return on("kLength", read_bytes(f.get("utf8")) + [f"m.{name}.emplace_back(bytes);"])
+            return [("kLength", read_bytes(f.get("utf8")) + [f"m.{name}.emplace_back(bytes);"])]
         conv = SCALARS[f["proto"]][2]
         # Packed (what the agent writes) or one element per tag: protobuf takes both.
-        return on("kVarint", ["uint64_t v = 0;", "if (!in.varint(v)) return false;",
-                              f"m.{name}.push_back({conv});"]) + \
-            on("kLength", read_bytes() + ["WireReader packed(bytes, in.depth());",
-                                          "while (!packed.done()) {",
-                                          "  uint64_t v = 0;",
-                                          "  if (!packed.varint(v)) return false;",
-                                          f"  m.{name}.push_back({conv});",
-                                          "}"])
+        return [("kVarint", ["uint64_t v = 0;", "if (!in.varint(v)) return false;",
+                             f"m.{name}.push_back({conv});"]),
+                ("kLength", read_bytes() + ["WireReader packed(bytes, in.depth());",
+                                            "while (!packed.done()) {",
+                                            "  uint64_t v = 0;",
+                                            "  if (!packed.varint(v)) return false;",
+                                            f"  m.{name}.push_back({conv});",
+                                            "}"])]
     if cat == "message":
         # Twice on the wire: the second merges into the first, as protobuf does.
-        return on("kLength", read_message(f"m.{name} ? *m.{name} : m.{name}.emplace()"))
+        return [("kLength", read_message(f"m.{name} ? *m.{name} : m.{name}.emplace()"))]
     if cat == "bytes":
-        return on("kLength", read_bytes(f.get("utf8")) + [f"m.{name}.assign(bytes);"])
+        return [("kLength", read_bytes(f.get("utf8")) + [f"m.{name}.assign(bytes);"])]
     if f["compact"] == "dim":
-        return on("kVarint", read_varint(f"m.{f['member']}.{f['axis']}", "static_cast<uint32_t>(v) + 1u"))
+        return [("kVarint", read_varint(f"m.{f['member']}.{f['axis']}", "static_cast<uint32_t>(v) + 1u"))]
     if f["compact"] in ("time", "running"):
         # Kept as the raw delta here; decode() sums the list afterwards.
-        return on("kVarint", read_varint(f"m.{f['member']}",
-                                         f"static_cast<{f['cpp']}>(static_cast<uint64_t>(unzigzag64(v)))"))
+        return [("kVarint", read_varint(f"m.{f['member']}",
+                                        f"static_cast<{f['cpp']}>(static_cast<uint64_t>(unzigzag64(v)))"))]
     if cat == "enum":
-        return on("kVarint", read_varint(f"m.{name}", f"static_cast<{f['cpp']}>(static_cast<int32_t>(v))"))
-    return on("kVarint", read_varint(f"m.{name}", SCALARS[f["proto"]][2]))
+        return [("kVarint", read_varint(f"m.{name}", f"static_cast<{f['cpp']}>(static_cast<int32_t>(v))"))]
+    return [("kVarint", read_varint(f"m.{name}", SCALARS[f["proto"]][2]))]
+
+
+def emit_case(f):
+    """The statements of one `case` of a message's field switch."""
+    return [line for wire, body in field_reads(f) for line in on(wire, body)]
 
 
 def emit_decoder(schema, message):
