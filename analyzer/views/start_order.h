@@ -61,10 +61,11 @@ class StartOrder {
   }
 
   // The same order of the events given as runs that are each in start
-  // order (each index in one run at most): merged, not sorted. A stream's GPU work and its annotations come so, a few
-  // streams of millions of events, whose sort took as long again as making
-  // them, and a thread's CPU events (cpu_start_order.h). A run out of start
-  // order makes it a sort of them all.
+  // order (each index in one run at most): merged, not sorted. A stream's
+  // GPU work and its annotations come so, a few streams of millions of
+  // events, whose sort took as long again as making them, and a thread's
+  // CPU events (cpu_start_order.h). A run out of start order makes it a
+  // sort of them all.
   template <typename Start>
   static StartOrder merged(const std::vector<SortedRun>& runs, Start start) {
     // Equal starts in a run with the larger index first: the merge, by
