@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
@@ -71,6 +72,11 @@ bool Writer::prepare() {
 }
 
 void Writer::hold_for_fork() {
+  // A thread just made may not have reached its loop: the start of a thread
+  // allocates (AddressSanitizer's asks glibc for its stack's bounds, which
+  // reallocs), and a fork in the middle of it left the child's first
+  // allocation of that size waiting forever. That start takes microseconds.
+  while (running_.load(std::memory_order_acquire) && !in_loop_.load(std::memory_order_acquire)) sched_yield();
   pass_mutex_.lock();
   if (recorder_.recording_started()) claim_path();  // no pass runs now
 }
@@ -199,12 +205,17 @@ void Writer::join() {
 }
 
 void Writer::run() {
+  // Held but in poll(), where this thread cannot be inside malloc: see
+  // hold_for_fork().
+  std::unique_lock pass(pass_mutex_);
+  in_loop_.store(true, std::memory_order_release);
   last_write_ns_ = monotonic_ns();
   for (;;) {
     renew_wake_fd_if_taken();
     pollfd woken{wake_.fd, POLLIN, 0};
+    pass.unlock();
     poll(&woken, 1, static_cast<int>(options_.drain_interval_ms));
-    std::lock_guard pass(pass_mutex_);  // see hold_for_fork()
+    pass.lock();
     uint64_t ignored;
     // Never read a number the program took over: that would steal its data.
     while (still_ours(wake_) && ::read(wake_.fd, &ignored, sizeof(ignored)) > 0) {

@@ -82,11 +82,12 @@ class Writer final : private WindowFiles::Output {
   // Joins the thread after a final flush.
   void join();
 
-  // Around the app's fork(): holds the writer between two passes over the
-  // buffers, so that it is not inside malloc (or holding any other lock)
-  // when the child is made. glibc's malloc is fork-safe anyway; allocators
-  // that are not (GCC 12's AddressSanitizer) left the child waiting forever
-  // on a lock the writer held. A pass takes a few milliseconds at most.
+  // Around the app's fork(): holds the writer where it waits for work (past
+  // its thread's start, between two passes over the buffers), so that it is
+  // not inside malloc (or holding any other lock) when the child is made.
+  // glibc's malloc is fork-safe anyway; allocators that are not (GCC 12's
+  // AddressSanitizer) left the child waiting forever on a lock the writer
+  // held. A pass takes a few milliseconds at most.
   // A process that has recorded claims the run's name here if its writer has
   // not yet: a child that execs starts an agent of its own, which would
   // otherwise take the name if it recorded first.
@@ -154,8 +155,9 @@ class Writer final : private WindowFiles::Output {
   // A new eventfd when the program closed ours (closefrom, close_range).
   void renew_wake_fd_if_taken();
   std::thread thread_;
-  std::mutex pass_mutex_;  // held by the writer while it drains and writes
+  std::mutex pass_mutex_;  // held by the writer thread except while it polls
   std::atomic<bool> running_{false};
+  std::atomic<bool> in_loop_{false};  // the writer thread has taken pass_mutex_ once
 
   // Flush tickets: requesters take one from requested_, the writer publishes
   // the highest ticket whose data is written in written_.

@@ -5,6 +5,7 @@
 //   lifecycle exit-from-thread     a worker thread calls exit(5) inside an open range
 //   lifecycle fork                 the child records ranges and _exits; the parent too
 //   lifecycle fork-exec            the child execs "lifecycle child"
+//   lifecycle fork-chain N         N forks down a chain, each right after its process's first range
 //   lifecycle child                a few ranges, exit 0
 // Every mode prints what it did to stdout, so that the tests can compare
 // runs with and without the agent.
@@ -108,6 +109,24 @@ int fork_child(bool exec_child, const char* self) {
   return 0;
 }
 
+// Each process of the chain records a range, which starts its writer
+// thread, and forks at once: the fork lands while that thread is starting.
+// Each waits for its child and exits with its status.
+int fork_chain(int depth) {
+  for (int level = 0; level < depth; ++level) {
+    ranges("chain", 1);
+    pid_t pid = fork();
+    if (pid < 0) return 1;
+    if (pid == 0) continue;  // the child goes on down the chain
+    int status = 0;
+    const int code = waitpid(pid, &status, 0) == pid && WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    if (level > 0) _exit(code);
+    printf("fork chain of %d done, status %d\n", depth, code);
+    return code;
+  }
+  _exit(0);  // the chain's last child
+}
+
 int child() {
   ranges("exec child", 10);
   printf("exec child done\n");
@@ -124,6 +143,7 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "exit-from-thread") == 0) return exit_from_thread();
   if (strcmp(mode, "fork") == 0) return fork_child(false, argv[0]);
   if (strcmp(mode, "fork-exec") == 0) return fork_child(true, argv[0]);
+  if (strcmp(mode, "fork-chain") == 0 && argc > 2) return fork_chain(atoi(argv[2]));
   if (strcmp(mode, "child") == 0) return child();
   fprintf(stderr, "usage: lifecycle MODE\n");
   return 2;
