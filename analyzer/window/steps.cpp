@@ -25,6 +25,12 @@ void process_spans(const Run& run, std::vector<uint64_t>& first, std::vector<uin
   for (const TensorMemoryEvent& m : run.tensor_memory_events) see(m.process, m.time_ns, m.time_ns);
 }
 
+// A wait belongs with the call that waited (select_steps): one without a
+// recorded call is in no step.
+bool every_wait_has_its_call(const Run& run) {
+  return std::all_of(run.synchronizations.begin(), run.synchronizations.end(),
+                     [](const Synchronization& s) { return s.called_by >= 0; });
+}
 }  // namespace
 
 std::optional<StepOption> parse_step_option(const std::string& text, std::string& error) {
@@ -207,8 +213,7 @@ bool selects_every_event(const Run& run, const StepMembership& membership, const
   // A window of some steps fails at its first event outside them.
   for (const auto* table : {&membership.cpu, &membership.gpu, &membership.memory, &membership.tensor_memory})
     if (!std::all_of(table->begin(), table->end(), wanted)) return false;
-  return std::all_of(run.synchronizations.begin(), run.synchronizations.end(),
-                     [](const Synchronization& s) { return s.called_by >= 0; });
+  return every_wait_has_its_call(run);
 }
 
 bool every_event_in_a_step(const Run& run, const RunSteps& steps) {
@@ -226,8 +231,7 @@ bool every_event_in_a_step(const Run& run, const RunSteps& steps) {
     if (e.called_by < 0 && steps.step_at(e.process, e.time_ns) < 0) return false;
   for (const TensorMemoryEvent& e : run.tensor_memory_events)
     if (steps.step_at(e.process, e.time_ns) < 0) return false;
-  return std::all_of(run.synchronizations.begin(), run.synchronizations.end(),
-                     [](const Synchronization& s) { return s.called_by >= 0; });
+  return every_wait_has_its_call(run);
 }
 
 Run select_processes(const Run& run, const std::vector<uint32_t>& processes) {
