@@ -16,9 +16,12 @@ namespace prof {
 
 class Regex {
  public:
+  // Why no regex can be compiled here, or "" when one can: in libprof.so,
+  // that libprof-regex.so did not load (with the loader's reason).
+  static std::string unavailable_reason();
   // `pattern` compiled, its automata given at most `max_memory_bytes`; or
   // null with `error` saying why (RE2's words: "no argument for repetition
-  // operator: *", or that the agent's regex library did not load).
+  // operator: *", or unavailable_reason()).
   static std::unique_ptr<const Regex> compile(const std::string& pattern, int64_t max_memory_bytes,
                                               std::string& error);
   ~Regex();

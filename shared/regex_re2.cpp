@@ -7,6 +7,8 @@
 
 namespace prof {
 
+std::string Regex::unavailable_reason() { return ""; }
+
 std::unique_ptr<const Regex> Regex::compile(const std::string& pattern, int64_t max_memory_bytes,
                                             std::string& error) {
   RE2::Options options;

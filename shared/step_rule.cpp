@@ -54,6 +54,10 @@ std::optional<StepRule> StepRule::make(Kind kind, std::string pattern, std::stri
   }
   StepRule rule(kind, std::move(pattern));
   if (kind == Kind::kApi) return rule;
+  if (std::string unavailable = Regex::unavailable_reason(); !unavailable.empty()) {
+    error = "cannot be used: " + unavailable;
+    return std::nullopt;
+  }
   std::string regex_error;
   std::shared_ptr<const Regex> regex = Regex::compile(rule.pattern_, kRegexMemoryBytes, regex_error);
   if (regex == nullptr) {

@@ -62,7 +62,7 @@ const RegexLibrary& regex_library() {
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
       const char* reason = dlerror();
-      opened.error = "the agent's regex library did not load: " + std::string(reason != nullptr ? reason : path);
+      opened.error = std::string(reason != nullptr ? reason : path) + " (libprof.so's regular expressions)";
       return opened_here;
     }
     auto entry = reinterpret_cast<const RegexCalls* (*)()>(dlsym(handle, kRegexCallsSymbol));
@@ -78,6 +78,8 @@ const RegexLibrary& regex_library() {
 }
 
 }  // namespace
+
+std::string Regex::unavailable_reason() { return regex_library().error; }
 
 std::unique_ptr<const Regex> Regex::compile(const std::string& pattern, int64_t max_memory_bytes,
                                             std::string& error) {
