@@ -2,7 +2,8 @@
 
 #include <cstdlib>
 #include <cxxabi.h>
-#include <re2/re2.h>
+
+#include "regex.h"
 
 namespace prof {
 namespace {
@@ -53,12 +54,14 @@ std::optional<StepRule> StepRule::make(Kind kind, std::string pattern, std::stri
   }
   StepRule rule(kind, std::move(pattern));
   if (kind == Kind::kApi) return rule;
-  RE2::Options options;
-  options.set_log_errors(false);  // RE2 would print to the program's stderr
-  options.set_max_mem(kRegexMemoryBytes);
-  auto regex = std::make_shared<const RE2>(rule.pattern_, options);
-  if (!regex->ok()) {
-    error = "has a bad regular expression: " + regex->error();
+  if (std::string unavailable = Regex::unavailable_reason(); !unavailable.empty()) {
+    error = "cannot be used: " + unavailable;
+    return std::nullopt;
+  }
+  std::string regex_error;
+  std::shared_ptr<const Regex> regex = Regex::compile(rule.pattern_, kRegexMemoryBytes, regex_error);
+  if (regex == nullptr) {
+    error = "has a bad regular expression: " + regex_error;
     return std::nullopt;
   }
   rule.regex_ = std::move(regex);
@@ -73,7 +76,7 @@ bool StepRule::ends_steps() const {
 
 bool StepRule::matches(std::string_view name) const {
   if (kind_ == Kind::kApi) return name == pattern_;
-  return RE2::PartialMatch(re2::StringPiece(name.data(), name.size()), *regex_);
+  return regex_->finds(name);
 }
 
 std::string demangled_kernel_name(std::string_view name) {

@@ -27,11 +27,9 @@
 #include <string>
 #include <string_view>
 
-namespace re2 {
-class RE2;
-}
-
 namespace prof {
+
+class Regex;
 
 class StepRule {
  public:
@@ -65,7 +63,7 @@ class StepRule {
 
   Kind kind_;
   std::string pattern_;
-  std::shared_ptr<const re2::RE2> regex_;  // nvtx and kernel; shared by copies
+  std::shared_ptr<const Regex> regex_;  // nvtx and kernel; shared by copies
 };
 
 // torch.profiler's steps: the ProfilerStep#N range its step() opens, which

@@ -10,7 +10,8 @@ another C++ runtime than its own (stdlib Python only).
 deb_prefix_records_and_passes_exit_status
     cpack makes the .deb and the .tar.gz; the .deb is unpacked with dpkg -x
     into a temporary root, and `profanalyze record` from that prefix records
-    a program with the prefix's libprof.so, reports it, and hands back the
+    a program with the prefix's libprof.so, reports it, cuts it into step
+    windows with the prefix's libprof-regex.so, and hands back the
     program's stdin, stdout, exit status and signals.
 libcxx_program_recorded / older_libstdcxx_program_recorded
     test/install/apps/foreign_runtime_app.cpp built with clang -stdlib=libc++,
@@ -56,8 +57,8 @@ def deb_prefix_records_and_passes_exit_status(tmp):
     deb, tar = make_packages(ARGS.build_dir, tmp)
     with tarfile.open(tar) as archive:
         members = [m.name.split("/", 1)[-1] for m in archive.getmembers()]
-    check("bin/profanalyze" in members and "lib/libprof.so" in members,
-          "the .tar.gz lacks bin/profanalyze or lib/libprof.so: %s" % members)
+    check("bin/profanalyze" in members and "lib/libprof.so" in members and "lib/libprof-regex.so" in members,
+          "the .tar.gz lacks bin/profanalyze, lib/libprof.so or lib/libprof-regex.so: %s" % members)
 
     root = os.path.join(tmp, "root")
     unpacked = run(["dpkg", "-x", deb, root])
@@ -86,6 +87,17 @@ def deb_prefix_records_and_passes_exit_status(tmp):
           "--report printed no report of the run: " + report[:500])
     check("profanalyze record: wrote train.pb" in stderr and "report train.pb" in stderr,
           "record did not say what it wrote and what to run next: " + stderr)
+
+    # A step rule's regex: the agent opens the prefix's libprof-regex.so
+    # beside its libprof.so (agent/regex/companion_regex.cpp). Were it not
+    # found, the agent would say so and write the whole run as one file.
+    stepped = run([profanalyze, "record", "--step", "nvtx:^ProfilerStep#", "--schedule", "wait=1,active=1",
+                   "-o", "steps.pb", "--", app], env=environment, cwd=work)
+    check(stepped.returncode == 0 and "cannot be used" not in stepped.stderr,
+          "record --step exited %d: %s" % (stepped.returncode, stepped.stderr))
+    check(os.path.isfile(os.path.join(work, "steps.step1.pb")) and os.path.isfile(os.path.join(work, "steps.step3.pb")),
+          "record --step wrote no window files steps.step1.pb and steps.step3.pb: %s (%s)" %
+          (sorted(os.listdir(work)), stepped.stderr))
 
     # The agent preloaded is the prefix's own, found beside profanalyze.
     preload = run([profanalyze, "record", "-o", "none.pb", "--", "sh", "-c", 'echo "$LD_PRELOAD"'],
