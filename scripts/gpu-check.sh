@@ -2,7 +2,8 @@
 # Runs on a machine with a real GPU (the device tool's run; see README,
 # "Checking on a real GPU"). Expects the agent and the test programs built on
 # the development machine, carried in the working tree:
-#   build/lib/libprof.so, build/simcuda/apps/*, build/test/integration/apps/*,
+#   build/lib/libprof.so with build/lib/libprof-regex.so (the step rules' regex),
+#   build/simcuda/apps/*, build/test/integration/apps/*,
 #   build/bench/libbench_null_cupti_tool.so (optional)
 # and writes into $OUT: one capture file per program, each program's exit code
 # and output with and without the agent (gpu-check.tar.gz), and PyTorch's
