@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "advise/idle_causes.h"
 #include "advise/intervals.h"
 #include "advise/queue_depth.h"
+#include "advise/step_ending_after.h"
 #include "model/side_by_side.h"
 #include "advise/model_access.h"
 
@@ -232,12 +234,18 @@ void measure_steps(const AdviseInput& in, AdviseWindow& w) {
 void charge_idle_to_steps(const AdviseInput& in, const IdlePieces& pieces, AdviseWindow& w) {
   const RunSteps& steps = *in.steps;
   StepUsageIndex index(w.steps);  // pieces come in time order per device
+  // Pieces come per (process, device): a process's steps are asked for
+  // again only when the process changes.
+  std::optional<StepEndingAfter> first_step;
+  const std::vector<Step>* list = nullptr;
+  uint32_t process = 0;
   for (const IdlePiece& piece : pieces.pieces) {
-    const uint32_t process = pieces.process(piece);
-    const std::vector<Step>& list = steps.of_process(process);
-    auto s = std::upper_bound(list.begin(), list.end(), piece.start_ns,
-                              [](uint64_t t, const Step& step) { return t < step.end_ns; });
-    for (; s != list.end() && s->start_ns < piece.end_ns; ++s) {
+    if (!list || pieces.process(piece) != process) {
+      process = pieces.process(piece);
+      list = &steps.of_process(process);
+      first_step.emplace(*list);
+    }
+    for (auto s = first_step->at(piece.start_ns); s != list->end() && s->start_ns < piece.end_ns; ++s) {
       const uint64_t from = std::max(piece.start_ns, s->start_ns);
       const uint64_t to = std::min(piece.end_ns, s->end_ns);
       if (StepUsage* u = index.find(process, s->index); u && to > from)
