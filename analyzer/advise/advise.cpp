@@ -145,7 +145,9 @@ class StepUsageIndex {
 
 // Each step's usage, allocations, queue depth and memory: all but its idle
 // causes (charge_idle_to_steps), so that it runs before the idle pieces exist.
-void measure_steps(const AdviseInput& in, AdviseWindow& w) {
+// `every_launch`, where given, sums the depth at every launch as well (the
+// launch-bound finding's figures), from the same launch queues.
+void measure_steps(const AdviseInput& in, AdviseWindow& w, QueueDepthSums* every_launch) {
   const Run& events = *in.events;
   const RunSteps& steps = *in.steps;
   // One process's sets at a time, each a pass over the GPU records.
@@ -192,6 +194,7 @@ void measure_steps(const AdviseInput& in, AdviseWindow& w) {
     StepUsage* counted = nullptr;  // launches come in time order: samples is asked when the step changes
     uint64_t* count = nullptr;
     for_each_queue_depth(q, [&](uint64_t t, uint64_t depth) {
+      if (every_launch) every_launch->add(depth);
       StepUsage* u = index.find(process, step_of.at(process, t));
       if (!u) return;
       if (u != counted) {
@@ -322,12 +325,13 @@ AdviseWindow advise_window(const AdviseInput& in) {
   // per-launch lists) are ever made at once, however the cores are shared:
   // in one round their overlap depended on timing, 586-610 MB at 10M
   // events. The two sides of a round write different variables and
-  // members of `w`; at 1M events the rounds' longer sides are 330 M and
-  // 320 M instructions.
+  // members of `w`; at 1M events the rounds' longer sides are 242 M and
+  // 146 M instructions.
   OutermostCalls calls;
   LaunchFacts launches;
   std::vector<KernelSpread> spreads;
   ApiCallTotals api_calls;
+  QueueDepthSums launch_depths;  // the launch-bound finding's, in round two
   side_by_side(
       in.jobs,
       [&] {
@@ -341,8 +345,17 @@ AdviseWindow advise_window(const AdviseInput& in) {
   side_by_side(
       in.jobs, [&] { spreads = kernel_spreads(events); },  // 25 MB, freed
       [&] {
-        if (has_steps) measure_steps(in, w);  // up to 61 MB, freed
+        // The launch queues (up to 52 MB, freed) are made once: the
+        // launch-bound finding's depths are summed by the steps' pass, or
+        // by a pass of their own where there are no steps.
+        QueueDepthSums* depths = launches.launch_bound() ? &launch_depths : nullptr;
+        if (has_steps)
+          measure_steps(in, w, depths);  // up to 61 MB, freed
+        else if (depths)
+          *depths = queue_depth_sums(events);
       });
+  launches.mean_queue_depth = launch_depths.mean();
+  launches.max_queue_depth = launch_depths.max_depth;
   const IdlePieces pieces = idle_pieces(events, calls);
   calls = OutermostCalls();
   for (const IdlePiece& piece : pieces.pieces)
