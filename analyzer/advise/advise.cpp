@@ -332,6 +332,7 @@ AdviseWindow advise_window(const AdviseInput& in) {
   std::vector<KernelSpread> spreads;
   ApiCallTotals api_calls;
   QueueDepthSums launch_depths;  // the launch-bound finding's, in round two
+  std::vector<TensorMemoryDevice> tensor_devices;
   side_by_side(
       in.jobs,
       [&] {
@@ -342,8 +343,18 @@ AdviseWindow advise_window(const AdviseInput& in) {
         launches = launch_facts(events);  // up to 67 MB, freed
         measure_devices(events, w);       // up to 65 MB, freed
       });
+  // The kernel and memory tables and the tensor-memory finding's devices
+  // read the events only, and hold little: on round two's shorter side
+  // (kernel_spreads, 50 M instructions at 1M events beside the steps' 146
+  // M), not after the pieces, where they were 49 M of the serial rest.
   side_by_side(
-      in.jobs, [&] { spreads = kernel_spreads(events); },  // 25 MB, freed
+      in.jobs,
+      [&] {
+        spreads = kernel_spreads(events);  // 25 MB, freed
+        measure_kernels(events, w);
+        measure_memory(*in.run, w);
+        tensor_devices = tensor_memory(events);
+      },
       [&] {
         // The launch queues (up to 52 MB, freed) are made once: the
         // launch-bound finding's depths are summed by the steps' pass, or
@@ -364,8 +375,6 @@ AdviseWindow advise_window(const AdviseInput& in) {
         d.idle_by_cause[static_cast<size_t>(piece.cause)] += piece.end_ns - piece.start_ns;
   if (has_steps) charge_idle_to_steps(in, pieces, w);
   for (const DeviceUsage& d : w.devices) w.gpu_span_ns += d.usage.span_ns;
-  measure_kernels(events, w);
-  measure_memory(*in.run, w);
   measure_ranks(events, w);
   FindingInput f;
   f.input = &in;
@@ -373,6 +382,7 @@ AdviseWindow advise_window(const AdviseInput& in) {
   f.launches = &launches;
   f.kernel_spreads = &spreads;
   f.api_calls = &api_calls;
+  f.tensor_memory = &tensor_devices;
   f.step_count = w.steps.size();
   add_findings(f, w);
   return w;

@@ -492,7 +492,7 @@ class Builder {
   // --- the tensor memory peak (PyTorch's caching allocator, recorded by the
   // Python bootstrap): where it is and what held it (a fact, no time cost).
   void tensor_memory_peak() {
-    for (const TensorMemoryDevice& d : tensor_memory(events_)) {
+    for (const TensorMemoryDevice& d : *in_.tensor_memory) {
       if (d.peak.allocated == 0) continue;
       Finding f;
       f.kind = "tensor_memory_peak";

@@ -8,6 +8,7 @@
 
 #include "advise/advise.h"
 #include "advise/idle_causes.h"
+#include "views/tensor_memory.h"
 
 namespace prof::analyzer {
 
@@ -74,6 +75,9 @@ struct FindingInput {
   const LaunchFacts* launches = nullptr;
   const std::vector<KernelSpread>* kernel_spreads = nullptr;
   const ApiCallTotals* api_calls = nullptr;
+  // The tensor-memory finding's devices (tensor_memory: the events only,
+  // made before the idle pieces as LaunchFacts).
+  const std::vector<TensorMemoryDevice>* tensor_memory = nullptr;
   size_t step_count = 0;  // steps in the window, summed over processes (0: no steps)
 };
 
