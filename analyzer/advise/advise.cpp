@@ -3,6 +3,7 @@
 #include "advise/advise.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -57,21 +58,32 @@ struct UsageSets {
   }
 };
 
+// How much work of each kind a (process, place) has: ops_on's lists are
+// sized from it.
+using KindCounts = std::array<size_t, 3>;  // kernels, copies, memsets
+size_t kind_index(const GpuActivity& g) {
+  return g.kind == GpuKind::kKernel ? 0 : g.kind == GpuKind::kMemcpy ? 1 : 2;
+}
+
 // The work of process `process` on the places `places` marks (by index into
-// Run::gpu_places), in table order. Counted first, so that each list is
-// allocated once at its size (its union then needs no second buffer).
-OpSets ops_on(const Run& events, uint32_t process, const std::vector<bool>& places) {
-  size_t kernels = 0, copies = 0, memsets = 0;
-  for (const GpuActivity& g : events.gpu_activities)
-    if (g.process == process && places[g.place])
-      ++(g.kind == GpuKind::kKernel ? kernels : g.kind == GpuKind::kMemcpy ? copies : memsets);
+// Run::gpu_places), in table order, into lists allocated once at their size
+// `counts` (their union then needs no second buffer).
+OpSets ops_on(const Run& events, uint32_t process, const std::vector<bool>& places, const KindCounts& counts) {
   OpSets ops;
-  ops.kernels.reserve(kernels);
-  ops.copies.reserve(copies);
-  ops.memsets.reserve(memsets);
+  ops.kernels.reserve(counts[0]);
+  ops.copies.reserve(counts[1]);
+  ops.memsets.reserve(counts[2]);
   for (const GpuActivity& g : events.gpu_activities)
     if (g.process == process && places[g.place]) ops.add(g);
   return ops;
+}
+
+// The same, counted first by a pass of its own.
+OpSets ops_on(const Run& events, uint32_t process, const std::vector<bool>& places) {
+  KindCounts counts{};
+  for (const GpuActivity& g : events.gpu_activities)
+    if (g.process == process && places[g.place]) ++counts[kind_index(g)];
+  return ops_on(events, process, places, counts);
 }
 
 // The usage of `ops` over its whole span, first start to last end.
@@ -93,27 +105,44 @@ uint64_t median(std::vector<uint64_t> values) {
 void measure_devices(const Run& events, AdviseWindow& w) {
   const uint32_t place_count = events.gpu_places.size();
   std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> devices;  // their streams
-  std::vector<bool> seen;  // by process and place: a place's records repeat it
+  // Work per (process, place) by kind, counted in the pass that finds the
+  // devices, so that each device's and stream's lists are sized without a
+  // counting pass of their own over every GPU record (a third of the
+  // devices' instructions, on round one's longer side).
+  std::vector<KindCounts> counts;  // by process * place_count + place
   for (const GpuActivity& g : events.gpu_activities) {
     const size_t key = size_t{g.process} * place_count + g.place;
-    if (key >= seen.size()) seen.resize(key + 1, false);
-    if (seen[key]) continue;
-    seen[key] = true;
-    const GpuPlace& place = events.place(g);
-    devices[{g.process, place.device_id}].insert(place.stream_id);
+    if (key >= counts.size()) counts.resize(key + 1, KindCounts{});
+    KindCounts& at = counts[key];
+    if (at[0] + at[1] + at[2] == 0) {  // a place's records repeat it
+      const GpuPlace& place = events.place(g);
+      devices[{g.process, place.device_id}].insert(place.stream_id);
+    }
+    ++at[kind_index(g)];
   }
+  // What the places `places` marks of `process` hold, summed.
+  auto counted = [&](uint32_t process, const std::vector<bool>& places) {
+    KindCounts sum{};
+    for (uint32_t p = 0; p < place_count; ++p) {
+      const size_t key = size_t{process} * place_count + p;
+      if (!places[p] || key >= counts.size()) continue;
+      for (size_t k = 0; k < sum.size(); ++k) sum[k] += counts[key][k];
+    }
+    return sum;
+  };
   for (const auto& [key, streams] : devices) {
     DeviceUsage d;
     d.process = key.first;
     d.device = key.second;
     std::vector<bool> on_device(place_count);
     for (uint32_t p = 0; p < place_count; ++p) on_device[p] = events.gpu_places[p].device_id == d.device;
-    d.usage = whole_span_usage(ops_on(events, d.process, on_device));
+    d.usage = whole_span_usage(ops_on(events, d.process, on_device, counted(d.process, on_device)));
     for (uint32_t stream : streams) {
       std::vector<bool> on_stream(place_count);
       for (uint32_t p = 0; p < place_count; ++p)
         on_stream[p] = on_device[p] && events.gpu_places[p].stream_id == stream;
-      d.streams.push_back(StreamUsage{stream, whole_span_usage(ops_on(events, d.process, on_stream))});
+      d.streams.push_back(
+          StreamUsage{stream, whole_span_usage(ops_on(events, d.process, on_stream, counted(d.process, on_stream)))});
     }
     w.devices.push_back(std::move(d));
   }
