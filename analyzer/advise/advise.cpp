@@ -61,9 +61,39 @@ struct UsageSets {
 // How much work of each kind a (process, place) has: ops_on's lists are
 // sized from it.
 using KindCounts = std::array<size_t, 3>;  // kernels, copies, memsets
-size_t kind_index(const GpuActivity& g) {
-  return g.kind == GpuKind::kKernel ? 0 : g.kind == GpuKind::kMemcpy ? 1 : 2;
-}
+
+// Work per (process, place) by kind, counted in one pass over the GPU
+// records (measure_devices', which finds the devices): the devices',
+// streams' and steps' lists are sized from it, where each list's own
+// counting pass over every record was a third of the devices' instructions
+// (round one's longer side) and a sixth of the steps' (round two's).
+class PlaceCounts {
+ public:
+  explicit PlaceCounts(uint32_t place_count = 0) : place_count_(place_count) {}
+  // Counts `g`; true where it is the first of its (process, place).
+  bool add(const GpuActivity& g) {
+    const size_t key = size_t{g.process} * place_count_ + g.place;
+    if (key >= counts_.size()) counts_.resize(key + 1, KindCounts{});
+    KindCounts& at = counts_[key];
+    const bool first = at[0] + at[1] + at[2] == 0;
+    ++at[g.kind == GpuKind::kKernel ? 0 : g.kind == GpuKind::kMemcpy ? 1 : 2];
+    return first;
+  }
+  // The work of `process` on the places `places` marks, summed.
+  KindCounts of(uint32_t process, const std::vector<bool>& places) const {
+    KindCounts sum{};
+    for (uint32_t p = 0; p < place_count_ && p < places.size(); ++p) {
+      const size_t key = size_t{process} * place_count_ + p;
+      if (!places[p] || key >= counts_.size()) continue;
+      for (size_t k = 0; k < sum.size(); ++k) sum[k] += counts_[key][k];
+    }
+    return sum;
+  }
+
+ private:
+  uint32_t place_count_;
+  std::vector<KindCounts> counts_;  // by process * place_count + place
+};
 
 // The work of process `process` on the places `places` marks (by index into
 // Run::gpu_places), in table order, into lists allocated once at their size
@@ -76,14 +106,6 @@ OpSets ops_on(const Run& events, uint32_t process, const std::vector<bool>& plac
   for (const GpuActivity& g : events.gpu_activities)
     if (g.process == process && places[g.place]) ops.add(g);
   return ops;
-}
-
-// The same, counted first by a pass of its own.
-OpSets ops_on(const Run& events, uint32_t process, const std::vector<bool>& places) {
-  KindCounts counts{};
-  for (const GpuActivity& g : events.gpu_activities)
-    if (g.process == process && places[g.place]) ++counts[kind_index(g)];
-  return ops_on(events, process, places, counts);
 }
 
 // The usage of `ops` over its whole span, first start to last end.
@@ -102,47 +124,29 @@ uint64_t median(std::vector<uint64_t> values) {
 // One device or stream at a time, each a pass over the GPU records: a run
 // has a handful of them, and holding every device's and every stream's
 // intervals at once, with their sets, was 290 MB at 10M events.
-void measure_devices(const Run& events, AdviseWindow& w) {
+// Leaves its count of each (process, place)'s work in `counts`.
+void measure_devices(const Run& events, PlaceCounts& counts, AdviseWindow& w) {
   const uint32_t place_count = events.gpu_places.size();
   std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> devices;  // their streams
-  // Work per (process, place) by kind, counted in the pass that finds the
-  // devices, so that each device's and stream's lists are sized without a
-  // counting pass of their own over every GPU record (a third of the
-  // devices' instructions, on round one's longer side).
-  std::vector<KindCounts> counts;  // by process * place_count + place
-  for (const GpuActivity& g : events.gpu_activities) {
-    const size_t key = size_t{g.process} * place_count + g.place;
-    if (key >= counts.size()) counts.resize(key + 1, KindCounts{});
-    KindCounts& at = counts[key];
-    if (at[0] + at[1] + at[2] == 0) {  // a place's records repeat it
+  counts = PlaceCounts(place_count);
+  for (const GpuActivity& g : events.gpu_activities)
+    if (counts.add(g)) {  // a place's records repeat it
       const GpuPlace& place = events.place(g);
       devices[{g.process, place.device_id}].insert(place.stream_id);
     }
-    ++at[kind_index(g)];
-  }
-  // What the places `places` marks of `process` hold, summed.
-  auto counted = [&](uint32_t process, const std::vector<bool>& places) {
-    KindCounts sum{};
-    for (uint32_t p = 0; p < place_count; ++p) {
-      const size_t key = size_t{process} * place_count + p;
-      if (!places[p] || key >= counts.size()) continue;
-      for (size_t k = 0; k < sum.size(); ++k) sum[k] += counts[key][k];
-    }
-    return sum;
-  };
   for (const auto& [key, streams] : devices) {
     DeviceUsage d;
     d.process = key.first;
     d.device = key.second;
     std::vector<bool> on_device(place_count);
     for (uint32_t p = 0; p < place_count; ++p) on_device[p] = events.gpu_places[p].device_id == d.device;
-    d.usage = whole_span_usage(ops_on(events, d.process, on_device, counted(d.process, on_device)));
+    d.usage = whole_span_usage(ops_on(events, d.process, on_device, counts.of(d.process, on_device)));
     for (uint32_t stream : streams) {
       std::vector<bool> on_stream(place_count);
       for (uint32_t p = 0; p < place_count; ++p)
         on_stream[p] = on_device[p] && events.gpu_places[p].stream_id == stream;
       d.streams.push_back(
-          StreamUsage{stream, whole_span_usage(ops_on(events, d.process, on_stream, counted(d.process, on_stream)))});
+          StreamUsage{stream, whole_span_usage(ops_on(events, d.process, on_stream, counts.of(d.process, on_stream)))});
     }
     w.devices.push_back(std::move(d));
   }
@@ -175,15 +179,17 @@ class StepUsageIndex {
 // Each step's usage, allocations, queue depth and memory: all but its idle
 // causes (charge_idle_to_steps), so that it runs before the idle pieces exist.
 // `every_launch`, where given, sums the depth at every launch as well (the
-// launch-bound finding's figures), from the same launch queues.
-void measure_steps(const AdviseInput& in, AdviseWindow& w, QueueDepthSums* every_launch) {
+// launch-bound finding's figures), from the same launch queues; `counts`
+// are measure_devices'.
+void measure_steps(const AdviseInput& in, const PlaceCounts& counts, AdviseWindow& w,
+                   QueueDepthSums* every_launch) {
   const Run& events = *in.events;
   const RunSteps& steps = *in.steps;
   // One process's sets at a time, each a pass over the GPU records.
   const std::vector<bool> every_place(events.gpu_places.size(), true);
   for (uint32_t p = 0; p < events.processes.size(); ++p) {
     if (steps.of_process(p).empty()) continue;
-    const UsageSets sets(ops_on(events, p, every_place));
+    const UsageSets sets(ops_on(events, p, every_place, counts.of(p, every_place)));
     for (const Step& s : steps.of_process(p)) {
       if (!in.window_steps.empty() &&
           !std::binary_search(in.window_steps.begin(), in.window_steps.end(), s.index))
@@ -361,6 +367,7 @@ AdviseWindow advise_window(const AdviseInput& in) {
   std::vector<KernelSpread> spreads;
   ApiCallTotals api_calls;
   QueueDepthSums launch_depths;  // the launch-bound finding's, in round two
+  PlaceCounts place_counts;      // measure_devices', for the steps' lists
   std::vector<TensorMemoryDevice> tensor_devices;
   side_by_side(
       in.jobs,
@@ -370,7 +377,7 @@ AdviseWindow advise_window(const AdviseInput& in) {
       },
       [&] {
         launches = launch_facts(events);  // up to 67 MB, freed
-        measure_devices(events, w);       // up to 65 MB, freed
+        measure_devices(events, place_counts, w);  // up to 65 MB, freed
       });
   // The kernel and memory tables and the tensor-memory finding's devices
   // read the events only, and hold little: on round two's shorter side
@@ -390,7 +397,7 @@ AdviseWindow advise_window(const AdviseInput& in) {
         // by a pass of their own where there are no steps.
         QueueDepthSums* depths = launches.launch_bound() ? &launch_depths : nullptr;
         if (has_steps)
-          measure_steps(in, w, depths);  // up to 61 MB, freed
+          measure_steps(in, place_counts, w, depths);  // up to 61 MB, freed
         else if (depths)
           *depths = queue_depth_sums(events);
       });
