@@ -360,8 +360,8 @@ AdviseWindow advise_window(const AdviseInput& in) {
   // per-launch lists) are ever made at once, however the cores are shared:
   // in one round their overlap depended on timing, 586-610 MB at 10M
   // events. The two sides of a round write different variables and
-  // members of `w`; at 1M events the rounds' longer sides are 242 M and
-  // 146 M instructions.
+  // members of `w`; at 1M events the rounds' longer sides are 218 M and
+  // 138 M instructions.
   OutermostCalls calls;
   LaunchFacts launches;
   std::vector<KernelSpread> spreads;
@@ -381,7 +381,7 @@ AdviseWindow advise_window(const AdviseInput& in) {
       });
   // The kernel and memory tables and the tensor-memory finding's devices
   // read the events only, and hold little: on round two's shorter side
-  // (kernel_spreads, 50 M instructions at 1M events beside the steps' 146
+  // (kernel_spreads, 50 M instructions at 1M events beside the steps' 138
   // M), not after the pieces, where they were 49 M of the serial rest.
   side_by_side(
       in.jobs,
