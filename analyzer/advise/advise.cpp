@@ -3,7 +3,9 @@
 #include "advise/advise.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -11,6 +13,7 @@
 #include "advise/idle_causes.h"
 #include "advise/intervals.h"
 #include "advise/queue_depth.h"
+#include "advise/step_ending_after.h"
 #include "model/side_by_side.h"
 #include "advise/model_access.h"
 
@@ -55,18 +58,52 @@ struct UsageSets {
   }
 };
 
+// How much work of each kind a (process, place) has: ops_on's lists are
+// sized from it.
+using KindCounts = std::array<size_t, 3>;  // kernels, copies, memsets
+
+// Work per (process, place) by kind, counted in one pass over the GPU
+// records (measure_devices', which finds the devices): the devices',
+// streams' and steps' lists are sized from it, where each list's own
+// counting pass over every record was a fourth of the devices' instructions
+// (round one's longer side) and 8 M of the steps' 145 M at 1M events
+// (round two's).
+class PlaceCounts {
+ public:
+  explicit PlaceCounts(uint32_t place_count = 0) : place_count_(place_count) {}
+  // Counts `g`; true where it is the first of its (process, place).
+  bool add(const GpuActivity& g) {
+    const size_t key = size_t{g.process} * place_count_ + g.place;
+    if (key >= counts_.size()) counts_.resize(key + 1, KindCounts{});
+    KindCounts& at = counts_[key];
+    const bool first = at[0] + at[1] + at[2] == 0;
+    ++at[g.kind == GpuKind::kKernel ? 0 : g.kind == GpuKind::kMemcpy ? 1 : 2];
+    return first;
+  }
+  // The work of `process` on the places `places` marks, summed.
+  KindCounts of(uint32_t process, const std::vector<bool>& places) const {
+    KindCounts sum{};
+    for (uint32_t p = 0; p < place_count_ && p < places.size(); ++p) {
+      const size_t key = size_t{process} * place_count_ + p;
+      if (!places[p] || key >= counts_.size()) continue;
+      for (size_t k = 0; k < sum.size(); ++k) sum[k] += counts_[key][k];
+    }
+    return sum;
+  }
+
+ private:
+  uint32_t place_count_;
+  std::vector<KindCounts> counts_;  // by process * place_count + place
+};
+
 // The work of process `process` on the places `places` marks (by index into
-// Run::gpu_places), in table order. Counted first, so that each list is
-// allocated once at its size (its union then needs no second buffer).
-OpSets ops_on(const Run& events, uint32_t process, const std::vector<bool>& places) {
-  size_t kernels = 0, copies = 0, memsets = 0;
-  for (const GpuActivity& g : events.gpu_activities)
-    if (g.process == process && places[g.place])
-      ++(g.kind == GpuKind::kKernel ? kernels : g.kind == GpuKind::kMemcpy ? copies : memsets);
+// Run::gpu_places), in table order, into lists allocated once at their size
+// `counts` (their union then needs no second buffer).
+OpSets ops_on(const Run& events, uint32_t process, const std::vector<bool>& places, const KindCounts& counts) {
   OpSets ops;
-  ops.kernels.reserve(kernels);
-  ops.copies.reserve(copies);
-  ops.memsets.reserve(memsets);
+  ops.kernels.reserve(counts[0]);
+  ops.copies.reserve(counts[1]);
+  ops.memsets.reserve(counts[2]);
   for (const GpuActivity& g : events.gpu_activities)
     if (g.process == process && places[g.place]) ops.add(g);
   return ops;
@@ -88,30 +125,29 @@ uint64_t median(std::vector<uint64_t> values) {
 // One device or stream at a time, each a pass over the GPU records: a run
 // has a handful of them, and holding every device's and every stream's
 // intervals at once, with their sets, was 290 MB at 10M events.
-void measure_devices(const Run& events, AdviseWindow& w) {
+// Leaves its count of each (process, place)'s work in `counts`.
+void measure_devices(const Run& events, PlaceCounts& counts, AdviseWindow& w) {
   const uint32_t place_count = events.gpu_places.size();
   std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> devices;  // their streams
-  std::vector<bool> seen;  // by process and place: a place's records repeat it
-  for (const GpuActivity& g : events.gpu_activities) {
-    const size_t key = size_t{g.process} * place_count + g.place;
-    if (key >= seen.size()) seen.resize(key + 1, false);
-    if (seen[key]) continue;
-    seen[key] = true;
-    const GpuPlace& place = events.place(g);
-    devices[{g.process, place.device_id}].insert(place.stream_id);
-  }
+  counts = PlaceCounts(place_count);
+  for (const GpuActivity& g : events.gpu_activities)
+    if (counts.add(g)) {  // a place's records repeat it
+      const GpuPlace& place = events.place(g);
+      devices[{g.process, place.device_id}].insert(place.stream_id);
+    }
   for (const auto& [key, streams] : devices) {
     DeviceUsage d;
     d.process = key.first;
     d.device = key.second;
     std::vector<bool> on_device(place_count);
     for (uint32_t p = 0; p < place_count; ++p) on_device[p] = events.gpu_places[p].device_id == d.device;
-    d.usage = whole_span_usage(ops_on(events, d.process, on_device));
+    d.usage = whole_span_usage(ops_on(events, d.process, on_device, counts.of(d.process, on_device)));
     for (uint32_t stream : streams) {
       std::vector<bool> on_stream(place_count);
       for (uint32_t p = 0; p < place_count; ++p)
         on_stream[p] = on_device[p] && events.gpu_places[p].stream_id == stream;
-      d.streams.push_back(StreamUsage{stream, whole_span_usage(ops_on(events, d.process, on_stream))});
+      d.streams.push_back(
+          StreamUsage{stream, whole_span_usage(ops_on(events, d.process, on_stream, counts.of(d.process, on_stream)))});
     }
     w.devices.push_back(std::move(d));
   }
@@ -143,14 +179,18 @@ class StepUsageIndex {
 
 // Each step's usage, allocations, queue depth and memory: all but its idle
 // causes (charge_idle_to_steps), so that it runs before the idle pieces exist.
-void measure_steps(const AdviseInput& in, AdviseWindow& w) {
+// `every_launch`, where given, sums the depth at every launch as well (the
+// launch-bound finding's figures), from the same launch queues; `counts`
+// are measure_devices'.
+void measure_steps(const AdviseInput& in, const PlaceCounts& counts, AdviseWindow& w,
+                   QueueDepthSums* every_launch) {
   const Run& events = *in.events;
   const RunSteps& steps = *in.steps;
   // One process's sets at a time, each a pass over the GPU records.
   const std::vector<bool> every_place(events.gpu_places.size(), true);
   for (uint32_t p = 0; p < events.processes.size(); ++p) {
     if (steps.of_process(p).empty()) continue;
-    const UsageSets sets(ops_on(events, p, every_place));
+    const UsageSets sets(ops_on(events, p, every_place, counts.of(p, every_place)));
     for (const Step& s : steps.of_process(p)) {
       if (!in.window_steps.empty() &&
           !std::binary_search(in.window_steps.begin(), in.window_steps.end(), s.index))
@@ -190,6 +230,7 @@ void measure_steps(const AdviseInput& in, AdviseWindow& w) {
     StepUsage* counted = nullptr;  // launches come in time order: samples is asked when the step changes
     uint64_t* count = nullptr;
     for_each_queue_depth(q, [&](uint64_t t, uint64_t depth) {
+      if (every_launch) every_launch->add(depth);
       StepUsage* u = index.find(process, step_of.at(process, t));
       if (!u) return;
       if (u != counted) {
@@ -232,12 +273,18 @@ void measure_steps(const AdviseInput& in, AdviseWindow& w) {
 void charge_idle_to_steps(const AdviseInput& in, const IdlePieces& pieces, AdviseWindow& w) {
   const RunSteps& steps = *in.steps;
   StepUsageIndex index(w.steps);  // pieces come in time order per device
+  // Pieces come per (process, device): a process's steps are asked for
+  // again only when the process changes.
+  std::optional<StepEndingAfter> first_step;
+  const std::vector<Step>* list = nullptr;
+  uint32_t process = 0;
   for (const IdlePiece& piece : pieces.pieces) {
-    const uint32_t process = pieces.process(piece);
-    const std::vector<Step>& list = steps.of_process(process);
-    auto s = std::upper_bound(list.begin(), list.end(), piece.start_ns,
-                              [](uint64_t t, const Step& step) { return t < step.end_ns; });
-    for (; s != list.end() && s->start_ns < piece.end_ns; ++s) {
+    if (!list || pieces.process(piece) != process) {
+      process = pieces.process(piece);
+      list = &steps.of_process(process);
+      first_step.emplace(*list);
+    }
+    for (auto s = first_step->at(piece.start_ns); s != list->end() && s->start_ns < piece.end_ns; ++s) {
       const uint64_t from = std::max(piece.start_ns, s->start_ns);
       const uint64_t to = std::min(piece.end_ns, s->end_ns);
       if (StepUsage* u = index.find(process, s->index); u && to > from)
@@ -314,12 +361,15 @@ AdviseWindow advise_window(const AdviseInput& in) {
   // per-launch lists) are ever made at once, however the cores are shared:
   // in one round their overlap depended on timing, 586-610 MB at 10M
   // events. The two sides of a round write different variables and
-  // members of `w`; at 1M events the rounds' longer sides are 330 M and
-  // 320 M instructions.
+  // members of `w`; at 1M events the rounds' longer sides are 218 M and
+  // 138 M instructions.
   OutermostCalls calls;
   LaunchFacts launches;
   std::vector<KernelSpread> spreads;
   ApiCallTotals api_calls;
+  QueueDepthSums launch_depths;  // the launch-bound finding's, in round two
+  PlaceCounts place_counts;      // measure_devices', for the steps' lists
+  std::vector<TensorMemoryDevice> tensor_devices;
   side_by_side(
       in.jobs,
       [&] {
@@ -328,13 +378,32 @@ AdviseWindow advise_window(const AdviseInput& in) {
       },
       [&] {
         launches = launch_facts(events);  // up to 67 MB, freed
-        measure_devices(events, w);       // up to 65 MB, freed
+        measure_devices(events, place_counts, w);  // up to 65 MB, freed
       });
+  // The kernel and memory tables and the tensor-memory finding's devices
+  // read the events only, and hold little: on round two's shorter side
+  // (kernel_spreads, 50 M instructions at 1M events beside the steps' 138
+  // M), not after the pieces, where they were 49 M of the serial rest.
   side_by_side(
-      in.jobs, [&] { spreads = kernel_spreads(events); },  // 25 MB, freed
+      in.jobs,
       [&] {
-        if (has_steps) measure_steps(in, w);  // up to 61 MB, freed
+        spreads = kernel_spreads(events);  // 25 MB, freed
+        measure_kernels(events, w);
+        measure_memory(*in.run, w);
+        tensor_devices = tensor_memory(events);
+      },
+      [&] {
+        // The launch queues (up to 52 MB, freed) are made once: the
+        // launch-bound finding's depths are summed by the steps' pass, or
+        // by a pass of their own where there are no steps.
+        QueueDepthSums* depths = launches.launch_bound() ? &launch_depths : nullptr;
+        if (has_steps)
+          measure_steps(in, place_counts, w, depths);  // up to 61 MB, freed
+        else if (depths)
+          *depths = queue_depth_sums(events);
       });
+  launches.mean_queue_depth = launch_depths.mean();
+  launches.max_queue_depth = launch_depths.max_depth;
   const IdlePieces pieces = idle_pieces(events, calls);
   calls = OutermostCalls();
   for (const IdlePiece& piece : pieces.pieces)
@@ -343,8 +412,6 @@ AdviseWindow advise_window(const AdviseInput& in) {
         d.idle_by_cause[static_cast<size_t>(piece.cause)] += piece.end_ns - piece.start_ns;
   if (has_steps) charge_idle_to_steps(in, pieces, w);
   for (const DeviceUsage& d : w.devices) w.gpu_span_ns += d.usage.span_ns;
-  measure_kernels(events, w);
-  measure_memory(*in.run, w);
   measure_ranks(events, w);
   FindingInput f;
   f.input = &in;
@@ -352,6 +419,7 @@ AdviseWindow advise_window(const AdviseInput& in) {
   f.launches = &launches;
   f.kernel_spreads = &spreads;
   f.api_calls = &api_calls;
+  f.tensor_memory = &tensor_devices;
   f.step_count = w.steps.size();
   add_findings(f, w);
   return w;

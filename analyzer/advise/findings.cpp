@@ -8,7 +8,6 @@
 
 #include "advise/call_sites.h"
 #include "advise/model_access.h"
-#include "advise/queue_depth.h"
 #include "views/folded_stacks.h"
 #include "views/tensor_memory.h"
 
@@ -493,7 +492,7 @@ class Builder {
   // --- the tensor memory peak (PyTorch's caching allocator, recorded by the
   // Python bootstrap): where it is and what held it (a fact, no time cost).
   void tensor_memory_peak() {
-    for (const TensorMemoryDevice& d : tensor_memory(events_)) {
+    for (const TensorMemoryDevice& d : *in_.tensor_memory) {
       if (d.peak.allocated == 0) continue;
       Finding f;
       f.kind = "tensor_memory_peak";
@@ -718,21 +717,6 @@ LaunchFacts launch_facts(const Run& events) {
   }
   kernel_of = std::vector<uint32_t>();  // freed: assigning {} would keep its buffer
   launches.clear();
-  // Queue depth at each launch: launched (call started) but not yet started
-  // on the GPU. Only a launch-bound run reports it (kernels shorter than the
-  // time between launches), so only such a run measures it.
-  if (facts.count > 0 && facts.median_kernel_ns < facts.median_interval_ns) {
-    double depth_sum = 0;
-    uint64_t samples = 0;
-    for (const auto& [process, q] : launch_queues(events)) {
-      for_each_queue_depth(q, [&](uint64_t, uint64_t depth) {
-        depth_sum += static_cast<double>(depth);
-        facts.max_queue_depth = std::max(facts.max_queue_depth, depth);
-        ++samples;
-      });
-    }
-    facts.mean_queue_depth = samples ? depth_sum / static_cast<double>(samples) : 0;
-  }
   return facts;
 }
 

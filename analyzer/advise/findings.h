@@ -8,6 +8,7 @@
 
 #include "advise/advise.h"
 #include "advise/idle_causes.h"
+#include "views/tensor_memory.h"
 
 namespace prof::analyzer {
 
@@ -23,7 +24,11 @@ struct LaunchFacts {
   size_t interval_count = 0;   // launches followed by another on their thread
   uint64_t shorter = 0;        // of those, kernels that end before the next launch
   uint64_t median_cpu_ns = 0, median_kernel_ns = 0, median_interval_ns = 0;
-  // Measured only where kernels are shorter than the time between launches.
+  // Queue depth at each launch: launched (call started) but not yet started
+  // on the GPU. Only a launch-bound run reports it (kernels shorter than the
+  // time between launches), so only such a run measures it, and not here:
+  // the steps' pass makes the same launch queues (advise_window).
+  bool launch_bound() const { return count > 0 && median_kernel_ns < median_interval_ns; }
   double mean_queue_depth = 0;
   uint64_t max_queue_depth = 0;
   // Per call site (API name, stack): one of its launches and their count.
@@ -70,6 +75,9 @@ struct FindingInput {
   const LaunchFacts* launches = nullptr;
   const std::vector<KernelSpread>* kernel_spreads = nullptr;
   const ApiCallTotals* api_calls = nullptr;
+  // The tensor-memory finding's devices (tensor_memory: the events only,
+  // made before the idle pieces as LaunchFacts).
+  const std::vector<TensorMemoryDevice>* tensor_memory = nullptr;
   size_t step_count = 0;  // steps in the window, summed over processes (0: no steps)
 };
 

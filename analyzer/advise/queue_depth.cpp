@@ -46,4 +46,11 @@ std::map<uint32_t, LaunchQueue> launch_queues(const Run& events) {
   return queues;
 }
 
+QueueDepthSums queue_depth_sums(const Run& events) {
+  QueueDepthSums sums;
+  for (const auto& [process, q] : launch_queues(events))
+    for_each_queue_depth(q, [&](uint64_t, uint64_t depth) { sums.add(depth); });
+  return sums;
+}
+
 }  // namespace prof::analyzer

@@ -1,6 +1,7 @@
 #pragma once
 // The GPU's queue at each launch: work launched (its call started) but not
 // yet started on the GPU. Steps and the launch-bound finding both read it.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -18,6 +19,25 @@ struct LaunchQueue {
 };
 
 std::map<uint32_t, LaunchQueue> launch_queues(const Run& events);
+
+// The queue depth at every launch of a run, summed in launch_queues' order
+// (process, then launch start), so that the mean is the same double
+// whichever pass made it: the launch-bound finding's figures.
+struct QueueDepthSums {
+  double depth_sum = 0;
+  uint64_t samples = 0;
+  uint64_t max_depth = 0;
+
+  void add(uint64_t depth) {
+    depth_sum += static_cast<double>(depth);
+    max_depth = std::max(max_depth, depth);
+    ++samples;
+  }
+  double mean() const { return samples ? depth_sum / static_cast<double>(samples) : 0; }
+};
+// A pass of its own, for a run whose steps' pass (which sums them as it
+// measures each step's depth) was not made.
+QueueDepthSums queue_depth_sums(const Run& events);
 
 
 // Calls `visit(launch_start, depth)` for each launch in start order, depth

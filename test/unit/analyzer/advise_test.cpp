@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <thread>
 #include <tuple>
@@ -336,4 +337,102 @@ TEST_CASE("idle pieces name their process and device through the places", "[advi
   }
   // Every process's device idled at some time (between its steps).
   CHECK(std::count(place_idles.begin(), place_idles.end(), true) == 3);
+}
+
+namespace {
+
+// A launch-bound loop: four 1 ms steps on one thread, each of 60 launches
+// (5 us calls every 12 us) of 2 us kernels that start 1-20 us after their
+// call ended, in order on one stream, so that some wait behind others and
+// the queue is 0-2 deep.
+std::string launch_bound_capture() {
+  constexpr uint32_t kMain = 7;
+  CaptureFileWriter file(make_header(2, 0, "libprof 0.1.0"));
+  ChunkBuilder c(1'000'000);
+  c.process(100, 1'000'000).set_executable("/usr/bin/python3");
+  c.thread(kMain, "python3");
+  auto* device = c.raw().add_devices();
+  device->set_id(0);
+  device->set_name("Simulated GPU");
+  c.string(1, "ProfilerStep#0").string(2, "ProfilerStep#1").string(3, "ProfilerStep#2").string(4, "ProfilerStep#3");
+  c.string(5, "cudaLaunchKernel").string(6, "_Z4tinyPf");
+  uint32_t corr = 1;
+  uint64_t gpu_free = 0;
+  for (uint64_t k = 0; k < 4; ++k) {
+    const uint64_t s = 1'000'000 + k * 1'000'000;
+    c.range(kMain, 1 + k, s, s + 1'000'000);
+    for (uint64_t j = 0; j < 60; ++j) {
+      const uint64_t call = s + 10'000 + j * 12'000;
+      c.api_call(kMain, 5, call, call + 5'000, corr);
+      const uint64_t start = std::max(gpu_free, call + 5'000 + 1'000 + (j * 7'000) % 20'000);
+      c.kernel(6, start, start + 2'000, corr).set_stream_id(7);
+      gpu_free = start + 2'000;
+      ++corr;
+    }
+  }
+  c.process_end(5'500'000);
+  file.chunk(c.finish());
+  return file.bytes();
+}
+
+// The queue depth at every launch as the finding defines it, counted
+// directly: launches started before it, less work started by then.
+std::pair<double, uint64_t> counted_queue_depth(const Run& run) {
+  std::vector<uint64_t> launches, work;
+  for (const GpuActivity& g : run.gpu_activities)
+    if (g.launched_by >= 0) {
+      launches.push_back(run.cpu_events[static_cast<size_t>(g.launched_by)].start_ns);
+      work.push_back(g.start_ns);
+    }
+  uint64_t sum = 0, most = 0;
+  for (uint64_t t : launches) {
+    const auto before = std::count_if(launches.begin(), launches.end(), [&](uint64_t l) { return l < t; });
+    const auto started = std::count_if(work.begin(), work.end(), [&](uint64_t w) { return w <= t; });
+    const uint64_t depth = before > started ? static_cast<uint64_t>(before - started) : 0;
+    sum += depth;
+    most = std::max(most, depth);
+  }
+  return {static_cast<double>(sum) / static_cast<double>(launches.size()), most};
+}
+
+double finding_metric(const Finding& f, const std::string& key) {
+  for (const Metric& m : f.metrics)
+    if (m.key == key) return m.number;
+  FAIL("no metric " << key);
+  return 0;
+}
+
+}  // namespace
+
+// The launch-bound finding's queue depth is summed by the steps' pass where
+// there are steps, by a pass of its own where there are none: the same
+// figures either way, on one core or two.
+TEST_CASE("advise measures the launch-bound finding's queue depth with steps and without", "[advise]") {
+  TempFile f;
+  f.write(launch_bound_capture());
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  const RunSteps steps = profiler_steps(run);
+  REQUIRE(steps.count() == 4);
+  const RunSteps no_steps;
+  const auto [mean, most] = counted_queue_depth(run);
+  REQUIRE(most >= 2);  // the capture queues work: a depth of 0 everywhere would prove nothing
+  const ModuleOffsetFrameNamer namer;
+  for (const RunSteps* window_steps : {&steps, &no_steps})
+    for (unsigned jobs : {1u, 2u}) {
+      INFO("steps " << window_steps->count() << ", jobs " << jobs);
+      AdviseInput in;
+      in.events = &run;
+      in.run = &run;
+      in.steps = window_steps;
+      in.namer = &namer;
+      in.min_cost_share = 0;
+      in.jobs = jobs;
+      const AdviseWindow w = advise_window(in);
+      auto launch_bound = std::find_if(w.findings.begin(), w.findings.end(),
+                                       [](const Finding& x) { return x.kind == "launch_bound"; });
+      REQUIRE(launch_bound != w.findings.end());
+      CHECK(finding_metric(*launch_bound, "mean_queue_depth") == std::round(mean * 100) / 100);
+      CHECK(finding_metric(*launch_bound, "max_queue_depth") == static_cast<double>(most));
+    }
 }
