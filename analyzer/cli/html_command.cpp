@@ -153,10 +153,10 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
   // links are kept for the flame graphs, which link the same threads.
   std::optional<RangeParents> parents;
   const std::string whole_run_table = table_json(key_averages(run, group, load_jobs(), parents));
-  // The flame graphs name frames (namer), on this thread, beside the
-  // kernels' and copies' tables and the step windows' (events only: no
-  // window groups by stack). Each stage's per-event tables are freed
-  // before the next, and before advise.
+  // The flame graphs name frames (namer), on this thread, then the step
+  // windows' tables, beside the kernels' and copies' tables (at 10M events
+  // on two cores 0.38 + 0.15 s against 0.70 s). Each stage's per-event
+  // tables are freed before the next, and before advise.
   std::string stacks, kernels, kernel_histograms, copies;
   StepTables step_tables;
   side_by_side(
@@ -164,12 +164,12 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
       [&] {
         stacks = stacks_json(run, *parents, namer);
         parents.reset();
+        step_tables = step_tables_json(run, options.windows, group, whole_run_table);
       },
       [&] {
         kernels = json_rows(nsys_cells(nsys_summary(run, NsysView::kKernels), NsysView::kKernels));
         kernel_histograms = kernel_histograms_json(run);
         copies = copy_bandwidth_json(run);
-        step_tables = step_tables_json(run, options.windows, group, whole_run_table);
       });
   data += ",\"stacks\":" + stacks;
   data += ",\"windows\":[" + window_json("Whole run", -1, false, {}, whole_run_table) + step_tables.json + "]";
