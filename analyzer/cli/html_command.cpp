@@ -141,8 +141,8 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
       "profanalyze: warning: addr2line failed on some modules; their frames have no file:line\n");
   const FrameNamer& namer = frame_namer.namer();
 
-  // The page's report tables group by name alone: no frame names, so the
-  // step windows' tables can be made on a helper thread.
+  // The page's report tables group by name alone: they name no frames, so
+  // any thread may make them.
   const GroupOptions group{false, 0, nullptr};
   std::string data = "{\"title\":" + json_string(page_title(options));
   data += ",\"facts\":" + run_facts_json(run);
