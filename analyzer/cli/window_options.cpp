@@ -130,6 +130,7 @@ bool RunWindows::resolve_window_files(const Run& run, std::ostream& err) {
 
 bool RunWindows::resolve(const Run& run, std::ostream& err) {
   windows_ = {RunWindow{}};
+  cut_by_steps_ = false;
   membership_.reset();
   resolved_rule_.reset();
   steps_ = RunSteps();
@@ -157,7 +158,7 @@ bool RunWindows::resolve(const Run& run, std::ostream& err) {
     return !options_.schedule_given;
   }
   if (!options_.schedule_given || window_files) return true;
-  membership_ = step_membership(run, steps);
+  cut_by_steps_ = true;
   windows_.clear();
   for (StepWindow& w : schedule_windows(options_.schedule, steps.count()))
     windows_.push_back(RunWindow{w.index, std::move(w.steps), w.partial, false, {}});
@@ -167,7 +168,7 @@ bool RunWindows::resolve(const Run& run, std::ostream& err) {
 
 void RunWindows::merge_windows() {
   const bool window_files = !windows_.empty() && !windows_.front().processes.empty();
-  if ((!membership_ && !window_files) || windows_.empty()) return;
+  if ((!cut_by_steps_ && !window_files) || windows_.empty()) return;
   RunWindow all;
   all.merged = true;
   for (const RunWindow& w : windows_) all.steps.insert(all.steps.end(), w.steps.begin(), w.steps.end());
@@ -181,7 +182,12 @@ const Run& RunWindows::events_of(const Run& run, const RunWindow& w, Run& storag
     storage = select_processes(run, w.processes);
     return storage;
   }
-  if (w.whole_run() || !membership_ || selects_every_event(run, *membership_, w.steps)) return run;
+  if (w.whole_run() || !cut_by_steps_) return run;
+  bool every_step = w.steps.size() == static_cast<size_t>(steps_.count());
+  for (size_t i = 0; every_step && i < w.steps.size(); ++i) every_step = w.steps[i] == static_cast<int64_t>(i);
+  if (every_step && every_event_in_a_step(run, steps_)) return run;
+  if (!membership_) membership_ = step_membership(run, steps_);
+  if (selects_every_event(run, *membership_, w.steps)) return run;
   storage = select_steps(run, *membership_, w.steps);
   return storage;
 }

@@ -67,7 +67,10 @@ class RunWindows {
   // none) and its steps (none without a rule). advise reads them per step.
   const std::optional<StepRule>& resolved_rule() const { return resolved_rule_; }
   const RunSteps& steps() const { return steps_; }
-  // The events of window `w` (for the whole run: `run` itself).
+  // The events of window `w` (for the whole run: `run` itself). Each event's
+  // step (8 bytes an event) is found on the first window that needs it:
+  // a window of every step of a run whose events all lie in steps (a
+  // training loop's ProfilerStep#N ranges) is the run without it.
   const Run& events_of(const Run& run, const RunWindow& w, Run& storage) const;
 
  private:
@@ -75,7 +78,11 @@ class RunWindows {
 
   WindowOptions options_;
   std::optional<StepOption> step_;
-  std::optional<StepMembership> membership_;
+  // A schedule cut the run by its steps: the windows' events are found by
+  // step, through the membership, made by events_of when first needed
+  // (mutable: a cache of what `run` and steps_ give, never other state).
+  bool cut_by_steps_ = false;
+  mutable std::optional<StepMembership> membership_;
   std::optional<StepRule> resolved_rule_;
   RunSteps steps_;
   std::vector<RunWindow> windows_;

@@ -305,7 +305,8 @@ class MergedGroups {
 
 }  // namespace
 
-CpuGroupSums cpu_group_sums(const Run& run, const GroupOptions& options, unsigned jobs) {
+CpuGroupSums cpu_group_sums(const Run& run, const GroupOptions& options, unsigned jobs,
+                            std::optional<RangeParents>* keep_links) {
   CpuGroupSums out;
   const NameFacts names = name_facts(run, options.by_input_shape);
   TensorMemoryUsage tensors = tensor_memory_usage(run);
@@ -314,12 +315,14 @@ CpuGroupSums cpu_group_sums(const Run& run, const GroupOptions& options, unsigne
   MergedGroups merged;
   {
     // Each thread walked as soon as it is linked, on the worker that linked
-    // it; the links themselves (4 bytes per event) go once every walk is done.
-    const RangeParents links(run, [&](const RangeParents& parents, const uint32_t* order, size_t count) {
+    // it; the links themselves (4 bytes per event) go once every walk is
+    // done, unless the caller keeps them.
+    RangeParents links(run, [&](const RangeParents& parents, const uint32_t* order, size_t count) {
       ThreadWalk walk(run, options, names, inputs);
       walk.walk(parents, order, count);
       merged.add(walk.groups());
     }, jobs);
+    if (keep_links) keep_links->emplace(std::move(links));
   }
   // Start/end ranges may cross threads and never nest: each is a tree of one.
   ThreadWalk alone(run, options, names, inputs);

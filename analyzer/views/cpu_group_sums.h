@@ -17,8 +17,10 @@
 //    scope's Self CUDA, and taken out of the GPU total of the API calls in
 //    between (the ranges in between keep it: it ran inside them).
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "model/range_tree.h"
 #include "model/run.h"
 #include "model/tensor_memory_usage.h"
 #include "views/key_averages.h"
@@ -63,7 +65,10 @@ struct CpuGroupSums {
 };
 
 // `jobs`: threads that walk the run's threads side by side (0: one per
-// core); the sums are the same whatever the number.
-CpuGroupSums cpu_group_sums(const Run& run, const GroupOptions& options, unsigned jobs = 1);
+// core); the sums are the same whatever the number. `keep_links`: where the
+// walk's parent links go once it is done, for a caller that reads them next
+// (html's flame graphs link the same threads); nullptr: freed.
+CpuGroupSums cpu_group_sums(const Run& run, const GroupOptions& options, unsigned jobs = 1,
+                            std::optional<RangeParents>* keep_links = nullptr);
 
 }  // namespace prof::analyzer

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "views/key_averages.h"
 
@@ -26,6 +28,28 @@ struct StackKeyHash {
     for (uint32_t word : key) hash = (hash ^ word) * 1099511628211ull;
     return hash;
   }
+};
+
+// A direct-mapped table of recent look-ups in front of a map: a thread's
+// events repeat a few call sites, names and nestings over and over, so
+// most find their answer here, without the map's hash modulo and node
+// (three map look-ups per event were most of resolving the trie).
+template <typename Key, typename Value, typename Hash, size_t kSlots>
+class RecentLookups {
+ public:
+  const Value* find(const Key& key) const {
+    const Slot& slot = slots_[Hash{}(key) % kSlots];
+    return slot.used && slot.key == key ? &slot.value : nullptr;
+  }
+  void remember(const Key& key, const Value& value) { slots_[Hash{}(key) % kSlots] = {key, value, true}; }
+
+ private:
+  struct Slot {
+    Key key{};
+    Value value{};
+    bool used = false;
+  };
+  std::array<Slot, kSlots> slots_{};
 };
 
 // Where a push/pop range sits among the frames of a call stack: after the
@@ -236,20 +260,25 @@ class StackBuilder {
   // walk would reach, and the walk made every node on the way, in order.
   uint32_t descend(uint32_t node, const Placement& target, uint32_t from) {
     const std::array<uint32_t, 4> key{node, target.stack, from, target.length};
+    if (const uint32_t* recent = recent_descents_.find(key)) return *recent;
     auto [it, added] = descents_.try_emplace(key, 0);
     if (added) {
       for (uint32_t k = from; k < target.length; ++k) node = child(node, root_frame(target.stack, k));
       it->second = node;
     }
+    recent_descents_.remember(key, it->second);
     return it->second;
   }
 
   uint32_t child(uint32_t parent, uint64_t token) {
-    auto [it, added] = children_.try_emplace({parent, token}, 0);
+    const std::pair<uint32_t, uint64_t> key{parent, token};
+    if (const uint32_t* recent = recent_children_.find(key)) return *recent;
+    auto [it, added] = children_.try_emplace(key, 0);
     if (added) {
       nodes_.push_back({parent, token});
       it->second = static_cast<uint32_t>(nodes_.size() - 1);
     }
+    recent_children_.remember(key, it->second);
     return it->second;
   }
 
@@ -257,13 +286,16 @@ class StackBuilder {
   // "ProfilerStep#1" and "#2" are both "ProfilerStep*", so every step's
   // events share their paths.
   uint32_t row_key_id(const CpuEvent& e) {
-    auto [it, added] = row_key_ids_.try_emplace((uint64_t{e.nvtx_domain()} << 32) | e.name, 0);
+    const uint64_t key = (uint64_t{e.nvtx_domain()} << 32) | e.name;
+    if (const uint32_t* recent = recent_row_key_ids_.find(key)) return *recent;
+    auto [it, added] = row_key_ids_.try_emplace(key, 0);
     if (added) {
       std::string text = row_key(run_, e);
       auto [by_text, new_text] = row_key_by_text_.try_emplace(text, static_cast<uint32_t>(row_key_texts_.size()));
       if (new_text) row_key_texts_.push_back(std::move(text));
       it->second = by_text->second;
     }
+    recent_row_key_ids_.remember(key, it->second);
     return it->second;
   }
 
@@ -322,6 +354,11 @@ class StackBuilder {
   std::vector<Node> nodes_;  // [0] is the root
   std::unordered_map<std::pair<uint32_t, uint64_t>, uint32_t, ChildKeyHash> children_;
   std::unordered_map<std::array<uint32_t, 4>, uint32_t, DescentHash> descents_;
+  // The maps' recent answers (RecentLookups): sizes a few times the call
+  // sites and names a step repeats.
+  RecentLookups<std::pair<uint32_t, uint64_t>, uint32_t, ChildKeyHash, 1024> recent_children_;
+  RecentLookups<std::array<uint32_t, 4>, uint32_t, DescentHash, 256> recent_descents_;
+  RecentLookups<uint64_t, uint32_t, std::hash<uint64_t>, 256> recent_row_key_ids_;
   std::vector<uint32_t> shown_lengths_;  // by stack index; kUnresolved: not yet
   std::unordered_map<uint64_t, uint32_t> row_key_ids_;
   std::unordered_map<std::string, uint32_t> row_key_by_text_;

@@ -46,8 +46,8 @@ std::string input_shape_of(const Run& run, const CpuEvent& e) {
 // (cpu_group_sums.h), in the order an index walk meets them, then the
 // "[memory]" row and the GPU work's.
 void add_averages(const Run& run, const GroupOptions& options, unsigned jobs, uint32_t first_process,
-                  KeyAverageRows& rows) {
-  CpuGroupSums cpu = cpu_group_sums(run, options, jobs);
+                  KeyAverageRows& rows, std::optional<RangeParents>* keep_links) {
+  CpuGroupSums cpu = cpu_group_sums(run, options, jobs, keep_links);
   std::vector<Group> groups;
   groups.reserve(cpu.groups.size());
   for (CpuGroup& g : cpu.groups) groups.push_back({g.key, g.first, g.top_level, std::move(g.sums)});
@@ -166,8 +166,9 @@ void KeyAverageRows::add(bool is_gpu, std::string key, std::string shape, const 
   row.average.add_sums(sums);
 }
 
-void KeyAverageRows::add_run(const Run& run, const GroupOptions& options, uint32_t first_process, unsigned jobs) {
-  add_averages(run, options, jobs, first_process, *this);
+void KeyAverageRows::add_run(const Run& run, const GroupOptions& options, uint32_t first_process, unsigned jobs,
+                             std::optional<RangeParents>* keep_links) {
+  add_averages(run, options, jobs, first_process, *this, keep_links);
 }
 
 std::vector<KeyAverage> KeyAverageRows::take() && {
@@ -186,6 +187,13 @@ std::vector<KeyAverage> KeyAverageRows::take() && {
 std::vector<KeyAverage> key_averages(const Run& run, const GroupOptions& options, unsigned jobs) {
   KeyAverageRows rows;
   rows.add_run(run, options, 0, jobs);
+  return std::move(rows).take();
+}
+
+std::vector<KeyAverage> key_averages(const Run& run, const GroupOptions& options, unsigned jobs,
+                                     std::optional<RangeParents>& links) {
+  KeyAverageRows rows;
+  rows.add_run(run, options, 0, jobs, &links);
   return std::move(rows).take();
 }
 

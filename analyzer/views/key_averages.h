@@ -2,10 +2,12 @@
 // Rows of the report: events grouped by name, like torch's key_averages().
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "model/range_tree.h"
 #include "model/run.h"
 #include "model/torch_ranges.h"
 #include "views/frame_names.h"
@@ -76,6 +78,11 @@ std::string row_key(const Run& run, const CpuEvent& event);
 // group as their threads are linked (cpu_group_sums.h), on `jobs` threads
 // (0: one per core); the rows are the same whatever the number.
 std::vector<KeyAverage> key_averages(const Run& run, const GroupOptions& options = {}, unsigned jobs = 1);
+// The same, keeping the parent links the walk made in `links` (see
+// cpu_group_sums): html's flame graphs read them next, rather than linking
+// the run's threads a second time.
+std::vector<KeyAverage> key_averages(const Run& run, const GroupOptions& options, unsigned jobs,
+                                     std::optional<RangeParents>& links);
 
 // Where a row's earliest event comes in torch's first-occurrence order: by
 // start, then process, CPU before GPU, then its place in the Run (only
@@ -105,7 +112,9 @@ class KeyAverageRows {
            const RowOccurrence& first, bool top_level, const KeyAverage& sums);
   // The rows of `run`, its processes numbered from `first_process`; `jobs`
   // as key_averages'.
-  void add_run(const Run& run, const GroupOptions& options, uint32_t first_process, unsigned jobs = 1);
+  // `keep_links`: as cpu_group_sums'.
+  void add_run(const Run& run, const GroupOptions& options, uint32_t first_process, unsigned jobs = 1,
+               std::optional<RangeParents>* keep_links = nullptr);
   // In first-occurrence order.
   std::vector<KeyAverage> take() &&;
 

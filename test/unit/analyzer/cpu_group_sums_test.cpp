@@ -7,11 +7,14 @@
 // memory segments and tensor memory.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "key_averages_oracle.h"
+#include "model/range_tree.h"
 #include "model/run.h"
 #include "views/key_averages.h"
 
@@ -240,5 +243,28 @@ TEST_CASE("The walk gives the same rows on one thread and on several", "[key_ave
     const std::vector<KeyAverage> one = key_averages(random.run, options, 1);
     prof::testing::check_same_rows(key_averages(random.run, options, 4), one);
     prof::testing::check_same_rows(one, prof::testing::key_averages_oracle(random.run, options));
+  }
+}
+
+TEST_CASE("The walk hands on the parent links it made, the same as linking the run again", "[key_averages][walk]") {
+  // html's flame graphs read the walk's links instead of linking the run's
+  // threads a second time: every event's parent must be RangeParents' own,
+  // whether the threads were walked on one worker or side by side.
+  for (const auto& [seed, events] : {std::pair<uint64_t, size_t>{3, 2000}, std::pair<uint64_t, size_t>{9, 90000}}) {
+    const RandomRun random(seed, events, 5);
+    const RangeParents expected(random.run);
+    for (const unsigned jobs : {1u, 4u}) {
+      INFO("seed " << seed << ", jobs " << jobs);
+      std::optional<RangeParents> kept;
+      const std::vector<KeyAverage> rows = key_averages(random.run, GroupOptions{}, jobs, kept);
+      prof::testing::check_same_rows(rows, key_averages(random.run, GroupOptions{}, jobs));
+      REQUIRE(kept.has_value());
+      size_t with_parent = 0;
+      for (size_t i = 0; i < random.run.cpu_events.size(); ++i) {
+        REQUIRE(kept->parent(i) == expected.parent(i));
+        with_parent += expected.parent(i) != RangeParents::kNoParent;
+      }
+      CHECK(with_parent > random.run.cpu_events.size() / 2);  // the runs nest
+    }
   }
 }

@@ -2,7 +2,11 @@
 // training loop (training_capture.h) whose GPU durations are known.
 #include <catch2/catch.hpp>
 
+#include <optional>
+#include <sstream>
+
 #include "analyzer_test_support.h"
+#include "cli/window_options.h"
 #include "training_capture.h"
 #include "model/range_tree.h"
 #include "views/key_averages.h"
@@ -129,6 +133,43 @@ TEST_CASE("A selection of steps that holds every event is the run itself; one th
   const Run again = select_steps(window, wm, {0, 1});
   CHECK(again.cpu_events.size() == window.cpu_events.size());
   CHECK(again.gpu_activities.size() == window.gpu_activities.size());
+}
+
+TEST_CASE("A schedule's windows of every step are the run itself exactly when every event lies in a step",
+          "[steps][cli]") {
+  // events_of answers a window of every step without each event's step
+  // where every event lies in one (the membership is then never made), and
+  // with it otherwise: the same events either way.
+  TempFile f;
+  f.write(TrainingCapture::bytes(6));
+  Run run;
+  REQUIRE(load({f.path()}, run).empty());
+  const StepMembership m = step_membership(run, find_steps(run, rule("nvtx:ProfilerStep")));
+  const Run steps_only = select_steps(run, m, {0, 1, 2, 3, 4, 5});
+  REQUIRE(steps_only.cpu_events.size() < run.cpu_events.size());  // setup and teardown left out
+  WindowOptions options;
+  options.step = "nvtx:ProfilerStep";
+  options.schedule_given = true;  // active 1: one window per step
+  for (const Run* events : {static_cast<const Run*>(&run), &steps_only}) {
+    INFO((events == &run ? "the capture, with setup and teardown" : "its steps alone"));
+    std::ostringstream err;
+    std::optional<RunWindows> windows = RunWindows::from_options(options, err);
+    REQUIRE(windows);
+    REQUIRE(windows->resolve(*events, err));
+    REQUIRE(windows->windows().size() == 6);
+    windows->merge_windows();
+    REQUIRE(windows->windows().size() == 1);
+    Run storage;
+    const Run& merged = windows->events_of(*events, windows->windows().front(), storage);
+    CHECK((&merged == events) == (events == &steps_only));
+    CHECK(merged.cpu_events.size() == steps_only.cpu_events.size());
+    CHECK(merged.gpu_activities.size() == steps_only.gpu_activities.size());
+    // One step's window is cut from the run, through the membership.
+    REQUIRE(windows->resolve(*events, err));
+    const Run& first = windows->events_of(*events, windows->windows().front(), storage);
+    CHECK(&first == &storage);
+    CHECK(first.cpu_events.size() < steps_only.cpu_events.size());
+  }
 }
 
 TEST_CASE("One table per schedule window, each headed by its steps", "[steps][cli]") {
