@@ -2,7 +2,6 @@
 // out of forked children. Nothing here may break the app: every failure turns
 // recording off with one "libprof:" line and lets the app run on.
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/stat.h>
@@ -23,6 +22,7 @@
 #include "common/clock.h"
 #include "common/host_clock.h"
 #include "common/environment.h"
+#include "common/loaded_object.h"
 #include "common/log.h"
 #include "common/proc_self.h"
 #include "config.h"
@@ -60,34 +60,10 @@ namespace {
 // thread can ask; leaked, as it is read at exit and in forked children.
 const std::string* g_own_library_path = nullptr;
 
-// The loaded object whose segments hold `address`: its name, as dladdr's
-// dli_fname gives it. dladdr would also find the nearest symbol, a scan of
-// the library's dynamic symbols that every process under LD_PRELOAD paid
-// at start-up (issue #30: a fifth of the agent's own samples in a process
-// that records nothing); this walks the few loaded objects' headers.
-struct ObjectOfAddress {
-  uintptr_t address;
-  const char* name = nullptr;
-};
-
-int find_object_of_address(dl_phdr_info* object, size_t, void* data) {
-  auto* search = static_cast<ObjectOfAddress*>(data);
-  for (int i = 0; i < object->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& segment = object->dlpi_phdr[i];
-    const uintptr_t start = object->dlpi_addr + segment.p_vaddr;
-    if (segment.p_type == PT_LOAD && search->address >= start && search->address - start < segment.p_memsz) {
-      search->name = object->dlpi_name;
-      return 1;
-    }
-  }
-  return 0;
-}
-
 const std::string& own_library_path() {
   if (g_own_library_path == nullptr) {
-    ObjectOfAddress search{reinterpret_cast<uintptr_t>(&own_library_path)};
-    dl_iterate_phdr(find_object_of_address, &search);
-    g_own_library_path = new std::string(search.name != nullptr ? search.name : "");
+    const char* name = loaded_object_name(reinterpret_cast<const void*>(&own_library_path));
+    g_own_library_path = new std::string(name != nullptr ? name : "");
   }
   return *g_own_library_path;
 }

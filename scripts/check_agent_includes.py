@@ -24,8 +24,9 @@ ALLOWED = {
     "encode": {"common"},
     "stacks": {"common"},
     "agent_state": set(),
-    # libprof-regex.so's entry and libprof.so's side of it: shared/regex.h only.
-    "regex": set(),
+    # libprof-regex.so's entry and libprof.so's side of it: shared/regex.h,
+    # and the opener finds its own folder as agent.cpp does.
+    "regex": {"common/loaded_object.h"},
     # The configuration holds each part's options (and names the output
     # file, which the run's claim disambiguates).
     "config": {"common", "capture", "control", "stacks"},

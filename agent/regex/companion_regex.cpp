@@ -4,45 +4,24 @@
 // LD_PRELOAD: shells, make, compilers) neither maps RE2 nor has the loader
 // relocate its class tables (issue #30).
 #include <dlfcn.h>
-#include <link.h>
 
-#include <cstdint>
 #include <string>
 
+#include "common/loaded_object.h"
 #include "regex.h"
 #include "regex/regex_calls.h"
 
 namespace prof {
 namespace {
 
-// The loaded object whose segments hold `address` (this library): its path.
-// dladdr would also scan the library's symbols for the nearest one.
-struct ObjectOfAddress {
-  uintptr_t address;
-  std::string path;
-};
-
-int find_object_of_address(dl_phdr_info* object, size_t, void* data) {
-  auto* search = static_cast<ObjectOfAddress*>(data);
-  for (int i = 0; i < object->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& segment = object->dlpi_phdr[i];
-    const uintptr_t start = object->dlpi_addr + segment.p_vaddr;
-    if (segment.p_type == PT_LOAD && search->address >= start && search->address - start < segment.p_memsz) {
-      search->path = object->dlpi_name != nullptr ? object->dlpi_name : "";
-      return 1;
-    }
-  }
-  return 0;
-}
-
 // libprof-regex.so from the folder of the libprof.so this code is in: the
 // preloaded one, or the one CUDA_INJECTION64_PATH names (an install keeps
 // the two files together, as the build's lib/ does).
 std::string regex_library_path() {
-  ObjectOfAddress search{reinterpret_cast<uintptr_t>(&regex_library_path), {}};
-  dl_iterate_phdr(find_object_of_address, &search);
-  const size_t slash = search.path.rfind('/');
-  return (slash == std::string::npos ? std::string(".") : search.path.substr(0, slash)) + "/" + kRegexLibraryName;
+  const char* name = loaded_object_name(reinterpret_cast<const void*>(&regex_library_path));
+  const std::string path = name != nullptr ? name : "";
+  const size_t slash = path.rfind('/');
+  return (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/" + kRegexLibraryName;
 }
 
 struct RegexLibrary {
