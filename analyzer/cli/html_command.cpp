@@ -152,7 +152,7 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
   // threads are walked side by side (as report's are), and the parent
   // links are kept for the flame graphs, which link the same threads.
   std::optional<RangeParents> parents;
-  const std::string whole_run_table = table_json(key_averages(run, group, load_jobs(), parents));
+  const std::string whole_run_table = table_json(key_averages(run, group, load_jobs(), &parents));
   // The flame graphs name frames (namer), on this thread, then the step
   // windows' tables, beside the kernels' and copies' tables (at 10M events
   // on two cores 0.38 + 0.15 s against 0.70 s). Each stage's per-event

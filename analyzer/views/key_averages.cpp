@@ -184,16 +184,10 @@ std::vector<KeyAverage> KeyAverageRows::take() && {
   return out;
 }
 
-std::vector<KeyAverage> key_averages(const Run& run, const GroupOptions& options, unsigned jobs) {
-  KeyAverageRows rows;
-  rows.add_run(run, options, 0, jobs);
-  return std::move(rows).take();
-}
-
 std::vector<KeyAverage> key_averages(const Run& run, const GroupOptions& options, unsigned jobs,
-                                     std::optional<RangeParents>& links) {
+                                     std::optional<RangeParents>* keep_links) {
   KeyAverageRows rows;
-  rows.add_run(run, options, 0, jobs, &links);
+  rows.add_run(run, options, 0, jobs, keep_links);
   return std::move(rows).take();
 }
 

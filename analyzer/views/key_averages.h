@@ -77,12 +77,11 @@ std::string row_key(const Run& run, const CpuEvent& event);
 // prints when no sort key is given. The CPU events' figures are summed per
 // group as their threads are linked (cpu_group_sums.h), on `jobs` threads
 // (0: one per core); the rows are the same whatever the number.
-std::vector<KeyAverage> key_averages(const Run& run, const GroupOptions& options = {}, unsigned jobs = 1);
-// The same, keeping the parent links the walk made in `links` (see
+// `keep_links`: where to keep the parent links the walk made (see
 // cpu_group_sums): html's flame graphs read them next, rather than linking
 // the run's threads a second time.
-std::vector<KeyAverage> key_averages(const Run& run, const GroupOptions& options, unsigned jobs,
-                                     std::optional<RangeParents>& links);
+std::vector<KeyAverage> key_averages(const Run& run, const GroupOptions& options = {}, unsigned jobs = 1,
+                                     std::optional<RangeParents>* keep_links = nullptr);
 
 // Where a row's earliest event comes in torch's first-occurrence order: by
 // start, then process, CPU before GPU, then its place in the Run (only

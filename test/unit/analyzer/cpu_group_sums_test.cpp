@@ -256,7 +256,7 @@ TEST_CASE("The walk hands on the parent links it made, the same as linking the r
     for (const unsigned jobs : {1u, 4u}) {
       INFO("seed " << seed << ", jobs " << jobs);
       std::optional<RangeParents> kept;
-      const std::vector<KeyAverage> rows = key_averages(random.run, GroupOptions{}, jobs, kept);
+      const std::vector<KeyAverage> rows = key_averages(random.run, GroupOptions{}, jobs, &kept);
       prof::testing::check_same_rows(rows, key_averages(random.run, GroupOptions{}, jobs));
       REQUIRE(kept.has_value());
       size_t with_parent = 0;
