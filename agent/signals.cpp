@@ -138,8 +138,7 @@ void sleep_ms(uint32_t ms) {
 void crash(int sig, const siginfo_t* info, Writer* writer) {
   if (!g_crashing.exchange(true)) {
     if (writer != nullptr) {
-      writer->wait_until_written(writer->request_flush(true, file::ProcessEnd::Reason::signal, sig),
-                                 kCrashFlushTimeoutMs);
+      writer->flush_for_handler(true, sig, kCrashFlushTimeoutMs);
     }
   } else {
     // Another thread is writing: let it, for as long as it may take.
@@ -161,8 +160,7 @@ void finish_and_die_of(int sig, const siginfo_t* info, Writer* writer) {
   const bool self_sent = info != nullptr && (info->si_code == SI_USER || info->si_code == SI_TKILL) &&
                          info->si_pid == getpid();
   if (!(self_sent && finish_unrecorded_before_signal_death()) && writer != nullptr) {
-    writer->wait_until_written(writer->request_flush(true, file::ProcessEnd::Reason::signal, sig),
-                               kFinalFlushTimeoutMs);
+    writer->flush_for_handler(true, sig, kFinalFlushTimeoutMs);
   }
   die_of(sig);
 }
@@ -205,7 +203,7 @@ void on_signal(int sig, siginfo_t* info, void* context) {
   }
 
   if (!is_default(app) && writer != nullptr) {
-    writer->wait_until_written(writer->request_flush(false), kCheckpointTimeoutMs);
+    writer->flush_for_handler(false, sig, kCheckpointTimeoutMs);
     // The wait can be long (a backlog of records, a loaded machine), and
     // the app may have changed its disposition on another thread meanwhile:
     // CPython, exiting after a KeyboardInterrupt, sets SIGINT back to its

@@ -1,12 +1,16 @@
 #include "capture/cupti_activity.h"
 
+#include <signal.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "agent_state.h"
+#include "common/clock.h"
+#include "common/futex.h"
 #include "common/log.h"
 
 namespace prof {
@@ -112,20 +116,114 @@ void CUPTIAPI CuptiActivity::on_buffer_completed(CUcontext context, uint32_t str
   self->completed_.push_back({buffer, valid_size});
 }
 
-void CuptiActivity::request_delivery(bool forced) {
+void CuptiActivity::flush(bool forced) {
   // Not under mutex_: CUPTI calls on_buffer_completed from inside this.
   std::lock_guard cupti(cupti_mutex_);
   if (!attached_.load(std::memory_order_relaxed)) return;
   cupti_.ActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
+namespace {
+// Whether delivery `done` has served `ticket` (tickets wrap at 2^32).
+bool served(uint32_t done, uint32_t ticket) { return static_cast<int32_t>(done - ticket) >= 0; }
+}  // namespace
+
+uint64_t CuptiActivity::request_delivery(bool forced) {
+  if (delivery_thread_ == DeliveryThread::none) {
+    delivery_thread_ = start_delivery_thread() ? DeliveryThread::running : DeliveryThread::unavailable;
+  }
+  const uint32_t ticket = delivery_requested_.load(std::memory_order_relaxed) + 1;
+  if (delivery_thread_ == DeliveryThread::unavailable) {
+    // No thread could be made (a thread limit): the writer flushes itself,
+    // and a signal handler's wait for it may then time out.
+    delivery_requested_.store(ticket, std::memory_order_relaxed);
+    flush(forced);
+    delivery_done_.store(ticket, std::memory_order_release);
+    return ticket;
+  }
+  if (forced) delivery_forced_up_to_.store(ticket, std::memory_order_relaxed);
+  delivery_requested_.store(ticket, std::memory_order_release);
+  futex_wake_all(delivery_requested_);
+  return ticket;
+}
+
+bool CuptiActivity::wait_for_delivery(uint64_t ticket, uint32_t timeout_us) {
+  const auto wanted = static_cast<uint32_t>(ticket);
+  const uint64_t deadline = monotonic_ns() + uint64_t{timeout_us} * 1000;
+  for (;;) {
+    const uint32_t done = delivery_done_.load(std::memory_order_acquire);
+    if (served(done, wanted)) return true;
+    const uint64_t now = monotonic_ns();
+    if (now >= deadline) return false;
+    futex_wait(delivery_done_, done, deadline - now);
+  }
+}
+
+bool CuptiActivity::start_delivery_thread() {
+  // Born with every signal blocked: no handler may run on it (the handler
+  // would wait for the writer, which may wait for this thread).
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &previous);
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);  // it lasts as long as the process
+  pthread_t thread;
+  const bool made = pthread_create(
+                        &thread, &attributes,
+                        [](void* self) -> void* {
+                          pthread_setname_np(pthread_self(), "libprof-cupti");
+                          static_cast<CuptiActivity*>(self)->deliver_requests();
+                          return nullptr;
+                        },
+                        this) == 0;
+  pthread_attr_destroy(&attributes);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (!made) log_debug("no thread for CUPTI's flushes; the writer flushes itself");
+  return made;
+}
+
+void CuptiActivity::deliver_requests() {
+  uint32_t done = 0;
+  for (;;) {
+    const uint32_t asked = delivery_requested_.load(std::memory_order_acquire);
+    if (asked == done) {
+      futex_wait(delivery_requested_, asked, UINT64_MAX);
+      continue;
+    }
+    // Every request up to `asked` is served by this flush: forced if any was.
+    flush(!served(done, delivery_forced_up_to_.load(std::memory_order_relaxed)));
+    done = asked;
+    delivery_done_.store(done, std::memory_order_release);
+    futex_wake_all(delivery_done_);
+  }
+}
+
+namespace {
+// Takes `mutex` unless a signal handler waits for the writer meanwhile
+// (HandlerWaits): false then, with the mutex not taken. Polled, every
+// 100 us: the holder is the delivery thread inside CUPTI, or CUPTI's
+// thread queueing a buffer.
+bool lock_unless_a_handler_waits(std::mutex& mutex, HandlerWaits handler_waits) {
+  while (!mutex.try_lock()) {
+    if (handler_waits.now()) return false;
+    timespec nap{0, 100'000};
+    nanosleep(&nap, nullptr);
+  }
+  return true;
+}
+}  // namespace
+
 void CuptiActivity::drain(ChunkSink& sink) {
   decoder_.decode_held(sink);
   // Buffers CUPTI handed over while it detached wait for it to be back.
-  std::lock_guard cupti(cupti_mutex_);
+  if (!lock_unless_a_handler_waits(cupti_mutex_, sink.handler_waits)) return;
+  std::lock_guard cupti(cupti_mutex_, std::adopt_lock);
   if (!attached_.load(std::memory_order_relaxed)) return;
   {
-    std::lock_guard lock(mutex_);
+    // CUPTI's thread holds it in on_buffer_completed.
+    if (!lock_unless_a_handler_waits(mutex_, sink.handler_waits)) return;
+    std::lock_guard lock(mutex_, std::adopt_lock);
     draining_.swap(completed_);
   }
   for (const Buffer& buffer : draining_) {
@@ -141,7 +239,7 @@ void CuptiActivity::drain(ChunkSink& sink) {
 void CuptiActivity::between_windows(ChunkSink& sink) {
   if (detacher_.wanted == nullptr || !attached_.load(std::memory_order_acquire) || !detacher_.wanted()) return;
   // Activity kinds are off between windows: after this nothing more comes.
-  request_delivery(true);
+  if (!deliver(true, sink.handler_waits)) return;
   drain(sink);
   detacher_.request();
 }
@@ -176,13 +274,14 @@ uint8_t* CuptiActivity::take_spare() {
 }
 
 void CuptiActivity::keep_spare(uint8_t* buffer) {
-  {
-    std::lock_guard lock(spare_mutex_);
-    if (spare_.size() < kSpareBuffers) {
-      spare_.push_back(buffer);
-      return;
-    }
+  // Not waited for: CUPTI's thread takes it in on_buffer_requested, where a
+  // signal may hold it (HandlerWaits); the buffer is freed instead.
+  std::unique_lock lock(spare_mutex_, std::try_to_lock);
+  if (lock.owns_lock() && spare_.size() < kSpareBuffers) {
+    spare_.push_back(buffer);
+    return;
   }
+  if (lock.owns_lock()) lock.unlock();
   free(buffer);
 }
 

@@ -3,6 +3,8 @@
 // returns them full, and decoded into file records on the writer thread.
 #include <cupti.h>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <functional>
 #include <mutex>
@@ -26,7 +28,12 @@ class CuptiActivity final : public ActivitySource {
   // Outside capture windows: CUPTI records no GPU work at all.
   void disable_kinds();
 
-  void request_delivery(bool forced) override;
+  // CUPTI's flushes (cuptiActivityFlushAll) run on a thread of their own,
+  // made at the first: never on the writer, which a signal handler may be
+  // waiting for while the thread the signal interrupted holds CUPTI's locks
+  // (HandlerWaits). That thread blocks every signal. Writer thread only.
+  uint64_t request_delivery(bool forced) override;
+  bool wait_for_delivery(uint64_t ticket, uint32_t timeout_us) override;
   void drain(ChunkSink& sink) override;
   uint64_t dropped() const override { return dropped_.load(std::memory_order_relaxed); }
 
@@ -43,7 +50,7 @@ class CuptiActivity final : public ActivitySource {
   // ---- CUPTI detached between windows (PROF_CUPTI_DETACH, cuda_capture.cpp) ----
   // While detached the writer calls nothing of CUPTI (any CUPTI call would
   // attach it again); cupti_mutex_ is held around every call the writer
-  // makes and around detaching and attaching.
+  // and the delivery thread make and around detaching and attaching.
   struct Detacher {
     bool (*wanted)() = nullptr;   // CUPTI may go now (quiet, allowed, not yet asked)
     void (*request)() = nullptr;  // arranges for the next CUDA call to detach it
@@ -73,9 +80,16 @@ class CuptiActivity final : public ActivitySource {
   };
   uint8_t* take_spare();  // nullptr when none is kept
   void keep_spare(uint8_t* buffer);
+  // Calls cuptiActivityFlushAll under cupti_mutex_, unless detached.
+  void flush(bool forced);
+  // The delivery thread: flushes as asked, until the process ends.
+  void deliver_requests();
+  [[nodiscard]] bool start_delivery_thread();
 
   const CuptiLibrary& cupti_;
   bool registered_ = false;  // the buffer callbacks are CUPTI's
+  // The writer's drain polls it (HandlerWaits): the delivery thread holds
+  // it inside CUPTI, where a thread a signal interrupted may hold it up.
   std::mutex cupti_mutex_;
   std::atomic<bool> attached_{true};
   Detacher detacher_;
@@ -92,6 +106,17 @@ class CuptiActivity final : public ActivitySource {
   // while it is held).
   std::mutex spare_mutex_;
   std::vector<uint8_t*> spare_;
+
+  // Delivery requests, as tickets (futex words): the writer, alone, takes
+  // the next in delivery_requested_; the delivery thread publishes in
+  // delivery_done_ the last one whose flush has returned. A flush serves
+  // every request made before it began; it is forced when one of them was
+  // (delivery_forced_up_to_, set before the ticket is published).
+  std::atomic<uint32_t> delivery_requested_{0};
+  std::atomic<uint32_t> delivery_done_{0};
+  std::atomic<uint32_t> delivery_forced_up_to_{0};
+  enum class DeliveryThread : uint8_t { none, running, unavailable };
+  DeliveryThread delivery_thread_ = DeliveryThread::none;  // writer thread only
 };
 
 }  // namespace prof

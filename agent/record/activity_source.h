@@ -2,12 +2,29 @@
 // GPU activity arrives in batches from outside the app threads (CUPTI's
 // completed buffers). The writer drains such a source like the thread
 // buffers; the source decides how its batches become file records.
+#include <atomic>
 #include <cstdint>
 
 #include "record/string_table.h"
 #include "record/window_launches.h"
 
 namespace prof {
+
+// Whether a signal handler waits for the writer (Writer::flush_for_handler).
+// The thread it interrupted may hold any lock: CUPTI's or the driver's
+// inside a CUDA call, a source's own in a buffer callback. When the handler
+// ends the process that thread never resumes, and holds the lock for good.
+// While a handler waits, nothing on the writer's path waits for another
+// thread: what cannot be had at once is left (and, at the end, counted).
+class HandlerWaits {
+ public:
+  HandlerWaits() = default;  // never (a writer with no handler to serve: unit tests)
+  explicit HandlerWaits(const std::atomic<uint32_t>& waiting) : waiting_(&waiting) {}
+  bool now() const { return waiting_ != nullptr && waiting_->load(std::memory_order_acquire) != 0; }
+
+ private:
+  const std::atomic<uint32_t>* waiting_ = nullptr;
+};
 
 struct ChunkSink {
   ChunkEncoder& chunk;
@@ -23,16 +40,34 @@ struct ChunkSink {
   // (Writer::wait_for_gpu_work). A source that reports launches tells it
   // of each record of finished work, as it tells the window's.
   WindowLaunches* in_flight = nullptr;
+  // Whether the drain may wait for a lock (see HandlerWaits).
+  HandlerWaits handler_waits{};
 };
 
 class ActivitySource {
  public:
+  // How often deliver() looks whether a handler has come to wait meanwhile.
+  static constexpr uint32_t kDeliveryRecheckUs = 2000;
+
   virtual ~ActivitySource() = default;
-  // Asks the producer to hand over what it holds; `forced` also hands over
-  // incomplete batches (the end of recording). Called without agent locks.
-  virtual void request_delivery(bool forced) = 0;
+  // Asks the producer to hand over what it holds (`forced`: incomplete
+  // batches too, at the end of recording) and waits until it has, or until
+  // a signal handler waits for the writer: true once delivered.
+  bool deliver(bool forced, HandlerWaits handler_waits) {
+    const uint64_t ticket = request_delivery(forced);
+    while (!wait_for_delivery(ticket, kDeliveryRecheckUs)) {
+      if (handler_waits.now()) return false;
+    }
+    return true;
+  }
   // Writer thread: turns every delivered batch into file records.
   virtual void drain(ChunkSink& sink) = 0;
+  // (deliver's) Asks without waiting; returns a ticket for
+  // wait_for_delivery. A source with nothing to ask (it is read directly)
+  // keeps these: delivered at once.
+  virtual uint64_t request_delivery(bool /*forced*/) { return 0; }
+  // Waits until delivery `ticket` is done, at most `timeout_us`; whether it is.
+  virtual bool wait_for_delivery(uint64_t /*ticket*/, uint32_t /*timeout_us*/) { return true; }
   // Records the producer reported lost.
   virtual uint64_t dropped() const = 0;
   // Work still running when recording ended, so without an end: not written.

@@ -113,11 +113,12 @@ uint32_t WindowFiles::wait_for_launches(Output& output, uint64_t end_ns, uint64_
   ActivitySource* source = output.activity_source();
   if (source == nullptr) return 0;
   const uint64_t start = monotonic_ns();
-  while (launches_outstanding(*source, end_ns, at_exit) != 0 && monotonic_ns() < wait_until_ns) {
+  while (launches_outstanding(*source, end_ns, at_exit) != 0 && monotonic_ns() < wait_until_ns &&
+         !output.handler_waits().now()) {
     // Not forced: a forced flush would hand over work launched after the
     // window (by a warmup step, or the next window) unfinished, and lose it.
     sleep_ms(1);
-    source->request_delivery(false);
+    source->deliver(false, output.handler_waits());
     output.drain_activity(end_ns);
   }
   const auto missing = static_cast<uint32_t>(launches_outstanding(*source, end_ns, at_exit));
@@ -139,7 +140,7 @@ void WindowFiles::complete(Output& output, int64_t last_step, uint64_t end_ns, b
   // (bounded by PROF_WINDOW_WAIT_MS). At the process's end the writer has
   // already waited, then forced everything out: what is still outstanding
   // never comes.
-  if (ActivitySource* source = output.activity_source()) source->request_delivery(false);
+  if (ActivitySource* source = output.activity_source()) source->deliver(false, output.handler_waits());
   // GPU work of a later window the writer has not opened yet (it fell
   // behind) waits for it.
   output.drain(until, end_ns);

@@ -50,6 +50,9 @@ class WindowFiles final : public WindowSink {
     // Returns the bytes written (0: none, no file was created).
     virtual uint64_t close_file(const file::Window& window, const file::ProcessEnd* end) = 0;
     virtual ActivitySource* activity_source() = 0;
+    // Whether a signal handler waits for the writer: then nothing waits
+    // for GPU records, or for a lock (HandlerWaits).
+    virtual HandlerWaits handler_waits() const = 0;
 
    protected:
     ~Output() = default;

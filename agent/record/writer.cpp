@@ -1,12 +1,10 @@
 #include "record/writer.h"
 
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/eventfd.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 #include <optional>
 
 #include "common/clock.h"
+#include "common/futex.h"
 #include "common/host_clock.h"
 #include "common/log.h"
 #include "common/proc_self.h"
@@ -169,10 +168,17 @@ uint64_t Writer::request_flush(bool final, file::ProcessEnd::Reason reason, int 
   return ticket;
 }
 
+bool Writer::flush_for_handler(bool final, int signal, uint32_t timeout_ms) {
+  handlers_waiting_.fetch_add(1, std::memory_order_acq_rel);
+  const bool written =
+      wait_until_written(request_flush(final, file::ProcessEnd::Reason::signal, signal), timeout_ms);
+  handlers_waiting_.fetch_sub(1, std::memory_order_acq_rel);
+  return written;
+}
+
 void Writer::announce_written() {
   written_changes_.fetch_add(1, std::memory_order_release);
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&written_changes_), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr,
-          nullptr, 0);
+  futex_wake_all(written_changes_);
 }
 
 bool Writer::wait_until_written(uint64_t ticket, uint32_t timeout_ms) const {
@@ -193,10 +199,7 @@ bool Writer::wait_until_written(uint64_t ticket, uint32_t timeout_ms) const {
     // and a writer that died without a word are looked at again. 1 ms naps
     // cost every recording process's exit up to a millisecond after its
     // last chunk was written (tiny_kernels: 3-23 naps per exit).
-    const uint64_t sleep_ns = std::min<uint64_t>(deadline - now, 10'000'000);
-    timespec timeout{0, static_cast<long>(sleep_ns)};
-    syscall(SYS_futex, const_cast<uint32_t*>(reinterpret_cast<const uint32_t*>(&written_changes_)), FUTEX_WAIT_PRIVATE,
-            changes, &timeout, nullptr, 0);
+    futex_wait(written_changes_, changes, std::min<uint64_t>(deadline - now, 10'000'000));
   }
 }
 
@@ -269,7 +272,7 @@ void Writer::run() {
       // for a fresh one, whose pages fault in: 9% of the page faults of an
       // 8-thread launch loop, on the writer thread).
       if (source != nullptr && (requested || due)) {
-        source->request_delivery(false);
+        source->deliver(false, handler_waits());
         drain(until ? &*until : nullptr, later_after_ns);
       }
       write_chunk();
@@ -298,8 +301,13 @@ void Writer::between_windows() {
   ActivitySource* source = activity_source_.load(std::memory_order_acquire);
   if (source == nullptr) return;
   if (windows_.events_pending()) return;  // a window begins (or ends) on the next pass
-  ChunkSink sink{chunk_, translator_->strings()};
+  ChunkSink sink = activity_sink();
   source->between_windows(sink);
+}
+
+ChunkSink Writer::activity_sink(uint64_t later_after_ns) {
+  WindowLaunches* in_flight = in_flight_.active() ? &in_flight_ : nullptr;
+  return ChunkSink{chunk_, translator_->strings(), windows_.launches(), later_after_ns, in_flight, handler_waits()};
 }
 
 void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
@@ -337,8 +345,7 @@ void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
 
 void Writer::drain_activity(uint64_t later_after_ns) {
   if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
-    ChunkSink sink{chunk_, translator_->strings(), windows_.launches(), later_after_ns,
-                   in_flight_.active() ? &in_flight_ : nullptr};
+    ChunkSink sink = activity_sink(later_after_ns);
     source->drain(sink);
   }
 }
@@ -391,8 +398,8 @@ void Writer::wait_for_gpu_work(ActivitySource& source, uint64_t wait_until_ns) {
   // unfinished, and its record is then lost for good. Asked before the
   // first nap: at exit the work has mostly finished, and only its records
   // are still in CUPTI (a nap first cost every exit a millisecond).
-  while (gpu_work_outstanding(source) != 0 && monotonic_ns() < wait_until_ns) {
-    source.request_delivery(false);
+  while (gpu_work_outstanding(source) != 0 && monotonic_ns() < wait_until_ns && !handler_waits().now()) {
+    source.deliver(false, handler_waits());
     drain_activity();
     if (gpu_work_outstanding(source) == 0) break;
     sleep_ms(1);
@@ -414,7 +421,7 @@ uint32_t Writer::finish_gpu_work(uint64_t wait_until_ns, bool ended_by_signal) {
   // most the last flush interval's GPU work, is counted as missing.
   if (!ended_by_signal) {
     wait_for_gpu_work(*source, wait_until_ns);
-    source->request_delivery(true);
+    source->deliver(true, handler_waits());
   }
   drain_activity();
   uint64_t missing = gpu_work_outstanding(*source);

@@ -69,6 +69,12 @@ class Writer final : private WindowFiles::Output {
   // `ticket` is on disk or `timeout_ms` passed. False on timeout or when the
   // writer is not running.
   bool wait_until_written(uint64_t ticket, uint32_t timeout_ms) const;
+  // For a signal handler: request_flush (the end of the process, of signal
+  // `signal`, when `final`) and wait_until_written, while the writer knows
+  // that a handler waits (HandlerWaits): its pass then waits for no other
+  // thread, since the one the signal interrupted may never resume.
+  // Async-signal-safe.
+  bool flush_for_handler(bool final, int signal, uint32_t timeout_ms);
 
   // GPU activity to drain with the thread buffers (set once, when CUDA starts).
   void set_activity_source(ActivitySource* source) {
@@ -120,6 +126,9 @@ class Writer final : private WindowFiles::Output {
   void open_file(const std::string& path) override;
   uint64_t close_file(const file::Window& window, const file::ProcessEnd* end) override;
   ActivitySource* activity_source() override { return activity_source_.load(std::memory_order_acquire); }
+  HandlerWaits handler_waits() const override { return HandlerWaits(handlers_waiting_); }
+  // A ChunkSink into the chunk being built, for the activity source.
+  ChunkSink activity_sink(uint64_t later_after_ns = UINT64_MAX);
   void write_chunk();
   // Bumps written_changes_ and wakes wait_until_written's sleepers.
   void announce_written();
@@ -168,6 +177,7 @@ class Writer final : private WindowFiles::Output {
   // thread at exit) goes on when the chunk is written, not at its next nap.
   std::atomic<uint32_t> written_changes_{0};
   std::atomic<bool> final_requested_{false};
+  std::atomic<uint32_t> handlers_waiting_{0};  // in flush_for_handler
   std::atomic<uint32_t> end_reason_{0};
   std::atomic<int> end_signal_{0};
   std::atomic<ActivitySource*> activity_source_{nullptr};

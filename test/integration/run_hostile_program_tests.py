@@ -493,6 +493,24 @@ def one_true_line_whatever_ends_the_run(tmp, ending):
     check_one_line_naming(result, tmp, output)
 
 
+def signal_inside_cupti_still_ends_the_file(tmp):
+    """A SIGINT lands on CUPTI's own thread while it holds the lock that the
+    writer's flush waits for (simcuda's SIMCUDA_SIGNAL_IN_DELIVERY, sent
+    once a flush waits), and at its default ends the process there: that
+    thread never lets go. The writer must not wait for CUPTI then. It
+    writes the file with its end, counting the GPU records that never came,
+    and the process dies of SIGINT. The agent once waited for that flush:
+    the handler's 3 s wait timed out and the process died with no file."""
+    env = ending_env(tmp, {"SIMCUDA_SIGNAL_IN_DELIVERY": str(int(signal.SIGINT))})
+    result = run([harness.app_path("tiny_kernels"), "1000000000"], env, tmp)
+    check(result.returncode == -signal.SIGINT, "exit %d, not signal %d: %s" %
+          (result.returncode, signal.SIGINT, result.stderr))
+    output = os.path.join(tmp, "run.pb")
+    check_one_line_naming(result, tmp, output)
+    check(ended(output, tmp) == "signal %d" % signal.SIGINT, "ended: %s" % ended(output, tmp))
+    check("GPU records never came" in result.stderr, "no count of the missing records: %s" % result.stderr)
+
+
 def withdrawn_handler_never_runs(tmp, backlog="300000", runs="3"):
     """A SIGINT reaches a thread of the program's own while, on the main
     thread, the program withdraws its handler, sets SIGINT to its default

@@ -400,14 +400,15 @@ EventTiming& EventTiming::instance() {
   return *timing;
 }
 
-// Nothing to ask: the writer reads the events itself. At exit it does not
-// wait for them here either, but polls (Writer::wait_for_gpu_work, bounded):
-// a kernel that never ends must not hold the process's exit.
-void EventTiming::request_delivery(bool) {}
-
+// At exit the writer does not wait for the events here, but polls
+// (Writer::wait_for_gpu_work, bounded): a kernel that never ends must not
+// hold the process's exit.
 void EventTiming::drain(ChunkSink& sink) {
   const Driver& d = driver();
   if (!d.complete) return;
+  // Reading an event calls into the driver, whose locks the thread a
+  // signal interrupted may hold: what is pending is counted at the end.
+  if (sink.handler_waits.now()) return;
   // Before a context is destroyed: wait for what is still on the GPU (a
   // synchronize request made before this pass's ticket is seen).
   const bool synchronize = g_synchronize_requested.exchange(false, std::memory_order_acq_rel);

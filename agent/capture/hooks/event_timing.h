@@ -53,7 +53,8 @@ class EventTiming final : public ActivitySource {
 
   static EventTiming& instance();
 
-  void request_delivery(bool forced) override;
+  // Nothing to ask (ActivitySource's request_delivery): the writer reads
+  // the events itself.
   void drain(ChunkSink& sink) override;
   uint64_t dropped() const override;
   // Operations the writer could not read (their context was destroyed).

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -110,7 +111,10 @@ class ActivityQueue {
   void drain(bool forced, bool deliver_partial) {
     // Serialises writers of the tool's buffers; never held by the state mutex
     // holder, and the tool's callbacks run under it only, never under mutex_.
+    if (!t_on_worker) flushes_waiting_.fetch_add(1);
     std::lock_guard<std::mutex> drain_lock(drain_mutex_);
+    if (!t_on_worker) flushes_waiting_.fetch_sub(1);
+    if (t_on_worker) signal_inside_delivery_once();
     uint64_t now = monotonic_now();
     if (forced) {
       // What is held when the flush begins, as CUPTI's flush: taking records
@@ -181,6 +185,7 @@ class ActivityQueue {
   }
 
   void run_worker() {
+    t_on_worker = true;
     std::unique_lock<std::mutex> lock(mutex_);
     while (!stopping_) {
       uint64_t now = monotonic_now();
@@ -192,6 +197,21 @@ class ActivityQueue {
       drain(false, false);
       lock.lock();
     }
+  }
+
+  // SIMCUDA_SIGNAL_IN_DELIVERY=N (tests of a tool's signal handling): the
+  // first time the worker holds the delivery lock while a flush on another
+  // thread waits for it, it sends itself signal N there, as a process-wide
+  // signal may land on CUPTI's thread in the middle of a delivery (with the
+  // real CUPTI, on whichever thread holds its locks).
+  void signal_inside_delivery_once() {
+    static const int signal_number = [] {
+      const char* value = std::getenv("SIMCUDA_SIGNAL_IN_DELIVERY");
+      return value != nullptr ? std::atoi(value) : 0;
+    }();
+    if (signal_number <= 0 || signalled_.exchange(true)) return;
+    for (int waited_ms = 0; flushes_waiting_.load() == 0 && waited_ms < 10000; ++waited_ms) usleep(1000);
+    syscall(SYS_tgkill, getpid(), static_cast<pid_t>(syscall(SYS_gettid)), signal_number);
   }
 
   // Forced flush of work that has not finished: the record reports end = 0 (and
@@ -266,8 +286,12 @@ class ActivityQueue {
   bool stopping_ = false;
   pthread_t worker_{};
   std::mutex drain_mutex_;  // guards current_
+  std::atomic<int> flushes_waiting_{0};  // threads other than the worker waiting for drain_mutex_
+  std::atomic<bool> signalled_{false};   // SIMCUDA_SIGNAL_IN_DELIVERY's signal was sent
+  static thread_local bool t_on_worker;
   ToolBuffer current_;
 };
+thread_local bool ActivityQueue::t_on_worker = false;
 
 std::atomic<ActivityQueue*> g_queue{nullptr};
 void forget_graph_launches_in_child();

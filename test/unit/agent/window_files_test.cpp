@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -24,7 +25,10 @@ struct FakeActivity final : ActivitySource {
   std::vector<uint32_t> pending;  // correlation ids of work still running
   int deliveries_until_arrival = 0;
   int deliveries = 0;
-  void request_delivery(bool) override { ++deliveries; }
+  uint64_t request_delivery(bool) override {
+    ++deliveries;
+    return 0;  // delivered at once
+  }
   void drain(ChunkSink& sink) override {
     if (deliveries_until_arrival == 0 || deliveries < deliveries_until_arrival) return;
     for (uint32_t id : pending) {
@@ -74,6 +78,9 @@ struct FakeOutput final : WindowFiles::Output {
     return bytes_per_file;
   }
   ActivitySource* activity_source() override { return source; }
+  // A signal handler waiting for the writer, when set.
+  std::atomic<uint32_t> handlers_waiting{0};
+  HandlerWaits handler_waits() const override { return HandlerWaits(handlers_waiting); }
   WindowLaunches* launches_of_window = nullptr;
 };
 
@@ -260,6 +267,55 @@ TEST_CASE("GPU records that never come are counted in the window, after PROF_WIN
   files.handle_events(output);
   REQUIRE(output.windows.size() == 1);
   CHECK(output.windows[0].gpu_records_missing == 2);
+}
+
+TEST_CASE("While a signal handler waits for the writer, a window's end waits for no GPU record") {
+  // The thread the signal interrupted may hold CUPTI's locks for good: the
+  // records of the window's launches are counted missing at once, not after
+  // PROF_WINDOW_WAIT_MS (an hour here: the test would not end).
+  Recorder recorder(1 << 16);
+  FakeActivity activity;  // never delivers
+  WindowFiles::Options options;
+  options.window_wait_ms = 3'600'000;
+  WindowFiles files(recorder, options);
+  FakeOutput output;
+  output.bytes_per_file = 0;
+  output.source = &activity;
+  files.begin_window(start_of(0, 0, 10 * kMs, "/tmp/x.pb"));
+  files.handle_events(output);
+  output.launches_of_window = files.launches();
+  files.note_launch(launch(7), 11 * kMs);
+  output.handlers_waiting = 1;
+  files.end_window(0, 20 * kMs);
+  files.handle_events(output);
+  REQUIRE(output.windows.size() == 1);
+  CHECK(output.windows[0].gpu_records_missing == 1);
+}
+
+// A source whose producer never hands anything over (held up by a lock a
+// signal's thread holds): deliver() waits until a handler waits, then gives up.
+struct StuckActivity final : ActivitySource {
+  std::atomic<uint32_t>* handlers_waiting = nullptr;
+  int waits = 0;
+  uint64_t request_delivery(bool) override { return 1; }
+  bool wait_for_delivery(uint64_t, uint32_t) override {
+    if (++waits == 3) handlers_waiting->store(1);  // a handler comes while the writer waits
+    return false;
+  }
+  void drain(ChunkSink&) override {}
+  uint64_t dropped() const override { return 0; }
+  uint64_t unfinished() const override { return 0; }
+};
+
+TEST_CASE("A delivery is waited for until it is done, or until a signal handler waits for the writer") {
+  std::atomic<uint32_t> handlers_waiting{0};
+  FakeActivity delivering;
+  CHECK(delivering.deliver(false, HandlerWaits(handlers_waiting)));
+  CHECK(delivering.deliveries == 1);
+  StuckActivity stuck;
+  stuck.handlers_waiting = &handlers_waiting;
+  CHECK_FALSE(stuck.deliver(false, HandlerWaits(handlers_waiting)));
+  CHECK(stuck.waits == 3);
 }
 
 TEST_CASE("The process ending inside a window completes it, cut short, with the process's end") {
