@@ -246,50 +246,51 @@ TEST_CASE("A window's end waits for the GPU records of the work launched inside 
   CHECK(files.launches() == nullptr);
 }
 
-TEST_CASE("GPU records that never come are counted in the window, after PROF_WINDOW_WAIT_MS") {
-  Recorder recorder(1 << 16);
+// A window open (its file not written: bytes_per_file 0) over a GPU
+// activity source that never delivers, with PROF_WINDOW_WAIT_MS `wait_ms`.
+struct WindowOverSilentSource {
+  Recorder recorder{1 << 16};
   FakeActivity activity;  // never delivers
-  WindowFiles::Options options;
-  options.window_wait_ms = 20;
-  WindowFiles files(recorder, options);
+  WindowFiles files;
   FakeOutput output;
-  output.bytes_per_file = 0;
-  output.source = &activity;
-  files.begin_window(start_of(0, 0, 10 * kMs, "/tmp/x.pb"));
-  files.handle_events(output);
-  output.launches_of_window = files.launches();
-  files.note_launch(launch(7), 11 * kMs);
-  files.note_launch(launch(9), 12 * kMs);
+  explicit WindowOverSilentSource(uint32_t wait_ms) : files(recorder, waiting(wait_ms)) {
+    output.bytes_per_file = 0;
+    output.source = &activity;
+    files.begin_window(start_of(0, 0, 10 * kMs, "/tmp/x.pb"));
+    files.handle_events(output);
+    output.launches_of_window = files.launches();
+  }
+  static WindowFiles::Options waiting(uint32_t wait_ms) {
+    WindowFiles::Options options;
+    options.window_wait_ms = wait_ms;
+    return options;
+  }
+};
+
+TEST_CASE("GPU records that never come are counted in the window, after PROF_WINDOW_WAIT_MS") {
+  WindowOverSilentSource w(20);
+  w.files.note_launch(launch(7), 11 * kMs);
+  w.files.note_launch(launch(9), 12 * kMs);
   ApiCallRecord failed = launch(10);
   failed.return_code = 1;  // put nothing on the GPU
-  files.note_launch(failed, 12 * kMs);
-  files.end_window(0, 20 * kMs);
-  files.handle_events(output);
-  REQUIRE(output.windows.size() == 1);
-  CHECK(output.windows[0].gpu_records_missing == 2);
+  w.files.note_launch(failed, 12 * kMs);
+  w.files.end_window(0, 20 * kMs);
+  w.files.handle_events(w.output);
+  REQUIRE(w.output.windows.size() == 1);
+  CHECK(w.output.windows[0].gpu_records_missing == 2);
 }
 
 TEST_CASE("While a signal handler waits for the writer, a window's end waits for no GPU record") {
   // The thread the signal interrupted may hold CUPTI's locks for good: the
   // records of the window's launches are counted missing at once, not after
   // PROF_WINDOW_WAIT_MS (an hour here: the test would not end).
-  Recorder recorder(1 << 16);
-  FakeActivity activity;  // never delivers
-  WindowFiles::Options options;
-  options.window_wait_ms = 3'600'000;
-  WindowFiles files(recorder, options);
-  FakeOutput output;
-  output.bytes_per_file = 0;
-  output.source = &activity;
-  files.begin_window(start_of(0, 0, 10 * kMs, "/tmp/x.pb"));
-  files.handle_events(output);
-  output.launches_of_window = files.launches();
-  files.note_launch(launch(7), 11 * kMs);
-  output.handlers_waiting = 1;
-  files.end_window(0, 20 * kMs);
-  files.handle_events(output);
-  REQUIRE(output.windows.size() == 1);
-  CHECK(output.windows[0].gpu_records_missing == 1);
+  WindowOverSilentSource w(3'600'000);
+  w.files.note_launch(launch(7), 11 * kMs);
+  w.output.handlers_waiting = 1;
+  w.files.end_window(0, 20 * kMs);
+  w.files.handle_events(w.output);
+  REQUIRE(w.output.windows.size() == 1);
+  CHECK(w.output.windows[0].gpu_records_missing == 1);
 }
 
 // A source whose producer never hands anything over (held up by a lock a
