@@ -39,12 +39,12 @@ CLI::App* add_advise_command(CLI::App& app, AdviseOptions& options) {
 std::string advise_default_step_rule(const Run& run) { return default_step_rule(run); }
 
 int make_advise_report(const Run& run, const AdviseOptions& options, const FrameNamer& namer, AdviseReport& report,
-                       std::ostream& err, const Run* all_steps) {
+                       std::ostream& err, const Run* all_steps, RunWindows* steps_found_in) {
   WindowOptions window_options = options.windows;
   if (window_options.step.empty()) window_options.step = default_step_rule(run);
   std::optional<RunWindows> windows = RunWindows::from_options(window_options, err);
   if (!windows) return kExitUsage;
-  if (!windows->resolve(run, err)) return kExitBadInput;
+  if (!windows->resolve(run, err, steps_found_in)) return kExitBadInput;
 
   report = AdviseReport{};
   const RunSteps& steps = windows->steps();

@@ -30,8 +30,12 @@ int run_advise_command(const AdviseOptions& options, std::ostream& out, std::ost
 // `all_steps`, when given, is select_steps of every step of `run` under the
 // same step rule, made by the caller for itself (html's merged window): the
 // "All steps" window reads it instead of selecting them again.
+// `steps_found_in`, when given, is a RunWindows the caller resolved on `run`
+// (RunWindows::resolve's `found_in`): its steps are taken over where its
+// --step is advise's.
 int make_advise_report(const Run& run, const AdviseOptions& options, const FrameNamer& namer, AdviseReport& report,
-                       std::ostream& err, const Run* all_steps = nullptr);
+                       std::ostream& err, const Run* all_steps = nullptr,
+                       RunWindows* steps_found_in = nullptr);
 // ProfilerStep ranges when the run has them, else "auto".
 std::string advise_default_step_rule(const Run& run);
 

@@ -77,6 +77,9 @@ struct StepTables {
   std::optional<Run> all_steps;
   // The same when those events are the whole run (every event in a step).
   bool all_steps_are_run = false;
+  // The step windows, without their membership: advise takes their steps
+  // over (the same --step) rather than finding them again.
+  std::optional<RunWindows> windows;
 };
 
 // A window whose events are the whole run (every event lies in its steps,
@@ -109,6 +112,8 @@ StepTables step_tables_json(const Run& run, const WindowOptions& given, const Gr
     if (every_step && &events == &storage) out.all_steps = std::move(storage);
     out.all_steps_are_run = every_step && &events == &run;
   }
+  windows->free_membership();
+  out.windows = std::move(windows);
   return out;
 }
 
@@ -186,7 +191,8 @@ int run_html_command(const HtmlOptions& options, std::ostream& out, std::ostream
   const Run* all_steps = step_tables.all_steps      ? &*step_tables.all_steps
                          : step_tables.all_steps_are_run ? &run
                                                          : nullptr;
-  if (make_advise_report(run, advise_options, namer, advise, advise_err, all_steps) == kExitOk) {
+  RunWindows* steps_found_in = step_tables.windows ? &*step_tables.windows : nullptr;
+  if (make_advise_report(run, advise_options, namer, advise, advise_err, all_steps, steps_found_in) == kExitOk) {
     // The steps go as bars (bounded in number); advise's per-step list would
     // grow the page with every step.
     if (!advise.windows.empty()) data += ",\"step_bars\":" + step_bars_json(advise, advise.windows.front().result);

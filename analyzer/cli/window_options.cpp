@@ -80,6 +80,7 @@ std::optional<RunWindows> RunWindows::from_options(const WindowOptions& options,
     }
   }
   const std::string text = options.step.empty() && options.schedule_given ? kDefaultStepRule : options.step;
+  out.step_text_ = text;
   if (!text.empty()) {
     std::string error;
     out.step_ = parse_step_option(text, error);
@@ -128,26 +129,46 @@ bool RunWindows::resolve_window_files(const Run& run, std::ostream& err) {
   return true;
 }
 
-bool RunWindows::resolve(const Run& run, std::ostream& err) {
+bool RunWindows::resolve(const Run& run, std::ostream& err, RunWindows* found_in) {
   windows_ = {RunWindow{}};
   cut_by_steps_ = false;
   membership_.reset();
   resolved_rule_.reset();
   steps_ = RunSteps();
+  steps_found_ = false;
   const bool window_files = std::any_of(run.processes.begin(), run.processes.end(),
                                         [](const ProcessInfo& p) { return p.window.has_value(); });
   if (window_files && !resolve_window_files(run, err)) return false;
   if (!step_) return true;
+  const bool take_steps = found_in && found_in->steps_found_ && found_in->step_text_ == step_text_;
   std::optional<StepRule> found = step_->rule;
   if (step_->automatic) {
-    const AutoSteps detected = detect_steps(run);
-    err << "profanalyze: --step auto: " << detected.message << '\n';
-    if (!detected.rule) return !options_.schedule_given;
-    found = detected.rule;
+    if (take_steps) {
+      auto_message_ = found_in->auto_message_;
+      found = found_in->resolved_rule_;
+    } else {
+      AutoSteps detected = detect_steps(run);
+      auto_message_ = std::move(detected.message);
+      found = std::move(detected.rule);
+    }
+    err << "profanalyze: --step auto: " << auto_message_ << '\n';
+    if (!found) {
+      steps_found_ = true;  // no period: one taking them from here finds none either
+      return !options_.schedule_given;
+    }
   }
   const StepRule& rule = *found;
-  steps_ = find_steps(run, rule);
-  if (window_files) steps_ = number_from_windows(run, steps_);
+  if (take_steps) {
+    steps_ = std::move(found_in->steps_);
+    found_in->windows_.clear();
+    found_in->membership_.reset();
+    found_in->steps_ = RunSteps();
+    found_in->steps_found_ = false;
+  } else {
+    steps_ = find_steps(run, rule);
+    if (window_files) steps_ = number_from_windows(run, steps_);
+  }
+  steps_found_ = true;
   resolved_rule_ = rule;
   const RunSteps& steps = steps_;
   err << "profanalyze: --step " << rule.spelling() << ": " << steps.count() << " steps\n";

@@ -56,7 +56,16 @@ class RunWindows {
   // process), its steps numbered as the agent counted them. A schedule is
   // refused with them (the agent applied one already); --step still finds
   // steps inside them.
-  bool resolve(const Run& run, std::ostream& err);
+  //
+  // `found_in`, when given, is a RunWindows resolved on the same `run`
+  // before (its schedule may differ): where its --step is the same text,
+  // the steps it found (or that --step auto found none) are taken over
+  // rather than found again, with the same lines on `err`, and `found_in`
+  // is left with no windows until resolved again. html's advise takes its
+  // step windows' steps so (find_steps was 37 M instructions at 1M events,
+  // on advise's thread alone); moved, not copied, so one list of the steps
+  // is held, as before.
+  bool resolve(const Run& run, std::ostream& err, RunWindows* found_in = nullptr);
 
   // After resolve(): the schedule's windows become one window of all their
   // steps (report --merge-windows). Nothing to merge without a schedule.
@@ -72,12 +81,21 @@ class RunWindows {
   // a window of every step of a run whose events all lie in steps (a
   // training loop's ProfilerStep#N ranges) is the run without it.
   const Run& events_of(const Run& run, const RunWindow& w, Run& storage) const;
+  // Frees each event's step (8 bytes an event), which events_of makes again
+  // if asked: for a RunWindows kept past its windows (html keeps its steps
+  // for advise's resolve).
+  void free_membership() { membership_.reset(); }
 
  private:
   bool resolve_window_files(const Run& run, std::ostream& err);
 
   WindowOptions options_;
+  std::string step_text_;  // --step as applied (the default rule with a schedule); empty: none
   std::optional<StepOption> step_;
+  // resolve() got as far as finding the steps (a resolve(found_in) may
+  // take them), and --step auto's line about what it detected.
+  bool steps_found_ = false;
+  std::string auto_message_;
   // A schedule cut the run by its steps: the windows' events are found by
   // step, through the membership, made by events_of when first needed
   // (mutable: a cache of what `run` and steps_ give, never other state).

@@ -84,17 +84,27 @@ std::string kernel_histograms_json(const Run& run, size_t bins) {
     uint64_t min = UINT64_MAX, max = 0;
     std::vector<uint64_t> counts;
   };
-  std::map<NameId, Histogram> by_name;
+  // Each kernel name's histogram by a slot per NameId (4 bytes a name: a
+  // run's names already take 32 or more each), not a map's look-up per
+  // kernel; written in the ids' order, as the map was.
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> slot_of_name(run.name_count(), kNone);
+  std::vector<Histogram> histograms;
   for (const GpuActivity& g : run.gpu_activities) {
     if (g.kind != GpuKind::kKernel) continue;
-    Histogram& h = by_name[g.name];
+    uint32_t& slot = slot_of_name[g.name];
+    if (slot == kNone) {
+      slot = static_cast<uint32_t>(histograms.size());
+      histograms.emplace_back();
+    }
+    Histogram& h = histograms[slot];
     h.min = std::min(h.min, g.duration_ns());
     h.max = std::max(h.max, g.duration_ns());
   }
-  for (auto& [name, h] : by_name) h.counts.assign(bins, 0);
+  for (Histogram& h : histograms) h.counts.assign(bins, 0);
   for (const GpuActivity& g : run.gpu_activities) {
     if (g.kind != GpuKind::kKernel) continue;
-    Histogram& h = by_name.find(g.name)->second;
+    Histogram& h = histograms[slot_of_name[g.name]];
     const uint64_t min = h.min, max = h.max, v = g.duration_ns();
     const double width = max > min ? static_cast<double>(max - min) / static_cast<double>(bins) : 1.0;
     size_t b = max > min ? static_cast<size_t>(static_cast<double>(v - min) / width) : 0;
@@ -102,7 +112,9 @@ std::string kernel_histograms_json(const Run& run, size_t bins) {
   }
   std::string out = "{";
   bool first = true;
-  for (const auto& [name, h] : by_name) {
+  for (NameId name = 0; name < slot_of_name.size(); ++name) {
+    if (slot_of_name[name] == kNone) continue;
+    const Histogram& h = histograms[slot_of_name[name]];
     if (!first) out += ",";
     first = false;
     append_json_string(out, run.name(name));

@@ -172,6 +172,56 @@ TEST_CASE("A schedule's windows of every step are the run itself exactly when ev
   }
 }
 
+TEST_CASE("A RunWindows takes the steps another found under the same --step, and finds its own otherwise",
+          "[steps][cli]") {
+  // html's advise resolves with the steps html's step windows found: the
+  // same steps, windows and lines as its own finding would give. To show
+  // they are taken, not found again, the taker resolves on a shorter run.
+  TempFile six_file, four_file;
+  six_file.write(TrainingCapture::bytes(6));
+  four_file.write(TrainingCapture::bytes(4));
+  Run six, four;
+  REQUIRE(load({six_file.path()}, six).empty());
+  REQUIRE(load({four_file.path()}, four).empty());
+  auto resolved = [](const Run& run, const std::string& step, bool schedule, RunWindows* found_in,
+                     std::string& said) {
+    WindowOptions options;
+    options.step = step;
+    options.schedule_given = schedule;
+    std::ostringstream err;
+    std::optional<RunWindows> windows = RunWindows::from_options(options, err);
+    REQUIRE(windows);
+    REQUIRE(windows->resolve(run, err, found_in));
+    said = err.str();
+    return std::move(*windows);
+  };
+  auto steps_of = [](const RunWindows& w) {
+    std::vector<std::pair<uint64_t, uint64_t>> out;
+    for (const Step& s : w.steps().of_process(0)) out.emplace_back(s.start_ns, s.end_ns);
+    return out;
+  };
+  for (const std::string step : {"nvtx:ProfilerStep", "auto"}) {
+    INFO(step);
+    std::string finder_said, own_said, taker_said, other_said;
+    RunWindows finder = resolved(six, step, true, nullptr, finder_said);  // html's: a window per step
+    REQUIRE(finder.windows().size() == 6);
+    const RunWindows own = resolved(six, step, false, nullptr, own_said);  // advise's, found itself
+    // Another --step text finds its own steps, and takes nothing.
+    const RunWindows other = resolved(four, step == "auto" ? "nvtx:ProfilerStep" : "auto", false, &finder, other_said);
+    CHECK(other.steps().count() == 4);
+    CHECK(finder.windows().size() == 6);
+    const RunWindows taker = resolved(four, step, false, &finder, taker_said);
+    REQUIRE(own.steps().count() == 6);
+    CHECK(taker.steps().count() == 6);
+    CHECK(steps_of(taker) == steps_of(own));
+    CHECK(taker.resolved_rule()->spelling() == own.resolved_rule()->spelling());
+    CHECK(taker_said == own_said);
+    CHECK(taker.windows().size() == 1);
+    CHECK(taker.windows().front().whole_run());
+    CHECK(finder.windows().empty());  // taken over: resolved again before use
+  }
+}
+
 TEST_CASE("One table per schedule window, each headed by its steps", "[steps][cli]") {
   TempFile f;
   f.write(TrainingCapture::bytes(6));
