@@ -111,6 +111,12 @@ int __wrap___pthread_key_create(void* key, void (*destroy)(void*)) {
   if (real == nullptr) return EAGAIN;
   return real(key, destroy);
 }
+// Without libpthread pthread_create above makes no thread to size.
+int __wrap_pthread_attr_setstacksize(void* attributes, size_t bytes) {
+  GLIBC_FUNCTION(pthread_attr_setstacksize, int (*)(void*, size_t));
+  if (real == nullptr) return EINVAL;
+  return real(attributes, bytes);
+}
 int __wrap_pthread_setspecific(unsigned int key, const void* value) {
   GLIBC_FUNCTION(pthread_setspecific, int (*)(unsigned int, const void*));
   if (real == nullptr) return EINVAL;

@@ -12,6 +12,7 @@
 
 #include "agent_state.h"
 #include "process_exit.h"
+#include "common/clock.h"
 #include "common/glibc_function.h"
 #include "record/writer.h"
 
@@ -121,12 +122,6 @@ void die_of(int sig) {
   sigaddset(&unblock, sig);
   pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);
   raise(sig);
-}
-
-void sleep_ms(uint32_t ms) {
-  timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1'000'000};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
 }
 
 // The app left a crash signal at its default: write what the rings hold

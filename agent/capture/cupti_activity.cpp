@@ -20,7 +20,12 @@ namespace {
 // records and is what CUPTI's own samples use.
 constexpr size_t kBufferBytes = 4u << 20;
 constexpr size_t kSpareBuffers = 4;  // decoded buffers kept for reuse (16 MiB at most)
-
+// libprof-cupti's stack: it runs CUPTI's flush and the buffer callbacks,
+// far less than the 8 MiB a default thread reserves. A program under
+// `ulimit -v` has no room for those 8 MiB beside CUPTI's buffers, and the
+// buffers it would then lose are the records (simcuda_lifecycle_address_
+// space_limit: 3 failures in 6 runs with the default stack).
+constexpr size_t kDeliveryStackBytes = 1u << 20;
 
 // The kinds the agent records. CONCURRENT_KERNEL, never KERNEL: the latter
 // serialises every kernel on the device and so changes what it measures.
@@ -168,6 +173,7 @@ bool CuptiActivity::start_delivery_thread() {
   pthread_attr_t attributes;
   pthread_attr_init(&attributes);
   pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);  // it lasts as long as the process
+  pthread_attr_setstacksize(&attributes, kDeliveryStackBytes);
   pthread_t thread;
   const bool made = pthread_create(
                         &thread, &attributes,

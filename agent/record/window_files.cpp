@@ -2,22 +2,10 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-#include <ctime>
-
 #include "common/clock.h"
 #include "common/log.h"
 
 namespace prof {
-namespace {
-
-void sleep_ms(uint32_t ms) {
-  timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1'000'000};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
-}  // namespace
 
 WindowFiles::WindowFiles(const Recorder& recorder, Options options)
     : recorder_(recorder), options_(options) {}

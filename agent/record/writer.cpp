@@ -29,12 +29,6 @@ constexpr size_t kChunkBytesLimit = 4u << 20;
 // The least span of the first two calibration pairs (Writer::calibrate).
 constexpr uint64_t kSecondPairAfterNs = 50'000;
 
-void sleep_ms(uint32_t ms) {
-  timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1'000'000};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
 }  // namespace
 
 Writer::Writer(Recorder& recorder, Options options, file::Process process)
