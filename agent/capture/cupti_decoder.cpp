@@ -112,8 +112,7 @@ void CuptiDecoder::decode_held(ChunkSink& sink) {
   }
 }
 
-bool CuptiDecoder::in_window(uint64_t start_ns) {
-  if (!windowed_.load(std::memory_order_acquire)) return true;
+bool CuptiDecoder::in_some_window(uint64_t start_ns) {
   std::lock_guard lock(windows_mutex_);
   for (const Window& window : windows_) {
     if (start_ns >= window.start_ns && start_ns <= window.end_ns) return true;

@@ -64,40 +64,6 @@ void ChunkEncoder::add(file::ApiCall& call, Span span, uint32_t correlation_id) 
 
 void ChunkEncoder::make_room(ByteBuffer& bytes, size_t n) { bytes.reserve(bytes.size() + n); }
 
-void ChunkEncoder::add(file::Kernel& kernel, Span span) {
-  // Field by field through wire:: (one per GPU kernel, the writer's most
-  // frequent record after API calls): the generated write_fields' bytes,
-  // without its cursor's store per field (chunk_encoder_test compares them).
-  kernel.start_delta_ns = delta(ChunkField::kernels, span.start_ns);
-  kernel.duration_ns = duration(span);
-  List& list = lists_[ChunkField::kernels];
-  if (list.bytes.capacity() - list.bytes.size() < kKernelMaxBytes) [[unlikely]] make_room(list.bytes, kKernelMaxBytes);
-  using F = file::Kernel::Fields;
-  char* const body = begin_element<ChunkField::kernels>(list.bytes);
-  char* at = body;
-  at = wire::uint_field<F::device_id>(at, kernel.device_id);
-  at = wire::uint_field<F::context_id>(at, kernel.context_id);
-  at = wire::uint_field<F::stream_id>(at, kernel.stream_id);
-  at = wire::uint_field<F::correlation_id>(at, kernel.correlation_id);
-  at = wire::uint_field<F::name_id>(at, kernel.name_id);
-  at = wire::sint_field<F::start_delta_ns>(at, kernel.start_delta_ns);
-  at = wire::uint_field<F::duration_ns>(at, kernel.duration_ns);
-  at = wire::uint_field<F::grid_x_minus_one>(at, kernel.grid_x_minus_one);
-  at = wire::uint_field<F::grid_y_minus_one>(at, kernel.grid_y_minus_one);
-  at = wire::uint_field<F::grid_z_minus_one>(at, kernel.grid_z_minus_one);
-  at = wire::uint_field<F::block_x_minus_one>(at, kernel.block_x_minus_one);
-  at = wire::uint_field<F::block_y_minus_one>(at, kernel.block_y_minus_one);
-  at = wire::uint_field<F::block_z_minus_one>(at, kernel.block_z_minus_one);
-  at = wire::uint_field<F::registers_per_thread>(at, kernel.registers_per_thread);
-  at = wire::uint_field<F::static_shared_bytes>(at, kernel.static_shared_bytes);
-  at = wire::uint_field<F::dynamic_shared_bytes>(at, kernel.dynamic_shared_bytes);
-  at = wire::uint_field<F::local_memory_per_thread>(at, kernel.local_memory_per_thread);
-  at = wire::uint_field<F::graph_id>(at, kernel.graph_id);
-  at = wire::uint_field<F::graph_node_id>(at, kernel.graph_node_id);
-  at = wire::uint_field<F::event_timed>(at, kernel.event_timed ? 1 : 0);
-  end_element(list.bytes, body, at);
-}
-
 void ChunkEncoder::add(file::Memcpy& copy, Span span) {
   copy.start_delta_ns = delta(ChunkField::memcpys, span.start_ns);
   copy.duration_ns = duration(span);
