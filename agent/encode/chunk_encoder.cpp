@@ -141,19 +141,32 @@ size_t ChunkEncoder::pending_bytes() const {
   return total;
 }
 
-const std::string& ChunkEncoder::finish() {
-  // The time base, then the lists, behind the length of both: one copy of
-  // the lists into a buffer kept from chunk to chunk. A fresh 4 MiB string
-  // per chunk (or two, body then framing) costs the writer a page fault per
-  // 4 KiB page, more than the copy itself.
+const ChunkEncoder::Pieces& ChunkEncoder::finish_in_pieces() {
+  static_assert(Pieces::kMax == kFields + 1, "the framing, then every list");
+  // The time base, then the lists, behind the length of both.
   std::string time_base;
   ProtoWriter(time_base).add_uint(ChunkField::time_base_ns, time_base_ns_);
   const size_t body_bytes = time_base.size() + pending_bytes();
+  framing_.clear();
+  ProtoWriter(framing_).varint(body_bytes);
+  framing_ += time_base;
+  pieces_.count = 0;
+  pieces_.parts[pieces_.count++] = framing_;
+  for (const List& list : lists_) {
+    if (!list.bytes.empty()) pieces_.parts[pieces_.count++] = list.bytes.view();
+  }
+  pieces_.bytes = framing_.size() + pending_bytes();
+  return pieces_;
+}
+
+const std::string& ChunkEncoder::finish() {
+  // One copy of the pieces into a buffer kept from chunk to chunk. A fresh
+  // 4 MiB string per chunk (or two, body then framing) costs a page fault
+  // per 4 KiB page, more than the copy itself.
+  const Pieces& pieces = finish_in_pieces();
   framed_.clear();
-  framed_.reserve(body_bytes + 10);
-  ProtoWriter(framed_).varint(body_bytes);
-  framed_ += time_base;
-  for (const List& list : lists_) framed_ += list.bytes.view();
+  framed_.reserve(pieces.bytes);
+  for (size_t i = 0; i < pieces.count; ++i) framed_ += pieces.parts[i];
   begin(time_base_ns_);
   return framed_;
 }

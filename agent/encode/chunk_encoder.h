@@ -125,6 +125,21 @@ class ChunkEncoder {
   // stay valid until the next finish().
   const std::string& finish();
 
+  // The same bytes as finish()'s, as pieces for one gathered write: the
+  // framing (the varint length and the time base), then each list's bytes
+  // where they lie. finish() copies every list into one string, a second
+  // pass over every byte the writer encodes (~45 of its instructions per
+  // launch, callgrind, tiny_kernels). Does not reset the encoder: the
+  // pieces stay valid until the next add(), set() or begin(), which the
+  // caller makes once they are written.
+  struct Pieces {
+    static constexpr size_t kMax = file::Chunk::Fields::window + 2;  // the framing, then a list per field
+    std::array<std::string_view, kMax> parts;
+    size_t count = 0;
+    size_t bytes = 0;  // of all the parts
+  };
+  const Pieces& finish_in_pieces();
+
  private:
   using ChunkField = file::Chunk::Fields;
   // One buffer per repeated or singular field, indexed by field number.
@@ -202,7 +217,9 @@ class ChunkEncoder {
   // thread's tid only when it changes, and its correlation id as a delta.
   uint32_t previous_call_tid_ = 0;
   uint32_t previous_call_correlation_ = 0;
-  std::string framed_;  // finish()'s result, its capacity reused
+  std::string framed_;   // finish()'s result, its capacity reused
+  std::string framing_;  // finish_in_pieces()'s first part
+  Pieces pieces_;
 };
 
 [[gnu::always_inline]] inline void ChunkEncoder::add(const ApiCallFields& call) {

@@ -273,7 +273,12 @@ void Writer::run() {
       // 8-thread launch loop, on the writer thread).
       if (source != nullptr && (requested || due)) {
         source->deliver(false, handler_waits());
-        drain(until ? &*until : nullptr, later_after_ns);
+        // The pass's pair was read after `until` already: another would only
+        // split the line the next pass's records lie on, a pair at the end of
+        // this (long) delivery, before which the calls in flight at the time
+        // began, so that their times fell outside the last two segments and
+        // were each looked up (one call in seven, callgrind, tiny_kernels).
+        drain_after_calibration(until ? &*until : nullptr, later_after_ns);
       }
       write_chunk();
       written_.store(ticket, std::memory_order_release);
@@ -316,6 +321,10 @@ void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
   // its times are placed between two pairs, as they will be by any later
   // conversion of the same ticks.
   calibrate();
+  drain_after_calibration(until, later_after_ns);
+}
+
+void Writer::drain_after_calibration(const Recorder::Positions* until, uint64_t later_after_ns) {
   if (!options_.windowed && !in_flight_.active()) {
     // From the first pass that knows CUPTI is the source: calls drained
     // before are not waited for at exit (their records still count).
@@ -370,8 +379,11 @@ void Writer::write_chunk() {
     chunk_.set(drops);
     drops_written_ = drops;
   }
-  const std::string& bytes = chunk_.finish();
-  if (!write_failed_ && !windows_.over_budget(file_.bytes_written(), bytes.size()) && !file_.write(bytes)) fail();
+  const ChunkEncoder::Pieces& chunk = chunk_.finish_in_pieces();
+  if (!write_failed_ && !windows_.over_budget(file_.bytes_written(), chunk.bytes) &&
+      !file_.write(chunk.parts.data(), chunk.count)) {
+    fail();
+  }
   last_write_ns_ = monotonic_ns();
   chunk_.begin(last_write_ns_);
 }
