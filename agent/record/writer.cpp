@@ -273,11 +273,11 @@ void Writer::run() {
       // 8-thread launch loop, on the writer thread).
       if (source != nullptr && (requested || due)) {
         source->deliver(false, handler_waits());
-        // The pass's pair was read after `until` already: another would only
-        // split the line the next pass's records lie on, a pair at the end of
-        // this (long) delivery, before which the calls in flight at the time
-        // began, so that their times fell outside the last two segments and
-        // were each looked up (one call in seven, callgrind, tiny_kernels).
+        // The pass's pair, read after `until`, serves this drain too: it
+        // drains no ring record past `until`. A second pair, at the end of a
+        // delivery that may take long, only split the next pass's segment:
+        // the calls in flight across it began outside the last two segments,
+        // and each took a search (one call in seven, callgrind, tiny_kernels).
         drain_after_calibration(until ? &*until : nullptr, later_after_ns);
       }
       write_chunk();
