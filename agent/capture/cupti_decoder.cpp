@@ -64,7 +64,8 @@ file::Memcpy copy_of(const CuptiCopy& m) {
 // window (which no longer awaits it). A record of work still running (end 0,
 // from the forced flush at the end) is not its record: the launch stays
 // outstanding, and is counted as missing.
-WindowLaunches::Origin launched(ChunkSink& sink, uint32_t correlation_id, uint64_t end_ns) {
+[[gnu::always_inline]] inline WindowLaunches::Origin launched(ChunkSink& sink, uint32_t correlation_id,
+                                                             uint64_t end_ns) {
   if (end_ns == 0) return WindowLaunches::Origin::unknown;
   if (sink.in_flight != nullptr) sink.in_flight->arrived(correlation_id);
   return sink.launches != nullptr ? sink.launches->arrived(correlation_id) : WindowLaunches::Origin::unknown;
@@ -112,8 +113,7 @@ void CuptiDecoder::decode_held(ChunkSink& sink) {
   }
 }
 
-bool CuptiDecoder::in_window(uint64_t start_ns) {
-  if (!windowed_.load(std::memory_order_acquire)) return true;
+bool CuptiDecoder::in_some_window(uint64_t start_ns) {
   std::lock_guard lock(windows_mutex_);
   for (const Window& window : windows_) {
     if (start_ns >= window.start_ns && start_ns <= window.end_ns) return true;

@@ -40,10 +40,18 @@ void TickCalibration::thin_older_half() {
 
 const TickCalibration::Pair& TickCalibration::segment_of(uint64_t ticks) const {
   // The last pair at or before `ticks`; records come in time order per
-  // thread, mostly from the last segment or two.
+  // thread, mostly from the last segment or two. Pairs' ticks only rise, so
+  // a segment whose pair is at or before `ticks` and whose next pair is
+  // after it is the one.
+  const size_t guess = last_segment_;
+  if (guess + 1 < pairs_.size() && pairs_[guess].ticks <= ticks && ticks < pairs_[guess + 1].ticks) {
+    return pairs_[guess];
+  }
   const auto after = std::upper_bound(pairs_.begin(), pairs_.end(), ticks,
                                       [](uint64_t t, const Pair& pair) { return t < pair.ticks; });
-  return after == pairs_.begin() ? pairs_.front() : *(after - 1);
+  if (after == pairs_.begin()) return pairs_.front();
+  last_segment_ = static_cast<size_t>(after - 1 - pairs_.begin());
+  return *(after - 1);
 }
 
 }  // namespace prof

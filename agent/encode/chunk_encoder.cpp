@@ -64,40 +64,6 @@ void ChunkEncoder::add(file::ApiCall& call, Span span, uint32_t correlation_id) 
 
 void ChunkEncoder::make_room(ByteBuffer& bytes, size_t n) { bytes.reserve(bytes.size() + n); }
 
-void ChunkEncoder::add(file::Kernel& kernel, Span span) {
-  // Field by field through wire:: (one per GPU kernel, the writer's most
-  // frequent record after API calls): the generated write_fields' bytes,
-  // without its cursor's store per field (chunk_encoder_test compares them).
-  kernel.start_delta_ns = delta(ChunkField::kernels, span.start_ns);
-  kernel.duration_ns = duration(span);
-  List& list = lists_[ChunkField::kernels];
-  if (list.bytes.capacity() - list.bytes.size() < kKernelMaxBytes) [[unlikely]] make_room(list.bytes, kKernelMaxBytes);
-  using F = file::Kernel::Fields;
-  char* const body = begin_element<ChunkField::kernels>(list.bytes);
-  char* at = body;
-  at = wire::uint_field<F::device_id>(at, kernel.device_id);
-  at = wire::uint_field<F::context_id>(at, kernel.context_id);
-  at = wire::uint_field<F::stream_id>(at, kernel.stream_id);
-  at = wire::uint_field<F::correlation_id>(at, kernel.correlation_id);
-  at = wire::uint_field<F::name_id>(at, kernel.name_id);
-  at = wire::sint_field<F::start_delta_ns>(at, kernel.start_delta_ns);
-  at = wire::uint_field<F::duration_ns>(at, kernel.duration_ns);
-  at = wire::uint_field<F::grid_x_minus_one>(at, kernel.grid_x_minus_one);
-  at = wire::uint_field<F::grid_y_minus_one>(at, kernel.grid_y_minus_one);
-  at = wire::uint_field<F::grid_z_minus_one>(at, kernel.grid_z_minus_one);
-  at = wire::uint_field<F::block_x_minus_one>(at, kernel.block_x_minus_one);
-  at = wire::uint_field<F::block_y_minus_one>(at, kernel.block_y_minus_one);
-  at = wire::uint_field<F::block_z_minus_one>(at, kernel.block_z_minus_one);
-  at = wire::uint_field<F::registers_per_thread>(at, kernel.registers_per_thread);
-  at = wire::uint_field<F::static_shared_bytes>(at, kernel.static_shared_bytes);
-  at = wire::uint_field<F::dynamic_shared_bytes>(at, kernel.dynamic_shared_bytes);
-  at = wire::uint_field<F::local_memory_per_thread>(at, kernel.local_memory_per_thread);
-  at = wire::uint_field<F::graph_id>(at, kernel.graph_id);
-  at = wire::uint_field<F::graph_node_id>(at, kernel.graph_node_id);
-  at = wire::uint_field<F::event_timed>(at, kernel.event_timed ? 1 : 0);
-  end_element(list.bytes, body, at);
-}
-
 void ChunkEncoder::add(file::Memcpy& copy, Span span) {
   copy.start_delta_ns = delta(ChunkField::memcpys, span.start_ns);
   copy.duration_ns = duration(span);
@@ -175,19 +141,32 @@ size_t ChunkEncoder::pending_bytes() const {
   return total;
 }
 
-const std::string& ChunkEncoder::finish() {
-  // The time base, then the lists, behind the length of both: one copy of
-  // the lists into a buffer kept from chunk to chunk. A fresh 4 MiB string
-  // per chunk (or two, body then framing) costs the writer a page fault per
-  // 4 KiB page, more than the copy itself.
+const ChunkEncoder::Pieces& ChunkEncoder::finish_in_pieces() {
+  static_assert(Pieces::kMax == kFields + 1, "the framing, then every list");
+  // The time base, then the lists, behind the length of both.
   std::string time_base;
   ProtoWriter(time_base).add_uint(ChunkField::time_base_ns, time_base_ns_);
   const size_t body_bytes = time_base.size() + pending_bytes();
+  framing_.clear();
+  ProtoWriter(framing_).varint(body_bytes);
+  framing_ += time_base;
+  pieces_.count = 0;
+  pieces_.parts[pieces_.count++] = framing_;
+  for (const List& list : lists_) {
+    if (!list.bytes.empty()) pieces_.parts[pieces_.count++] = list.bytes.view();
+  }
+  pieces_.bytes = framing_.size() + pending_bytes();
+  return pieces_;
+}
+
+const std::string& ChunkEncoder::finish() {
+  // One copy of the pieces into a buffer kept from chunk to chunk. A fresh
+  // 4 MiB string per chunk (or two, body then framing) costs a page fault
+  // per 4 KiB page, more than the copy itself.
+  const Pieces& pieces = finish_in_pieces();
   framed_.clear();
-  framed_.reserve(body_bytes + 10);
-  ProtoWriter(framed_).varint(body_bytes);
-  framed_ += time_base;
-  for (const List& list : lists_) framed_ += list.bytes.view();
+  framed_.reserve(pieces.bytes);
+  for (size_t i = 0; i < pieces.count; ++i) framed_ += pieces.parts[i];
   begin(time_base_ns_);
   return framed_;
 }

@@ -130,18 +130,13 @@ class CorrelationSet {
   // The widest the window gets: 2^18 ids, 32 KiB of bits.
   static constexpr uint64_t kMaxWindowIds = uint64_t{1} << 18;
 
-  // False when `id` was there already.
+  // False when `id` was there already. Inline for an id in a word the
+  // window holds (63 inserts of 64 in a run of launches), the rest out of
+  // line: the writer makes one insert and one erase per launch.
   bool insert(uint32_t id) {
-    const uint64_t word = id >> 6;
-    if (words_held_ == 0) first_word_ = word > outside_below_ ? word : outside_below_;
-    if (word < first_word_) {
-      if (word + 1 > outside_below_) outside_below_ = word + 1;
-      return outside_.insert(id);
-    }
-    while (words_held_ != 0 && word - first_word_ >= kMaxWindowIds / 64) evict_first_word();
-    if (words_held_ == 0) first_word_ = word;  // at or above outside_below_: what was evicted lay below `word`
-    while (word - first_word_ >= words_held_) push_word();
-    uint64_t& bits = word_at(word - first_word_);
+    const uint64_t index = (id >> 6) - first_word_;  // wraps, so >= words_held_, for a word below the window
+    if (index >= words_held_) [[unlikely]] return insert_outside_held_words(id);
+    uint64_t& bits = word_at(index);
     const uint64_t bit = uint64_t{1} << (id & 63);
     if ((bits & bit) != 0) return false;
     bits |= bit;
@@ -151,17 +146,16 @@ class CorrelationSet {
 
   // False when `id` was not there.
   bool erase(uint32_t id) {
-    const uint64_t word = id >> 6;
-    if (words_held_ == 0 || word < first_word_ || word - first_word_ >= words_held_) {
-      return outside_.size() != 0 && outside_.erase(id);
-    }
-    uint64_t& bits = word_at(word - first_word_);
+    const uint64_t index = (id >> 6) - first_word_;
+    if (index >= words_held_) return outside_.size() != 0 && outside_.erase(id);
+    uint64_t& bits = word_at(index);
     const uint64_t bit = uint64_t{1} << (id & 63);
     if ((bits & bit) == 0) return false;
     bits &= ~bit;
     --in_window_;
-    // The window starts at its oldest id held.
-    while (words_held_ != 0 && word_at(0) == 0) pop_first_word();
+    // The window starts at its oldest id held: only an erase from its first
+    // word can empty that word.
+    if (index == 0 && bits == 0) pop_empty_first_words();
     return true;
   }
 
@@ -188,9 +182,34 @@ class CorrelationSet {
  private:
   // words_ is a ring of a power-of-two size; the window's words are
   // words_held_ of them from ring_start_, the first holding ids from
-  // 64 * first_word_ on.
-  uint64_t& word_at(uint64_t index) { return words_[(ring_start_ + index) & (words_.size() - 1)]; }
-  const uint64_t& word_at(uint64_t index) const { return words_[(ring_start_ + index) & (words_.size() - 1)]; }
+  // 64 * first_word_ on. The first word holds an id whenever the window
+  // holds any (so that the window is no wider than its ids).
+  uint64_t& word_at(uint64_t index) { return words_[(ring_start_ + index) & ring_mask_]; }
+  const uint64_t& word_at(uint64_t index) const { return words_[(ring_start_ + index) & ring_mask_]; }
+
+  // An id in no word the window holds: below it, above it, or the window empty.
+  [[gnu::noinline]] bool insert_outside_held_words(uint32_t id) {
+    const uint64_t word = id >> 6;
+    if (words_held_ == 0) first_word_ = word > outside_below_ ? word : outside_below_;
+    if (word < first_word_) {
+      if (word + 1 > outside_below_) outside_below_ = word + 1;
+      return outside_.insert(id);
+    }
+    while (words_held_ != 0 && word - first_word_ >= kMaxWindowIds / 64) evict_first_word();
+    if (words_held_ == 0) first_word_ = word;  // at or above outside_below_: what was evicted lay below `word`
+    while (word - first_word_ >= words_held_) push_word();
+    uint64_t& bits = word_at(word - first_word_);
+    const uint64_t bit = uint64_t{1} << (id & 63);
+    if ((bits & bit) != 0) return false;
+    bits |= bit;
+    ++in_window_;
+    return true;
+  }
+  // Once per 64 erases of a run of launches: out of line, so that an
+  // erase's caller saves no registers for its loop.
+  [[gnu::noinline]] void pop_empty_first_words() {
+    while (words_held_ != 0 && word_at(0) == 0) pop_first_word();
+  }
 
   void push_word() {
     if (words_held_ == words_.size()) {  // the ring is full: double it, in order
@@ -198,12 +217,13 @@ class CorrelationSet {
       for (size_t i = 0; i < words_held_; ++i) grown[i] = word_at(i);
       words_.swap(grown);
       ring_start_ = 0;
+      ring_mask_ = words_.size() - 1;
     }
     word_at(words_held_) = 0;
     ++words_held_;
   }
   void pop_first_word() {
-    ring_start_ = (ring_start_ + 1) & (words_.size() - 1);
+    ring_start_ = (ring_start_ + 1) & ring_mask_;
     ++first_word_;
     --words_held_;
   }
@@ -217,6 +237,7 @@ class CorrelationSet {
     }
     bits = 0;
     pop_first_word();
+    pop_empty_first_words();
   }
 
   // Made at the first insert: the writer holds four sets from the start,
@@ -224,6 +245,7 @@ class CorrelationSet {
   // LD_PRELOAD) should not fill 2 KB of heap for them (issue #30).
   static constexpr size_t kFirstWords = 64;
   std::vector<uint64_t> words_;  // empty, or a power of two
+  size_t ring_mask_ = 0;         // words_.size() - 1, once it has any
   size_t ring_start_ = 0;
   size_t words_held_ = 0;
   uint64_t first_word_ = 0;  // id / 64 of the window's first word

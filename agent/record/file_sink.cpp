@@ -1,10 +1,14 @@
 #include "record/file_sink.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "common/log.h"
 
@@ -70,24 +74,37 @@ bool FileSink::ensure_ours() {
   return true;
 }
 
-bool FileSink::write(std::string_view bytes) {
+bool FileSink::write(const std::string_view* parts, size_t count) {
   if (!ensure_ours()) return false;
-  const char* data = bytes.data();
-  size_t left = bytes.size();
+  std::vector<iovec> pieces;
+  pieces.reserve(count);
+  size_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (parts[i].empty()) continue;
+    pieces.push_back({const_cast<char*>(parts[i].data()), parts[i].size()});
+    total += parts[i].size();
+  }
   // At our own offset: a reopened descriptor starts at 0.
   uint64_t offset = bytes_written_.load(std::memory_order_relaxed);
-  while (left > 0) {
-    ssize_t n = ::pwrite(file_.fd, data, left, static_cast<off_t>(offset));
+  size_t first = 0;  // the first piece not yet all written
+  while (first < pieces.size()) {
+    const int at_once = static_cast<int>(std::min<size_t>(pieces.size() - first, IOV_MAX));
+    const ssize_t n = ::pwritev(file_.fd, pieces.data() + first, at_once, static_cast<off_t>(offset));
     if (n < 0) {
       if (errno == EINTR) continue;
       log_error("writing %s failed: %s; recording stops here", path_.c_str(), strerror(errno));
       return false;
     }
-    data += n;
-    left -= static_cast<size_t>(n);
     offset += static_cast<uint64_t>(n);
+    // A short write: on from the first byte not written.
+    auto left = static_cast<size_t>(n);
+    while (first < pieces.size() && left >= pieces[first].iov_len) left -= pieces[first++].iov_len;
+    if (left != 0) {
+      pieces[first].iov_base = static_cast<char*>(pieces[first].iov_base) + left;
+      pieces[first].iov_len -= left;
+    }
   }
-  bytes_written_.fetch_add(bytes.size(), std::memory_order_relaxed);
+  bytes_written_.fetch_add(total, std::memory_order_relaxed);
   return true;
 }
 

@@ -267,7 +267,12 @@ void Writer::run() {
       // 8-thread launch loop, on the writer thread).
       if (source != nullptr && (requested || due)) {
         source->deliver(false, handler_waits());
-        drain(until ? &*until : nullptr, later_after_ns);
+        // The pass's pair, read after `until`, serves this drain too: it
+        // drains no ring record past `until`. A second pair, at the end of a
+        // delivery that may take long, only split the next pass's segment:
+        // the calls in flight across it began outside the last two segments,
+        // and each took a search (one call in seven, callgrind, tiny_kernels).
+        drain_after_calibration(until ? &*until : nullptr, later_after_ns);
       }
       write_chunk();
       written_.store(ticket, std::memory_order_release);
@@ -310,6 +315,10 @@ void Writer::drain(const Recorder::Positions* until, uint64_t later_after_ns) {
   // its times are placed between two pairs, as they will be by any later
   // conversion of the same ticks.
   calibrate();
+  drain_after_calibration(until, later_after_ns);
+}
+
+void Writer::drain_after_calibration(const Recorder::Positions* until, uint64_t later_after_ns) {
   if (!options_.windowed && !in_flight_.active()) {
     // From the first pass that knows CUPTI is the source: calls drained
     // before are not waited for at exit (their records still count).
@@ -364,8 +373,11 @@ void Writer::write_chunk() {
     chunk_.set(drops);
     drops_written_ = drops;
   }
-  const std::string& bytes = chunk_.finish();
-  if (!write_failed_ && !windows_.over_budget(file_.bytes_written(), bytes.size()) && !file_.write(bytes)) fail();
+  const ChunkEncoder::Pieces& chunk = chunk_.finish_in_pieces();
+  if (!write_failed_ && !windows_.over_budget(file_.bytes_written(), chunk.bytes) &&
+      !file_.write(chunk.parts.data(), chunk.count)) {
+    fail();
+  }
   last_write_ns_ = monotonic_ns();
   chunk_.begin(last_write_ns_);
 }

@@ -134,6 +134,9 @@ class Writer final : private WindowFiles::Output {
   void announce_written();
   // Adds a (ticks, ns) pair to clock_, at the start of every drain.
   void calibrate();
+  // drain() without the pair it reads first: for a second drain up to the
+  // same `until` in one pass.
+  void drain_after_calibration(const Recorder::Positions* until, uint64_t later_after_ns);
   [[nodiscard]] bool create_file();
   // Takes the file name the run gives this process, once: when it first
   // records, or at the latest when it creates the file. Not with windows,

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -152,4 +153,23 @@ TEST_CASE("a name cached by its address is checked against its text, so a reused
   std::vector<std::string> values;
   for (const auto& s : defined.strings()) values.push_back(s.value());
   CHECK(values == std::vector<std::string>{"_Z6kernelPf", "_Z6kernelPd", "_Z6kernel", "_Z6kernelPdPf", ""});
+}
+
+TEST_CASE("texts compared word by word differ wherever one byte differs, at every length") {
+  // same_text's loads overlap by length (8, 16 and 32 bytes are its
+  // boundaries): every byte of every length must be covered, and none
+  // read past the end (AddressSanitizer's build checks the texts here are
+  // exactly their length, each in its own allocation).
+  for (size_t n = 0; n <= 40; ++n) {
+    const std::unique_ptr<char[]> a(new char[n]);
+    const std::unique_ptr<char[]> b(new char[n]);
+    for (size_t i = 0; i < n; ++i) a[i] = b[i] = static_cast<char>('a' + i % 26);
+    CHECK(prof::StringTable::same_text(a.get(), b.get(), n));
+    for (size_t i = 0; i < n; ++i) {
+      b[i] = static_cast<char>(b[i] ^ 0x20);
+      INFO("length " << n << ", byte " << i << " differs");
+      CHECK_FALSE(prof::StringTable::same_text(a.get(), b.get(), n));
+      b[i] = a[i];
+    }
+  }
 }
