@@ -53,6 +53,9 @@ enum class StepRuleOrigin : uint8_t { none, entry, api_end };
 struct CudaCaptureState {
   std::once_flag start_once;
   CudaCapture* capture = nullptr;  // set once, before CUPTI can call back
+  // PROF_API=all (CudaCaptureOptions::all_api_calls), set with `capture`:
+  // read on every callback of a nested call, one load here.
+  bool all_api_calls = false;
   std::atomic<bool> ready{false};  // the first CUDA call has returned
   // Where CUPTI's buffer callbacks go.
   std::atomic<CuptiActivity*> activity{nullptr};

@@ -45,49 +45,88 @@ struct CudaCapture {
 
 namespace {
 
-// The agent's own frames at the leaf of a captured stack: on_api_exit and
-// on_callback (both noinline, so the count holds at every optimisation
-// level). CUPTI's and the CUDA libraries' frames below them vary by release;
-// the analyzer drops those by module.
-constexpr uint32_t kAgentFrames = 2;
+// The agent's own frames at the leaf of a captured stack, by the path to
+// on_api_exit: on_api_exit and on_callback, or on_api_exit,
+// on_any_api_exit and on_callback (all noinline, and their calls of each
+// other never tail calls, so the counts hold at every optimisation level).
+// CUPTI's and the CUDA libraries' frames below them vary by release; the
+// analyzer drops those by module.
+constexpr uint32_t kAgentFramesFromCallback = 2;
+constexpr uint32_t kAgentFramesFromAnyExit = 3;
 
+// After a call whose frame is one of the agent's frames counted above: it
+// must not become a tail call (at -O2 it would, leaving one frame fewer).
+inline void keep_frame() { asm volatile("" ::: "memory"); }
 
-// Calls in flight on this thread that describe work (see on_api_exit):
-// launches, and the others.
-[[gnu::tls_model("initial-exec")]] thread_local uint32_t t_launches_in_flight = 0;
-[[gnu::tls_model("initial-exec")]] thread_local uint32_t t_other_work_in_flight = 0;
-// Times the callbacks of calls that describe work were switched off
-// (AgentState::cuda.work_callbacks_cut): the exits of such calls in flight
-// then never come, so a thread's counts from before are void.
-[[gnu::tls_model("initial-exec")]] thread_local uint32_t t_work_callbacks_cuts_seen = 0;
+// What the callbacks keep per thread, in one thread_local: its fields share
+// one load of the thread's offset.
+struct ThreadCallState {
+  // Calls in flight on this thread that describe work (see on_api_exit):
+  // launches, and the others.
+  uint32_t launches_in_flight;
+  uint32_t other_work_in_flight;
+  // Times the callbacks of calls that describe work were switched off
+  // (AgentState::cuda.work_callbacks_cut): the exits of such calls in flight
+  // then never come, so a thread's counts from before are void.
+  uint32_t work_callbacks_cuts_seen;
+};
+[[gnu::tls_model("initial-exec")]] thread_local ThreadCallState t_calls{};
 
 uint32_t& work_in_flight(CudaCallKind kind) {
-  return kind == CudaCallKind::launch ? t_launches_in_flight : t_other_work_in_flight;
+  return kind == CudaCallKind::launch ? t_calls.launches_in_flight : t_calls.other_work_in_flight;
 }
 
 // Whether a call is nested in another that describes work on this thread
 // (counted after its own entry and before its own exit).
-bool nested_in_work() { return t_launches_in_flight + t_other_work_in_flight > 0; }
+bool nested_in_work() { return t_calls.launches_in_flight + t_calls.other_work_in_flight > 0; }
 
-// Each callback id's kind, classified by name once.
+// Before the counts are read: forgets them when the callbacks of calls that
+// describe work were switched off since this thread last looked.
+void catch_up_with_cuts() {
+  const uint32_t cuts = agent_state().cuda.work_callbacks_cut.load(std::memory_order_relaxed);
+  if (t_calls.work_callbacks_cuts_seen == cuts) [[likely]] return;
+  t_calls.work_callbacks_cuts_seen = cuts;
+  t_calls.other_work_in_flight = 0;
+  if (!agent_state().cuda.capture->quiet.launches_always_on) t_calls.launches_in_flight = 0;
+}
+
+// Each callback id's kind, classified by name once, by domain (the driver's
+// is 1, the runtime's 2: on_callback lets no other through).
 // Not in AgentState: a cache of a pure function (the name's kind).
 PROF_LARGE_ZEROED std::atomic<CudaCallKind> g_kinds[2][kMaxCallbackId];
 
+// The kind cached for a callback id; unknown when it is not classified yet,
+// or is beyond the table.
+CudaCallKind cached_kind(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  if (cbid >= kMaxCallbackId) [[unlikely]] return CudaCallKind::unknown;
+  return g_kinds[domain - 1][cbid].load(std::memory_order_relaxed);
+}
+
 CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name) {
-  const int d = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? 0 : 1;
   if (cbid >= kMaxCallbackId) return classify_cuda_call(name);
-  CudaCallKind kind = g_kinds[d][cbid].load(std::memory_order_relaxed);
+  CudaCallKind kind = g_kinds[domain - 1][cbid].load(std::memory_order_relaxed);
   if (kind == CudaCallKind::unknown) {
     // Races only compute the same answer twice.
     kind = classify_cuda_call(name);
-    g_kinds[d][cbid].store(kind, std::memory_order_relaxed);
+    g_kinds[domain - 1][cbid].store(kind, std::memory_order_relaxed);
   }
   return kind;
 }
 
+// The kinds a callback's fast path handles (on_api_enter, on_callback):
+// classified, recorded by default, and neither starting nor stopping the
+// profiler range. A bit per CudaCallKind.
+constexpr uint32_t kPlainKinds =
+    1u << static_cast<int>(CudaCallKind::other) | 1u << static_cast<int>(CudaCallKind::launch) |
+    1u << static_cast<int>(CudaCallKind::copy) | 1u << static_cast<int>(CudaCallKind::memset) |
+    1u << static_cast<int>(CudaCallKind::synchronization) | 1u << static_cast<int>(CudaCallKind::allocation);
+bool is_plain(CudaCallKind kind) { return (kPlainKinds >> static_cast<int>(kind)) & 1u; }
+
 [[gnu::noinline]] void on_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call,
-                 CudaCallKind kind) {
+                                   CudaCallKind kind, uint32_t agent_frames) {
   const uint64_t end_ticks = host_ticks();
+  ReentryGuard guard;
+  if (!guard) return;
   // After the end timestamp: a thread's first call allocates its ring here,
   // outside the call's recorded interval.
   ThreadBuffer* buffer = agent_state().cuda.capture->recorder->thread_buffer();
@@ -112,7 +151,7 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   seen.nested = nested;
   seen.params = call.functionParams;
   seen.kernel_name = call.symbolName;  // may be null
-  write_api_call(*buffer, capture.stacks, kAgentFrames, seen);
+  write_api_call(*buffer, capture.stacks, agent_frames, seen);
 }
 
 // What on_callback keeps in CUPTI's correlationData slot for a call it
@@ -133,7 +172,7 @@ constexpr uint64_t kEntryNotTimed = 1;
 // first launch) are recorded: they say why the outer call took long. As
 // the hooks decide (hooked_call.cpp, nested_work_).
 bool repeats_outer_call(bool work) {
-  return work && nested_in_work() && !agent_state().cuda.capture->options->all_api_calls;
+  return work && nested_in_work() && !agent_state().cuda.all_api_calls;
 }
 
 // A call's entry time in ns, read now if it was not at its entry: a step
@@ -156,7 +195,7 @@ void find_step_at_entry(CudaCallKind kind, CUpti_CallbackDomain domain, CUpti_Ca
   if (rule->kind() == StepRule::Kind::kKernel) {
     // Counted on entry: above one, a launch inside a launch (cuLaunchKernel
     // in cudaLaunchKernel) names the same kernel again.
-    if (kind != CudaCallKind::launch || t_launches_in_flight > 1) return;
+    if (kind != CudaCallKind::launch || t_calls.launches_in_flight > 1) return;
     if (kernel_starts_step(*rule, call.symbolName)) step_starts_at(entry_time(call));
   } else if (rule->kind() == StepRule::Kind::kApi && !rule->ends_steps()) {
     if (is_step_call(*rule, domain == CUPTI_CB_DOMAIN_RUNTIME_API, cbid, call.functionName)) {
@@ -175,39 +214,62 @@ void find_step_at_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const
 
 void detach_at_exit();
 
-[[gnu::noinline]] void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
-  const auto& call = *static_cast<const CUpti_CallbackData*>(data);
-  if (const uint32_t cuts = agent_state().cuda.work_callbacks_cut.load(std::memory_order_relaxed); t_work_callbacks_cuts_seen != cuts) {
-    t_work_callbacks_cuts_seen = cuts;
-    t_other_work_in_flight = 0;
-    if (!agent_state().cuda.capture->quiet.launches_always_on) t_launches_in_flight = 0;
-  }
+// An entry callback, in full (on_api_enter takes the common case).
+[[gnu::noinline]] void on_any_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                        const CUpti_CallbackData& call) {
   const CudaCallKind kind = kind_of(domain, cbid, call.functionName);
-  if (kind == CudaCallKind::query && !agent_state().cuda.capture->options->all_api_calls) return;
+  if (kind == CudaCallKind::query && !agent_state().cuda.all_api_calls) return;
+  // The hooks record this call already (it began before CUPTI took over):
+  // like a call whose entry CUPTI never saw, it is left to them.
+  const file::ApiDomain api_domain =
+      domain == CUPTI_CB_DOMAIN_RUNTIME_API ? file::ApiDomain::runtime : file::ApiDomain::driver;
+  if (!cupti_sees_entry(api_domain, cbid)) return;
+  const bool work = describes_work(kind);
+  const bool recorded = capture_range_open() && !repeats_outer_call(work);
+  if (work) ++work_in_flight(kind);
+  if (kind == CudaCallKind::profiler_stop && agent_state().cuda.capture->options->range == CaptureRange::cuda_profiler_api) {
+    set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
+  }
+  // CUPTI keeps this slot for us from the call's entry to its exit: the
+  // entry's host ticks, the last thing before the call goes on.
+  *call.correlationData =
+      recorded || kind == CudaCallKind::profiler_start ? host_ticks() : kEntryNotTimed;
+  if (agent_state().cuda.step_rule != StepRuleOrigin::none) find_step_at_entry(kind, domain, cbid, call);
+}
+
+// An entry callback. The common case (a plain kind, no step rule, no call
+// the hooks may be recording, the TSC as clock) is on_any_api_enter's path
+// without its calls, so that it needs no stack frame: four callbacks per
+// runtime launch (enter and exit, of it and of the driver's launch inside)
+// were two thirds of the agent's instructions on the app thread
+// (callgrind, tiny_kernels).
+[[gnu::noinline]] void on_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                    const CUpti_CallbackData& call, CudaCallKind kind) {
+  catch_up_with_cuts();
+  if (!is_plain(kind) || hooks_detail::t_call_awaits_cupti_entry ||
+      agent_state().cuda.step_rule != StepRuleOrigin::none ||
+      host_clock::g_source.load(std::memory_order_relaxed) != host_clock::kTsc) [[unlikely]] {
+    on_any_api_enter(domain, cbid, call);
+    return;
+  }
+  const bool work = describes_work(kind);
+  const bool recorded = capture_range_open() && !repeats_outer_call(work);
+  if (work) ++work_in_flight(kind);
+  // The entry's host ticks, the last thing before the call goes on.
+  *call.correlationData = recorded ? host_clock::read_tsc() : kEntryNotTimed;
+}
+
+// An exit callback, in full (on_callback takes the common case).
+[[gnu::noinline]] void on_any_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                       const CUpti_CallbackData& call, CudaCallKind cached) {
+  const CudaCallKind kind = is_plain(cached) ? cached : kind_of(domain, cbid, call.functionName);
+  if (kind == CudaCallKind::query && !agent_state().cuda.all_api_calls) return;
 
   const file::ApiDomain api_domain =
       domain == CUPTI_CB_DOMAIN_RUNTIME_API ? file::ApiDomain::runtime : file::ApiDomain::driver;
-  const bool work = describes_work(kind);
-  if (call.callbackSite == CUPTI_API_ENTER) {
-    // The hooks record this call already (it began before CUPTI took over):
-    // like a call whose entry CUPTI never saw, it is left to them.
-    if (!cupti_sees_entry(api_domain, cbid)) return;
-    const bool recorded = capture_range_open() && !repeats_outer_call(work);
-    if (work) ++work_in_flight(kind);
-    if (kind == CudaCallKind::profiler_stop && agent_state().cuda.capture->options->range == CaptureRange::cuda_profiler_api) {
-      set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
-    }
-    // CUPTI keeps this slot for us from the call's entry to its exit: the
-    // entry's host ticks, the last thing before the call goes on.
-    *call.correlationData =
-        recorded || kind == CudaCallKind::profiler_start ? host_ticks() : kEntryNotTimed;
-    if (agent_state().cuda.step_rule != StepRuleOrigin::none) find_step_at_entry(kind, domain, cbid, call);
-    return;
-  }
-  // Balanced with the entry above; a call whose entry we never saw (it
-  // began before the subscription) did not count either.
-  if (work && *call.correlationData != 0 && work_in_flight(kind) > 0) --work_in_flight(kind);
+  // Balanced with the entry (on_api_enter); a call whose entry we never saw
+  // (it began before the subscription) did not count either.
+  if (describes_work(kind) && *call.correlationData != 0 && work_in_flight(kind) > 0) --work_in_flight(kind);
   if (kind == CudaCallKind::profiler_start && agent_state().cuda.capture->options->range == CaptureRange::cuda_profiler_api) {
     const uint64_t start_ns = host_ticks_to_ns_now(*call.correlationData);
     *call.correlationData = ns_in_place_of_ticks(start_ns);  // as entry_time()
@@ -227,13 +289,41 @@ void detach_at_exit();
     if (*call.correlationData == 0) {
       note_unseen_cupti_call(api_domain, cbid, call.correlationId);
     } else if (*call.correlationData != kEntryNotTimed) {  // else it is not recorded (see kEntryNotTimed)
-      ReentryGuard guard;
-      if (guard) on_api_exit(domain, cbid, call, kind);
+      on_api_exit(domain, cbid, call, kind, kAgentFramesFromAnyExit);
+      keep_frame();
     }
   }
   // After recording it: a synchronization belongs to the step it ends.
   if (agent_state().cuda.step_rule == StepRuleOrigin::api_end) find_step_at_exit(domain, cbid, call);
   if (agent_state().cuda.detach_requested.load(std::memory_order_relaxed)) detach_at_exit();
+}
+
+[[gnu::noinline]] void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  const auto& call = *static_cast<const CUpti_CallbackData*>(data);
+  const CudaCallKind cached = cached_kind(domain, cbid);
+  if (call.callbackSite == CUPTI_API_ENTER) {
+    on_api_enter(domain, cbid, call, cached);
+    return;
+  }
+  catch_up_with_cuts();
+  // The common exit (a plain kind, no first call, no step rule ending steps
+  // here, no detach asked, an entry seen): on_any_api_exit's path without
+  // its rare branches. The exit of a call not recorded (the driver's launch
+  // inside the runtime's) then makes no call and needs no stack frame.
+  const uint64_t entry = *call.correlationData;
+  if (is_plain(cached) && entry != 0 && agent_state().cuda.ready.load(std::memory_order_relaxed) &&
+      agent_state().cuda.step_rule != StepRuleOrigin::api_end &&
+      !agent_state().cuda.detach_requested.load(std::memory_order_relaxed)) [[likely]] {
+    if (describes_work(cached) && work_in_flight(cached) > 0) --work_in_flight(cached);
+    if (entry != kEntryNotTimed && capture_range_open()) {
+      on_api_exit(domain, cbid, call, cached, kAgentFramesFromCallback);
+      keep_frame();
+    }
+    return;
+  }
+  on_any_api_exit(domain, cbid, call, cached);
+  keep_frame();
 }
 
 // ---- PROF_CUPTI_DETACH: CUPTI detached between windows ----
@@ -399,6 +489,7 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
   // tool) that subscribed first keeps its callbacks, its activity buffers and
   // its timestamps as they were.
   agent_state().cuda.capture = capture;  // leaked: callbacks may run during exit
+  agent_state().cuda.all_api_calls = options.all_api_calls;
   if (!subscribe(*capture, without_cupti)) {
     if (hooked) hooks_take_everything(writer, options);
     return;
