@@ -24,6 +24,15 @@ std::string absolute(const std::string& path) {
 
 }  // namespace
 
+size_t skip_written(iovec* pieces, size_t count, size_t first, size_t written) {
+  while (first < count && written >= pieces[first].iov_len) written -= pieces[first++].iov_len;
+  if (written != 0) {  // a short write, inside pieces[first]
+    pieces[first].iov_base = static_cast<char*>(pieces[first].iov_base) + written;
+    pieces[first].iov_len -= written;
+  }
+  return first;
+}
+
 FileSink::~FileSink() { close_if_ours(file_); }
 
 void FileSink::close_and_rename(std::string path) {
@@ -95,14 +104,12 @@ bool FileSink::write(const std::string_view* parts, size_t count) {
       log_error("writing %s failed: %s; recording stops here", path_.c_str(), strerror(errno));
       return false;
     }
-    offset += static_cast<uint64_t>(n);
-    // A short write: on from the first byte not written.
-    auto left = static_cast<size_t>(n);
-    while (first < pieces.size() && left >= pieces[first].iov_len) left -= pieces[first++].iov_len;
-    if (left != 0) {
-      pieces[first].iov_base = static_cast<char*>(pieces[first].iov_base) + left;
-      pieces[first].iov_len -= left;
+    if (n == 0) {  // no progress, and none to expect: not a loop for ever
+      log_error("writing %s wrote nothing; recording stops here", path_.c_str());
+      return false;
     }
+    offset += static_cast<uint64_t>(n);
+    first = skip_written(pieces.data(), pieces.size(), first, static_cast<size_t>(n));
   }
   bytes_written_.fetch_add(total, std::memory_order_relaxed);
   return true;

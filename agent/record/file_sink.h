@@ -7,6 +7,8 @@
 // our file, and when it does not, opens the file again by its absolute path
 // (the same file, by device and inode) and writes at our own offset, so
 // that nothing of ours lands in the program's files and nothing is lost.
+#include <sys/uio.h>
+
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -15,6 +17,11 @@
 #include "common/own_fd.h"
 
 namespace prof {
+
+// After a gathered write of `written` bytes from pieces[first] on: the index
+// of the first piece not all written, moved on past what was (FileSink::
+// write's short writes, apart for their test).
+size_t skip_written(iovec* pieces, size_t count, size_t first, size_t written);
 
 class FileSink {
  public:
