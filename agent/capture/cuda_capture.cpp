@@ -182,6 +182,23 @@ bool repeats_outer_call(bool work) {
   return work && nested_in_work() && !agent_state().cuda.all_api_calls;
 }
 
+// At a call's entry, on both entry paths: counts it when it describes
+// work, and says whether it is recorded (read before the count, which
+// repeats_outer_call must not see).
+[[gnu::always_inline]] inline bool count_entry(CudaCallKind kind) {
+  const bool work = describes_work(kind);
+  const bool recorded = capture_range_open() && !repeats_outer_call(work);
+  if (work) ++work_in_flight(kind);
+  return recorded;
+}
+
+// At a call's exit, on both exit paths: balanced with count_entry. A call
+// whose entry we never saw (`entry` 0: it began before the subscription)
+// did not count either.
+[[gnu::always_inline]] inline void count_exit(CudaCallKind kind, uint64_t entry) {
+  if (describes_work(kind) && entry != 0 && work_in_flight(kind) > 0) --work_in_flight(kind);
+}
+
 // A call's entry time in ns, read now if it was not at its entry: a step
 // boundary found there opens a window that records the call itself. The
 // call then carries this ns value as its start (kNsMark), so that it lies
@@ -231,9 +248,7 @@ void detach_at_exit();
   const file::ApiDomain api_domain =
       domain == CUPTI_CB_DOMAIN_RUNTIME_API ? file::ApiDomain::runtime : file::ApiDomain::driver;
   if (!cupti_sees_entry(api_domain, cbid)) return;
-  const bool work = describes_work(kind);
-  const bool recorded = capture_range_open() && !repeats_outer_call(work);
-  if (work) ++work_in_flight(kind);
+  const bool recorded = count_entry(kind);
   if (kind == CudaCallKind::profiler_stop && agent_state().cuda.capture->options->range == CaptureRange::cuda_profiler_api) {
     set_capture_gate(CaptureGate::profiler_api, false, monotonic_ns());
   }
@@ -259,9 +274,7 @@ void detach_at_exit();
     on_any_api_enter(domain, cbid, call);
     return;
   }
-  const bool work = describes_work(kind);
-  const bool recorded = capture_range_open() && !repeats_outer_call(work);
-  if (work) ++work_in_flight(kind);
+  const bool recorded = count_entry(kind);
   // The entry's host ticks, the last thing before the call goes on.
   *call.correlationData = recorded ? host_clock::read_tsc() : kEntryNotTimed;
 }
@@ -274,9 +287,7 @@ void detach_at_exit();
 
   const file::ApiDomain api_domain =
       domain == CUPTI_CB_DOMAIN_RUNTIME_API ? file::ApiDomain::runtime : file::ApiDomain::driver;
-  // Balanced with the entry (on_api_enter); a call whose entry we never saw
-  // (it began before the subscription) did not count either.
-  if (describes_work(kind) && *call.correlationData != 0 && work_in_flight(kind) > 0) --work_in_flight(kind);
+  count_exit(kind, *call.correlationData);
   if (kind == CudaCallKind::profiler_start && agent_state().cuda.capture->options->range == CaptureRange::cuda_profiler_api) {
     const uint64_t start_ns = host_ticks_to_ns_now(*call.correlationData);
     *call.correlationData = ns_in_place_of_ticks(start_ns);  // as entry_time()
@@ -322,7 +333,7 @@ void detach_at_exit();
   if (is_plain(cached) && entry != 0 && agent_state().cuda.ready.load(std::memory_order_relaxed) &&
       agent_state().cuda.step_rule != StepRuleOrigin::api_end &&
       !agent_state().cuda.detach_requested.load(std::memory_order_relaxed)) [[likely]] {
-    if (describes_work(cached) && work_in_flight(cached) > 0) --work_in_flight(cached);
+    count_exit(cached, entry);
     if (entry != kEntryNotTimed && capture_range_open()) {
       on_api_exit(domain, cbid, call, cached, kAgentFramesFromCallback);
       keep_frame();

@@ -3,11 +3,6 @@
 #include "encode/proto_wire.h"
 
 namespace prof {
-namespace {
-
-uint64_t duration(Span span) { return span.end_ns > span.start_ns ? span.end_ns - span.start_ns : 0; }
-
-}  // namespace
 
 std::string encode_file_preamble(std::string_view producer) {
   std::string out(kFileMagic, sizeof(kFileMagic));
@@ -31,13 +26,6 @@ void ChunkEncoder::begin(uint64_t time_base_ns) {
   }
   previous_call_tid_ = 0;
   previous_call_correlation_ = 0;
-}
-
-int64_t ChunkEncoder::delta(uint32_t field, uint64_t time_ns) {
-  List& list = lists_[field];
-  const int64_t d = static_cast<int64_t>(time_ns - list.previous_time_ns);
-  list.previous_time_ns = time_ns;
-  return d;
 }
 
 // Inlined into each add(), so that the writer's cursor stays in registers.
@@ -66,19 +54,19 @@ void ChunkEncoder::make_room(ByteBuffer& bytes, size_t n) { bytes.reserve(bytes.
 
 void ChunkEncoder::add(file::Memcpy& copy, Span span) {
   copy.start_delta_ns = delta(ChunkField::memcpys, span.start_ns);
-  copy.duration_ns = duration(span);
+  copy.duration_ns = span.duration_ns();
   append(ChunkField::memcpys, copy);
 }
 
 void ChunkEncoder::add(file::Memset& set, Span span) {
   set.start_delta_ns = delta(ChunkField::memsets, span.start_ns);
-  set.duration_ns = duration(span);
+  set.duration_ns = span.duration_ns();
   append(ChunkField::memsets, set);
 }
 
 void ChunkEncoder::add(file::NvtxRange& range, Span span) {
   range.start_delta_ns = delta(ChunkField::nvtx_ranges, span.start_ns);
-  range.duration_ns = duration(span);
+  range.duration_ns = span.duration_ns();
   append(ChunkField::nvtx_ranges, range);
 }
 
@@ -94,7 +82,7 @@ void ChunkEncoder::add(file::TensorMemoryEvent& event, uint64_t time_ns) {
 
 void ChunkEncoder::add(file::Synchronization& sync, Span span) {
   sync.start_delta_ns = delta(ChunkField::synchronizations, span.start_ns);
-  sync.duration_ns = duration(span);
+  sync.duration_ns = span.duration_ns();
   append(ChunkField::synchronizations, sync);
 }
 
@@ -105,7 +93,7 @@ void ChunkEncoder::add(file::NvtxMark& mark, uint64_t time_ns) {
 
 void ChunkEncoder::add(file::Overhead& overhead, Span span) {
   overhead.start_delta_ns = delta(ChunkField::overheads, span.start_ns);
-  overhead.duration_ns = duration(span);
+  overhead.duration_ns = span.duration_ns();
   append(ChunkField::overheads, overhead);
 }
 

@@ -30,6 +30,8 @@ std::string encode_file_preamble(std::string_view producer);
 struct Span {
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
+  // The schema's duration_ns: 0 for an end before the start.
+  uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
 };
 
 // Launch dimensions go on the wire minus one (prof.proto, LaunchArgs), mod
@@ -151,7 +153,13 @@ class ChunkEncoder {
 
   ByteBuffer& list_bytes(uint32_t field) { return lists_[field].bytes; }
   // Delta of `time_ns` against the previous record of the list `field`.
-  int64_t delta(uint32_t field, uint64_t time_ns);
+  // Inline: the kernels' add() is, once per kernel.
+  int64_t delta(uint32_t field, uint64_t time_ns) {
+    List& list = lists_[field];
+    const int64_t d = static_cast<int64_t>(time_ns - list.previous_time_ns);
+    list.previous_time_ns = time_ns;
+    return d;
+  }
   // An API call's compact fields (FORMAT.md), for both of its add()s: its
   // thread's tid only when it changes, its start as a delta within the
   // list, its correlation id as a delta from the previous call's. The
@@ -163,12 +171,9 @@ class ChunkEncoder {
     int64_t correlation_id_delta;
   };
   [[gnu::always_inline]] CallDeltas next_call(uint32_t tid, Span span, uint32_t correlation_id) {
-    List& list = lists_[ChunkField::api_calls];
-    const CallDeltas deltas{tid == previous_call_tid_ ? 0 : tid,
-                            static_cast<int64_t>(span.start_ns - list.previous_time_ns),
-                            span.end_ns > span.start_ns ? span.end_ns - span.start_ns : 0,
+    const CallDeltas deltas{tid == previous_call_tid_ ? 0 : tid, delta(ChunkField::api_calls, span.start_ns),
+                            span.duration_ns(),
                             static_cast<int64_t>(correlation_id) - static_cast<int64_t>(previous_call_correlation_)};
-    list.previous_time_ns = span.start_ns;
     previous_call_tid_ = tid;
     previous_call_correlation_ = correlation_id;
     return deltas;
@@ -276,10 +281,9 @@ class ChunkEncoder {
   // fields go from registers to the wire (out of line, clearing it, filling
   // it and reading it back were ~40 of the writer's instructions per kernel,
   // callgrind).
+  kernel.start_delta_ns = delta(ChunkField::kernels, span.start_ns);
+  kernel.duration_ns = span.duration_ns();
   List& list = lists_[ChunkField::kernels];
-  kernel.start_delta_ns = static_cast<int64_t>(span.start_ns - list.previous_time_ns);
-  list.previous_time_ns = span.start_ns;
-  kernel.duration_ns = span.end_ns > span.start_ns ? span.end_ns - span.start_ns : 0;
   if (list.bytes.capacity() - list.bytes.size() < kKernelMaxBytes) [[unlikely]] make_room(list.bytes, kKernelMaxBytes);
   using F = file::Kernel::Fields;
   char* const body = begin_element<ChunkField::kernels>(list.bytes);
