@@ -2,7 +2,6 @@
 
 #include <signal.h>
 
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>

@@ -216,9 +216,7 @@ def check_clock_reads_agree(pairs, what, after_a_wait=False):
     compare."""
     check(pairs, "no recorded %s to compare clocks with" % what)
     for t, r in pairs:
-        late_start, late_end = r["start"] - t["start"], r["end"] - t["end"]
-        if r["backend"] == "hooks":
-            late_start = -late_start
+        late_start, late_end = cuda.recorded_late_by(t, r)
         check(late_start >= 0 and late_end >= 0, "%s %s corr %d: recorded [%d, %d] is not at or after simcuda's "
               "reads [%d, %d]: another clock" % (what, t["name"], t["corr"], r["start"], r["end"], t["start"], t["end"]))
     offs = sorted(max(start_off(p), end_off(p)) for p in pairs)

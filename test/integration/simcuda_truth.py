@@ -76,6 +76,16 @@ def calls_in_flight_at_cuda_start(truth_apis):
             if a["tid"] == first_init["tid"] and a["start"] <= first_init["start"] and a["end"] >= first_init["end"]}
 
 
+def recorded_late_by(truth_call, recorded):
+    """(start, end): how much later the agent read its clock than simcuda did,
+    both >= 0 on one clock. simcuda reads just before CUPTI's enter and exit
+    callbacks, the agent inside them; a hook's wrapper reads around the real
+    call, so its start comes before simcuda's."""
+    late_start = recorded["start"] - truth_call["start"]
+    late_end = recorded["end"] - truth_call["end"]
+    return (-late_start if recorded["backend"] == "hooks" else late_start), late_end
+
+
 def compare_with_truth(truth, records, hooks=True):
     """Every GPU operation and API call of the truth exactly once, same place and time.
     hooks: the agent was preloaded, so its hooks record the calls that start CUDA
@@ -148,9 +158,7 @@ def compare_with_truth(truth, records, hooks=True):
         truth_by_key[(a["name"], a["corr"])].append(a)
     for r in sorted((r for r in records if r["type"] == "api"), key=lambda r: r["start"]):
         t = truth_by_key[(r["name"], r["corr"])].pop(0)
-        late_start, late_end = r["start"] - t["start"], r["end"] - t["end"]
-        if r["backend"] == "hooks":  # the wrapper's clock reads enclose the real call
-            late_start = -late_start
+        late_start, late_end = recorded_late_by(t, r)
         check(0 <= late_start < 50_000_000 and 0 <= late_end < 50_000_000,
               "%s corr %d: recorded [%d, %d], truth [%d, %d]" % (r["name"], r["corr"], r["start"], r["end"], t["start"], t["end"]))
     return skipped
