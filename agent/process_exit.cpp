@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdarg>
+#include <cstdint>
 #include <cerrno>
 
 #include "agent_state.h"
@@ -20,9 +21,31 @@ constexpr uint32_t kSecondExitWaitMs = 12'000;
 
 enum class FinishState : int { none, running, done };
 constinit std::atomic<FinishState> g_finish{FinishState::none};
-// The thread that called exit() first (0: none yet), in process g_exiting_pid.
-constinit std::atomic<pid_t> g_exiting_thread{0};
-constinit std::atomic<pid_t> g_exiting_pid{0};
+// The process and thread that called exit() first (0: none yet), in one
+// word, so that a forked child's first exit() takes it over in the same
+// compare-exchange that tells a second caller it is second. (Two words, a
+// pid exchanged then the thread reset, let two threads of one process both
+// find themselves first: a double free in glibc's exit handlers, ASan,
+// hostile_exit_from_threads_at_once_8.)
+constinit std::atomic<uint64_t> g_first_exit{0};
+
+uint64_t exit_caller(pid_t pid, pid_t tid) {
+  return uint64_t{static_cast<uint32_t>(pid)} << 32 | static_cast<uint32_t>(tid);
+}
+
+// Whether this thread is the process's first to call exit() (or calls it
+// again): else another thread's exit() runs the handlers.
+bool first_to_exit(pid_t pid, pid_t tid) {
+  const uint64_t mine = exit_caller(pid, tid);
+  uint64_t seen = g_first_exit.load(std::memory_order_acquire);
+  for (;;) {
+    if (seen == mine) return true;
+    if (seen >> 32 == static_cast<uint32_t>(pid)) return false;
+    // No exit yet in this process (none at all, or only the parent's
+    // before a fork): take it.
+    if (g_first_exit.compare_exchange_weak(seen, mine, std::memory_order_acq_rel)) return true;
+  }
+}
 
 void sleep_1ms() {
   timespec ts{0, 1'000'000};
@@ -87,9 +110,7 @@ extern "C" [[gnu::visibility("default")]] [[noreturn]] void exit(int status) {
   const ExitFunction next = prof::next_libc_definition(real, "exit");
   const pid_t pid = getpid();
   const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
-  if (prof::g_exiting_pid.exchange(pid) != pid) prof::g_exiting_thread.store(0);  // a forked child: afresh
-  pid_t first = 0;
-  if (!prof::g_exiting_thread.compare_exchange_strong(first, tid) && first != tid) {
+  if (!prof::first_to_exit(pid, tid)) {
     // A second exit() while the first runs the atexit handlers: the process
     // must not end before the first has written the file. Nor may this
     // thread run the exit handlers beside the first: glibc before 2.41 lets
