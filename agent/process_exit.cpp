@@ -1,7 +1,6 @@
 #include "process_exit.h"
 
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +9,7 @@
 #include <cerrno>
 
 #include "agent_state.h"
+#include "common/clock.h"
 #include "common/glibc_function.h"
 
 namespace prof {
@@ -47,17 +47,8 @@ bool first_to_exit(pid_t pid, pid_t tid) {
   }
 }
 
-void sleep_1ms() {
-  timespec ts{0, 1'000'000};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
-uint64_t now_ms() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1'000'000;
-}
+// The agent's one clock, in ms: the waits below are bounded in ms.
+uint64_t now_ms() { return monotonic_ns() / 1'000'000; }
 
 }  // namespace
 
@@ -77,13 +68,13 @@ void wait_for_finish(bool even_before_begun, uint32_t timeout_ms) {
     if (!finishing && !about_to_finish) return;
     if (getpid() != static_cast<pid_t>(agent_state().recording_pid.load())) return;  // a forked child
     if (now_ms() >= deadline) return;
-    sleep_1ms();
+    sleep_ms(1);
   }
 }
 
 void wait_for_the_first_exit(uint32_t timeout_ms) {
   const uint64_t deadline = now_ms() + timeout_ms;
-  while (now_ms() < deadline) sleep_1ms();  // the first exit() ends the process meanwhile
+  while (now_ms() < deadline) sleep_ms(1);  // the first exit() ends the process meanwhile
 }
 
 }  // namespace prof
