@@ -6,6 +6,7 @@
 // concatenates them in field-number order behind the chunk's length.
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -96,7 +97,15 @@ class ChunkEncoder {
   void add(file::ApiCall& call, Span span, uint32_t correlation_id);
   // The same bytes as add(file::ApiCall&) of the same call (inline: the
   // writer's most frequent record, filled field by field by its caller).
-  void add(const ApiCallFields& call);
+  [[gnu::always_inline]] void add(const ApiCallFields& call) { add_call<false>(call); }
+  // add(ApiCallFields), its bytes kept for add_repeat().
+  [[gnu::always_inline]] void add_kept(const ApiCallFields& call) { add_call<true>(call); }
+  // The same bytes as add(ApiCallFields) of a call whose fields are all
+  // those of the last call given to add_kept() but for these four, which change
+  // from call to call: its thread, times and correlation id. The rest are
+  // copied as that call's bytes, two copies instead of a field each (a
+  // loop's launches repeat one another; Translator::api_call knows when).
+  void add_repeat(uint32_t tid, Span span, uint32_t correlation_id);
   void add(file::Kernel& kernel, Span span);
   void add(file::Memcpy& copy, Span span);
   void add(file::Memset& set, Span span);
@@ -151,6 +160,8 @@ class ChunkEncoder {
     uint64_t previous_time_ns = 0;
   };
 
+  template <bool Kept>
+  [[gnu::always_inline]] void add_call(const ApiCallFields& call);
   ByteBuffer& list_bytes(uint32_t field) { return lists_[field].bytes; }
   // Delta of `time_ns` against the previous record of the list `field`.
   // Inline: the kernels' add() is, once per kernel.
@@ -189,6 +200,34 @@ class ChunkEncoder {
   // most two bytes, and a body of at most 151 (every field at its widest,
   // launch arguments the larger of the two kinds).
   static constexpr size_t kApiCallMaxBytes = 256;
+  // The bytes of the call given to add_kept() on either side of the fields
+  // that change from call to call (add_repeat): domain, callback id and
+  // name id (at most 19 bytes) before its times, return code to backend (at
+  // most 90) after its correlation id.
+  struct RepeatableCall {
+    std::array<char, 32> before_times;
+    std::array<char, 96> after_times;
+    uint8_t before_size = 0;
+    uint8_t after_size = 0;
+  };
+  // Copied 16 bytes at a time, a vector move each, the last past the
+  // bytes' end: the arrays above hold the sizes rounded up, and an element
+  // has kApiCallMaxBytes of room, of which these reach at most
+  // 2 + 6 + 19 + 33 + 96 = 156 bytes. (A memcpy of the arrays' sizes was a
+  // call into libc.)
+  [[gnu::always_inline]] static void copy_by_sixteen(char* to, const char* from, size_t size) {
+    for (size_t at = 0; at < size; at += 16) memcpy(to + at, from + at, 16);
+  }
+  template <size_t N>
+  [[gnu::always_inline]] static void keep(std::array<char, N>& kept, uint8_t& size, const char* from, const char* to) {
+    size = static_cast<uint8_t>(to - from);
+    copy_by_sixteen(kept.data(), from, size);
+  }
+  template <size_t N>
+  [[gnu::always_inline]] static char* put(char* at, const std::array<char, N>& kept, uint8_t size) {
+    copy_by_sixteen(at, kept.data(), size);
+    return at + size;
+  }
   // Kernel: at most 141 bytes of body.
   static constexpr size_t kKernelMaxBytes = 256;
   [[gnu::noinline]] static void make_room(ByteBuffer& bytes, size_t n);
@@ -222,12 +261,14 @@ class ChunkEncoder {
   // thread's tid only when it changes, and its correlation id as a delta.
   uint32_t previous_call_tid_ = 0;
   uint32_t previous_call_correlation_ = 0;
+  RepeatableCall kept_call_;
   std::string framed_;   // finish()'s result, its capacity reused
   std::string framing_;  // finish_in_pieces()'s first part
   Pieces pieces_;
 };
 
-[[gnu::always_inline]] inline void ChunkEncoder::add(const ApiCallFields& call) {
+template <bool Kept>
+[[gnu::always_inline]] inline void ChunkEncoder::add_call(const ApiCallFields& call) {
   List& list = lists_[ChunkField::api_calls];
   if (list.bytes.capacity() - list.bytes.size() < kApiCallMaxBytes) [[unlikely]] {
     make_room(list.bytes, kApiCallMaxBytes);
@@ -238,12 +279,15 @@ class ChunkEncoder {
   char* const body = begin_element<ChunkField::api_calls>(list.bytes);
   char* at = body;
   at = wire::uint_field<F::tid>(at, deltas.tid);
+  char* const before_times = at;
   at = wire::uint_field<F::domain>(at, static_cast<uint32_t>(call.domain));
   at = wire::uint_field<F::callback_id>(at, call.callback_id);
   at = wire::uint_field<F::name_id>(at, call.name_id);
+  if constexpr (Kept) keep(kept_call_.before_times, kept_call_.before_size, before_times, at);
   at = wire::sint_field<F::start_delta_ns>(at, deltas.start_delta_ns);
   at = wire::uint_field<F::duration_ns>(at, deltas.duration_ns);
   at = wire::sint_field<F::correlation_id_delta>(at, deltas.correlation_id_delta);
+  char* const after_times = at;
   at = wire::int_field<F::return_code>(at, call.return_code);
   at = wire::uint_field<F::stack_id>(at, call.stack_id);
   if (call.args == ApiCallFields::Args::launch) {
@@ -270,6 +314,25 @@ class ChunkEncoder {
     wire::end_short_message(transfer, at);
   }
   at = wire::uint_field<F::backend>(at, static_cast<uint32_t>(call.backend));
+  if constexpr (Kept) keep(kept_call_.after_times, kept_call_.after_size, after_times, at);
+  end_element(list.bytes, body, at);
+}
+
+[[gnu::always_inline]] inline void ChunkEncoder::add_repeat(uint32_t tid, Span span, uint32_t correlation_id) {
+  List& list = lists_[ChunkField::api_calls];
+  if (list.bytes.capacity() - list.bytes.size() < kApiCallMaxBytes) [[unlikely]] {
+    make_room(list.bytes, kApiCallMaxBytes);
+  }
+  const CallDeltas deltas = next_call(tid, span, correlation_id);
+  using F = file::ApiCall::Fields;
+  char* const body = begin_element<ChunkField::api_calls>(list.bytes);
+  char* at = body;
+  at = wire::uint_field<F::tid>(at, deltas.tid);
+  at = put(at, kept_call_.before_times, kept_call_.before_size);
+  at = wire::sint_field<F::start_delta_ns>(at, deltas.start_delta_ns);
+  at = wire::uint_field<F::duration_ns>(at, deltas.duration_ns);
+  at = wire::sint_field<F::correlation_id_delta>(at, deltas.correlation_id_delta);
+  at = put(at, kept_call_.after_times, kept_call_.after_size);
   end_element(list.bytes, body, at);
 }
 

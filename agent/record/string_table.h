@@ -65,6 +65,12 @@ class StringTable {
   }
 
   size_t size() const { return entries_; }
+  // The text of an id this table gave; it stays where it is for the
+  // table's life.
+  std::string_view text_of(uint64_t id) const {
+    const Entry& entry = entry_blocks_[(id - 1) >> kEntryBlockShift][(id - 1) & (kEntryBlock - 1)];
+    return {entry.text, entry.size};
+  }
 
   // Whether `n` bytes at `a` and `b` are the same: a name's text (a kernel's,
   // tens of bytes) in a few word loads, inline; a memcmp call was ~20
@@ -125,10 +131,6 @@ class StringTable {
   uint64_t insert(std::string_view value, uint32_t tag, ChunkEncoder& chunk);
   size_t home_of(uint32_t tag) const { return tag >> tag_shift_; }
   void grow_text_slots();
-  std::string_view text_of(uint32_t id) const {
-    const Entry& entry = entry_blocks_[(id - 1) >> kEntryBlockShift][(id - 1) & (kEntryBlock - 1)];
-    return {entry.text, entry.size};
-  }
   std::string_view store(std::string_view value);
 
   // In mappings of their own, out of the app's malloc arenas.

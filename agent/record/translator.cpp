@@ -1,6 +1,7 @@
 #include "record/translator.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "stacks/native_stack.h"
@@ -164,7 +165,78 @@ void Translator::translate_other(uint32_t tid, const RecordHeader& header, Chunk
   return new_api_name_id(record, chunk);
 }
 
+namespace {
+
+// Whether two API call records are the same bytes but for their times and
+// correlation id: the same function, domain, backend, return code,
+// arguments, stack depths and kernel name's place and size. Arguments a
+// kind does not have hold whatever the ring held there before, which can
+// only make two calls differ. Word loads at fixed places, inline.
+bool same_but_times_and_correlation(const ApiCallRecord& a, const ApiCallRecord& b) {
+  constexpr size_t kFirst = offsetof(ApiCallRecord, function_name);
+  constexpr size_t kAfterCorrelation = offsetof(ApiCallRecord, return_code);
+  static_assert(offsetof(ApiCallRecord, correlation_id) == kFirst + 8 && kAfterCorrelation == kFirst + 12);
+  static_assert((sizeof(ApiCallRecord) - kAfterCorrelation) % 8 == 4);
+  const auto* pa = reinterpret_cast<const char*>(&a);
+  const auto* pb = reinterpret_cast<const char*>(&b);
+  const auto word = [](const char* p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+  };
+  const auto half = [](const char* p) {
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+  };
+  uint64_t differ = (word(pa + kFirst) ^ word(pb + kFirst)) |
+                    (half(pa + kAfterCorrelation) ^ half(pb + kAfterCorrelation));
+#pragma GCC unroll 8
+  for (size_t at = kAfterCorrelation + 4; at < sizeof(ApiCallRecord); at += 8) differ |= word(pa + at) ^ word(pb + at);
+  return differ == 0;
+}
+
+}  // namespace
+
+[[gnu::always_inline]] inline bool Translator::repeats_kept_call(const ApiCallRecord& record,
+                                                                 const ChunkEncoder& chunk) const {
+  if (kept_call_.chunk != &chunk || !same_but_times_and_correlation(record, kept_call_.record)) return false;
+  // The same depths (compared above); the same frames, as the stack lookups
+  // in api_call() would find them.
+  const auto* frames = reinterpret_cast<const uint64_t*>(payload_of(record));
+  const auto* python = reinterpret_cast<const PythonFrame*>(frames + record.stack_depth);
+  if (record.python_depth != 0) {
+    const uint32_t native_depth = std::min<uint32_t>(record.stack_depth, kMaxNativeStackDepth);
+    const uint32_t python_depth = std::min<uint32_t>(record.python_depth, kMaxPythonStackDepth);
+    if (last_python_stack_.id_of(frames, native_depth, python, python_depth) != kept_call_.stack_id) return false;
+  } else if (record.stack_depth != 0) {
+    if (last_native_stack_.id_of(frames, record.stack_depth, nullptr, 0) != kept_call_.stack_id) return false;
+  }
+  // The same kernel name's text (its address was compared above; a module
+  // unloaded and another loaded may put another name there).
+  if (record.args == ApiCallArgs::launch && record.kernel_name_bytes != 0) {
+    const char* name = reinterpret_cast<const char*>(python + record.python_depth);
+    return StringTable::same_text(name, kept_call_.kernel_name.data(), record.kernel_name_bytes);
+  }
+  return true;
+}
+
 void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncoder& chunk) {
+  const bool same_as_previous =
+      record.function_name == previous_function_ && record.bytes == previous_kernel_or_bytes_;
+  previous_function_ = record.function_name;
+  previous_kernel_or_bytes_ = record.bytes;
+  if (!same_as_previous) {
+    api_call_encoded<false>(tid, record, chunk);
+  } else if (repeats_kept_call(record, chunk)) {
+    chunk.add_repeat(tid, ns(record.start_ticks, record.end_ticks), record.correlation_id);
+  } else {
+    api_call_encoded<true>(tid, record, chunk);
+  }
+}
+
+template <bool Kept>
+void Translator::api_call_encoded(uint32_t tid, const ApiCallRecord& record, ChunkEncoder& chunk) {
   // Straight to the wire (ChunkEncoder::add(const ApiCallFields&)). Cleared:
   // the arguments of the kind the call does not have are never read, which
   // GCC cannot tell (-Wmaybe-uninitialized); a few vector stores.
@@ -227,7 +299,16 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
       break;
   }
   call.span = ns(record.start_ticks, record.end_ticks);
-  chunk.add(call);
+  if constexpr (!Kept) {
+    chunk.add(call);
+  } else {
+    chunk.add_kept(call);
+    const bool named_launch = call.args == ApiCallFields::Args::launch && call.kernel_name_id != 0;
+    kept_call_.chunk = &chunk;
+    kept_call_.record = record;
+    kept_call_.kernel_name = named_launch ? strings_.text_of(call.kernel_name_id) : std::string_view{};
+    kept_call_.stack_id = call.stack_id;
+  }
 }
 
 uint64_t Translator::native_stack_id(const uint64_t* frames, uint32_t depth, ChunkEncoder& chunk) {

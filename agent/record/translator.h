@@ -76,6 +76,11 @@ class Translator {
   [[gnu::noinline]] void translate_first_of_run(const ThreadBuffer& buffer, const RecordHeader& header,
                                                 ChunkEncoder& chunk);
   void api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncoder& chunk);
+  // A call that does not repeat the previous one, field by field (noinline:
+  // apart, its frame is not set up for the repeats).
+  // `Kept`: the call is kept (kept_call_, ChunkEncoder::add_kept).
+  template <bool Kept>
+  [[gnu::noinline]] void api_call_encoded(uint32_t tid, const ApiCallRecord& record, ChunkEncoder& chunk);
   uint64_t api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk);
   [[gnu::noinline]] uint64_t new_api_name_id(const ApiCallRecord& record, ChunkEncoder& chunk);
   void note_thread(const ThreadBuffer& buffer, ChunkEncoder& chunk);
@@ -120,6 +125,24 @@ class Translator {
   LastStack last_python_stack_;
   LastStack last_native_stack_;
   uint64_t native_stack_id(const uint64_t* frames, uint32_t depth, ChunkEncoder& chunk);
+  // A call that repeats the one before it (a loop's launch: the same
+  // function, arguments, kernel name and stack) is written as that call's
+  // bytes again around its own times, tid and correlation id
+  // (ChunkEncoder::add_repeat): ~150 of api_call's ~390 instructions per
+  // launch were the same fields encoded again. The previous call's function
+  // and kernel (or bytes) are noted on every call; the whole call is kept
+  // (and its bytes in the encoder) only for the second of a run of calls
+  // with the same two, so that calls that alternate pay two compares.
+  struct KeptCall {
+    const ChunkEncoder* chunk = nullptr;  // which holds its bytes; null: none yet
+    ApiCallRecord record{};
+    std::string_view kernel_name;  // its launch's, in strings_
+    uint64_t stack_id = 0;
+  };
+  KeptCall kept_call_;
+  const char* previous_function_ = nullptr;
+  uint64_t previous_kernel_or_bytes_ = 0;
+  bool repeats_kept_call(const ApiCallRecord& record, const ChunkEncoder& chunk) const;
   NvtxRangeAssembler ranges_;
   std::unordered_set<uint32_t> known_threads_;
   uint32_t last_noted_tid_ = 0;

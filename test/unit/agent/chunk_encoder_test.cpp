@@ -600,14 +600,21 @@ TEST_CASE("an API call from its fields is the generated encoding's bytes, every 
   // Each call twice: as the file::ApiCall the generated write_fields encodes
   // (ChunkEncoder::add(file::ApiCall&)), and as the ApiCallFields the writer
   // hands over; both encoders must hold the same bytes after every call.
+  // A third is given a call that repeats the one before it but for its tid,
+  // times and correlation id as add_repeat() (the writer's repeated launch),
+  // and must hold the same bytes too.
   prof::ChunkEncoder generated;
   prof::ChunkEncoder direct;
+  prof::ChunkEncoder repeating;
   generated.begin(kBase);
   direct.begin(kBase);
+  repeating.begin(kBase);
   uint32_t grid[3];
   uint32_t block[3];
   size_t calls = 0;
-  const auto both = [&](uint64_t v, int kind, uint32_t tid, uint32_t correlation, prof::Span span) {
+  size_t repeats = 0;
+  const auto both = [&](uint64_t v, int kind, uint32_t tid, uint32_t correlation, prof::Span span,
+                        bool repeats_previous = false) {
     prof::ApiCallFields f{};
     f.tid = tid;
     f.correlation_id = correlation;
@@ -657,28 +664,39 @@ TEST_CASE("an API call from its fields is the generated encoding's bytes, every 
     }
     generated.add(c, span, correlation);
     direct.add(f);
+    if (repeats_previous) {
+      repeating.add_repeat(tid, span, correlation);
+      ++repeats;
+    } else {
+      repeating.add_kept(f);
+    }
     ++calls;
   };
   uint64_t t = kBase;
   uint32_t tid = 1;
   // The widest call: every field at its longest varint (a body of more
-  // than 128 bytes, a two-byte length).
+  // than 128 bytes, a two-byte length), then again from another thread.
   both(UINT64_MAX, 1, UINT32_MAX, UINT32_MAX, {kBase + (1ull << 62), kBase + (1ull << 63)});
+  both(UINT64_MAX, 1, 1, 0, {kBase + 1, kBase + (1ull << 63)}, true);
   for (uint64_t v : kEdges) {
     for (int kind = 0; kind < 4; ++kind) {
       // Same tid twice (0 on the wire), then another; correlation ids up and
-      // down; starts forwards and back; an end before its start.
+      // down; starts forwards and back; an end before its start. The second
+      // and third repeat the first but for these.
       const uint64_t step = v % (1ull << 40);
       both(v, kind, tid, static_cast<uint32_t>(v), {t + step, t + step + v % 1'000'000});
-      both(v, kind, tid, static_cast<uint32_t>(v / 3), {t, t + (v >> 20)});
-      both(v, kind, ++tid, static_cast<uint32_t>(~v), {t + 1, t});
+      both(v, kind, tid, static_cast<uint32_t>(v / 3), {t, t + (v >> 20)}, true);
+      both(v, kind, ++tid, static_cast<uint32_t>(~v), {t + 1, t}, true);
       t += 1'000;
     }
   }
   const std::string a = generated.finish();
   const std::string b = direct.finish();
+  const std::string r = repeating.finish();
   CHECK(a.size() > calls * 10);
   CHECK(a == b);
+  CHECK(repeats * 3 > calls);
+  CHECK(r == b);
   const prof::proto::Chunk chunk = parse_framed(b);
   CHECK(chunk.api_calls_size() == static_cast<int>(calls));
   size_t longest = 0;

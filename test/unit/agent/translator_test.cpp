@@ -29,7 +29,8 @@ struct Translated {
     chunk.begin(kBase);
   }
 
-  void launch(uint64_t start, uint64_t end, uint32_t correlation, const std::string& kernel) {
+  void launch(uint64_t start, uint64_t end, uint32_t correlation, const std::string& kernel, uint32_t grid_x = 64,
+              int32_t return_code = 0) {
     auto* r = prof::begin_record<prof::ApiCallRecord>(buffer, prof::RecordType::api_call,
                                                       static_cast<uint32_t>(kernel.size()));
     REQUIRE(r != nullptr);
@@ -37,7 +38,7 @@ struct Translated {
     r->end_ticks = end;
     r->function_name = kLaunchName;
     r->correlation_id = correlation;
-    r->return_code = 0;
+    r->return_code = return_code;
     r->domain = static_cast<uint16_t>(prof::file::ApiDomain::runtime);
     r->callback_id = 211;
     r->args = prof::ApiCallArgs::launch;
@@ -46,7 +47,7 @@ struct Translated {
     r->python_depth = 0;
     r->stream = 0x7f00;
     r->bytes = 0;
-    const uint32_t grid[3] = {64, 2, 1}, block[3] = {256, 1, 1};
+    const uint32_t grid[3] = {grid_x, 2, 1}, block[3] = {256, 1, 1};
     std::memcpy(r->grid, grid, sizeof(grid));
     std::memcpy(r->block, block, sizeof(block));
     r->shared_bytes = 1024;
@@ -129,6 +130,50 @@ TEST_CASE("a launch call becomes an ApiCall with its arguments, names interned o
   CHECK(b.name_id() == a.name_id());
   CHECK(b.launch().kernel_name_id() == a.launch().kernel_name_id());
   CHECK(chunk.strings_size() == 2);
+}
+
+TEST_CASE("a call that repeats the previous one has its own times and correlation id; others, their own fields") {
+  // The writer writes a call that repeats the previous one but for its
+  // times and correlation id as the previous call's bytes (ChunkEncoder::
+  // add_repeat): a kernel name of another text at the same address (here
+  // null, as these records leave it), another grid or return code must not
+  // pass for a repeat.
+  Translated t;
+  t.launch(kBase + 100, kBase + 200, 1, "_Z6kernelv");
+  t.launch(kBase + 300, kBase + 450, 2, "_Z6kernelv");
+  t.launch(kBase + 500, kBase + 600, 3, "_Z6othervv");
+  t.launch(kBase + 700, kBase + 800, 4, "_Z6othervv", 65);
+  t.launch(kBase + 900, kBase + 950, 5, "_Z6othervv", 65, 2);
+  t.launch(kBase + 1000, kBase + 1100, 9, "_Z6othervv", 65, 2);
+  t.translate_all();
+  const prof::proto::Chunk chunk = t.finish();
+  REQUIRE(chunk.api_calls_size() == 6);
+  const auto& first = chunk.api_calls(0);
+  for (int i = 0; i < 6; ++i) {
+    const auto& call = chunk.api_calls(i);
+    INFO("call " << i);
+    CHECK(call.name_id() == first.name_id());
+    CHECK(call.launch().grid_y_minus_one() == 1);
+    CHECK(call.launch().block_x_minus_one() == 255);
+    CHECK(call.launch().dynamic_shared_bytes() == 1024);
+    CHECK(call.launch().stream() == 0x7f00);
+  }
+  const int64_t starts[] = {100, 200, 200, 200, 200, 100};  // deltas
+  const uint64_t durations[] = {100, 150, 100, 100, 50, 100};
+  const int64_t correlations[] = {1, 1, 1, 1, 1, 4};  // deltas
+  const char* names[] = {"_Z6kernelv", "_Z6kernelv", "_Z6othervv", "_Z6othervv", "_Z6othervv", "_Z6othervv"};
+  const uint32_t grids[] = {63, 63, 63, 64, 64, 64};  // minus one
+  const int32_t returns[] = {0, 0, 0, 0, 2, 2};
+  for (int i = 0; i < 6; ++i) {
+    const auto& call = chunk.api_calls(i);
+    INFO("call " << i);
+    CHECK(call.start_delta_ns() == starts[i]);
+    CHECK(call.duration_ns() == durations[i]);
+    CHECK(call.correlation_id_delta() == correlations[i]);
+    CHECK(string_of(chunk, call.launch().kernel_name_id()) == names[i]);
+    CHECK(call.launch().grid_x_minus_one() == grids[i]);
+    CHECK(call.return_code() == returns[i]);
+  }
 }
 
 TEST_CASE("a thread is named from the name source when it has one") {
