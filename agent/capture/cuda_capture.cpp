@@ -145,20 +145,20 @@ bool is_plain(CudaCallKind kind) { return (kPlainKinds >> static_cast<int>(kind)
   // cost of stacks per launch and the bytes per launch in the file.
   const bool nested = nested_in_work();
   const CudaCapture& capture = *agent_state().cuda.capture;
-  ApiCallSeen seen;
-  seen.start_ticks = *call.correlationData;
-  seen.end_ticks = end_ticks;
-  seen.function_name = call.functionName;
-  seen.correlation_id = call.correlationId;
-  seen.return_code = call.functionReturnValue != nullptr ? *static_cast<const int32_t*>(call.functionReturnValue) : 0;
-  seen.domain = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? file::ApiDomain::runtime : file::ApiDomain::driver;
-  seen.backend = file::CaptureBackend::cupti;
-  seen.callback_id = static_cast<uint16_t>(cbid);
-  seen.kind = kind;
-  seen.nested = nested;
-  seen.params = call.functionParams;
-  seen.kernel_name = call.symbolName;  // may be null
-  write_api_call(*buffer, capture.stacks, agent_frames, seen);
+  write_api_call(*buffer, capture.stacks, agent_frames, {kind, nested, call.symbolName /* may be null */}, [&] {
+    ApiCallSeen seen;
+    seen.start_ticks = *call.correlationData;
+    seen.end_ticks = end_ticks;
+    seen.function_name = call.functionName;
+    seen.correlation_id = call.correlationId;
+    seen.return_code =
+        call.functionReturnValue != nullptr ? *static_cast<const int32_t*>(call.functionReturnValue) : 0;
+    seen.domain = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? file::ApiDomain::runtime : file::ApiDomain::driver;
+    seen.backend = file::CaptureBackend::cupti;
+    seen.callback_id = static_cast<uint16_t>(cbid);
+    seen.params = call.functionParams;
+    return seen;
+  });
 }
 
 // What on_callback keeps in CUPTI's correlationData slot for a call it

@@ -196,20 +196,19 @@ bool needed_outside_windows(const HookedFunction& function, CudaCallKind kind) {
   const CallStackSettings* stacks = options().stacks != StackMode::none && describes_work(kind) && !nested
                                         ? &call_stack_settings(options().stacks, options().stack_depth)
                                         : nullptr;
-  ApiCallSeen seen;
-  seen.start_ticks = start_ticks;
-  seen.end_ticks = end_ticks;
-  seen.function_name = function.name();
-  seen.correlation_id = correlation_id;
-  seen.return_code = result;
-  seen.domain = function.domain;
-  seen.backend = file::CaptureBackend::hooks;
-  seen.callback_id = function.callback_id;
-  seen.kind = kind;
-  seen.nested = nested;
-  seen.params = params;
-  seen.kernel_name = kernel_name;
-  write_api_call(*buffer, stacks, kAgentFrames, seen);
+  write_api_call(*buffer, stacks, kAgentFrames, {kind, nested, kernel_name}, [&] {
+    ApiCallSeen seen;
+    seen.start_ticks = start_ticks;
+    seen.end_ticks = end_ticks;
+    seen.function_name = function.name();
+    seen.correlation_id = correlation_id;
+    seen.return_code = result;
+    seen.domain = function.domain;
+    seen.backend = file::CaptureBackend::hooks;
+    seen.callback_id = function.callback_id;
+    seen.params = params;
+    return seen;
+  });
 }
 
 }  // namespace
