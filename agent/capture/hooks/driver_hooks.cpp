@@ -73,8 +73,9 @@ HookedFunction g_functions[kDriverHooks] = {
 };
 
 // What each wrapper forwards to; nullptr until first needed. Not in
-// AgentState: as the runtime's (runtime_hooks.cpp).
-PROF_LARGE_ZEROED std::atomic<void*> g_real[kDriverHooks];
+// AgentState: as the runtime's (runtime_hooks.cpp). The assembly wrappers
+// read it by its assembler name (wrapper_definition.h).
+PROF_LARGE_ZEROED std::atomic<void*> g_real[kDriverHooks] __asm__("prof_driver_real");
 std::atomic<bool> g_wrappers_on{false};
 
 void* real_of(DriverHook hook) {
@@ -113,6 +114,19 @@ PROF_WRAPPER_HERE(CUresult, prof_hook_cuGetProcAddress, "cuGetProcAddress",
 PROF_WRAPPER_HERE(CUresult, prof_hook_cuGetProcAddress_v2, "cuGetProcAddress_v2",
                   (const char* symbol, void** pfn, int cuda_version, cuuint64_t flags,
                    CUdriverProcAddressQueryResult* status))
+
+#if PROF_PASS_THROUGH_IN_ASM
+// The exported wrappers, by DriverHook (wrapper_definition.h); the two
+// cuGetProcAddress wrappers below are C++.
+asm(PROF_PASS_THROUGHS_BEGIN
+#define PROF_DRIVER_HOOK(name, params, decl, args) \
+  PROF_PASS_THROUGH("prof_driver_real", #name, "prof_hook_" #name "_here", "prof_record_" #name)
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args)
+#include "capture/hooks/hooked_functions.inc"
+#undef PROF_DRIVER_HOOK
+#undef PROF_RUNTIME_HOOK
+    PROF_PASS_THROUGHS_END);
+#endif
 
 // Our wrappers, by DriverHook (wrapper_offsets.h).
 asm(PROF_WRAPPER_OFFSETS_BEGIN("prof_driver_wrapper_offsets")

@@ -74,8 +74,10 @@ enum class HookMode : uint8_t {
 };
 // Not in AgentState: read by every exported wrapper's inline fast
 // path (two loads, a test and a jump between windows) through this header,
-// which includes no AgentState.
-extern std::atomic<HookMode> g_mode;
+// which includes no AgentState. Hidden, and under an assembler name of its
+// own: the x86-64 wrappers are assembly (wrapper_definition.h) and read it
+// PC-relative by that name.
+[[gnu::visibility("hidden")]] extern std::atomic<HookMode> g_mode __asm__("prof_hook_mode");
 extern std::atomic<int> g_open_captures;
 // Whether a call the hooks record on this thread began before CUPTI
 // subscribed, so that CUPTI's entry callback for it may still come (the
@@ -103,6 +105,14 @@ inline bool hooks_may_record() {
   const hooks_detail::HookMode mode = hooks_detail::g_mode.load(std::memory_order_acquire);
   return mode == hooks_detail::HookMode::before_cupti || mode == hooks_detail::HookMode::only;
 }
+// The same test as the assembly wrappers make it (wrapper_definition.h):
+// the mode's byte with bit 1 cleared is 1 for before_cupti and only alone.
+namespace hooks_detail {
+constexpr bool mode_byte_may_record(HookMode mode) { return (static_cast<int>(mode) & ~2) == 1; }
+static_assert(sizeof(std::atomic<HookMode>) == 1);
+static_assert(mode_byte_may_record(HookMode::before_cupti) && mode_byte_may_record(HookMode::only) &&
+              !mode_byte_may_record(HookMode::off) && !mode_byte_may_record(HookMode::cupti));
+}  // namespace hooks_detail
 
 struct TimedOperation;
 

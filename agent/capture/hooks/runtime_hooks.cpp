@@ -73,8 +73,9 @@ const char* exported_name(uint32_t i) { return kExportedNames + kExportedNameOff
 
 // What each wrapper forwards to; nullptr until first needed. Not in
 // AgentState: the wrappers load it inline on every call, and a program
-// calls them before the agent's constructor has run.
-PROF_LARGE_ZEROED std::atomic<void*> g_real[kRuntimeHooks];
+// calls them before the agent's constructor has run. The assembly wrappers
+// read it by its assembler name (wrapper_definition.h).
+PROF_LARGE_ZEROED std::atomic<void*> g_real[kRuntimeHooks] __asm__("prof_runtime_real");
 
 void* real_of(RuntimeHook hook) {
   const auto i = static_cast<uint32_t>(hook);
@@ -98,6 +99,18 @@ inline void before_real_call(RuntimeHook hook) {
 #include "capture/hooks/hooked_functions.inc"
 #undef PROF_DRIVER_HOOK
 #undef PROF_RUNTIME_HOOK
+
+#if PROF_PASS_THROUGH_IN_ASM
+// The exported wrappers, by RuntimeHook (wrapper_definition.h).
+asm(PROF_PASS_THROUGHS_BEGIN
+#define PROF_DRIVER_HOOK(name, params, decl, args)
+#define PROF_RUNTIME_HOOK(name, key, recorded, params, decl, args) \
+  PROF_PASS_THROUGH("prof_runtime_real", #name, "prof_hook_" #name "_here", "prof_record_" #name)
+#include "capture/hooks/hooked_functions.inc"
+#undef PROF_DRIVER_HOOK
+#undef PROF_RUNTIME_HOOK
+    PROF_PASS_THROUGHS_END);
+#endif
 
 // Our wrappers, by RuntimeHook (wrapper_offsets.h).
 asm(PROF_WRAPPER_OFFSETS_BEGIN("prof_runtime_wrapper_offsets")
