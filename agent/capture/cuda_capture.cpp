@@ -72,8 +72,23 @@ struct ThreadCallState {
 };
 [[gnu::tls_model("initial-exec")]] thread_local ThreadCallState t_calls{};
 
-uint32_t& work_in_flight(CudaCallKind kind) {
-  return kind == CudaCallKind::launch ? t_calls.launches_in_flight : t_calls.other_work_in_flight;
+// A call that describes work begins or ends: one more or fewer in flight.
+// Each count by its own name: through a reference chosen by the kind, GCC
+// computed the field's address (the thread pointer plus its offset) where
+// it can now add to the field through %fs.
+void count_work_begun(CudaCallKind kind) {
+  if (kind == CudaCallKind::launch) {
+    ++t_calls.launches_in_flight;
+  } else {
+    ++t_calls.other_work_in_flight;
+  }
+}
+void count_work_ended(CudaCallKind kind) {
+  if (kind == CudaCallKind::launch) {
+    if (t_calls.launches_in_flight > 0) --t_calls.launches_in_flight;
+  } else if (t_calls.other_work_in_flight > 0) {
+    --t_calls.other_work_in_flight;
+  }
 }
 
 // Whether a call is nested in another that describes work on this thread
@@ -120,7 +135,7 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
   return kind;
 }
 
-// The kinds a callback's fast path handles (on_api_enter, on_callback):
+// The kinds a callback's fast path handles (on_callback, enter_commonly):
 // classified, recorded by default, and neither starting nor stopping the
 // profiler range. A bit per CudaCallKind.
 constexpr uint32_t kPlainKinds =
@@ -188,7 +203,7 @@ bool repeats_outer_call(bool work) {
 [[gnu::always_inline]] inline bool count_entry(CudaCallKind kind) {
   const bool work = describes_work(kind);
   const bool recorded = capture_range_open() && !repeats_outer_call(work);
-  if (work) ++work_in_flight(kind);
+  if (work) count_work_begun(kind);
   return recorded;
 }
 
@@ -196,7 +211,7 @@ bool repeats_outer_call(bool work) {
 // whose entry we never saw (`entry` 0: it began before the subscription)
 // did not count either.
 [[gnu::always_inline]] inline void count_exit(CudaCallKind kind, uint64_t entry) {
-  if (describes_work(kind) && entry != 0 && work_in_flight(kind) > 0) --work_in_flight(kind);
+  if (describes_work(kind) && entry != 0) count_work_ended(kind);
 }
 
 // A call's entry time in ns, read now if it was not at its entry: a step
@@ -238,7 +253,8 @@ void find_step_at_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const
 
 void detach_at_exit();
 
-// An entry callback, in full (on_api_enter takes the common case).
+// An entry callback, in full (on_callback takes the common case, with
+// enter_commonly).
 [[gnu::noinline]] void on_any_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                         const CUpti_CallbackData& call) {
   const CudaCallKind kind = kind_of(domain, cbid, call.functionName);
@@ -259,24 +275,23 @@ void detach_at_exit();
   if (agent_state().cuda.step_rule != StepRuleOrigin::none) find_step_at_entry(kind, domain, cbid, call);
 }
 
-// An entry callback. The common case (a plain kind, no step rule, no call
-// the hooks may be recording, the TSC as clock) is on_any_api_enter's path
-// without its calls, so that it needs no stack frame: four callbacks per
-// runtime launch (enter and exit, of it and of the driver's launch inside)
-// were two thirds of the agent's instructions on the app thread
-// (callgrind, tiny_kernels).
-[[gnu::noinline]] void on_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                    const CUpti_CallbackData& call, CudaCallKind kind) {
-  catch_up_with_cuts();
+// An entry callback's common case (a plain kind, no step rule, no call the
+// hooks may be recording, the TSC as clock): on_any_api_enter's path
+// without its calls, inline in on_callback, so that an entry needs no stack
+// frame and moves no argument: four callbacks per runtime launch (enter and
+// exit, of it and of the driver's launch inside) were two thirds of the
+// agent's instructions on the app thread (callgrind, tiny_kernels). False:
+// not the common case, on_any_api_enter's to take.
+[[gnu::always_inline]] inline bool enter_commonly(const CUpti_CallbackData& call, CudaCallKind kind) {
   if (!is_plain(kind) || hooks_detail::t_call_awaits_cupti_entry ||
       agent_state().cuda.step_rule != StepRuleOrigin::none ||
       host_clock::g_source.load(std::memory_order_relaxed) != host_clock::kTsc) [[unlikely]] {
-    on_any_api_enter(domain, cbid, call);
-    return;
+    return false;
   }
   const bool recorded = count_entry(kind);
   // The entry's host ticks, the last thing before the call goes on.
   *call.correlationData = recorded ? host_clock::read_tsc() : kEntryNotTimed;
+  return true;
 }
 
 // An exit callback, in full (on_callback takes the common case).
@@ -320,11 +335,11 @@ void detach_at_exit();
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto& call = *static_cast<const CUpti_CallbackData*>(data);
   const CudaCallKind cached = cached_kind(domain, cbid);
+  catch_up_with_cuts();
   if (call.callbackSite == CUPTI_API_ENTER) {
-    on_api_enter(domain, cbid, call, cached);
+    if (!enter_commonly(call, cached)) [[unlikely]] on_any_api_enter(domain, cbid, call);
     return;
   }
-  catch_up_with_cuts();
   // The common exit (a plain kind, no first call, no step rule ending steps
   // here, no detach asked, an entry seen): on_any_api_exit's path without
   // its rare branches. The exit of a call not recorded (the driver's launch
