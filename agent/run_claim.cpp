@@ -54,8 +54,15 @@ bool write_all(int fd, const std::string& text) {
   return true;
 }
 
+// How a file says it has no more: a read of nothing, or (/proc/PID/environ,
+// whose reads return less than asked only at its end: the kernel's
+// environ_read copies until the count is met or the environment ends) a
+// read of less than asked, which spares every process that starts a run a
+// system call.
+enum class FileEnd { empty_read, short_read };
+
 // False when `path` cannot be opened.
-bool read_all(const std::string& path, std::string& text) {
+bool read_all(const std::string& path, std::string& text, FileEnd end = FileEnd::empty_read) {
   text.clear();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
@@ -65,6 +72,7 @@ bool read_all(const std::string& path, std::string& text) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     text.append(buf, static_cast<size_t>(n));
+    if (end == FileEnd::short_read && static_cast<size_t>(n) < sizeof buf) break;
   }
   ::close(fd);
   return true;
@@ -184,7 +192,7 @@ struct StartEnvironment {
 StartEnvironment start_environment(uint32_t pid, const std::string& agent_library) {
   StartEnvironment found;
   std::string environ_text;
-  found.readable = read_all("/proc/" + std::to_string(pid) + "/environ", environ_text);
+  found.readable = read_all("/proc/" + std::to_string(pid) + "/environ", environ_text, FileEnd::short_read);
   if (!found.readable) return found;
   const std::string agent_name = agent_library.empty() ? "libprof.so" : base_name(agent_library);
   for (size_t begin = 0; begin < environ_text.size();) {

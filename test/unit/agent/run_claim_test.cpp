@@ -295,6 +295,17 @@ TEST_CASE("a process whose environment lost PROF_RUN finds its run through its a
     CHECK(std::string(getenv("PROF_RUN")) == "/somewhere/libprof-run-0-42-7");
     CHECK(std::string(getenv("PROF_RUN_PID")) == "42");
   }
+  SECTION("the parent's start environment spans pages: read whole") {
+    // /proc/PID/environ is read until a read comes short (run_claim.cpp).
+    const std::string padding = "PADDING=" + std::string(3 * 4096 + 100, 'x');
+    const ShellWithChild started =
+        start_shell({padding, "PROF_RUN=/somewhere/libprof-run-0-43-8", "PROF_RUN_PID=43"});
+    prof::RunClaim lost;
+    lost.join(started.child, "/opt/x/libprof.so");
+    stop(started);
+    CHECK(std::string(getenv("PROF_RUN")) == "/somewhere/libprof-run-0-43-8");
+    CHECK(std::string(getenv("PROF_RUN_PID")) == "43");
+  }
   SECTION("the parent preloads the agent without a run: it is the run's first process") {
     // A path that is not there: the loader says so and sh runs on.
     const ShellWithChild started = start_shell({"LD_PRELOAD=/nonexistent/libprof.so"});
