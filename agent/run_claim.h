@@ -5,12 +5,14 @@
 // pid ($TMPDIR/libprof-run-<uid>-<pid>, so that a process whose environment
 // lost PROF_RUN can name it from its ancestor); the agents of the processes
 // it starts find it there. The run's small folder is that name and
-// "-<start ticks>" (the first process's start time, read from /proc only
-// by a process that needs the folder: a pid of a SIGKILLed run's first
-// process, reused, never names its folder), and its mark, a symbolic link
-// by the run's name alone made before the folder, tells the first process
-// at its exit whether to look for one. The folder is made
-// by the first process of the run that needs it (one that records, or has a
+// "-<start ticks>", the first process's start time, so that a run whose
+// first process got the pid of a SIGKILLed run's never takes that run's
+// folder; it is read from /proc only by a process that needs the folder.
+// The run's mark, a symbolic link by the run's name alone made before the
+// folder, tells the first process at its exit whether to look for one
+// (/proc/self/stat was the dearest system call of a process that never
+// records, issue #30). The folder is made by the first process of the run
+// that needs it (one that records, or has a
 // warning to say once): a run that records nothing makes none, since a
 // mkdir and rmdir on the disk were most of the start-up cost of every
 // process of a shell pipeline under LD_PRELOAD (issue #30). Through it:
