@@ -54,8 +54,15 @@ bool write_all(int fd, const std::string& text) {
   return true;
 }
 
+// How a file says it has no more: a read of nothing, or (/proc/PID/environ,
+// whose reads return less than asked only at its end: the kernel's
+// environ_read copies until the count is met or the environment ends) a
+// read of less than asked, which spares every process that starts a run a
+// system call.
+enum class FileEnd { empty_read, short_read };
+
 // False when `path` cannot be opened.
-bool read_all(const std::string& path, std::string& text) {
+bool read_all(const std::string& path, std::string& text, FileEnd end = FileEnd::empty_read) {
   text.clear();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
@@ -65,6 +72,7 @@ bool read_all(const std::string& path, std::string& text) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     text.append(buf, static_cast<size_t>(n));
+    if (end == FileEnd::short_read && static_cast<size_t>(n) < sizeof buf) break;
   }
   ::close(fd);
   return true;
@@ -106,11 +114,47 @@ std::string folder_prefix() {
   return prefix;
 }
 
-// The folder of the run whose first process is `first_pid`: named by its
-// pid and start time, which its descendants can read from /proc too.
-std::string folder_of(const std::string& dir, uint32_t first_pid) {
-  const std::string ticks = process_start_ticks(first_pid == static_cast<uint32_t>(getpid()) ? 0 : first_pid);
-  return dir + "/" + folder_prefix() + std::to_string(first_pid) + "-" + ticks;
+// The run whose first process is `first_pid`, named by that pid alone: its
+// folder's name is this and "-<start ticks>" (folder_of).
+std::string run_name_of(const std::string& dir, uint32_t first_pid) {
+  return dir + "/" + folder_prefix() + std::to_string(first_pid);
+}
+
+// The folder of the run named `run_name` (run_name_of): named by its first
+// process's pid and start time, which its descendants read from /proc too
+// (not a later process that got the pid: a run folder left by a SIGKILL is
+// never taken for a new run's). "" when that process is another and gone.
+std::string folder_of(const std::string& run_name, uint32_t first_pid) {
+  const bool self = first_pid == static_cast<uint32_t>(getpid());
+  const std::string ticks = process_start_ticks(self ? 0 : first_pid);
+  // Its own run's folder a process names even without /proc (no ticks).
+  return ticks.empty() && !self ? std::string() : run_name + "-" + ticks;
+}
+
+// Whether `name` is a run's name by its first process alone
+// (libprof-run-<uid>-<pid>, whatever the uid: a process of the run may run
+// as another user), and that pid. Digits read here, not by strtoul: in a
+// process that never records, strtoul and its character class table were
+// two pages of libc's it touched for this alone.
+bool parse_run_name(const std::string& name, uint32_t& pid) {
+  constexpr char kStem[] = "libprof-run-";
+  if (name.compare(0, sizeof kStem - 1, kStem) != 0) return false;
+  // The value of the digits from `at` (at least one), and where they end.
+  const auto number_at = [&name](size_t& at, uint64_t& value) {
+    const size_t begin = at;
+    value = 0;
+    for (; at < name.size() && name[at] >= '0' && name[at] <= '9' && at - begin < 10; ++at) {
+      value = value * 10 + static_cast<uint64_t>(name[at] - '0');
+    }
+    return at > begin;
+  };
+  size_t at = sizeof kStem - 1;
+  uint64_t uid = 0, first_pid = 0;
+  if (!number_at(at, uid) || at == name.size() || name[at] != '-') return false;
+  ++at;
+  if (!number_at(at, first_pid) || at != name.size() || first_pid == 0 || first_pid > UINT32_MAX) return false;
+  pid = static_cast<uint32_t>(first_pid);
+  return true;
 }
 
 // A run folder's first process and its start time, from the folder's name;
@@ -148,7 +192,7 @@ struct StartEnvironment {
 StartEnvironment start_environment(uint32_t pid, const std::string& agent_library) {
   StartEnvironment found;
   std::string environ_text;
-  found.readable = read_all("/proc/" + std::to_string(pid) + "/environ", environ_text);
+  found.readable = read_all("/proc/" + std::to_string(pid) + "/environ", environ_text, FileEnd::short_read);
   if (!found.readable) return found;
   const std::string agent_name = agent_library.empty() ? "libprof.so" : base_name(agent_library);
   for (size_t begin = 0; begin < environ_text.size();) {
@@ -188,22 +232,43 @@ std::string runs_dir() {
 }
 
 // The folders of runs whose first process is gone (a SIGKILL gives no
-// chance to remove one), in `dir`, but `keep`.
+// chance to remove one), in `dir`, but `keep`; and the marks of runs whose
+// first process's pid no process has. (A mark whose pid a later process
+// got stays until that one is gone: the mark may be that process's run's,
+// whose start time nothing here knows.)
 void sweep_stale_folders(const std::string& dir, const std::string& keep) {
   DIR* listing = opendir(dir.c_str());
   if (listing == nullptr) return;
   const std::string prefix = folder_prefix();
-  std::vector<std::string> stale;
+  std::vector<std::string> stale_folders, stale_marks;
   while (const dirent* entry = readdir(listing)) {
     const std::string name = entry->d_name;
     if (name.compare(0, prefix.size(), prefix) != 0 || dir + "/" + name == keep) continue;
-    if (!first_process_of_folder_runs(name)) stale.push_back(dir + "/" + name);
+    uint32_t pid = 0;
+    if (parse_run_name(name, pid)) {
+      if (!process_exists(pid)) stale_marks.push_back(dir + "/" + name);
+    } else if (!first_process_of_folder_runs(name)) {
+      stale_folders.push_back(dir + "/" + name);
+    }
   }
   closedir(listing);
-  for (const std::string& folder : stale) remove_folder(folder);
+  for (const std::string& folder : stale_folders) remove_folder(folder);
+  for (const std::string& mark : stale_marks) ::unlink(mark.c_str());
 }
 
 }  // namespace
+
+void RunClaim::name_run(const std::string& run) {
+  folder_.clear();
+  mark_.clear();
+  if (run == "-") return;  // the run has no folder
+  uint32_t pid = 0;
+  if (parse_run_name(base_name(run), pid)) {
+    mark_ = run;  // the folder's name waits for the first process's start time
+  } else {
+    folder_ = run;
+  }
+}
 
 void RunClaim::join(uint32_t pid, const std::string& agent_library) {
   pid_ = pid;
@@ -212,9 +277,9 @@ void RunClaim::join(uint32_t pid, const std::string& agent_library) {
     const char* first_pid = env_value(kRunPidVariable);
     first_pid_ = first_pid != nullptr ? static_cast<uint32_t>(strtoul(first_pid, nullptr, 10)) : 0;
     first_ = first_pid_ == pid;
-    // "-": the run has no folder. Whether the folder is one of a run in
-    // progress is asked when it is first needed (ensure_folder).
-    if (std::string(run) != "-") folder_ = run;
+    // Whether the folder is one of a run in progress is asked when it is
+    // first needed (ensure_folder).
+    name_run(run);
     return;
   }
   // No PROF_RUN: this process may still belong to a run its environment
@@ -231,7 +296,7 @@ void RunClaim::join(uint32_t pid, const std::string& agent_library) {
   for (int generation = 0; generation < 64 && ancestor > 1; ++generation) {
     const StartEnvironment started = start_environment(ancestor, agent_library);
     if (!started.run.empty()) {
-      if (started.run != "-") folder_ = started.run;
+      name_run(started.run);
       first_pid_ = started.run_pid;
       first_ = false;
       env_set(kRunVariable, started.run.c_str(), true);
@@ -244,9 +309,22 @@ void RunClaim::join(uint32_t pid, const std::string& agent_library) {
   }
   first_pid_ = top;
   first_ = top == pid;
-  folder_ = folder_of(runs_dir(), top);
-  env_set(kRunVariable, folder_.c_str(), true);
+  // Named by the first process's pid alone: its start time, which names the
+  // folder, is read from /proc (11.6 us on this VM, the dearest system call
+  // of a process that never records, issue #30) only by a process that
+  // needs the folder, or by the first one at its exit when the run's mark
+  // says a folder may have been made.
+  const std::string name = run_name_of(runs_dir(), top);
+  name_run(name);
+  env_set(kRunVariable, name.c_str(), true);
   env_set(kRunPidVariable, std::to_string(top).c_str(), true);
+}
+
+void RunClaim::remove_mark() {
+  // This process's pid names the mark: no other run in progress has it.
+  if (!mark_.empty()) ::unlink(mark_.c_str());
+  mark_.clear();
+  folder_.clear();
 }
 
 bool RunClaim::first_process_runs() const {
@@ -257,20 +335,37 @@ bool RunClaim::first_process_runs() const {
 }
 
 bool RunClaim::ensure_folder() {
-  if (folder_.empty()) return false;
   if (folder_made_) return true;
+  bool first_runs = false;  // known: its start time was read just now
+  if (folder_.empty() && !mark_.empty()) {
+    folder_ = folder_of(mark_, first_pid_);
+    if (folder_.empty()) {  // the run's first process is gone
+      log_error("PROF_RUN=%s names no run in progress; this process writes <name>.%u.pb", mark_.c_str(), pid_);
+      mark_.clear();
+      return false;
+    }
+    first_runs = true;
+  }
+  if (folder_.empty()) return false;
   struct stat st {};
   if (::stat(folder_.c_str(), &st) != 0) {
     // A PROF_RUN left in the environment by an earlier run, or the run's
     // first process is gone: this process cannot claim PROF_OUTPUT, and
     // says so. (The first process itself may make its folder any time.)
-    if (!first_ && !first_process_runs()) {
+    if (!first_ && !first_runs && !first_process_runs()) {
       log_error("PROF_RUN=%s names no run in progress; this process writes <name>.%u.pb", folder_.c_str(), pid_);
       folder_.clear();
+      mark_.clear();
       return false;
     }
-    if (::mkdir(folder_.c_str(), 0700) != 0 && errno != EEXIST) {
+    // The mark before the folder: a first process that finds no mark at its
+    // exit knows that no folder was made before (finish). A symbolic link,
+    // which needs no descriptor (ulimit -n 5), to the folder's name; one a
+    // SIGKILLed run of the same pid left says "look" all the same.
+    const bool marked = mark_.empty() || ::symlink(base_name(folder_).c_str(), mark_.c_str()) == 0 || errno == EEXIST;
+    if (!marked || (::mkdir(folder_.c_str(), 0700) != 0 && errno != EEXIST)) {
       folder_.clear();  // every process on its own, as without a $TMPDIR
+      mark_.clear();
       return false;
     }
     const size_t slash = folder_.rfind('/');
@@ -343,19 +438,29 @@ bool RunClaim::note_written(const std::string& path, uint64_t bytes, uint32_t gp
 }
 
 std::string RunClaim::finish() {
-  if (!first_ || folder_.empty()) return {};
+  if (!first_ || (folder_.empty() && mark_.empty())) return {};
   // Most runs (a shell pipeline under LD_PRELOAD) never make their folder:
   // one failed lookup says so, where reading its notes and then listing it
   // took two (each a directory search and a negative dentry, issue #30).
-  const int folder = ::open(folder_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (folder < 0 && errno == ENOENT) {
-    folder_.clear();
+  // For a run named by this process's pid alone, the lookup is of the mark
+  // (not followed: one of an earlier process of this pid may name another
+  // folder), so that the folder's name (this process's start time from
+  // /proc) is read only when a folder may have been made.
+  struct stat st {};
+  if (folder_.empty() && ::lstat(mark_.c_str(), &st) != 0 && errno == ENOENT) {
+    mark_.clear();
+    return kNothingWritten;
+  }
+  if (folder_.empty()) folder_ = folder_of(mark_, first_pid_);
+  const int folder = folder_.empty() ? -1 : ::open(folder_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (folder < 0 && (folder_.empty() || errno == ENOENT)) {
+    remove_mark();
     return kNothingWritten;
   }
   if (folder >= 0) ::close(folder);
   const std::string written = read_all(folder_ + "/" + kWrittenFile);
   remove_folder(folder_);
-  folder_.clear();
+  remove_mark();
   std::vector<std::string> files;
   for (size_t begin = 0; begin < written.size();) {
     size_t end = written.find('\n', begin);

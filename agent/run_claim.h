@@ -1,11 +1,18 @@
 #pragma once
 // One run: every profiled process a command starts, however it starts them
 // (`timeout 60 ./app`, `bash -c`, torchrun, mpirun with the environment
-// passed on). The first agent of the tree names a small folder for the run
-// in $TMPDIR in PROF_RUN (libprof-run-<uid>-<pid>-<start ticks>, so that a
-// process whose environment lost PROF_RUN can name it from its ancestor);
-// the agents of the processes it starts find it there. The folder is made
-// by the first process of the run that needs it (one that records, or has a
+// passed on). The first agent of the tree names the run in PROF_RUN by its
+// pid ($TMPDIR/libprof-run-<uid>-<pid>, so that a process whose environment
+// lost PROF_RUN can name it from its ancestor); the agents of the processes
+// it starts find it there. The run's small folder is that name and
+// "-<start ticks>", the first process's start time, so that a run whose
+// first process got the pid of a SIGKILLed run's never takes that run's
+// folder; it is read from /proc only by a process that needs the folder.
+// The run's mark, a symbolic link by the run's name alone made before the
+// folder, tells the first process at its exit whether to look for one
+// (/proc/self/stat was the dearest system call of a process that never
+// records, issue #30). The folder is made by the first process of the run
+// that needs it (one that records, or has a
 // warning to say once): a run that records nothing makes none, since a
 // mkdir and rmdir on the disk were most of the start-up cost of every
 // process of a shell pipeline under LD_PRELOAD (issue #30). Through it:
@@ -43,7 +50,7 @@ class RunClaim {
   // records before its parent: the parent's file is PROF_OUTPUT, each
   // child's <name>.<pid>.pb beside it (issue 16), whatever the order.
   void mark_forked_child() { forked_ = true; }
-  bool has_folder() const { return !folder_.empty(); }
+  bool has_folder() const { return !folder_.empty() || !mark_.empty(); }
 
   // The file this process writes instead of `wanted`: `wanted` itself when
   // no other process of the run has claimed it, else <name>.<pid>.<ext>, or
@@ -80,13 +87,22 @@ class RunClaim {
   bool ensure_folder();
   // Whether the run's first process, as the folder's name gives it, runs.
   bool first_process_runs() const;
+  // The run as PROF_RUN names it: its folder ("-": none), or its name by
+  // its first process's pid alone (the mark's).
+  void name_run(const std::string& run);
+  // At the first process's end: its mark (if any) removed, the run forgotten.
+  void remove_mark();
 
   uint32_t pid_ = 0;
   uint32_t first_pid_ = 0;
   bool first_ = false;
   bool forked_ = false;
   bool folder_made_ = false;  // seen or made by ensure_folder()
-  std::string folder_;  // empty: none
+  std::string folder_;  // empty: none, or not known yet (mark_)
+  // The run's name by its first process's pid alone, the folder's without
+  // "-<start ticks>", where a symbolic link to the folder is made before it
+  // is; empty for a run PROF_RUN names by its folder.
+  std::string mark_;
 };
 
 }  // namespace prof

@@ -103,7 +103,7 @@ void keep_stderr_for_exit() {
   if (g_kept_stderr.load(std::memory_order_relaxed) >= 0) return;
   // From 64 up: under a tiny RLIMIT_NOFILE (ulimit -n 5) no copy is made
   // rather than one that takes the capture file's descriptor.
-  g_kept_stderr_file = keep_out_of_the_way(fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 64));
+  g_kept_stderr_file = keep_copy_out_of_the_way(STDERR_FILENO, 64);
   g_kept_stderr.store(g_kept_stderr_file.fd, std::memory_order_release);
 }
 LogLevel log_level() { return g_level.load(std::memory_order_relaxed); }

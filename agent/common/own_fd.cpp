@@ -20,6 +20,17 @@ int lowest_high_number() {
   return static_cast<int>(allowed - allowed / 4);
 }
 
+// What `fd` names, noted; {-1} when it cannot be examined.
+OwnFd noted(int fd) {
+  struct stat st {};
+  if (fd < 0 || fstat(fd, &st) != 0) return {};
+  OwnFd own;
+  own.fd = fd;
+  own.device = st.st_dev;
+  own.inode = st.st_ino;
+  return own;
+}
+
 }  // namespace
 
 OwnFd keep_out_of_the_way(int fd) {
@@ -34,12 +45,20 @@ OwnFd keep_out_of_the_way(int fd) {
     }
   }
   fcntl(fd, F_SETFD, FD_CLOEXEC);
-  struct stat st {};
-  if (fstat(fd, &st) != 0) return own;
-  own.fd = fd;
-  own.device = st.st_dev;
-  own.inode = st.st_ino;
-  return own;
+  return noted(fd);
+}
+
+OwnFd keep_copy_out_of_the_way(int fd, int lowest_allowed) {
+  // One dup, straight to the high number: a copy at `lowest_allowed` moved
+  // on by keep_out_of_the_way grew the descriptor table twice (64 to 128
+  // entries, then to 2,048) and took 3 more system calls, in every process
+  // that starts a run (issue #30, start-up).
+  const int lowest = lowest_high_number();
+  int copy = fcntl(fd, F_DUPFD_CLOEXEC, lowest > lowest_allowed ? lowest : lowest_allowed);
+  // Every high number taken: the lowest number the caller allows, as
+  // keep_out_of_the_way keeps a descriptor it cannot move.
+  if (copy < 0 && lowest > lowest_allowed) copy = fcntl(fd, F_DUPFD_CLOEXEC, lowest_allowed);
+  return noted(copy);
 }
 
 bool still_ours(const OwnFd& own) {

@@ -25,6 +25,11 @@ struct OwnFd {
 // RLIMIT_NOFILE). {-1} when `fd` is negative or cannot be examined (closed).
 OwnFd keep_out_of_the_way(int fd);
 
+// A close-on-exec copy of `fd` (left open) at the number keep_out_of_the_way
+// would move it to, never below `lowest_allowed`, noted; {-1} when no
+// number from `lowest_allowed` up can be had (ulimit -n 5).
+OwnFd keep_copy_out_of_the_way(int fd, int lowest_allowed);
+
 // Whether `own.fd` still names the file it named when kept. Async-signal-safe
 // (fstat).
 bool still_ours(const OwnFd& own);

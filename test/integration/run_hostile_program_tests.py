@@ -569,6 +569,28 @@ def nothing_of_ours_outlives_the_run(tmp):
     check(not run_folders_left(tmp), "a SIGTERMed run left %s" % run_folders_left(tmp))
 
 
+def ignored_signals_stay_ignored(tmp):
+    """SIGINT and SIGTERM ignored when the program starts (inherited through
+    exec, as a non-interactive shell leaves them to a background job): the
+    agent installs its handler with one call per signal and puts back what
+    that call found, so the kernel still ignores both (SigIgn, not SigCgt,
+    in /proc/PID/status) and the program's kill of itself with each is
+    ignored, as without the agent."""
+    def ignore_both():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    shell = 'grep -E "^Sig(Ign|Cgt)" /proc/$$/status; kill -INT $$; kill -TERM $$; echo alive'
+    result = harness.run(["sh", "-c", shell], ending_env(tmp), tmp, preexec_fn=ignore_both)
+    check(result.returncode == 0, "exit %d: %s" % (result.returncode, result.stderr))
+    masks = dict(line.split(":\t") for line in result.stdout.splitlines() if line.startswith("Sig"))
+    both = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1))
+    check(int(masks["SigIgn"], 16) & both == both, "not ignored: %s" % result.stdout)
+    check(int(masks["SigCgt"], 16) & both == 0, "caught: %s" % result.stdout)
+    check(result.stdout.splitlines()[-1] == "alive", result.stdout)
+    # The agent handles the crash signals it found at their default.
+    check(int(masks["SigCgt"], 16) & (1 << (signal.SIGSEGV - 1)), "SIGSEGV not caught: %s" % result.stdout)
+
+
 # ---- 10: the configuration, said once and truly ----
 
 def bad_value_said_once_per_run(tmp):

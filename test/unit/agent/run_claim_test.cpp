@@ -61,8 +61,17 @@ uint32_t dead_pid() {
   return pid;
 }
 
-std::string folder_name(uint32_t pid, const std::string& ticks) {
-  return private_tmp() + "/libprof-run-" + std::to_string(getuid()) + "-" + std::to_string(pid) + "-" + ticks;
+// The run of first process `pid` as PROF_RUN names it, and the name of its
+// mark (a symbolic link to its folder).
+std::string run_name(uint32_t pid) {
+  return private_tmp() + "/libprof-run-" + std::to_string(getuid()) + "-" + std::to_string(pid);
+}
+
+std::string folder_name(uint32_t pid, const std::string& ticks) { return run_name(pid) + "-" + ticks; }
+
+bool is_link(const std::string& path) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
 }
 
 }  // namespace
@@ -72,9 +81,11 @@ TEST_CASE("the first process to claim an output gets it; the others get their pi
   prof::RunClaim launcher;
   launcher.join(self());
   REQUIRE(launcher.first_of_run());
-  const std::string folder = getenv("PROF_RUN");
-  CHECK(folder == folder_name(self(), prof::process_start_ticks(0)));
+  // Named by the first process's pid; its folder by its start time too.
+  CHECK(std::string(getenv("PROF_RUN")) == run_name(self()));
+  const std::string folder = folder_name(self(), prof::process_start_ticks(0));
   CHECK(!is_folder(folder));  // made by the first process that records
+  CHECK(!is_link(run_name(self())));
 
   prof::RunClaim program, worker;
   program.join(101);  // started by the launcher: the environment names the run
@@ -82,6 +93,7 @@ TEST_CASE("the first process to claim an output gets it; the others get their pi
   CHECK(!program.first_of_run());
   CHECK(program.claim("out/x.pb") == "out/x.pb");
   CHECK(is_folder(folder));
+  CHECK(is_link(run_name(self())));  // made before the folder, for the first process's exit
   CHECK(worker.claim("out/x.pb") == "out/x.102.pb");
   CHECK(worker.claim("out/y.pb") == "out/y.pb");  // another output: its own claim
 
@@ -90,6 +102,7 @@ TEST_CASE("the first process to claim an output gets it; the others get their pi
   CHECK(program.finish().empty());  // only the run's first process speaks
   CHECK(launcher.finish() == "wrote 2 files: out/x.pb (1234 bytes), out/x.102.pb (56 bytes)");
   CHECK(!is_folder(folder));
+  CHECK(run_folders().empty());  // the mark too
 
   // A process that ends after the first one: its note fails, it speaks itself.
   CHECK(!worker.note_written("out/x.102.pb", 56));
@@ -176,20 +189,53 @@ TEST_CASE("a PROF_RUN whose first process is gone makes no folder and claims not
 
 TEST_CASE("the run that first makes its folder sweeps those of runs whose first process is gone") {
   forget_run();
-  const std::string stale = folder_name(dead_pid(), "777");
+  const uint32_t gone = dead_pid();
+  const std::string stale = folder_name(gone, "777");
   // A run of this very pid from before (another start time): gone too.
   const std::string reused_pid = folder_name(self(), "1");
   REQUIRE(mkdir(stale.c_str(), 0700) == 0);
   REQUIRE(mkdir(reused_pid.c_str(), 0700) == 0);
+  REQUIRE(symlink("libprof-run-x-777", run_name(gone).c_str()) == 0);
+  // Its mark, which the new run of this pid finds in place: kept, and then
+  // the new run's (it only says "look" at the first process's exit).
+  REQUIRE(symlink("libprof-run-x-1", run_name(self()).c_str()) == 0);
   prof::RunClaim run;
   run.join(self());
   CHECK(is_folder(stale));  // a process that records nothing sweeps nothing
   CHECK(run.claim("run.pb") == "run.pb");
   CHECK(!is_folder(stale));
+  CHECK(!is_link(run_name(gone)));
   CHECK(!is_folder(reused_pid));
-  CHECK(run_folders().size() == 1);
-  run.finish();
+  CHECK(is_link(run_name(self())));
+  CHECK(run_folders().size() == 2);  // the run's folder and mark
+  CHECK(run.note_written("run.pb", 5));
+  CHECK(run.finish() == "wrote run.pb (5 bytes)");
   CHECK(run_folders().empty());
+  forget_run();
+}
+
+TEST_CASE("a first process that finds a mark but no folder of its run says nothing was recorded") {
+  forget_run();
+  // A SIGKILLed run of this pid left its mark: the folder is looked for by
+  // this run's start time, and is not there.
+  REQUIRE(symlink("libprof-run-x-1", run_name(self()).c_str()) == 0);
+  prof::RunClaim run;
+  run.join(self());
+  CHECK(run.finish() == "nothing recorded; no file written");
+  CHECK(run_folders().empty());
+  forget_run();
+}
+
+TEST_CASE("a run named by a first process that is gone makes no folder and claims nothing") {
+  forget_run();
+  const uint32_t gone = dead_pid();
+  setenv("PROF_RUN", run_name(gone).c_str(), 1);
+  setenv("PROF_RUN_PID", std::to_string(gone).c_str(), 1);
+  prof::RunClaim left_behind;
+  left_behind.join(703);
+  CHECK(left_behind.claim("run.pb") == "run.703.pb");
+  CHECK(run_folders().empty());
+  CHECK(left_behind.say_once("a warning"));  // no folder: said by each
   forget_run();
 }
 
@@ -249,25 +295,34 @@ TEST_CASE("a process whose environment lost PROF_RUN finds its run through its a
     CHECK(std::string(getenv("PROF_RUN")) == "/somewhere/libprof-run-0-42-7");
     CHECK(std::string(getenv("PROF_RUN_PID")) == "42");
   }
+  SECTION("the parent's start environment spans pages: read whole") {
+    // /proc/PID/environ is read until a read comes short (run_claim.cpp).
+    const std::string padding = "PADDING=" + std::string(3 * 4096 + 100, 'x');
+    const ShellWithChild started =
+        start_shell({padding, "PROF_RUN=/somewhere/libprof-run-0-43-8", "PROF_RUN_PID=43"});
+    prof::RunClaim lost;
+    lost.join(started.child, "/opt/x/libprof.so");
+    stop(started);
+    CHECK(std::string(getenv("PROF_RUN")) == "/somewhere/libprof-run-0-43-8");
+    CHECK(std::string(getenv("PROF_RUN_PID")) == "43");
+  }
   SECTION("the parent preloads the agent without a run: it is the run's first process") {
     // A path that is not there: the loader says so and sh runs on.
     const ShellWithChild started = start_shell({"LD_PRELOAD=/nonexistent/libprof.so"});
-    const std::string shell_ticks = prof::process_start_ticks(started.shell);
     prof::RunClaim lost;
     lost.join(started.child, "/opt/x/libprof.so");
     stop(started);
     CHECK(!lost.first_of_run());
-    CHECK(std::string(getenv("PROF_RUN")) == folder_name(static_cast<uint32_t>(started.shell), shell_ticks));
+    CHECK(std::string(getenv("PROF_RUN")) == run_name(static_cast<uint32_t>(started.shell)));
     CHECK(std::string(getenv("PROF_RUN_PID")) == std::to_string(started.shell));
   }
   SECTION("the parent has nothing of the agent: a run of its own") {
     const ShellWithChild started = start_shell({"LD_PRELOAD=/nonexistent/libother.so"});
     prof::RunClaim own;
     own.join(started.child, "/opt/x/libprof.so");
-    const std::string child_ticks = prof::process_start_ticks(started.child);
     stop(started);
     CHECK(own.first_of_run());
-    CHECK(std::string(getenv("PROF_RUN")) == folder_name(started.child, child_ticks));
+    CHECK(std::string(getenv("PROF_RUN")) == run_name(started.child));
   }
   forget_run();
 }
