@@ -1,9 +1,7 @@
 #include "signals.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <signal.h>
-#include <sys/syscall.h>
+
 #include <unistd.h>
 
 #include <atomic>
@@ -56,13 +54,6 @@ bool handled_by_agent(int sig) {
 // Not in AgentState: the program's and the sanitizers' sigaction() calls
 // reach the interposer before the agent's constructor has run.
 std::atomic<SigactionFunction> g_real_sigaction{nullptr};
-
-// While install_signal_handlers runs, and on which thread: a signal it gave
-// the agent's handler before it knew what the call found waits for it (see
-// on_signal). Not in AgentState: only this file's installer and handler
-// read them.
-std::atomic<bool> g_installing{false};
-std::atomic<pthread_t> g_installing_thread{};  // stored before g_installing turns true
 
 SigactionFunction real_sigaction() { return next_libc_definition(g_real_sigaction, "sigaction"); }
 
@@ -186,37 +177,9 @@ void call_app_handler(SignalState::Managed& managed, const struct sigaction& app
   }
 }
 
-// A signal delivered to the agent's handler in install_signal_handlers'
-// window, for a disposition it found and puts back: as that disposition
-// would have it (an SA_RESETHAND of it is not emulated: one an earlier
-// library installed, a signal in that microsecond).
-void act_as_found(const struct sigaction& found, int sig, siginfo_t* info, void* context) {
-  if (found.sa_flags & SA_SIGINFO) {
-    found.sa_sigaction(sig, info, context);
-  } else if (found.sa_handler != SIG_IGN && found.sa_handler != SIG_DFL) {
-    found.sa_handler(sig);
-  }
-}
-
 void on_signal(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   SignalState::Managed& managed = *managed_signal(sig);  // the handler is installed for these alone
-  if (!managed.active.load(std::memory_order_acquire)) {
-    // Installed a moment ago by install_signal_handlers, which has not yet
-    // said whether the disposition it replaced was the default, or put back
-    // the one it found: another thread waits the few system calls until it
-    // is done (on its own thread the signals wait, blocked).
-    if (!pthread_equal(g_installing_thread.load(std::memory_order_relaxed), pthread_self())) {
-      while (g_installing.load(std::memory_order_acquire)) sched_yield();
-    }
-    const struct sigaction found = app_action_of(managed);
-    if (!is_default(found)) {
-      errno = saved_errno;
-      act_as_found(found, sig, info, context);
-      errno = saved_errno;
-      return;
-    }
-  }
   struct sigaction app = app_action_of(managed);
   Writer* writer = agent_state().writer.load(std::memory_order_acquire);
 
@@ -256,43 +219,16 @@ void on_signal(int sig, siginfo_t* info, void* context) {
 }  // namespace
 
 void install_signal_handlers() {
-  const SigactionFunction real = real_sigaction();
-  if (real == nullptr) return;
-  struct sigaction default_action = {};
-  default_action.sa_handler = SIG_DFL;
-  sigemptyset(&default_action.sa_mask);
-  const struct sigaction ours = real_action_for(default_action);
-  // One call per signal, which installs the handler and returns what it
-  // replaces, where asking first took two (14 system calls in every
-  // process, issue #30): nearly every process finds the default. What it
-  // found is the app's disposition, and is put back when it is not the
-  // default (a SIG_IGN inherited through exec, a sanitizer's handler); a
-  // signal in between is handled as that disposition would (on_signal).
-  // Blocked on this thread meanwhile: glibc copies what the kernel found
-  // into app_action after the system call has returned, where a signal
-  // would already run the handler; blocked, it waits until the disposition
-  // is decided (a fault in this loop would kill the process as by default).
-  // The kernel's own call, on its 64-bit mask: glibc's sigaddset and
-  // sigprocmask would be two more lazy bindings (1,300 instructions).
-  uint64_t managed_signals = 0, previous_mask = 0;
-  for (const int sig : kManagedSignals) managed_signals |= uint64_t{1} << (sig - 1);
-  const bool blocked =
-      syscall(SYS_rt_sigprocmask, SIG_BLOCK, &managed_signals, &previous_mask, sizeof managed_signals) == 0;
-  g_installing_thread.store(pthread_self(), std::memory_order_relaxed);
-  g_installing.store(true, std::memory_order_release);
+  if (real_sigaction() == nullptr) return;
   for (size_t i = 0; i < std::size(kManagedSignals); ++i) {
-    SignalState::Managed& managed = agent_state().signals.managed[i];
-    if (managed.active.load(std::memory_order_acquire)) continue;  // a forked child's, installed in its parent
     const int sig = kManagedSignals[i];
-    if (real(sig, &ours, &managed.app_action) != 0) continue;
-    if (is_default(managed.app_action)) {
-      managed.active.store(true, std::memory_order_release);
-    } else {
-      real(sig, &managed.app_action, nullptr);
-    }
+    struct sigaction current = {};
+    if (real_sigaction()(sig, nullptr, &current) != 0 || !is_default(current)) continue;
+    SignalState::Managed& managed = agent_state().signals.managed[i];
+    set_app_action(managed, current);
+    struct sigaction ours = real_action_for(current);
+    if (real_sigaction()(sig, &ours, nullptr) == 0) managed.active.store(true, std::memory_order_release);
   }
-  g_installing.store(false, std::memory_order_release);
-  if (blocked) syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous_mask, nullptr, sizeof previous_mask);
 }
 
 }  // namespace prof
