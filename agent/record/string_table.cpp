@@ -30,7 +30,7 @@ uint64_t short_tail(const char* p, size_t n) {
   uint64_t word;
   size_t n = size;
   while (n >= 8) {
-    memcpy(&word, p, 8);
+    word = load_u64(p);
     h = (h ^ word) * 0xBF58476D1CE4E5B9ull;
     h ^= h >> 31;
     p += 8;
@@ -38,7 +38,7 @@ uint64_t short_tail(const char* p, size_t n) {
   }
   if (n != 0) {
     if (size >= 8) {
-      memcpy(&word, text.data() + size - 8, 8);  // the last 8 bytes, overlapping
+      word = load_u64(text.data() + size - 8);  // the last 8 bytes, overlapping
     } else {
       word = short_tail(p, n);
     }

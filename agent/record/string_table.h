@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/unaligned.h"
 #include "encode/chunk_encoder.h"
 #include "huge_page_allocator.h"
 
@@ -77,23 +78,13 @@ class StringTable {
   // instructions and its call ~10 more per launch (callgrind, tiny_kernels).
   // Loads of 8, 4 or 1 bytes, overlapping, never past the `n` bytes.
   [[gnu::always_inline]] static bool same_text(const char* a, const char* b, size_t n) {
-    const auto word = [](const char* p) {
-      uint64_t w;
-      memcpy(&w, p, 8);
-      return w;
-    };
-    const auto half = [](const char* p) {
-      uint32_t w;
-      memcpy(&w, p, 4);
-      return w;
-    };
     if (n > 32) return memcmp(a, b, n) == 0;
     if (n >= 16) {  // the first 16 bytes and the last 16, overlapping
-      return ((word(a) ^ word(b)) | (word(a + 8) ^ word(b + 8)) | (word(a + n - 16) ^ word(b + n - 16)) |
-              (word(a + n - 8) ^ word(b + n - 8))) == 0;
+      return ((load_u64(a) ^ load_u64(b)) | (load_u64(a + 8) ^ load_u64(b + 8)) |
+              (load_u64(a + n - 16) ^ load_u64(b + n - 16)) | (load_u64(a + n - 8) ^ load_u64(b + n - 8))) == 0;
     }
-    if (n >= 8) return ((word(a) ^ word(b)) | (word(a + n - 8) ^ word(b + n - 8))) == 0;
-    if (n >= 4) return ((half(a) ^ half(b)) | (half(a + n - 4) ^ half(b + n - 4))) == 0;
+    if (n >= 8) return ((load_u64(a) ^ load_u64(b)) | (load_u64(a + n - 8) ^ load_u64(b + n - 8))) == 0;
+    if (n >= 4) return ((load_u32(a) ^ load_u32(b)) | (load_u32(a + n - 4) ^ load_u32(b + n - 4))) == 0;
     // 0 to 3 bytes: the first, the middle and the last cover them.
     return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
   }

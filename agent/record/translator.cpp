@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "common/unaligned.h"
 #include "stacks/native_stack.h"
 #include "stacks/python_frames.h"
 #include "record/python_stack.h"
@@ -179,20 +180,12 @@ bool same_but_times_and_correlation(const ApiCallRecord& a, const ApiCallRecord&
   static_assert((sizeof(ApiCallRecord) - kAfterCorrelation) % 8 == 4);
   const auto* pa = reinterpret_cast<const char*>(&a);
   const auto* pb = reinterpret_cast<const char*>(&b);
-  const auto word = [](const char* p) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-  };
-  const auto half = [](const char* p) {
-    uint32_t w;
-    memcpy(&w, p, 4);
-    return w;
-  };
-  uint64_t differ = (word(pa + kFirst) ^ word(pb + kFirst)) |
-                    (half(pa + kAfterCorrelation) ^ half(pb + kAfterCorrelation));
+  uint64_t differ = (load_u64(pa + kFirst) ^ load_u64(pb + kFirst)) |
+                    (load_u32(pa + kAfterCorrelation) ^ load_u32(pb + kAfterCorrelation));
 #pragma GCC unroll 8
-  for (size_t at = kAfterCorrelation + 4; at < sizeof(ApiCallRecord); at += 8) differ |= word(pa + at) ^ word(pb + at);
+  for (size_t at = kAfterCorrelation + 4; at < sizeof(ApiCallRecord); at += 8) {
+    differ |= load_u64(pa + at) ^ load_u64(pb + at);
+  }
   return differ == 0;
 }
 
