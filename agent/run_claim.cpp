@@ -157,17 +157,17 @@ bool parse_run_name(const std::string& name, uint32_t& pid) {
   return true;
 }
 
-// A run folder's first process and its start time, from the folder's name;
-// false when the name is not a run folder's.
+// A run folder's first process and its start time, from the folder's name
+// (`libprof-run-<uid>-<pid>-<ticks>`: a run's name and the start time);
+// false when the name is not this user's run folder's.
 bool parse_folder_name(const std::string& name, uint32_t& pid, std::string& ticks) {
+  const size_t last_dash = name.rfind('-');
+  if (last_dash == std::string::npos || last_dash + 1 == name.size()) return false;
   const std::string prefix = folder_prefix();
   if (name.compare(0, prefix.size(), prefix) != 0) return false;
-  char* end = nullptr;
-  const unsigned long parsed = strtoul(name.c_str() + prefix.size(), &end, 10);
-  if (end == name.c_str() + prefix.size() || *end != '-' || end[1] == '\0') return false;
-  pid = static_cast<uint32_t>(parsed);
-  ticks = end + 1;
-  return pid != 0;
+  if (!parse_run_name(name.substr(0, last_dash), pid)) return false;
+  ticks = name.substr(last_dash + 1);
+  return true;
 }
 
 // Whether the process a run folder's name gives as its first still runs

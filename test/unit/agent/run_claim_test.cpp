@@ -193,8 +193,15 @@ TEST_CASE("the run that first makes its folder sweeps those of runs whose first 
   const std::string stale = folder_name(gone, "777");
   // A run of this very pid from before (another start time): gone too.
   const std::string reused_pid = folder_name(self(), "1");
+  // A run whose first process (this one's parent) still runs: kept.
+  const uint32_t parent = static_cast<uint32_t>(getppid());
+  const std::string live = folder_name(parent, prof::process_start_ticks(parent));
+  // Not a name the agent makes: a start time with a '-' in it.
+  const std::string malformed = folder_name(parent, prof::process_start_ticks(parent) + "-1");
   REQUIRE(mkdir(stale.c_str(), 0700) == 0);
   REQUIRE(mkdir(reused_pid.c_str(), 0700) == 0);
+  REQUIRE(mkdir(live.c_str(), 0700) == 0);
+  REQUIRE(mkdir(malformed.c_str(), 0700) == 0);
   REQUIRE(symlink("libprof-run-x-777", run_name(gone).c_str()) == 0);
   // Its mark, which the new run of this pid finds in place: kept, and then
   // the new run's (it only says "look" at the first process's exit).
@@ -206,8 +213,11 @@ TEST_CASE("the run that first makes its folder sweeps those of runs whose first 
   CHECK(!is_folder(stale));
   CHECK(!is_link(run_name(gone)));
   CHECK(!is_folder(reused_pid));
+  CHECK(!is_folder(malformed));
+  CHECK(is_folder(live));
   CHECK(is_link(run_name(self())));
-  CHECK(run_folders().size() == 2);  // the run's folder and mark
+  CHECK(run_folders().size() == 3);  // the live run's folder, this run's folder and mark
+  REQUIRE(rmdir(live.c_str()) == 0);
   CHECK(run.note_written("run.pb", 5));
   CHECK(run.finish() == "wrote run.pb (5 bytes)");
   CHECK(run_folders().empty());
