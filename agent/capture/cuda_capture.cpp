@@ -111,8 +111,13 @@ void count_work_ended(CudaCallKind kind) {
 // (counted after its own entry and before its own exit).
 bool nested_in_work() { return t_capture.launches_in_flight + t_capture.other_work_in_flight > 0; }
 
-// Before the counts are read: forgets them when the callbacks of calls that
-// describe work were switched off since this thread last looked.
+// Before the counts are read (count_entry, on_api_exit): forgets them when
+// the callbacks of calls that describe work were switched off since this
+// thread last looked. Not needed before an exit's decrement (count_exit):
+// the catch-up sets a count to 0, or leaves it (launches, when their
+// callbacks stay on), and a decrement that stops at 0 before it ends in the
+// same count after it. So the exit of a call not recorded (the driver's
+// launch inside the runtime's) does not look.
 void catch_up_with_cuts() {
   const uint32_t cuts = agent_state().cuda.work_callbacks_cut.load(std::memory_order_relaxed);
   if (t_capture.work_callbacks_cuts_seen == cuts) [[likely]] return;
@@ -121,22 +126,26 @@ void catch_up_with_cuts() {
   if (!agent_state().cuda.capture->quiet.launches_always_on) t_capture.launches_in_flight = 0;
 }
 
-// Each callback id's kind, classified by name once: the driver's ids, then
-// the runtime's (CUPTI's domains 1 and 2: on_callback lets no other through).
-// Not in AgentState: a cache of a pure function (the name's kind).
-PROF_LARGE_ZEROED std::atomic<CudaCallKind> g_kinds[2 * kMaxCallbackId];
+// Each callback id's kind, classified by name once: the driver's and the
+// runtime's ids side by side (CUPTI's domains 1 and 2: on_callback lets no
+// other through), after slot 0, which is no id's and stays unknown. Not in
+// AgentState: a cache of a pure function (the name's kind).
+PROF_LARGE_ZEROED std::atomic<CudaCallKind> g_kinds[1 + 2 * kMaxCallbackId];
 
 // The callback id's slot in g_kinds; in 32 bits, which the domain check
-// left in a register (a two-dimensional index cost three instructions more).
+// left in a register. Side by side, one `lea` finds it (a domain's ids in a
+// row took a shift and an add; a two-dimensional index three more).
 uint32_t kind_slot(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  return (static_cast<uint32_t>(domain) - 1) * kMaxCallbackId + cbid;
+  return 2 * cbid + static_cast<uint32_t>(domain);
 }
 
 // The kind cached for a callback id; unknown when it is not classified yet,
-// or is beyond the table.
+// or is beyond the table. An id beyond it reads slot 0 rather than branch:
+// a branch of its own there made GCC set up on_callback's stack frame
+// before it, for every callback, entries too.
 CudaCallKind cached_kind(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  if (cbid >= kMaxCallbackId) [[unlikely]] return CudaCallKind::unknown;
-  return g_kinds[kind_slot(domain, cbid)].load(std::memory_order_relaxed);
+  const uint32_t slot = cbid < kMaxCallbackId ? kind_slot(domain, cbid) : 0;
+  return g_kinds[slot].load(std::memory_order_relaxed);
 }
 
 CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name) {
@@ -178,6 +187,7 @@ bool is_plain(CudaCallKind kind) {
   // cudaLaunchKernel) would repeat the same stack and arguments: the outer
   // call, which shares its correlation id, stands for both. That halves the
   // cost of stacks per launch and the bytes per launch in the file.
+  catch_up_with_cuts();
   const bool nested = nested_in_work();
   const CudaCapture& capture = *agent_state().cuda.capture;
   write_api_call(*buffer, capture.stacks, agent_frames, {kind, nested, call.symbolName /* may be null */}, [&] {
@@ -221,6 +231,7 @@ bool repeats_outer_call(bool work) {
 // work, and says whether it is recorded (read before the count, which
 // repeats_outer_call must not see).
 [[gnu::always_inline]] inline bool count_entry(CudaCallKind kind) {
+  catch_up_with_cuts();
   const bool work = describes_work(kind);
   const bool recorded = capture_range_open() && !repeats_outer_call(work);
   if (work) count_work_begun(kind);
@@ -356,7 +367,6 @@ void detach_at_exit();
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto& call = *static_cast<const CUpti_CallbackData*>(data);
   const CudaCallKind cached = cached_kind(domain, cbid);
-  catch_up_with_cuts();
   if (call.callbackSite == CUPTI_API_ENTER) {
     if (!enter_commonly(call, cached)) [[unlikely]] on_any_api_enter(cached, domain, cbid, call);
     return;
