@@ -9,7 +9,8 @@
 // may run before this library's C++ initialisers, so no constructor may run
 // for it. Never destroyed: app threads and CUPTI may call in during exit,
 // after static destructors. Per-thread hot-path state (re-entry guards, NVTX
-// depths, calls in flight) stays thread_local in its capture's file.
+// depths, calls in flight) stays thread_local in the capture's files (the
+// CUDA callbacks' in one block, capture/thread_capture_state.h).
 //
 // What stays at namespace scope elsewhere says why at its definition, one of:
 //  - a cache of a pure function of the process's code (a callback id's kind,

@@ -94,22 +94,29 @@ void set_blocker(CallbackBlocker blocker, bool set) {
 // it can now add to the field through %fs.
 void count_work_begun(CudaCallKind kind) {
   if (kind == CudaCallKind::launch) {
-    ++t_capture.launches_in_flight;
+    ++t_capture.work_in_flight.launches;
   } else {
-    ++t_capture.other_work_in_flight;
+    ++t_capture.work_in_flight.others;
   }
 }
 void count_work_ended(CudaCallKind kind) {
   if (kind == CudaCallKind::launch) {
-    if (t_capture.launches_in_flight > 0) --t_capture.launches_in_flight;
-  } else if (t_capture.other_work_in_flight > 0) {
-    --t_capture.other_work_in_flight;
+    if (t_capture.work_in_flight.launches > 0) --t_capture.work_in_flight.launches;
+  } else if (t_capture.work_in_flight.others > 0) {
+    --t_capture.work_in_flight.others;
   }
 }
 
 // Whether a call is nested in another that describes work on this thread
 // (counted after its own entry and before its own exit).
-bool nested_in_work() { return t_capture.launches_in_flight + t_capture.other_work_in_flight > 0; }
+// Both counts in one load: an entry tested the sum of two, and kept both in
+// registers for the count after.
+bool nested_in_work() {
+  static_assert(sizeof(WorkInFlight) == sizeof(uint64_t));
+  uint64_t both = 0;
+  memcpy(&both, &t_capture.work_in_flight, sizeof both);
+  return both != 0;
+}
 
 // Before the counts are read (count_entry, on_api_exit): forgets them when
 // the callbacks of calls that describe work were switched off since this
@@ -122,8 +129,8 @@ void catch_up_with_cuts() {
   const uint32_t cuts = agent_state().cuda.work_callbacks_cut.load(std::memory_order_relaxed);
   if (t_capture.work_callbacks_cuts_seen == cuts) [[likely]] return;
   t_capture.work_callbacks_cuts_seen = cuts;
-  t_capture.other_work_in_flight = 0;
-  if (!agent_state().cuda.capture->quiet.launches_always_on) t_capture.launches_in_flight = 0;
+  t_capture.work_in_flight.others = 0;
+  if (!agent_state().cuda.capture->quiet.launches_always_on) t_capture.work_in_flight.launches = 0;
 }
 
 // Each callback id's kind, classified by name once: the driver's and the
@@ -265,7 +272,7 @@ void find_step_at_entry(CudaCallKind kind, CUpti_CallbackDomain domain, CUpti_Ca
   if (rule->kind() == StepRule::Kind::kKernel) {
     // Counted on entry: above one, a launch inside a launch (cuLaunchKernel
     // in cudaLaunchKernel) names the same kernel again.
-    if (kind != CudaCallKind::launch || t_capture.launches_in_flight > 1) return;
+    if (kind != CudaCallKind::launch || t_capture.work_in_flight.launches > 1) return;
     if (kernel_starts_step(*rule, call.symbolName)) step_starts_at(entry_time(call));
   } else if (rule->kind() == StepRule::Kind::kApi && !rule->ends_steps()) {
     if (is_step_call(*rule, domain == CUPTI_CB_DOMAIN_RUNTIME_API, cbid, call.functionName)) {

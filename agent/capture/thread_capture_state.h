@@ -10,11 +10,16 @@
 
 namespace prof {
 
+// Calls in flight on a thread that describe work (cuda_capture.cpp,
+// on_api_exit): launches, and the others. Eight bytes, so that whether
+// there is any is one load (nested_in_work).
+struct WorkInFlight {
+  uint32_t launches;
+  uint32_t others;
+};
+
 struct ThreadCaptureState {
-  // Calls in flight on this thread that describe work (cuda_capture.cpp,
-  // on_api_exit): launches, and the others.
-  uint32_t launches_in_flight;
-  uint32_t other_work_in_flight;
+  WorkInFlight work_in_flight;
   // Times the callbacks of calls that describe work were switched off
   // (AgentState::cuda.work_callbacks_cut): the exits of such calls in flight
   // then never come, so a thread's counts from before are void.
