@@ -9,7 +9,8 @@
 // may run before this library's C++ initialisers, so no constructor may run
 // for it. Never destroyed: app threads and CUPTI may call in during exit,
 // after static destructors. Per-thread hot-path state (re-entry guards, NVTX
-// depths, calls in flight) stays thread_local in its capture's file.
+// depths, calls in flight) stays thread_local in the capture's files (the
+// CUDA callbacks' in one block, capture/thread_capture_state.h).
 //
 // What stays at namespace scope elsewhere says why at its definition, one of:
 //  - a cache of a pure function of the process's code (a callback id's kind,
@@ -68,7 +69,11 @@ struct CudaCaptureState {
   std::atomic<bool> detach_requested{false};
   // Times the callbacks of calls that describe work were switched off (a
   // window ended, or CUPTI was detached): see cuda_capture.cpp.
-  std::atomic<uint32_t> work_callbacks_cut{0};
+  std::atomic<uint32_t> work_callbacks_cut{0};  // What keeps the CUPTI callbacks off their common paths (not ready, a
+  // step rule, a detach asked, no TSC, not set up yet), one bit per reason
+  // (cuda_capture.cpp, CallbackBlocker): each callback tests this one word
+  // where it loaded up to four. Every bit set until CUDA capture starts.
+  std::atomic<uint8_t> callback_blockers{0xff};
 };
 
 // The capture gates (capture/capture_range.h): which are closed, and their AND.

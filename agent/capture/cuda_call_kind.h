@@ -8,15 +8,20 @@
 
 namespace prof {
 
+// In this order: the kinds recorded by default and neither starting nor
+// stopping the profiler range (other to allocation) one run of values, and
+// those that describe work (launch to allocation) the end of it, so that the
+// CUPTI callbacks test each as one range (cuda_capture.cpp, is_plain).
+// Nothing stores these values.
 enum class CudaCallKind : uint8_t {
   unknown = 0,  // not yet classified
   other,
-  query,  // skipped unless PROF_API=all: cheap lookups that only add noise
   launch,
   copy,
   memset,
   synchronization,
   allocation,
+  query,  // skipped unless PROF_API=all: cheap lookups that only add noise
   profiler_start,
   profiler_stop,
 };
@@ -36,9 +41,8 @@ std::span<const CUpti_CallbackId> query_callback_ids(CUpti_CallbackDomain domain
 // Calls that start or wait for GPU work or memory: they take a stack, and
 // one nested in another of them is described by the outer call.
 inline bool describes_work(CudaCallKind kind) {
-  return kind == CudaCallKind::launch || kind == CudaCallKind::copy ||
-         kind == CudaCallKind::memset || kind == CudaCallKind::synchronization ||
-         kind == CudaCallKind::allocation;
+  static_assert(static_cast<int>(CudaCallKind::allocation) - static_cast<int>(CudaCallKind::launch) == 4);
+  return kind >= CudaCallKind::launch && kind <= CudaCallKind::allocation;
 }
 
 }  // namespace prof

@@ -24,6 +24,7 @@
 #include "capture/quiet_callbacks.h"
 #include "stacks/call_stack.h"
 #include "capture/reentry_guard.h"
+#include "capture/thread_capture_state.h"
 #include "common/clock.h"
 #include "common/host_clock.h"
 #include "common/log.h"
@@ -58,69 +59,100 @@ constexpr uint32_t kAgentFramesFromAnyExit = 3;
 // must not become a tail call (at -O2 it would, leaving one frame fewer).
 inline void keep_frame() { asm volatile("" ::: "memory"); }
 
-// What the callbacks keep per thread, in one thread_local: its fields share
-// one load of the thread's offset.
-struct ThreadCallState {
-  // Calls in flight on this thread that describe work (see on_api_exit):
-  // launches, and the others.
-  uint32_t launches_in_flight;
-  uint32_t other_work_in_flight;
-  // Times the callbacks of calls that describe work were switched off
-  // (AgentState::cuda.work_callbacks_cut): the exits of such calls in flight
-  // then never come, so a thread's counts from before are void.
-  uint32_t work_callbacks_cuts_seen;
+// Why a callback cannot take its common path: the bits of
+// CudaCaptureState::callback_blockers, each set and cleared where its
+// reason changes (set_blocker), so that on_callback tests one word.
+enum CallbackBlocker : uint8_t {
+  kNotStarted = 1 << 0,       // start() has not set the others yet
+  kNotReady = 1 << 1,         // no call has returned yet (on_any_api_exit runs on_cuda_ready)
+  kStepRule = 1 << 2,         // a CUDA step rule: entries look for boundaries
+  kStepRuleAtExit = 1 << 3,   // one that ends steps where a call returns
+  kDetachRequested = 1 << 4,  // the next call to return detaches CUPTI
+  kClockNotTsc = 1 << 5,      // the entry's inline clock read is the TSC's
 };
-[[gnu::tls_model("initial-exec")]] thread_local ThreadCallState t_calls{};
+constexpr uint8_t kEntryBlockers = kNotStarted | kStepRule | kClockNotTsc;
+constexpr uint8_t kExitBlockers = kNotStarted | kNotReady | kStepRuleAtExit | kDetachRequested;
 
+// Relaxed, as the flags each bit mirrors were read: a callback that misses
+// a change by a moment takes the path the flag alone would have given it
+// (a detach asked is done by a later call to return).
+void set_blocker(CallbackBlocker blocker, bool set) {
+  std::atomic<uint8_t>& blockers = agent_state().cuda.callback_blockers;
+  if (set) {
+    blockers.fetch_or(blocker, std::memory_order_relaxed);
+  } else {
+    blockers.fetch_and(static_cast<uint8_t>(~blocker), std::memory_order_relaxed);
+  }
+}
+
+// The thread's calls in flight live in its ThreadCaptureState
+// (capture/thread_capture_state.h), beside the re-entry guard and the
+// hooks' wait, one thread_local for all.
 // A call that describes work begins or ends: one more or fewer in flight.
 // Each count by its own name: through a reference chosen by the kind, GCC
 // computed the field's address (the thread pointer plus its offset) where
 // it can now add to the field through %fs.
 void count_work_begun(CudaCallKind kind) {
   if (kind == CudaCallKind::launch) {
-    ++t_calls.launches_in_flight;
+    ++t_capture.work_in_flight.launches;
   } else {
-    ++t_calls.other_work_in_flight;
+    ++t_capture.work_in_flight.others;
   }
 }
 void count_work_ended(CudaCallKind kind) {
   if (kind == CudaCallKind::launch) {
-    if (t_calls.launches_in_flight > 0) --t_calls.launches_in_flight;
-  } else if (t_calls.other_work_in_flight > 0) {
-    --t_calls.other_work_in_flight;
+    if (t_capture.work_in_flight.launches > 0) --t_capture.work_in_flight.launches;
+  } else if (t_capture.work_in_flight.others > 0) {
+    --t_capture.work_in_flight.others;
   }
 }
 
 // Whether a call is nested in another that describes work on this thread
 // (counted after its own entry and before its own exit).
-bool nested_in_work() { return t_calls.launches_in_flight + t_calls.other_work_in_flight > 0; }
-
-// Before the counts are read: forgets them when the callbacks of calls that
-// describe work were switched off since this thread last looked.
-void catch_up_with_cuts() {
-  const uint32_t cuts = agent_state().cuda.work_callbacks_cut.load(std::memory_order_relaxed);
-  if (t_calls.work_callbacks_cuts_seen == cuts) [[likely]] return;
-  t_calls.work_callbacks_cuts_seen = cuts;
-  t_calls.other_work_in_flight = 0;
-  if (!agent_state().cuda.capture->quiet.launches_always_on) t_calls.launches_in_flight = 0;
+// Both counts in one load: an entry tested the sum of two, and kept both in
+// registers for the count after.
+bool nested_in_work() {
+  static_assert(sizeof(WorkInFlight) == sizeof(uint64_t));
+  uint64_t both = 0;
+  memcpy(&both, &t_capture.work_in_flight, sizeof both);
+  return both != 0;
 }
 
-// Each callback id's kind, classified by name once: the driver's ids, then
-// the runtime's (CUPTI's domains 1 and 2: on_callback lets no other through).
-// Not in AgentState: a cache of a pure function (the name's kind).
-PROF_LARGE_ZEROED std::atomic<CudaCallKind> g_kinds[2 * kMaxCallbackId];
+// Before the counts are read (count_entry, on_api_exit): forgets them when
+// the callbacks of calls that describe work were switched off since this
+// thread last looked. Not needed before an exit's decrement (count_exit):
+// the catch-up sets a count to 0, or leaves it (launches, when their
+// callbacks stay on), and a decrement that stops at 0 before it ends in the
+// same count after it. So the exit of a call not recorded (the driver's
+// launch inside the runtime's) does not look.
+void catch_up_with_cuts() {
+  const uint32_t cuts = agent_state().cuda.work_callbacks_cut.load(std::memory_order_relaxed);
+  if (t_capture.work_callbacks_cuts_seen == cuts) [[likely]] return;
+  t_capture.work_callbacks_cuts_seen = cuts;
+  t_capture.work_in_flight.others = 0;
+  if (!agent_state().cuda.capture->quiet.launches_always_on) t_capture.work_in_flight.launches = 0;
+}
+
+// Each callback id's kind, classified by name once: the driver's and the
+// runtime's ids side by side (CUPTI's domains 1 and 2: on_callback lets no
+// other through), after slot 0, which is no id's and stays unknown. Not in
+// AgentState: a cache of a pure function (the name's kind).
+PROF_LARGE_ZEROED std::atomic<CudaCallKind> g_kinds[1 + 2 * kMaxCallbackId];
 
 // The callback id's slot in g_kinds; in 32 bits, which the domain check
-// left in a register (a two-dimensional index cost three instructions more).
+// left in a register. Side by side, one `lea` finds it (a domain's ids in a
+// row took a shift and an add; a two-dimensional index three more).
 uint32_t kind_slot(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  return (static_cast<uint32_t>(domain) - 1) * kMaxCallbackId + cbid;
+  return 2 * cbid + static_cast<uint32_t>(domain);
 }
 
 // The kind cached for a callback id; unknown when it is not classified yet,
-// or is beyond the table.
+// or is beyond the table. An id beyond it reads slot 0 rather than branch:
+// a branch of its own there made GCC set up on_callback's stack frame
+// before it, for every callback, entries too.
 CudaCallKind cached_kind(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  if (cbid >= kMaxCallbackId) [[unlikely]] return CudaCallKind::unknown;
-  return g_kinds[kind_slot(domain, cbid)].load(std::memory_order_relaxed);
+  const uint32_t slot = cbid < kMaxCallbackId ? kind_slot(domain, cbid) : 0;
+  return g_kinds[slot].load(std::memory_order_relaxed);
 }
 
 CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name) {
@@ -137,15 +169,19 @@ CudaCallKind kind_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const c
 
 // The kinds a callback's fast path handles (on_callback, enter_commonly):
 // classified, recorded by default, and neither starting nor stopping the
-// profiler range. A bit per CudaCallKind.
-constexpr uint32_t kPlainKinds =
-    1u << static_cast<int>(CudaCallKind::other) | 1u << static_cast<int>(CudaCallKind::launch) |
-    1u << static_cast<int>(CudaCallKind::copy) | 1u << static_cast<int>(CudaCallKind::memset) |
-    1u << static_cast<int>(CudaCallKind::synchronization) | 1u << static_cast<int>(CudaCallKind::allocation);
-bool is_plain(CudaCallKind kind) { return (kPlainKinds >> static_cast<int>(kind)) & 1u; }
+// profiler range: one run of CudaCallKind's values, one compare.
+bool is_plain(CudaCallKind kind) {
+  static_assert(static_cast<int>(CudaCallKind::other) == 1 && static_cast<int>(CudaCallKind::allocation) == 6);
+  return static_cast<uint8_t>(static_cast<uint8_t>(kind) - 1u) < 6u;
+}
 
-[[gnu::noinline]] void on_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call,
-                                   CudaCallKind kind, uint32_t agent_frames) {
+// on_callback's callees (on_api_exit, on_any_api_enter, on_any_api_exit)
+// take the call's kind first, in place of its unused first parameter, and
+// then its three others, so that those stay in the registers they came in
+// (in any other order, GCC moved them at each of the four callbacks per
+// launch).
+[[gnu::noinline]] void on_api_exit(CudaCallKind kind, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                   const CUpti_CallbackData& call, uint32_t agent_frames) {
   const uint64_t end_ticks = host_ticks();
   ReentryGuard guard;
   if (!guard) return;
@@ -158,6 +194,7 @@ bool is_plain(CudaCallKind kind) { return (kPlainKinds >> static_cast<int>(kind)
   // cudaLaunchKernel) would repeat the same stack and arguments: the outer
   // call, which shares its correlation id, stands for both. That halves the
   // cost of stacks per launch and the bytes per launch in the file.
+  catch_up_with_cuts();
   const bool nested = nested_in_work();
   const CudaCapture& capture = *agent_state().cuda.capture;
   write_api_call(*buffer, capture.stacks, agent_frames, {kind, nested, call.symbolName /* may be null */}, [&] {
@@ -201,6 +238,7 @@ bool repeats_outer_call(bool work) {
 // work, and says whether it is recorded (read before the count, which
 // repeats_outer_call must not see).
 [[gnu::always_inline]] inline bool count_entry(CudaCallKind kind) {
+  catch_up_with_cuts();
   const bool work = describes_work(kind);
   const bool recorded = capture_range_open() && !repeats_outer_call(work);
   if (work) count_work_begun(kind);
@@ -234,7 +272,7 @@ void find_step_at_entry(CudaCallKind kind, CUpti_CallbackDomain domain, CUpti_Ca
   if (rule->kind() == StepRule::Kind::kKernel) {
     // Counted on entry: above one, a launch inside a launch (cuLaunchKernel
     // in cudaLaunchKernel) names the same kernel again.
-    if (kind != CudaCallKind::launch || t_calls.launches_in_flight > 1) return;
+    if (kind != CudaCallKind::launch || t_capture.work_in_flight.launches > 1) return;
     if (kernel_starts_step(*rule, call.symbolName)) step_starts_at(entry_time(call));
   } else if (rule->kind() == StepRule::Kind::kApi && !rule->ends_steps()) {
     if (is_step_call(*rule, domain == CUPTI_CB_DOMAIN_RUNTIME_API, cbid, call.functionName)) {
@@ -255,9 +293,10 @@ void detach_at_exit();
 
 // An entry callback, in full (on_callback takes the common case, with
 // enter_commonly).
-[[gnu::noinline]] void on_any_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+// `cached`: on_callback's look-up, unknown when not classified yet.
+[[gnu::noinline]] void on_any_api_enter(CudaCallKind cached, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                         const CUpti_CallbackData& call) {
-  const CudaCallKind kind = kind_of(domain, cbid, call.functionName);
+  const CudaCallKind kind = cached != CudaCallKind::unknown ? cached : kind_of(domain, cbid, call.functionName);
   if (kind == CudaCallKind::query && !agent_state().cuda.all_api_calls) return;
   // The hooks record this call already (it began before CUPTI took over):
   // like a call whose entry CUPTI never saw, it is left to them.
@@ -275,17 +314,16 @@ void detach_at_exit();
   if (agent_state().cuda.step_rule != StepRuleOrigin::none) find_step_at_entry(kind, domain, cbid, call);
 }
 
-// An entry callback's common case (a plain kind, no step rule, no call the
-// hooks may be recording, the TSC as clock): on_any_api_enter's path
+// An entry callback's common case (a plain kind, no call the hooks may be
+// recording, no entry blocker: no step rule, the TSC as clock): on_any_api_enter's path
 // without its calls, inline in on_callback, so that an entry needs no stack
 // frame and moves no argument: four callbacks per runtime launch (enter and
 // exit, of it and of the driver's launch inside) were two thirds of the
 // agent's instructions on the app thread (callgrind, tiny_kernels). False:
 // not the common case, on_any_api_enter's to take.
 [[gnu::always_inline]] inline bool enter_commonly(const CUpti_CallbackData& call, CudaCallKind kind) {
-  if (!is_plain(kind) || hooks_detail::t_call_awaits_cupti_entry ||
-      agent_state().cuda.step_rule != StepRuleOrigin::none ||
-      host_clock::g_source.load(std::memory_order_relaxed) != host_clock::kTsc) [[unlikely]] {
+  if (!is_plain(kind) || t_capture.call_awaits_cupti_entry ||
+      (agent_state().cuda.callback_blockers.load(std::memory_order_relaxed) & kEntryBlockers) != 0) [[unlikely]] {
     return false;
   }
   const bool recorded = count_entry(kind);
@@ -295,9 +333,9 @@ void detach_at_exit();
 }
 
 // An exit callback, in full (on_callback takes the common case).
-[[gnu::noinline]] void on_any_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                       const CUpti_CallbackData& call, CudaCallKind cached) {
-  const CudaCallKind kind = is_plain(cached) ? cached : kind_of(domain, cbid, call.functionName);
+[[gnu::noinline]] void on_any_api_exit(CudaCallKind cached, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                       const CUpti_CallbackData& call) {
+  const CudaCallKind kind = cached != CudaCallKind::unknown ? cached : kind_of(domain, cbid, call.functionName);
   if (kind == CudaCallKind::query && !agent_state().cuda.all_api_calls) return;
 
   const file::ApiDomain api_domain =
@@ -313,6 +351,7 @@ void detach_at_exit();
     // The first call to return ran after the CUDA runtime initialised, and
     // so after it registered its own exit-time teardown.
     if (agent_state().cuda.capture->options->on_cuda_ready != nullptr) agent_state().cuda.capture->options->on_cuda_ready();
+    set_blocker(kNotReady, false);
   }
   // No entry time: the call began before we subscribed (cuInit, which loads
   // the agent through CUDA_INJECTION64_PATH from inside itself), and the
@@ -322,7 +361,7 @@ void detach_at_exit();
     if (*call.correlationData == 0) {
       note_unseen_cupti_call(api_domain, cbid, call.correlationId);
     } else if (*call.correlationData != kEntryNotTimed) {  // else it is not recorded (see kEntryNotTimed)
-      on_api_exit(domain, cbid, call, kind, kAgentFramesFromAnyExit);
+      on_api_exit(kind, domain, cbid, call, kAgentFramesFromAnyExit);
       keep_frame();
     }
   }
@@ -335,27 +374,26 @@ void detach_at_exit();
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto& call = *static_cast<const CUpti_CallbackData*>(data);
   const CudaCallKind cached = cached_kind(domain, cbid);
-  catch_up_with_cuts();
   if (call.callbackSite == CUPTI_API_ENTER) {
-    if (!enter_commonly(call, cached)) [[unlikely]] on_any_api_enter(domain, cbid, call);
+    if (!enter_commonly(call, cached)) [[unlikely]] on_any_api_enter(cached, domain, cbid, call);
     return;
   }
-  // The common exit (a plain kind, no first call, no step rule ending steps
-  // here, no detach asked, an entry seen): on_any_api_exit's path without
-  // its rare branches. The exit of a call not recorded (the driver's launch
-  // inside the runtime's) then makes no call and needs no stack frame.
+  // The common exit (a plain kind, no exit blocker: not the first call, no
+  // step rule ending steps here, no detach asked; an entry seen):
+  // on_any_api_exit's path without its rare branches. The exit of a call
+  // not recorded (the driver's launch inside the runtime's) then makes no
+  // call and needs no stack frame.
   const uint64_t entry = *call.correlationData;
-  if (is_plain(cached) && entry != 0 && agent_state().cuda.ready.load(std::memory_order_relaxed) &&
-      agent_state().cuda.step_rule != StepRuleOrigin::api_end &&
-      !agent_state().cuda.detach_requested.load(std::memory_order_relaxed)) [[likely]] {
+  if (is_plain(cached) && entry != 0 &&
+      (agent_state().cuda.callback_blockers.load(std::memory_order_relaxed) & kExitBlockers) == 0) [[likely]] {
     count_exit(cached, entry);
     if (entry != kEntryNotTimed && capture_range_open()) {
-      on_api_exit(domain, cbid, call, cached, kAgentFramesFromCallback);
+      on_api_exit(cached, domain, cbid, call, kAgentFramesFromCallback);
       keep_frame();
     }
     return;
   }
-  on_any_api_exit(domain, cbid, call, cached);
+  on_any_api_exit(cached, domain, cbid, call);
   keep_frame();
 }
 
@@ -374,6 +412,13 @@ bool detach_allowed(const CudaCapture& capture) {
          agent_state().cuda.step_rule == StepRuleOrigin::none && capture.options->range == CaptureRange::all;
 }
 
+// Under mode_mutex, as every change of detach_requested: its blocker bit
+// follows it in the same order.
+void set_detach_requested(bool requested) {
+  agent_state().cuda.detach_requested.store(requested, std::memory_order_relaxed);
+  set_blocker(kDetachRequested, requested);
+}
+
 bool detach_wanted() {
   CudaCaptureState& state = agent_state().cuda;
   std::lock_guard lock(state.mode_mutex);
@@ -384,7 +429,7 @@ void request_detach() {
   CudaCaptureState& state = agent_state().cuda;
   std::lock_guard lock(state.mode_mutex);
   if (state.full || !detach_allowed(*state.capture)) return;
-  state.detach_requested.store(true, std::memory_order_relaxed);
+  set_detach_requested(true);
   // The callbacks that carry the detach: the next call of either domain.
   for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
     state.capture->cupti.EnableDomain(1, state.capture->subscriber, domain);
@@ -399,7 +444,7 @@ void detach_at_exit() {
   if (!lock.owns_lock() || state.full || !state.detach_requested.load(std::memory_order_relaxed)) return;
   CudaCapture& capture = *state.capture;
   if (!capture.activity->try_detach(capture.cupti.Finalize)) return;
-  state.detach_requested.store(false, std::memory_order_relaxed);
+  set_detach_requested(false);
   state.applied_full = false;
   agent_state().cuda.work_callbacks_cut.fetch_add(1, std::memory_order_relaxed);
   log_debug("CUPTI detached until the next window");
@@ -468,7 +513,7 @@ void apply_mode(CudaCapture& capture, bool full, bool first) {
     }
     log_debug("CUPTI attached again for a window");
   }
-  if (full) state.detach_requested.store(false, std::memory_order_relaxed);  // a window needs CUPTI after all
+  if (full) set_detach_requested(false);  // a window needs CUPTI after all
   state.applied_full = full;
   if (full) {
     const std::string refused = capture.activity->enable_kinds();
@@ -491,6 +536,22 @@ void apply_mode(CudaCapture& capture, bool full, bool first) {
     }
   }
   if (!all_on && !first) agent_state().cuda.work_callbacks_cut.fetch_add(1, std::memory_order_relaxed);
+}
+
+// The callbacks' common paths, from now on where nothing blocks them: the
+// blockers of what was set before CUDA started (the step rule, the clock)
+// and of what may have changed since the subscription (a call returned, a
+// detach asked). Under mode_mutex, which orders it with the detach's bit;
+// `ready`'s bit is cleared again if a call returned while it was stored.
+void open_common_paths() {
+  const CudaCaptureState& state = agent_state().cuda;
+  uint8_t blockers = kNotReady;
+  if (state.step_rule != StepRuleOrigin::none) blockers |= kStepRule;
+  if (state.step_rule == StepRuleOrigin::api_end) blockers |= kStepRuleAtExit;
+  if (state.detach_requested.load()) blockers |= kDetachRequested;
+  if (!host_ticks_are_tsc()) blockers |= kClockNotTsc;  // decides the clock, if no call has yet
+  agent_state().cuda.callback_blockers.store(blockers);
+  if (state.ready.load()) set_blocker(kNotReady, false);
 }
 
 void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options) {
@@ -528,7 +589,9 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
     return;
   }
 
-  capture->stacks = &call_stack_settings(options.stacks, options.stack_depth);
+  // Null when no stack is taken: the record's exit tests the pointer alone.
+  const CallStackSettings& stacks = call_stack_settings(options.stacks, options.stack_depth);
+  capture->stacks = stacks.any() ? &stacks : nullptr;
   capture->quiet = quiet_callbacks(capture->cupti, cuda_step_rule(), options.range == CaptureRange::cuda_profiler_api);
   if (log_level() >= LogLevel::debug) {
     log_debug("outside capture windows, CUPTI calls back for: %s", describe(capture->quiet, capture->cupti).c_str());
@@ -552,6 +615,7 @@ void start(Recorder& recorder, Writer& writer, const CudaCaptureOptions& options
     apply_mode(*capture, agent_state().cuda.full, /*first=*/true);
     // Calls that begin from now on are CUPTI's; the hooks finish the ones in flight.
     hand_over_to_cupti();
+    open_common_paths();
   }
   // CUDA starting between windows (PROF_START=off, PROF_DELAY, a schedule's
   // first steps) has recorded nothing for the writer to drain first: the

@@ -2,14 +2,15 @@
 // Every hook starts with a ReentryGuard: if the agent's own work calls back
 // into a hooked function on the same thread, the inner call is passed through
 // unrecorded instead of recursing.
+#include "capture/thread_capture_state.h"
 
 namespace prof {
 
 class ReentryGuard {
  public:
-  ReentryGuard() : entered_(!t_in_agent) { t_in_agent = true; }
+  ReentryGuard() : entered_(!t_capture.in_agent) { t_capture.in_agent = true; }
   ~ReentryGuard() {
-    if (entered_) t_in_agent = false;
+    if (entered_) t_capture.in_agent = false;
   }
   ReentryGuard(const ReentryGuard&) = delete;
   ReentryGuard& operator=(const ReentryGuard&) = delete;
@@ -19,10 +20,9 @@ class ReentryGuard {
 
   // Whether this thread is inside the agent now (the hooks pass the agent's
   // own CUDA calls through unrecorded).
-  static bool inside_agent() { return t_in_agent; }
+  static bool inside_agent() { return t_capture.in_agent; }
 
  private:
-  [[gnu::tls_model("initial-exec")]] static inline thread_local bool t_in_agent = false;
   bool entered_;
 };
 

@@ -64,7 +64,7 @@ struct ThreadHookState {
   uint32_t work_in_flight;    // of them, calls that describe work
   uint32_t correlation_id;    // of the outermost one; 0: none yet
   // The recorded call whose CUPTI entry callback may still come, while
-  // hooks_detail::t_call_awaits_cupti_entry is set.
+  // t_capture.call_awaits_cupti_entry is set.
   uint8_t pending_domain;
   uint16_t pending_callback_id;
   // CUPTI's correlation id of the last call it saw only the exit of.
@@ -226,7 +226,7 @@ void reset_cuda_hooks_after_fork() {
   g_mode.store(HookMode::off, std::memory_order_release);
   hooks_detail::g_open_captures.store(0, std::memory_order_relaxed);
   t_hook = ThreadHookState{};  // the forking thread's, possibly inside a call
-  hooks_detail::t_call_awaits_cupti_entry = false;
+  t_capture.call_awaits_cupti_entry = false;
   hooks().cuda_ready.store(false, std::memory_order_relaxed);
   hooks().cupti_absent_called.store(false, std::memory_order_relaxed);
   hooks().event_timing.store(false, std::memory_order_relaxed);
@@ -261,7 +261,7 @@ bool hooks_interposed() {
 bool hooks_detail::cupti_sees_entry_of_awaited(file::ApiDomain domain, uint32_t callback_id) {
   const ThreadHookState& t = t_hook;
   if (t.pending_domain != static_cast<uint8_t>(domain) || t.pending_callback_id != callback_id) return true;
-  t_call_awaits_cupti_entry = false;
+  t_capture.call_awaits_cupti_entry = false;
   return false;
 }
 
@@ -298,7 +298,7 @@ bool HookedCall::begin(HookedFunction& function, const void* params) {
   nested_work_ = work_ && t.work_in_flight > 0;
   if (work_) ++t.work_in_flight;
   if (mode == HookMode::before_cupti) {
-    hooks_detail::t_call_awaits_cupti_entry = true;
+    t_capture.call_awaits_cupti_entry = true;
     t.pending_domain = static_cast<uint8_t>(function.domain);
     t.pending_callback_id = function.callback_id;
   }
@@ -349,7 +349,7 @@ void HookedCall::end(int32_t result) {
   if (outermost_ && timed && is_marked_ns(t_hook.outermost_start_ticks)) start_ticks_ = t_hook.outermost_start_ticks;
   const void* params = params_;
   ThreadHookState& t = t_hook;
-  hooks_detail::t_call_awaits_cupti_entry = false;
+  t_capture.call_awaits_cupti_entry = false;
   --t.depth;
   if (work_) --t.work_in_flight;
   if (t.correlation_id == 0 && g_mode.load(std::memory_order_relaxed) == HookMode::only) {

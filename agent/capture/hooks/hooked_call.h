@@ -14,6 +14,7 @@
 #include "capture/cuda_call_kind.h"
 #include "capture/cuda_capture.h"
 #include "capture/hooks/memory_events.h"
+#include "capture/thread_capture_state.h"
 #include "encode/file_records.h"
 
 namespace prof {
@@ -79,12 +80,12 @@ enum class HookMode : uint8_t {
 // PC-relative by that name.
 [[gnu::visibility("hidden")]] extern std::atomic<HookMode> g_mode __asm__("prof_hook_mode");
 extern std::atomic<int> g_open_captures;
-// Whether a call the hooks record on this thread began before CUPTI
+// t_capture.call_awaits_cupti_entry (capture/thread_capture_state.h):
+// whether a call the hooks record on this thread began before CUPTI
 // subscribed, so that CUPTI's entry callback for it may still come (the
 // call itself is in ThreadHookState, hooked_call.cpp). Apart from that
-// state and inline: CUPTI's entry callback reads it on every call, and it
-// is set only in the moments around CUPTI's subscription.
-[[gnu::tls_model("initial-exec")]] inline thread_local bool t_call_awaits_cupti_entry = false;
+// state, in the capture's thread block: CUPTI's entry callback reads it on
+// every call, and it is set only in the moments around CUPTI's subscription.
 bool cupti_sees_entry_of_awaited(file::ApiDomain domain, uint32_t callback_id);
 }  // namespace hooks_detail
 
@@ -94,7 +95,7 @@ bool cupti_sees_entry_of_awaited(file::ApiDomain domain, uint32_t callback_id);
 // thread-local load per call (callgrind: the call into hooked_call.cpp cost
 // ~17 instructions per entry).
 inline bool cupti_sees_entry(file::ApiDomain domain, uint32_t callback_id) {
-  if (!hooks_detail::t_call_awaits_cupti_entry) [[likely]] return true;
+  if (!t_capture.call_awaits_cupti_entry) [[likely]] return true;
   return hooks_detail::cupti_sees_entry_of_awaited(domain, callback_id);
 }
 
