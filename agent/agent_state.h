@@ -69,7 +69,8 @@ struct CudaCaptureState {
   std::atomic<bool> detach_requested{false};
   // Times the callbacks of calls that describe work were switched off (a
   // window ended, or CUPTI was detached): see cuda_capture.cpp.
-  std::atomic<uint32_t> work_callbacks_cut{0};  // What keeps the CUPTI callbacks off their common paths (not ready, a
+  std::atomic<uint32_t> work_callbacks_cut{0};
+  // What keeps the CUPTI callbacks off their common paths (not ready, a
   // step rule, a detach asked, no TSC, not set up yet), one bit per reason
   // (cuda_capture.cpp, CallbackBlocker): each callback tests this one word
   // where it loaded up to four. Every bit set until CUDA capture starts.
