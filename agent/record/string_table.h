@@ -109,8 +109,8 @@ class StringTable {
   // AddressSanitizer would see a read past a shorter text's NUL (within its
   // page) as an overflow: there, strnlen always.
   [[gnu::always_inline]] static bool same_terminated_text(const char* value, const char* text, size_t n) {
-    constexpr uintptr_t kPageBytes = 4096;  // the smallest page of any Linux target
 #if !PROF_STRING_TABLE_ASAN
+    constexpr uintptr_t kPageBytes = 4096;  // the smallest page of any Linux target
     if ((reinterpret_cast<uintptr_t>(value) & (kPageBytes - 1)) + n < kPageBytes) [[likely]] {
       return value[n] == '\0' && same_text(value, text, n);
     }
