@@ -1,6 +1,9 @@
 #include "capture/cupti_decoder.h"
 
+#include <cstddef>
 #include <cstdint>
+
+#include "common/unaligned.h"
 
 namespace prof {
 namespace {
@@ -71,7 +74,68 @@ file::Memcpy copy_of(const CuptiCopy& m) {
   return sink.launches != nullptr ? sink.launches->arrived(correlation_id) : WindowLaunches::Origin::unknown;
 }
 
+// The file record of CUPTI's kernel record `k` but for its times, which
+// the encoder takes as a Span. Inline: a kernel's fields go from the CUPTI
+// record through registers to the wire.
+[[gnu::always_inline]] inline file::Kernel kernel_of(const CUpti_ActivityKernel10& k, uint64_t name_id) {
+  file::Kernel kernel;
+  kernel.device_id = k.deviceId;
+  kernel.context_id = k.contextId;
+  kernel.stream_id = k.streamId;
+  kernel.correlation_id = k.correlationId;
+  kernel.name_id = name_id;
+  const uint32_t grid[3] = {static_cast<uint32_t>(k.gridX), static_cast<uint32_t>(k.gridY),
+                            static_cast<uint32_t>(k.gridZ)};
+  const uint32_t block[3] = {static_cast<uint32_t>(k.blockX), static_cast<uint32_t>(k.blockY),
+                             static_cast<uint32_t>(k.blockZ)};
+  set_dims(kernel, grid, block);
+  kernel.registers_per_thread = k.registersPerThread;
+  kernel.static_shared_bytes = static_cast<uint32_t>(k.staticSharedMemory);
+  kernel.dynamic_shared_bytes = static_cast<uint32_t>(k.dynamicSharedMemory);
+  kernel.local_memory_per_thread = k.localMemoryPerThread;
+  kernel.graph_id = k.graphId;
+  kernel.graph_node_id = k.graphNodeId;
+  return kernel;
+}
+
+// kernel_of()'s fields of `k` but for the correlation id and name, as word
+// loads at fixed places: deviceId to localMemoryPerThread lie together
+// (48 bytes), the rest apart. Fields kernel_of() does not read (gridId,
+// queued, ...) change from launch to launch and are left out.
+constexpr size_t kLaunchFirst = offsetof(CUpti_ActivityKernel10, deviceId);
+constexpr size_t kLaunchEnd = offsetof(CUpti_ActivityKernel10, localMemoryTotal);
+static_assert(kLaunchEnd - kLaunchFirst == 6 * sizeof(uint64_t) &&
+              offsetof(CUpti_ActivityKernel10, localMemoryPerThread) + 4 == kLaunchEnd &&
+              offsetof(CUpti_ActivityKernel10, streamId) == kLaunchFirst + 8 &&
+              offsetof(CUpti_ActivityKernel10, dynamicSharedMemory) == kLaunchFirst + 40,
+              "deviceId, contextId, streamId, grid, block, shared memory, localMemoryPerThread: together");
+[[gnu::always_inline]] inline uint64_t launch_word(const CUpti_ActivityKernel10& k, size_t i) {
+  return load_u64(reinterpret_cast<const char*>(&k) + kLaunchFirst + i * sizeof(uint64_t));
+}
+
 }  // namespace
+
+[[gnu::always_inline]] inline bool CuptiDecoder::repeats_kept_kernel(const CUpti_ActivityKernel10& k, uint64_t name_id,
+                                                                     const ChunkEncoder& chunk) const {
+  if (kept_kernel_.chunk != &chunk) return false;
+  const KeptKernel::Shape& kept = kept_kernel_.shape;
+  uint64_t differ = (name_id ^ kept_kernel_.name_id) | (k.graphNodeId ^ kept.graph_node_id) |
+                    (k.graphId ^ kept.graph_id) | (k.registersPerThread ^ kept.registers_per_thread);
+#pragma GCC unroll 6
+  for (size_t i = 0; i < 6; ++i) differ |= launch_word(k, i) ^ kept.launch[i];
+  return differ == 0;
+}
+
+void CuptiDecoder::add_kept_kernel(const CUpti_ActivityKernel10& k, uint64_t name_id, ChunkEncoder& chunk) {
+  file::Kernel kernel = kernel_of(k, name_id);
+  chunk.add_kept(kernel, {k.start, k.end});
+  kept_kernel_.chunk = &chunk;
+  for (size_t i = 0; i < 6; ++i) kept_kernel_.shape.launch[i] = launch_word(k, i);
+  kept_kernel_.shape.graph_node_id = k.graphNodeId;
+  kept_kernel_.shape.graph_id = k.graphId;
+  kept_kernel_.shape.registers_per_thread = k.registersPerThread;
+  kept_kernel_.name_id = name_id;
+}
 
 void CuptiDecoder::open_window(uint64_t start_ns) {
   std::lock_guard lock(windows_mutex_);
@@ -121,34 +185,37 @@ bool CuptiDecoder::in_some_window(uint64_t start_ns) {
   return false;
 }
 
+void CuptiDecoder::decode_kernel(const CUpti_ActivityKernel10& k, ChunkSink& sink) {
+  const WindowLaunches::Origin origin = launched(sink, k.correlationId, k.end);
+  if (held_for_later(k, origin, sink) || !keep(k.start, k.end, origin)) return;
+  // CUPTI hands each kernel's name from one place: cached by address.
+  const uint64_t name_id = k.name != nullptr ? sink.strings.intern_by_address(k.name, sink.chunk) : 0;
+  const bool same_name_as_previous = k.name == previous_kernel_name_;
+  previous_kernel_name_ = k.name;
+  if (!same_name_as_previous) {
+    file::Kernel kernel = kernel_of(k, name_id);
+    sink.chunk.add(kernel, {k.start, k.end});
+  } else if (repeats_kept_kernel(k, name_id, sink.chunk)) {
+    sink.chunk.add_kernel_repeat(k.correlationId, {k.start, k.end});
+  } else {
+    add_kept_kernel(k, name_id, sink.chunk);
+  }
+}
+
 void CuptiDecoder::decode(const CUpti_Activity* activity, ChunkSink& sink) {
-  switch (activity->kind) {
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-    case CUPTI_ACTIVITY_KIND_KERNEL: {
-      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(activity);
-      const WindowLaunches::Origin origin = launched(sink, k->correlationId, k->end);
-      if (held_for_later(*k, origin, sink) || !keep(k->start, k->end, origin)) return;
-      file::Kernel kernel;
-      kernel.device_id = k->deviceId;
-      kernel.context_id = k->contextId;
-      kernel.stream_id = k->streamId;
-      kernel.correlation_id = k->correlationId;
-      // CUPTI hands each kernel's name from one place: cached by address.
-      kernel.name_id = k->name != nullptr ? sink.strings.intern_by_address(k->name, sink.chunk) : 0;
-      const uint32_t grid[3] = {static_cast<uint32_t>(k->gridX), static_cast<uint32_t>(k->gridY),
-                                static_cast<uint32_t>(k->gridZ)};
-      const uint32_t block[3] = {static_cast<uint32_t>(k->blockX), static_cast<uint32_t>(k->blockY),
-                                 static_cast<uint32_t>(k->blockZ)};
-      set_dims(kernel, grid, block);
-      kernel.registers_per_thread = k->registersPerThread;
-      kernel.static_shared_bytes = static_cast<uint32_t>(k->staticSharedMemory);
-      kernel.dynamic_shared_bytes = static_cast<uint32_t>(k->dynamicSharedMemory);
-      kernel.local_memory_per_thread = k->localMemoryPerThread;
-      kernel.graph_id = k->graphId;
-      kernel.graph_node_id = k->graphNodeId;
-      sink.chunk.add(kernel, {k->start, k->end});
-      return;
-    }
+  // Kernels, the most frequent GPU records, apart from the other kinds: a
+  // switch over them all made every kernel pay the frame of the largest
+  // case (a Device's strings), six registers saved and restored.
+  if (activity->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || activity->kind == CUPTI_ACTIVITY_KIND_KERNEL)
+      [[likely]] {
+    decode_kernel(*reinterpret_cast<const CUpti_ActivityKernel10*>(activity), sink);
+    return;
+  }
+  decode_other(activity, sink);
+}
+
+void CuptiDecoder::decode_other(const CUpti_Activity* activity, ChunkSink& sink) {
+  switch (activity->kind) {  // kernels: decode()
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(activity);
       const WindowLaunches::Origin origin = launched(sink, m->correlationId, m->end);

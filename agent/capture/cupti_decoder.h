@@ -61,6 +61,40 @@ class CuptiDecoder {
   bool held_for_later(const Record& record, WindowLaunches::Origin origin, const ChunkSink& sink);
   std::vector<std::vector<uint8_t>> held_;  // writer thread
 
+  // A kernel record that repeats the one before it but for its times and
+  // correlation id (a loop's launches: the same kernel, device, stream and
+  // dimensions) is written as the kept kernel's bytes around its own
+  // (ChunkEncoder::add_kernel_repeat, KeptKernelBytes): 17 fields read and
+  // encoded again became a compare of ten words and three copies, ~40 of
+  // decode's ~310 instructions per kernel (callgrind, tiny_kernels). As with
+  // API calls (Translator::KeptCall): the previous kernel's name address is
+  // noted on every record, and a kernel is kept (its fields here, its bytes
+  // in the encoder) only for the second of a run with the same address, so
+  // that kernels that alternate pay one compare.
+  struct KeptKernel {
+    const ChunkEncoder* chunk = nullptr;  // which holds its bytes; null: none yet
+    // What its file record is made of but for times and correlation id:
+    // the CUPTI record's fields as they lie there, and the name's id. The
+    // same id from the same string table is the same text (intern_by_address
+    // checks the text), and from another table (a window's file, after the
+    // Translator was made anew) the same bytes on the wire, the text defined
+    // in that file by the lookup.
+    struct Shape {
+      uint64_t launch[6];  // deviceId to localMemoryPerThread
+      uint64_t graph_node_id;
+      uint32_t graph_id;
+      uint16_t registers_per_thread;
+    } shape{};
+    uint64_t name_id = 0;
+  };
+  KeptKernel kept_kernel_;  // writer thread
+  const char* previous_kernel_name_ = nullptr;
+  [[gnu::always_inline]] inline void decode_kernel(const CUpti_ActivityKernel10& k, ChunkSink& sink);
+  // Every kind but kernels (noinline: apart, its frame is not set up for them).
+  [[gnu::noinline]] void decode_other(const CUpti_Activity* activity, ChunkSink& sink);
+  bool repeats_kept_kernel(const CUpti_ActivityKernel10& k, uint64_t name_id, const ChunkEncoder& chunk) const;
+  [[gnu::noinline]] void add_kept_kernel(const CUpti_ActivityKernel10& k, uint64_t name_id, ChunkEncoder& chunk);
+
   uint64_t incomplete_ = 0;  // writer thread
   std::vector<file::Device> devices_;  // writer thread
   std::atomic<bool> windowed_{false};

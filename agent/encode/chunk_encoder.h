@@ -98,15 +98,22 @@ class ChunkEncoder {
   // The same bytes as add(file::ApiCall&) of the same call (inline: the
   // writer's most frequent record, filled field by field by its caller).
   [[gnu::always_inline]] void add(const ApiCallFields& call) { add_call<false>(call); }
-  // add(ApiCallFields), its bytes kept for add_repeat().
+  // add(ApiCallFields), its bytes kept for add_call_repeat().
   [[gnu::always_inline]] void add_kept(const ApiCallFields& call) { add_call<true>(call); }
   // The same bytes as add(ApiCallFields) of a call whose fields are all
   // those of the last call given to add_kept() but for these four, which change
   // from call to call: its thread, times and correlation id. The rest are
   // copied as that call's bytes, two copies instead of a field each (a
   // loop's launches repeat one another; Translator::api_call knows when).
-  void add_repeat(uint32_t tid, Span span, uint32_t correlation_id);
-  void add(file::Kernel& kernel, Span span);
+  void add_call_repeat(uint32_t tid, Span span, uint32_t correlation_id);
+  [[gnu::always_inline]] void add(file::Kernel& kernel, Span span) { add_kernel<false>(kernel, span); }
+  // add(file::Kernel&), its bytes kept for add_kernel_repeat().
+  [[gnu::always_inline]] void add_kept(file::Kernel& kernel, Span span) { add_kernel<true>(kernel, span); }
+  // The same bytes as add(file::Kernel&) of a kernel whose fields are all
+  // those of the last kernel given to add_kept() but for its times and
+  // correlation id: the rest copied as that kernel's bytes, three copies
+  // instead of seventeen fields (CuptiDecoder::decode knows when).
+  void add_kernel_repeat(uint32_t correlation_id, Span span);
   void add(file::Memcpy& copy, Span span);
   void add(file::Memset& set, Span span);
   void add(file::NvtxRange& range, Span span);
@@ -200,36 +207,62 @@ class ChunkEncoder {
   // most two bytes, and a body of at most 151 (every field at its widest,
   // launch arguments the larger of the two kinds).
   static constexpr size_t kApiCallMaxBytes = 256;
-  // The bytes of the call given to add_kept() on either side of the fields
-  // that change from call to call (add_repeat): domain, callback id and
-  // name id (at most 19 bytes) before its times, return code to backend (at
-  // most 90) after its correlation id.
-  struct RepeatableCall {
-    std::array<char, 32> before_times;
-    std::array<char, 96> after_times;
-    uint8_t before_size = 0;
-    uint8_t after_size = 0;
+  // A record given to add_kept() is kept as its bytes on either side of the
+  // fields that change from one record of a loop to the next (its times,
+  // correlation id, an API call's tid), so that a record that repeats it
+  // (add_call_repeat, add_kernel_repeat) is those bytes again around its
+  // own: a copy per run of bytes instead of a field each. The deciding half
+  // is the record's producer's (Translator::KeptCall, CuptiDecoder::KeptKernel),
+  // which knows when the other fields are the same.
+  //
+  // One run of kept bytes, copied 16 bytes at a time, a vector move each,
+  // past the bytes' end: `bytes` holds the size rounded up, and an element
+  // has the room of its record's widest encoding (kApiCallMaxBytes,
+  // kKernelMaxBytes), of which the copies reach at most 156 and 155 bytes
+  // (below). A short run (N of 32 bytes or less) is copied whole, two
+  // moves at most without a loop's branches; a longer one up to its size.
+  // (A memcpy of the arrays' sizes was a call into libc.)
+  template <size_t N>
+  struct KeptBytes {
+    static_assert(N % 16 == 0);
+    std::array<char, N> bytes;
+    uint8_t size = 0;
+    [[gnu::always_inline]] void keep(const char* from, const char* to) {
+      size = static_cast<uint8_t>(to - from);
+      copy(bytes.data(), from, size);
+    }
+    [[gnu::always_inline]] char* put(char* at) const {
+      copy(at, bytes.data(), size);
+      return at + size;
+    }
+    [[gnu::always_inline]] static void copy(char* to, const char* from, size_t size) {
+      if constexpr (N <= 32) {
+        memcpy(to, from, N);
+      } else {
+        for (size_t at = 0; at < size; at += 16) memcpy(to + at, from + at, 16);
+      }
+    }
   };
-  // Copied 16 bytes at a time, a vector move each, the last past the
-  // bytes' end: the arrays above hold the sizes rounded up, and an element
-  // has kApiCallMaxBytes of room, of which these reach at most
-  // 2 + 6 + 19 + 33 + 96 = 156 bytes. (A memcpy of the arrays' sizes was a
-  // call into libc.)
-  [[gnu::always_inline]] static void copy_by_sixteen(char* to, const char* from, size_t size) {
-    for (size_t at = 0; at < size; at += 16) memcpy(to + at, from + at, 16);
-  }
-  template <size_t N>
-  [[gnu::always_inline]] static void keep(std::array<char, N>& kept, uint8_t& size, const char* from, const char* to) {
-    size = static_cast<uint8_t>(to - from);
-    copy_by_sixteen(kept.data(), from, size);
-  }
-  template <size_t N>
-  [[gnu::always_inline]] static char* put(char* at, const std::array<char, N>& kept, uint8_t size) {
-    copy_by_sixteen(at, kept.data(), size);
-    return at + size;
-  }
+  // An API call's: domain, callback id and name id (at most 19 bytes) before
+  // its times, return code to backend (at most 90) after its correlation id.
+  // The last copy reaches 2 + 6 + 19 + 33 + 96 = 156 bytes into the element.
+  struct KeptCallBytes {
+    KeptBytes<32> before_times;
+    KeptBytes<96> after_times;
+  };
+  // A kernel's: device, context and stream (at most 18 bytes) before its
+  // correlation id, its name id (at most 11) between that and its times,
+  // grid to event_timed (at most 86) after them. The last copy reaches
+  // 2 + 18 + 6 + 11 + 22 + 96 = 155 bytes into the element.
+  struct KeptKernelBytes {
+    KeptBytes<32> before_correlation;
+    KeptBytes<16> name;
+    KeptBytes<96> after_times;
+  };
   // Kernel: at most 141 bytes of body.
   static constexpr size_t kKernelMaxBytes = 256;
+  template <bool Kept>
+  [[gnu::always_inline]] void add_kernel(file::Kernel& kernel, Span span);
   [[gnu::noinline]] static void make_room(ByteBuffer& bytes, size_t n);
   // An element of the repeated field `field` (1 to 15) written in place: its
   // tag and a one-byte length; the body goes from the position returned,
@@ -261,7 +294,8 @@ class ChunkEncoder {
   // thread's tid only when it changes, and its correlation id as a delta.
   uint32_t previous_call_tid_ = 0;
   uint32_t previous_call_correlation_ = 0;
-  RepeatableCall kept_call_;
+  KeptCallBytes kept_call_;
+  KeptKernelBytes kept_kernel_;
   std::string framed_;   // finish()'s result, its capacity reused
   std::string framing_;  // finish_in_pieces()'s first part
   Pieces pieces_;
@@ -283,7 +317,7 @@ template <bool Kept>
   at = wire::uint_field<F::domain>(at, static_cast<uint32_t>(call.domain));
   at = wire::uint_field<F::callback_id>(at, call.callback_id);
   at = wire::uint_field<F::name_id>(at, call.name_id);
-  if constexpr (Kept) keep(kept_call_.before_times, kept_call_.before_size, before_times, at);
+  if constexpr (Kept) kept_call_.before_times.keep(before_times, at);
   at = wire::sint_field<F::start_delta_ns>(at, deltas.start_delta_ns);
   at = wire::uint_field<F::duration_ns>(at, deltas.duration_ns);
   at = wire::sint_field<F::correlation_id_delta>(at, deltas.correlation_id_delta);
@@ -314,11 +348,11 @@ template <bool Kept>
     wire::end_short_message(transfer, at);
   }
   at = wire::uint_field<F::backend>(at, static_cast<uint32_t>(call.backend));
-  if constexpr (Kept) keep(kept_call_.after_times, kept_call_.after_size, after_times, at);
+  if constexpr (Kept) kept_call_.after_times.keep(after_times, at);
   end_element(list.bytes, body, at);
 }
 
-[[gnu::always_inline]] inline void ChunkEncoder::add_repeat(uint32_t tid, Span span, uint32_t correlation_id) {
+[[gnu::always_inline]] inline void ChunkEncoder::add_call_repeat(uint32_t tid, Span span, uint32_t correlation_id) {
   List& list = lists_[ChunkField::api_calls];
   if (list.bytes.capacity() - list.bytes.size() < kApiCallMaxBytes) [[unlikely]] {
     make_room(list.bytes, kApiCallMaxBytes);
@@ -328,15 +362,16 @@ template <bool Kept>
   char* const body = begin_element<ChunkField::api_calls>(list.bytes);
   char* at = body;
   at = wire::uint_field<F::tid>(at, deltas.tid);
-  at = put(at, kept_call_.before_times, kept_call_.before_size);
+  at = kept_call_.before_times.put(at);
   at = wire::sint_field<F::start_delta_ns>(at, deltas.start_delta_ns);
   at = wire::uint_field<F::duration_ns>(at, deltas.duration_ns);
   at = wire::sint_field<F::correlation_id_delta>(at, deltas.correlation_id_delta);
-  at = put(at, kept_call_.after_times, kept_call_.after_size);
+  at = kept_call_.after_times.put(at);
   end_element(list.bytes, body, at);
 }
 
-[[gnu::always_inline]] inline void ChunkEncoder::add(file::Kernel& kernel, Span span) {
+template <bool Kept>
+[[gnu::always_inline]] inline void ChunkEncoder::add_kernel(file::Kernel& kernel, Span span) {
   // Field by field through wire:: (one per GPU kernel, the writer's most
   // frequent record after API calls): the generated write_fields' bytes,
   // without its cursor's store per field (chunk_encoder_test compares them).
@@ -354,10 +389,14 @@ template <bool Kept>
   at = wire::uint_field<F::device_id>(at, kernel.device_id);
   at = wire::uint_field<F::context_id>(at, kernel.context_id);
   at = wire::uint_field<F::stream_id>(at, kernel.stream_id);
+  if constexpr (Kept) kept_kernel_.before_correlation.keep(body, at);
   at = wire::uint_field<F::correlation_id>(at, kernel.correlation_id);
+  char* const name = at;
   at = wire::uint_field<F::name_id>(at, kernel.name_id);
+  if constexpr (Kept) kept_kernel_.name.keep(name, at);
   at = wire::sint_field<F::start_delta_ns>(at, kernel.start_delta_ns);
   at = wire::uint_field<F::duration_ns>(at, kernel.duration_ns);
+  char* const after_times = at;
   at = wire::uint_field<F::grid_x_minus_one>(at, kernel.grid_x_minus_one);
   at = wire::uint_field<F::grid_y_minus_one>(at, kernel.grid_y_minus_one);
   at = wire::uint_field<F::grid_z_minus_one>(at, kernel.grid_z_minus_one);
@@ -371,6 +410,22 @@ template <bool Kept>
   at = wire::uint_field<F::graph_id>(at, kernel.graph_id);
   at = wire::uint_field<F::graph_node_id>(at, kernel.graph_node_id);
   at = wire::uint_field<F::event_timed>(at, kernel.event_timed ? 1 : 0);
+  if constexpr (Kept) kept_kernel_.after_times.keep(after_times, at);
+  end_element(list.bytes, body, at);
+}
+
+[[gnu::always_inline]] inline void ChunkEncoder::add_kernel_repeat(uint32_t correlation_id, Span span) {
+  const int64_t start_delta_ns = delta(ChunkField::kernels, span.start_ns);
+  List& list = lists_[ChunkField::kernels];
+  if (list.bytes.capacity() - list.bytes.size() < kKernelMaxBytes) [[unlikely]] make_room(list.bytes, kKernelMaxBytes);
+  using F = file::Kernel::Fields;
+  char* const body = begin_element<ChunkField::kernels>(list.bytes);
+  char* at = kept_kernel_.before_correlation.put(body);
+  at = wire::uint_field<F::correlation_id>(at, correlation_id);
+  at = kept_kernel_.name.put(at);
+  at = wire::sint_field<F::start_delta_ns>(at, start_delta_ns);
+  at = wire::uint_field<F::duration_ns>(at, span.duration_ns());
+  at = kept_kernel_.after_times.put(at);
   end_element(list.bytes, body, at);
 }
 

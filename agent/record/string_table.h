@@ -18,6 +18,19 @@
 #include "encode/chunk_encoder.h"
 #include "huge_page_allocator.h"
 
+// Whether AddressSanitizer instruments this build (GCC says so with
+// __SANITIZE_ADDRESS__, clang with __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define PROF_STRING_TABLE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PROF_STRING_TABLE_ASAN 1
+#endif
+#endif
+#ifndef PROF_STRING_TABLE_ASAN
+#define PROF_STRING_TABLE_ASAN 0
+#endif
+
 namespace prof {
 
 class StringTable {
@@ -51,15 +64,8 @@ class StringTable {
   }
   uint64_t intern_by_address(const char* value, ChunkEncoder& chunk) {
     const CachedAddress& cached = terminated_cache_[cache_slot(value)];
-    // strnlen reads no byte of `value` past its NUL, nor past the cached
-    // text's length and one; a `value` of that length is then compared
-    // inline. Not strncmp: glibc's takes a slow path when either text lies
-    // near the end of a page, which it tests on the two addresses ORed, so
-    // that its cost moved with where the writer's heap put the cached text,
-    // from run to run: 12 to 175 instructions per kernel (callgrind,
-    // tiny_kernels), where strnlen and the compare take ~38.
-    if (cached.address == value && cached.id != 0 && strnlen(value, size_t{cached.size} + 1) == cached.size &&
-        same_text(value, cached.text, cached.size)) [[likely]] {
+    if (cached.address == value && cached.id != 0 && same_terminated_text(value, cached.text, cached.size))
+        [[likely]] {
       return cached.id;
     }
     return intern_by_address_missed(value, chunk);
@@ -87,6 +93,29 @@ class StringTable {
     if (n >= 4) return ((load_u32(a) ^ load_u32(b)) | (load_u32(a + n - 4) ^ load_u32(b + n - 4))) == 0;
     // 0 to 3 bytes: the first, the middle and the last cover them.
     return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+  }
+
+  // Whether the NUL-terminated `value` is the `n` bytes at `text`, reading
+  // no byte of `value` that may not be there: past its NUL, where a shorter
+  // text than `n` bytes ends, only bytes of the page its first byte is on
+  // (mapped, since that byte is), which is all it reads when its `n` bytes
+  // and the NUL's place lie in that page; else strnlen first, which stops
+  // at the NUL. Not strncmp: glibc's takes a slow path when either text lies
+  // near the end of a page, which it tests on the two addresses ORed, so
+  // that its cost moved with where the writer's heap put the cached text,
+  // from run to run: 12 to 175 instructions per kernel (callgrind,
+  // tiny_kernels). strnlen and the compare took ~38, its call out of line
+  // included; the compare alone, within the page (most names), ~15.
+  // AddressSanitizer would see a read past a shorter text's NUL (within its
+  // page) as an overflow: there, strnlen always.
+  [[gnu::always_inline]] static bool same_terminated_text(const char* value, const char* text, size_t n) {
+#if !PROF_STRING_TABLE_ASAN
+    constexpr uintptr_t kPageBytes = 4096;  // the smallest page of any Linux target
+    if ((reinterpret_cast<uintptr_t>(value) & (kPageBytes - 1)) + n < kPageBytes) [[likely]] {
+      return value[n] == '\0' && same_text(value, text, n);
+    }
+#endif
+    return strnlen(value, n + 1) == n && same_text(value, text, n);
   }
 
   // Brings the slot where `value`'s lookup starts into the cache: the writer

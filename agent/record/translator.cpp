@@ -222,7 +222,7 @@ void Translator::api_call(uint32_t tid, const ApiCallRecord& record, ChunkEncode
   if (!same_as_previous) {
     api_call_encoded<false>(tid, record, chunk);
   } else if (repeats_kept_call(record, chunk)) {
-    chunk.add_repeat(tid, ns(record.start_ticks, record.end_ticks), record.correlation_id);
+    chunk.add_call_repeat(tid, ns(record.start_ticks, record.end_ticks), record.correlation_id);
   } else {
     api_call_encoded<true>(tid, record, chunk);
   }

@@ -128,7 +128,8 @@ class Translator {
   // A call that repeats the one before it (a loop's launch: the same
   // function, arguments, kernel name and stack) is written as that call's
   // bytes again around its own times, tid and correlation id
-  // (ChunkEncoder::add_repeat): ~150 of api_call's ~390 instructions per
+  // (ChunkEncoder::add_call_repeat, KeptCallBytes; CuptiDecoder::KeptKernel
+  // does the same for kernels): ~150 of api_call's ~390 instructions per
   // launch were the same fields encoded again. The previous call's function
   // and kernel (or bytes) are noted on every call; the whole call is kept
   // (and its bytes in the encoder) only for the second of a run of calls

@@ -596,12 +596,78 @@ TEST_CASE("kernels written field by field are the generated encoding's bytes, ev
   CHECK(longest >= 128);
 }
 
+TEST_CASE("a kernel repeated from a kept one is the generated encoding's bytes, every field at every width") {
+  // Each kernel given to add_kept(), then repeated by add_kernel_repeat()
+  // with other times and correlation ids (the decoder's repeated launch):
+  // the same bytes as add() of the same kernels, and as the generated
+  // write_fields' (the kept bytes of a kernel of 128 bytes and more, whose
+  // length takes two bytes, included).
+  std::vector<prof::file::Kernel> kernels;
+  std::vector<prof::Span> spans;
+  std::vector<bool> repeats;
+  uint64_t t = kBase;
+  for (uint64_t v : kEdges) {
+    prof::file::Kernel k;
+    k.device_id = static_cast<uint32_t>(v);
+    k.context_id = static_cast<uint32_t>(v >> 1);
+    k.stream_id = static_cast<uint32_t>(v / 3);
+    k.name_id = v;
+    k.grid_x_minus_one = k.grid_y_minus_one = k.grid_z_minus_one = static_cast<uint32_t>(v);
+    k.block_x_minus_one = k.block_y_minus_one = k.block_z_minus_one = static_cast<uint32_t>(v >> 2);
+    k.registers_per_thread = k.static_shared_bytes = k.dynamic_shared_bytes = static_cast<uint32_t>(v);
+    k.local_memory_per_thread = k.graph_id = static_cast<uint32_t>(v);
+    k.graph_node_id = v;
+    k.event_timed = v % 2 != 0;
+    // Kept, then repeated with correlation ids and times of every width:
+    // starts forwards and back, an end before its start.
+    for (uint64_t w : kEdges) {
+      prof::file::Kernel r = k;
+      r.correlation_id = static_cast<uint32_t>(w);
+      const uint64_t step = w % (1ull << 40);
+      const uint64_t start = w % 2 == 0 ? t + step : t - step;
+      kernels.push_back(r);
+      spans.push_back({start, w % 5 == 4 ? start - 1 : start + (w >> 14)});
+      repeats.push_back(w != kEdges[0]);  // the first of each run is kept
+    }
+    t += 1'000'000;
+  }
+  prof::ChunkEncoder direct;
+  prof::ChunkEncoder repeating;
+  direct.begin(kBase);
+  repeating.begin(kBase);
+  std::vector<prof::file::Kernel> expected = kernels;
+  uint64_t previous = kBase;
+  size_t repeated = 0;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    prof::file::Kernel a = kernels[i];
+    prof::file::Kernel b = kernels[i];
+    direct.add(a, spans[i]);
+    if (repeats[i]) {
+      repeating.add_kernel_repeat(b.correlation_id, spans[i]);
+      ++repeated;
+    } else {
+      repeating.add_kept(b, spans[i]);
+    }
+    expected[i].start_delta_ns = static_cast<int64_t>(spans[i].start_ns - previous);
+    expected[i].duration_ns = spans[i].duration_ns();
+    previous = spans[i].start_ns;
+  }
+  const std::string written = direct.finish();
+  CHECK(repeated * 2 > kernels.size());
+  CHECK(written == generated_chunk(kBase, expected));
+  CHECK(repeating.finish() == written);
+  const prof::proto::Chunk chunk = parse_framed(written);
+  size_t longest = 0;
+  for (const auto& kernel : chunk.kernels()) longest = std::max(longest, kernel.ByteSizeLong());
+  CHECK(longest >= 128);
+}
+
 TEST_CASE("an API call from its fields is the generated encoding's bytes, every field at every width") {
   // Each call twice: as the file::ApiCall the generated write_fields encodes
   // (ChunkEncoder::add(file::ApiCall&)), and as the ApiCallFields the writer
   // hands over; both encoders must hold the same bytes after every call.
   // A third is given a call that repeats the one before it but for its tid,
-  // times and correlation id as add_repeat() (the writer's repeated launch),
+  // times and correlation id as add_call_repeat() (the writer's repeated launch),
   // and must hold the same bytes too.
   prof::ChunkEncoder generated;
   prof::ChunkEncoder direct;
@@ -665,7 +731,7 @@ TEST_CASE("an API call from its fields is the generated encoding's bytes, every 
     generated.add(c, span, correlation);
     direct.add(f);
     if (repeats_previous) {
-      repeating.add_repeat(tid, span, correlation);
+      repeating.add_call_repeat(tid, span, correlation);
       ++repeats;
     } else {
       repeating.add_kept(f);

@@ -251,3 +251,170 @@ TEST_CASE("a kind the agent does not record writes nothing") {
   d.decode(other);
   CHECK(d.chunk.empty());
 }
+
+namespace {
+
+// A kernel's Kernel message but for its times and correlation id, as a
+// string to compare: the fields a repeated kernel's bytes are copied for.
+std::string shape_of(const prof::proto::Kernel& k, const prof::proto::Chunk& chunk) {
+  prof::proto::Kernel shape = k;
+  shape.clear_correlation_id();
+  shape.clear_start_delta_ns();
+  shape.clear_duration_ns();
+  shape.clear_name_id();
+  return shape.SerializeAsString() + "|" + string_of(chunk, k.name_id());
+}
+
+}  // namespace
+
+TEST_CASE("a kernel that repeats the one before it but for its times and correlation id is written exactly") {
+  // The decoder writes such a kernel as the kept kernel's bytes around its
+  // own times and correlation id (ChunkEncoder::add_kernel_repeat). Every
+  // field the file has must stop a repeat when it differs, the name's text
+  // at the same address included; fields the file does not have (gridId,
+  // queued, ...) must not. Each record is checked against a decoder that
+  // sees it alone.
+  char name_text[] = "_Z6vecAddPfS_S_i";  // a module's name: its text may change at one address
+  std::vector<CUpti_ActivityKernel10> records;
+  uint32_t correlation = 100;
+  uint64_t t = kBase;
+  const auto add = [&](CUpti_ActivityKernel10 k) {
+    k.correlationId = correlation;
+    correlation += correlation % 3 == 0 ? 1 : 200;  // ids of one to three varint bytes' steps
+    k.start = t + 5;
+    k.end = t + 5 + (correlation % 7) * 1000;
+    t += 20'000;
+    records.push_back(k);
+  };
+  CUpti_ActivityKernel10 base = kernel(0, 0, 0);
+  base.name = name_text;
+  // A run, with the fields CUPTI changes per launch that the file lacks.
+  for (int i = 0; i < 4; ++i) {
+    CUpti_ActivityKernel10 k = base;
+    k.gridId = i;
+    k.queued = 1000 + i;
+    k.submitted = 2000 + i;
+    k.completed = 3000 + i;
+    k.kind = i % 2 == 0 ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL : CUPTI_ACTIVITY_KIND_KERNEL;
+    add(k);
+  }
+  // Each field the file has, changed in one record, then back (twice, so
+  // that the changed one is kept and repeated too).
+  const std::vector<void (*)(CUpti_ActivityKernel10&)> changes = {
+      [](CUpti_ActivityKernel10& k) { k.deviceId = 2; },
+      [](CUpti_ActivityKernel10& k) { k.contextId = 1u << 20; },
+      [](CUpti_ActivityKernel10& k) { k.streamId = 14; },
+      [](CUpti_ActivityKernel10& k) { k.gridX = 1; },
+      [](CUpti_ActivityKernel10& k) { k.gridY = 3; },
+      [](CUpti_ActivityKernel10& k) { k.gridZ = 2; },
+      [](CUpti_ActivityKernel10& k) { k.blockX = 1024; },
+      [](CUpti_ActivityKernel10& k) { k.blockY = 2; },
+      [](CUpti_ActivityKernel10& k) { k.blockZ = 64; },
+      [](CUpti_ActivityKernel10& k) { k.registersPerThread = 255; },
+      [](CUpti_ActivityKernel10& k) { k.staticSharedMemory = 0; },
+      [](CUpti_ActivityKernel10& k) { k.dynamicSharedMemory = 1 << 16; },
+      [](CUpti_ActivityKernel10& k) { k.localMemoryPerThread = 0; },
+      [](CUpti_ActivityKernel10& k) { k.graphId = 4; },
+      [](CUpti_ActivityKernel10& k) { k.graphNodeId = 1; },
+      [](CUpti_ActivityKernel10& k) { k.name = "_Z6vecAddPfS_S_i"; },  // same text elsewhere
+      [](CUpti_ActivityKernel10& k) { k.name = nullptr; },
+  };
+  for (const auto& change : changes) {
+    CUpti_ActivityKernel10 k = base;
+    change(k);
+    add(k);
+    add(k);
+    add(k);
+    add(base);
+    add(base);
+  }
+  // The name's text changed at its address (a module unloaded, another
+  // loaded there): same length, then shorter.
+  Decoded d;
+  d.chunk.begin(kBase);
+  std::vector<std::string> expected;
+  const auto decode_and_expect = [&](const CUpti_ActivityKernel10& k) {
+    Decoded alone;
+    alone.chunk.begin(kBase);
+    alone.decode(k);
+    const prof::proto::Chunk one = alone.finish();
+    REQUIRE(one.kernels_size() == 1);
+    expected.push_back(shape_of(one.kernels(0), one));
+    d.decode(k);
+  };
+  for (const CUpti_ActivityKernel10& k : records) decode_and_expect(k);
+  for (const char* text : {"_Z6vecSubPfS_S_i", "_Z6vecSubPfS_S_i", "_Z3subv", "_Z3subv", "_Z3subv"}) {
+    std::strcpy(name_text, text);
+    add(base);
+    decode_and_expect(records.back());
+  }
+  const prof::proto::Chunk chunk = d.finish();
+  REQUIRE(chunk.kernels_size() == static_cast<int>(records.size()));
+  uint64_t start = kBase;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const auto& k = chunk.kernels(static_cast<int>(i));
+    INFO("kernel " << i);
+    CHECK(shape_of(k, chunk) == expected[i]);
+    CHECK(k.correlation_id() == records[i].correlationId);
+    start += static_cast<uint64_t>(k.start_delta_ns());
+    CHECK(start == records[i].start);
+    CHECK(k.duration_ns() == records[i].end - records[i].start);
+  }
+  CHECK(string_of(chunk, chunk.kernels(static_cast<int>(records.size()) - 1).name_id()) == "_Z3subv");
+}
+
+TEST_CASE("a repeated kernel still passes the windows and the launches' bookkeeping") {
+  // A run of kernels of which some are outside the capture window: the
+  // repeats must be decided per record after the window's, and each
+  // record's launch must still arrive.
+  Decoded d;
+  d.chunk.begin(kBase);
+  prof::WindowLaunches in_flight;
+  in_flight.begin();
+  for (uint32_t id = 1; id <= 6; ++id) in_flight.launched(id);
+  d.decoder.use_windows();
+  d.decoder.open_window(kBase + 2'000);
+  d.decoder.close_window(kBase + 4'500);
+  prof::ChunkSink sink{d.chunk, d.strings};
+  sink.in_flight = &in_flight;
+  for (uint32_t id = 1; id <= 6; ++id) {
+    const CUpti_ActivityKernel10 k = kernel(id, kBase + id * 1'000, kBase + id * 1'000 + 500);
+    d.decoder.decode(reinterpret_cast<const CUpti_Activity*>(&k), sink);
+  }
+  CHECK(in_flight.outstanding() == 0);
+  const prof::proto::Chunk chunk = d.finish();
+  REQUIRE(chunk.kernels_size() == 3);  // starts at 2, 3 and 4 us
+  uint64_t start = kBase;
+  for (int i = 0; i < 3; ++i) {
+    start += static_cast<uint64_t>(chunk.kernels(i).start_delta_ns());
+    CHECK(chunk.kernels(i).correlation_id() == static_cast<uint32_t>(i + 2));
+    CHECK(start == kBase + (i + 2) * 1'000);
+    CHECK(chunk.kernels(i).grid_x_minus_one() == 127);
+    CHECK(string_of(chunk, chunk.kernels(i).name_id()) == "_Z6vecAddPfS_S_i");
+  }
+}
+
+TEST_CASE("a kernel is repeated only into the encoder that holds the kept kernel's bytes") {
+  Decoded d;
+  d.chunk.begin(kBase);
+  d.decode(kernel(1, kBase + 1'000, kBase + 1'500));
+  d.decode(kernel(2, kBase + 2'000, kBase + 2'500));  // kept, into d.chunk
+  prof::ChunkEncoder other;
+  other.begin(kBase);
+  prof::ChunkSink sink{other, d.strings};
+  const CUpti_ActivityKernel10 third = kernel(3, kBase + 3'000, kBase + 3'500);
+  d.decoder.decode(reinterpret_cast<const CUpti_Activity*>(&third), sink);
+  const std::string& framed = other.finish();
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(framed.data()),
+                                            static_cast<int>(framed.size()));
+  uint32_t length = 0;
+  REQUIRE(in.ReadVarint32(&length));
+  prof::proto::Chunk chunk;
+  REQUIRE(chunk.ParseFromArray(framed.data() + in.CurrentPosition(), static_cast<int>(length)));
+  REQUIRE(chunk.kernels_size() == 1);
+  CHECK(chunk.kernels(0).correlation_id() == 3);
+  CHECK(chunk.kernels(0).stream_id() == 13);
+  CHECK(chunk.kernels(0).grid_x_minus_one() == 127);
+  CHECK(chunk.kernels(0).graph_node_id() == (1ull << 33));
+  CHECK(chunk.kernels(0).name_id() != 0);
+}

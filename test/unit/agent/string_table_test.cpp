@@ -8,6 +8,8 @@
 #include <vector>
 
 #include <google/protobuf/io/coded_stream.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "proto/prof.pb.h"
 #include "record/string_table.h"
@@ -153,6 +155,42 @@ TEST_CASE("a name cached by its address is checked against its text, so a reused
   std::vector<std::string> values;
   for (const auto& s : defined.strings()) values.push_back(s.value());
   CHECK(values == std::vector<std::string>{"_Z6kernelPf", "_Z6kernelPd", "_Z6kernel", "_Z6kernelPdPf", ""});
+}
+
+TEST_CASE("a name cached by its address is checked without reading past its page's end") {
+  // intern_by_address compares a NUL-terminated text within its page when
+  // the cached text's length lets it, else it takes its length first: a
+  // shorter name at an address whose cached name ran on into the next page
+  // (that module unloaded, the page since unmapped) must not be read past
+  // its NUL into that page. Two pages, the second made inaccessible.
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* mapped = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(mapped != MAP_FAILED);
+  char* const first_page = static_cast<char*>(mapped);
+  prof::StringTable strings;
+  prof::ChunkEncoder chunk;
+  // A name across the pages' boundary, then a short one at its address.
+  char* const across = first_page + page - 8;
+  std::strcpy(across, "_Z12long_kernel_namePf");
+  const uint64_t long_name = strings.intern_by_address(across, chunk);
+  CHECK(strings.intern_by_address(across, chunk) == long_name);
+  std::strcpy(across, "_Z1kv");
+  REQUIRE(mprotect(first_page + page, page, PROT_NONE) == 0);
+  const uint64_t short_name = strings.intern_by_address(across, chunk);
+  CHECK(short_name != long_name);
+  CHECK(strings.intern_by_address(across, chunk) == short_name);
+  // A name whose NUL is its page's last byte: compared within the page.
+  char* const at_end = first_page + page - 12;
+  std::strcpy(at_end, "_Z6kernelPf");
+  const uint64_t at_end_name = strings.intern_by_address(at_end, chunk);
+  CHECK(strings.intern_by_address(at_end, chunk) == at_end_name);
+  std::strcpy(at_end, "_Z6kernel");
+  CHECK(strings.intern_by_address(at_end, chunk) != at_end_name);
+  munmap(mapped, 2 * page);
+  const prof::proto::Chunk defined = parse(chunk.finish());
+  std::vector<std::string> values;
+  for (const auto& s : defined.strings()) values.push_back(s.value());
+  CHECK(values == std::vector<std::string>{"_Z12long_kernel_namePf", "_Z1kv", "_Z6kernelPf", "_Z6kernel"});
 }
 
 TEST_CASE("texts compared word by word differ wherever one byte differs, at every length") {

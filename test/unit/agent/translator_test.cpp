@@ -135,7 +135,7 @@ TEST_CASE("a launch call becomes an ApiCall with its arguments, names interned o
 TEST_CASE("a call that repeats the previous one has its own times and correlation id; others, their own fields") {
   // The writer writes a call that repeats the previous one but for its
   // times and correlation id as the previous call's bytes (ChunkEncoder::
-  // add_repeat): a kernel name of another text at the same address (here
+  // add_call_repeat): a kernel name of another text at the same address (here
   // null, as these records leave it), another grid or return code must not
   // pass for a repeat.
   Translated t;
