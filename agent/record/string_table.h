@@ -18,17 +18,19 @@
 #include "encode/chunk_encoder.h"
 #include "huge_page_allocator.h"
 
-// Whether AddressSanitizer instruments this build (GCC says so with
-// __SANITIZE_ADDRESS__, clang with __has_feature).
-#if defined(__SANITIZE_ADDRESS__)
-#define PROF_STRING_TABLE_ASAN 1
+// Whether a sanitizer checks this build's reads: AddressSanitizer sees a
+// read past a name's NUL as an overflow, ThreadSanitizer as a race with
+// whatever another thread writes there (GCC says so with __SANITIZE_*__,
+// clang with __has_feature).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PROF_STRING_TABLE_READS_CHECKED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PROF_STRING_TABLE_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define PROF_STRING_TABLE_READS_CHECKED 1
 #endif
 #endif
-#ifndef PROF_STRING_TABLE_ASAN
-#define PROF_STRING_TABLE_ASAN 0
+#ifndef PROF_STRING_TABLE_READS_CHECKED
+#define PROF_STRING_TABLE_READS_CHECKED 0
 #endif
 
 namespace prof {
@@ -106,10 +108,10 @@ class StringTable {
   // from run to run: 12 to 175 instructions per kernel (callgrind,
   // tiny_kernels). strnlen and the compare took ~38, its call out of line
   // included; the compare alone, within the page (most names), ~15.
-  // AddressSanitizer would see a read past a shorter text's NUL (within its
-  // page) as an overflow: there, strnlen always.
+  // Under a sanitizer that checks reads, strnlen always (see
+  // PROF_STRING_TABLE_READS_CHECKED).
   [[gnu::always_inline]] static bool same_terminated_text(const char* value, const char* text, size_t n) {
-#if !PROF_STRING_TABLE_ASAN
+#if !PROF_STRING_TABLE_READS_CHECKED
     constexpr uintptr_t kPageBytes = 4096;  // the smallest page of any Linux target
     if ((reinterpret_cast<uintptr_t>(value) & (kPageBytes - 1)) + n < kPageBytes) [[likely]] {
       return value[n] == '\0' && same_text(value, text, n);
