@@ -161,8 +161,10 @@ bool CuptiDecoder::keep(uint64_t start_ns, uint64_t end_ns, WindowLaunches::Orig
 }
 
 template <typename Record>
-bool CuptiDecoder::held_for_later(const Record& record, WindowLaunches::Origin origin, const ChunkSink& sink) {
-  if (origin == WindowLaunches::Origin::inside || record.start <= sink.later_after_ns || record.end == 0) return false;
+bool CuptiDecoder::held_for_later(const Record& record, const ChunkSink& sink) {
+  if (record.start <= sink.later_after_ns || record.end == 0) [[likely]] return false;
+  // Work the open window's calls launched is its own, whenever it started.
+  if (sink.launches != nullptr && sink.launches->awaits(record.correlationId)) return false;
   const auto* bytes = reinterpret_cast<const uint8_t*>(&record);
   held_.emplace_back(bytes, bytes + sizeof(Record));
   return true;
@@ -186,8 +188,9 @@ bool CuptiDecoder::in_some_window(uint64_t start_ns) {
 }
 
 void CuptiDecoder::decode_kernel(const CUpti_ActivityKernel10& k, ChunkSink& sink) {
+  if (held_for_later(k, sink)) return;
   const WindowLaunches::Origin origin = launched(sink, k.correlationId, k.end);
-  if (held_for_later(k, origin, sink) || !keep(k.start, k.end, origin)) return;
+  if (!keep(k.start, k.end, origin)) return;
   // CUPTI hands each kernel's name from one place: cached by address.
   const uint64_t name_id = k.name != nullptr ? sink.strings.intern_by_address(k.name, sink.chunk) : 0;
   const bool same_name_as_previous = k.name == previous_kernel_name_;
@@ -218,8 +221,9 @@ void CuptiDecoder::decode_other(const CUpti_Activity* activity, ChunkSink& sink)
   switch (activity->kind) {  // kernels: decode()
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(activity);
+      if (held_for_later(*m, sink)) return;
       const WindowLaunches::Origin origin = launched(sink, m->correlationId, m->end);
-      if (held_for_later(*m, origin, sink) || !keep(m->start, m->end, origin)) return;
+      if (!keep(m->start, m->end, origin)) return;
       file::Memcpy copy = copy_of(*m);
       copy.kind = copy_kind_of(m->copyKind);
       sink.chunk.add(copy, {m->start, m->end});
@@ -227,8 +231,9 @@ void CuptiDecoder::decode_other(const CUpti_Activity* activity, ChunkSink& sink)
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(activity);
+      if (held_for_later(*m, sink)) return;
       const WindowLaunches::Origin origin = launched(sink, m->correlationId, m->end);
-      if (held_for_later(*m, origin, sink) || !keep(m->start, m->end, origin)) return;
+      if (!keep(m->start, m->end, origin)) return;
       file::Memcpy copy = copy_of(*m);
       copy.kind = file::CopyKind::peer_to_peer;
       copy.src_device_id = m->srcDeviceId;
@@ -238,8 +243,9 @@ void CuptiDecoder::decode_other(const CUpti_Activity* activity, ChunkSink& sink)
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(activity);
+      if (held_for_later(*m, sink)) return;
       const WindowLaunches::Origin origin = launched(sink, m->correlationId, m->end);
-      if (held_for_later(*m, origin, sink) || !keep(m->start, m->end, origin)) return;
+      if (!keep(m->start, m->end, origin)) return;
       file::Memset set;
       set.device_id = m->deviceId;
       set.context_id = m->contextId;

@@ -56,9 +56,14 @@ class CuptiDecoder {
   // the open window is kept even when it started after the window's end;
   // work launched before it, never.
   bool keep(uint64_t start_ns, uint64_t end_ns, WindowLaunches::Origin origin = WindowLaunches::Origin::unknown);
-  // Holds a copy of the record when it belongs to a later window.
+  // Holds a copy of the record when it belongs to a later window: it started
+  // after sink.later_after_ns and no call of the open window awaits it.
+  // Decided before its arrival is counted (launched()): a record that came
+  // before its call was drained, counted then as early, found its call no
+  // more when decoded again, and was judged by its start alone (a window's
+  // last kernel, launched inside it and started after its end, was lost).
   template <typename Record>
-  bool held_for_later(const Record& record, WindowLaunches::Origin origin, const ChunkSink& sink);
+  bool held_for_later(const Record& record, const ChunkSink& sink);
   std::vector<std::vector<uint8_t>> held_;  // writer thread
 
   // A kernel record that repeats the one before it but for its times and

@@ -83,6 +83,8 @@ class WindowLaunches {
     return arrived_unawaited(correlation_id);
   }
 
+  // Whether a call recorded in this window awaits the record of `correlation_id`.
+  bool awaits(uint32_t correlation_id) const { return active_ && waiting_.contains(correlation_id); }
   // Launches whose GPU record has not arrived yet.
   size_t outstanding() const { return waiting_.size(); }
 

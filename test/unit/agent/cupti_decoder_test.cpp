@@ -418,3 +418,64 @@ TEST_CASE("a kernel is repeated only into the encoder that holds the kept kernel
   CHECK(chunk.kernels(0).graph_node_id() == (1ull << 33));
   CHECK(chunk.kernels(0).name_id() != 0);
 }
+
+TEST_CASE("a record that came before its call was drained is the window's once its call is") {
+  // The window's last kernel: launched inside it, started after its end.
+  // Its record came while the writer had not drained its call yet, at a
+  // pass that began before it started (held for a later window); then the
+  // call was drained, the window ended, and the held record was decoded.
+  Decoded d;
+  d.chunk.begin(kBase);
+  prof::WindowLaunches launches;
+  launches.begin();
+  launches.launched(1);
+  d.decoder.use_windows();
+  d.decoder.open_window(kBase + 1'000);
+  prof::ChunkSink pass{d.chunk, d.strings};
+  pass.launches = &launches;
+  pass.later_after_ns = kBase + 4'000;
+  const CUpti_ActivityKernel10 first = kernel(1, kBase + 2'000, kBase + 3'000);
+  const CUpti_ActivityKernel10 last = kernel(2, kBase + 6'000, kBase + 7'000);
+  d.decoder.decode(reinterpret_cast<const CUpti_Activity*>(&first), pass);
+  d.decoder.decode(reinterpret_cast<const CUpti_Activity*>(&last), pass);
+  CHECK(launches.outstanding() == 0);
+  launches.launched(2);  // its call, drained now
+  CHECK(launches.outstanding() == 1);
+  d.decoder.close_window(kBase + 5'000);
+  prof::ChunkSink completing{d.chunk, d.strings};
+  completing.launches = &launches;
+  completing.later_after_ns = kBase + 5'000;
+  d.decoder.decode_held(completing);
+  CHECK(launches.outstanding() == 0);
+  const prof::proto::Chunk chunk = d.finish();
+  REQUIRE(chunk.kernels_size() == 2);
+  CHECK(chunk.kernels(1).correlation_id() == 2);
+}
+
+TEST_CASE("a record of work that started after the pass began and that no call awaits waits for the window whose call launched it") {
+  Decoded d;
+  d.chunk.begin(kBase);
+  prof::WindowLaunches launches;
+  launches.begin();
+  d.decoder.use_windows();
+  d.decoder.open_window(kBase + 1'000);
+  d.decoder.close_window(kBase + 5'000);
+  prof::ChunkSink pass{d.chunk, d.strings};
+  pass.launches = &launches;
+  pass.later_after_ns = kBase + 5'000;
+  const CUpti_ActivityKernel10 later = kernel(7, kBase + 6'000, kBase + 7'000);
+  d.decoder.decode(reinterpret_cast<const CUpti_Activity*>(&later), pass);
+  CHECK(d.finish().kernels_size() == 0);
+  // The next window, whose call launched it (drained into it, now).
+  launches.end();
+  launches.begin();
+  launches.launched(7);
+  d.decoder.open_window(kBase + 5'500);
+  d.chunk.begin(kBase);
+  pass.later_after_ns = UINT64_MAX;
+  d.decoder.decode_held(pass);
+  CHECK(launches.outstanding() == 0);
+  const prof::proto::Chunk chunk = d.finish();
+  REQUIRE(chunk.kernels_size() == 1);
+  CHECK(chunk.kernels(0).correlation_id() == 7);
+}
