@@ -2,7 +2,6 @@
 // every message type of proto/prof.proto, every field.
 #include <catch2/catch.hpp>
 
-#include <google/protobuf/io/coded_stream.h>
 
 #include <algorithm>
 #include <initializer_list>
@@ -12,21 +11,10 @@
 
 #include "encode/chunk_encoder.h"
 #include "encode/proto_wire.h"
+#include "../framed_chunk.h"
 #include "proto/prof.pb.h"
 
 namespace {
-
-// Parses "varint length + Chunk" as the file holds it.
-prof::proto::Chunk parse_framed(const std::string& framed) {
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(framed.data()),
-                                            static_cast<int>(framed.size()));
-  uint32_t length = 0;
-  REQUIRE(in.ReadVarint32(&length));
-  REQUIRE(length == framed.size() - static_cast<size_t>(in.CurrentPosition()));
-  prof::proto::Chunk chunk;
-  REQUIRE(chunk.ParseFromArray(framed.data() + in.CurrentPosition(), static_cast<int>(length)));
-  return chunk;
-}
 
 constexpr uint64_t kBase = 5'000'000'000'000;
 

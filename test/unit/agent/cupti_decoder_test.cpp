@@ -3,11 +3,11 @@
 // does with a completed buffer, without libcupti.
 #include <catch2/catch.hpp>
 
-#include <google/protobuf/io/coded_stream.h>
 
 #include <cstring>
 
 #include "capture/cupti_decoder.h"
+#include "../framed_chunk.h"
 #include "proto/prof.pb.h"
 
 namespace {
@@ -34,16 +34,7 @@ struct Decoded {
     decoder.decode(reinterpret_cast<const CUpti_Activity*>(&record), sink);
   }
 
-  prof::proto::Chunk finish() {
-    const std::string& framed = chunk.finish();
-    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(framed.data()),
-                                              static_cast<int>(framed.size()));
-    uint32_t length = 0;
-    REQUIRE(in.ReadVarint32(&length));
-    prof::proto::Chunk parsed;
-    REQUIRE(parsed.ParseFromArray(framed.data() + in.CurrentPosition(), static_cast<int>(length)));
-    return parsed;
-  }
+  prof::proto::Chunk finish() { return parse_framed(chunk.finish()); }
 };
 
 std::string string_of(const prof::proto::Chunk& chunk, uint64_t id) {
@@ -404,13 +395,7 @@ TEST_CASE("a kernel is repeated only into the encoder that holds the kept kernel
   prof::ChunkSink sink{other, d.strings};
   const CUpti_ActivityKernel10 third = kernel(3, kBase + 3'000, kBase + 3'500);
   d.decoder.decode(reinterpret_cast<const CUpti_Activity*>(&third), sink);
-  const std::string& framed = other.finish();
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(framed.data()),
-                                            static_cast<int>(framed.size()));
-  uint32_t length = 0;
-  REQUIRE(in.ReadVarint32(&length));
-  prof::proto::Chunk chunk;
-  REQUIRE(chunk.ParseFromArray(framed.data() + in.CurrentPosition(), static_cast<int>(length)));
+  const prof::proto::Chunk chunk = parse_framed(other.finish());
   REQUIRE(chunk.kernels_size() == 1);
   CHECK(chunk.kernels(0).correlation_id() == 3);
   CHECK(chunk.kernels(0).stream_id() == 13);

@@ -7,24 +7,14 @@
 #include <string_view>
 #include <vector>
 
-#include <google/protobuf/io/coded_stream.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../framed_chunk.h"
 #include "proto/prof.pb.h"
 #include "record/string_table.h"
 
 namespace {
-
-prof::proto::Chunk parse(const std::string& framed) {
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(framed.data()),
-                                            static_cast<int>(framed.size()));
-  uint32_t length = 0;
-  REQUIRE(in.ReadVarint32(&length));
-  prof::proto::Chunk chunk;
-  REQUIRE(chunk.ParseFromArray(framed.data() + in.CurrentPosition(), static_cast<int>(length)));
-  return chunk;
-}
 
 }  // namespace
 
@@ -36,7 +26,7 @@ TEST_CASE("a string is defined once, in the chunk that first uses it") {
   CHECK(a != 0);
   CHECK(b != a);
   CHECK(strings.intern("forward", chunk) == a);
-  const prof::proto::Chunk first = parse(chunk.finish());
+  const prof::proto::Chunk first = parse_framed(chunk.finish());
   REQUIRE(first.strings_size() == 2);
   CHECK(first.strings(0).id() == a);
   CHECK(first.strings(0).value() == "forward");
@@ -45,7 +35,7 @@ TEST_CASE("a string is defined once, in the chunk that first uses it") {
   // A later chunk reuses the ids without defining them again.
   CHECK(strings.intern("backward", chunk) == b);
   const uint64_t c = strings.intern("optimizer", chunk);
-  const prof::proto::Chunk second = parse(chunk.finish());
+  const prof::proto::Chunk second = parse_framed(chunk.finish());
   REQUIRE(second.strings_size() == 1);
   CHECK(second.strings(0).id() == c);
   CHECK(strings.size() == 3);
@@ -60,7 +50,7 @@ TEST_CASE("static strings are interned by address but share ids with equal text"
   CHECK(strings.intern_static(kName, chunk) == by_address);
   CHECK(strings.intern(same_text, chunk) == by_address);
   CHECK(strings.intern_static(nullptr, chunk) == 0);
-  CHECK(parse(chunk.finish()).strings_size() == 1);
+  CHECK(parse_framed(chunk.finish()).strings_size() == 1);
 }
 
 TEST_CASE("the tables keep every id as they grow far past their first size") {
@@ -79,12 +69,12 @@ TEST_CASE("the tables keep every id as they grow far past their first size") {
     text_ids.push_back(strings.intern(texts[i], chunk));
     address_ids.push_back(strings.intern_static(addresses[i], chunk));
   }
-  CHECK(parse(chunk.finish()).strings_size() == 2 * kCount);
+  CHECK(parse_framed(chunk.finish()).strings_size() == 2 * kCount);
   for (int i = 0; i < kCount; ++i) {
     REQUIRE(strings.intern(texts[i], chunk) == text_ids[i]);
     REQUIRE(strings.intern_static(addresses[i], chunk) == address_ids[i]);
   }
-  CHECK(parse(chunk.finish()).strings_size() == 0);
+  CHECK(parse_framed(chunk.finish()).strings_size() == 0);
   CHECK(strings.size() == 2 * kCount);
 }
 
@@ -103,13 +93,13 @@ TEST_CASE("texts of every length keep their bytes while the table grows") {
     ids.push_back(strings.intern(text, chunk));
   }
   CHECK(strings.intern("", chunk) == strings.intern("", chunk));
-  const prof::proto::Chunk defined = parse(chunk.finish());
+  const prof::proto::Chunk defined = parse_framed(chunk.finish());
   REQUIRE(defined.strings_size() == 3001);
   for (size_t i = 0; i < texts.size(); ++i) {
     REQUIRE(strings.intern(texts[i], chunk) == ids[i]);
     REQUIRE(defined.strings(static_cast<int>(i)).value() == texts[i]);
   }
-  CHECK(parse(chunk.finish()).strings_size() == 0);
+  CHECK(parse_framed(chunk.finish()).strings_size() == 0);
 }
 
 TEST_CASE("a name cached by its address is checked against its text, so a reused address stays exact") {
@@ -151,7 +141,7 @@ TEST_CASE("a name cached by its address is checked against its text, so a reused
   CHECK(strings.intern_by_address(nullptr, std::string_view("_Z6kernelPdPf"), chunk) == longer);
 
   // Every text was defined once, with its own id.
-  const prof::proto::Chunk defined = parse(chunk.finish());
+  const prof::proto::Chunk defined = parse_framed(chunk.finish());
   std::vector<std::string> values;
   for (const auto& s : defined.strings()) values.push_back(s.value());
   CHECK(values == std::vector<std::string>{"_Z6kernelPf", "_Z6kernelPd", "_Z6kernel", "_Z6kernelPdPf", ""});
@@ -187,7 +177,7 @@ TEST_CASE("a name cached by its address is checked without reading past its page
   std::strcpy(at_end, "_Z6kernel");
   CHECK(strings.intern_by_address(at_end, chunk) != at_end_name);
   munmap(mapped, 2 * page);
-  const prof::proto::Chunk defined = parse(chunk.finish());
+  const prof::proto::Chunk defined = parse_framed(chunk.finish());
   std::vector<std::string> values;
   for (const auto& s : defined.strings()) values.push_back(s.value());
   CHECK(values == std::vector<std::string>{"_Z12long_kernel_namePf", "_Z1kv", "_Z6kernelPf", "_Z6kernel"});

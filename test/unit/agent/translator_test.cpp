@@ -3,7 +3,6 @@
 // files or /proc.
 #include <catch2/catch.hpp>
 
-#include <google/protobuf/io/coded_stream.h>
 
 #include <cstring>
 #include <string>
@@ -12,6 +11,7 @@
 
 #include "record/recorder.h"
 #include "record/translator.h"
+#include "../framed_chunk.h"
 #include "proto/prof.pb.h"
 
 namespace {
@@ -72,16 +72,7 @@ struct Translated {
     buffer.drain([&](const prof::RecordHeader& header) { translator.translate(buffer, header, chunk); });
   }
 
-  prof::proto::Chunk finish() {
-    const std::string& framed = chunk.finish();
-    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(framed.data()),
-                                              static_cast<int>(framed.size()));
-    uint32_t length = 0;
-    REQUIRE(in.ReadVarint32(&length));
-    prof::proto::Chunk parsed;
-    REQUIRE(parsed.ParseFromArray(framed.data() + in.CurrentPosition(), static_cast<int>(length)));
-    return parsed;
-  }
+  prof::proto::Chunk finish() { return parse_framed(chunk.finish()); }
 
   prof::ThreadBuffer buffer{4096, kTid};
   prof::Translator translator;

@@ -3,28 +3,17 @@
 // classes, index its definitions, and symbolize a stack as the analyzer would.
 #include <catch2/catch.hpp>
 
-#include <google/protobuf/io/coded_stream.h>
-
 #include <map>
 #include <string>
 #include <vector>
 
+#include "../framed_chunk.h"
 #include "proto/prof.pb.h"
 #include "symbols/elf_symbolizer.h"
 
 namespace stacks_test {
 
-// "varint length + Chunk", as ChunkEncoder::finish() frames it.
-inline prof::proto::Chunk parse_framed(const std::string& framed) {
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(framed.data()),
-                                            static_cast<int>(framed.size()));
-  uint32_t length = 0;
-  REQUIRE(in.ReadVarint32(&length));
-  REQUIRE(length == framed.size() - static_cast<size_t>(in.CurrentPosition()));
-  prof::proto::Chunk chunk;
-  REQUIRE(chunk.ParseFromArray(framed.data() + in.CurrentPosition(), static_cast<int>(length)));
-  return chunk;
-}
+using ::parse_framed;  // ../framed_chunk.h
 
 // The definitions of every chunk read so far, by id.
 struct Definitions {
