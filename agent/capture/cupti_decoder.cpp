@@ -170,6 +170,13 @@ bool CuptiDecoder::held_for_later(const Record& record, const ChunkSink& sink) {
   return true;
 }
 
+template <typename Record>
+[[gnu::always_inline]] inline bool CuptiDecoder::written_now(const Record& record, ChunkSink& sink) {
+  // Held first: a held record's arrival is counted when it is decoded again.
+  if (held_for_later(record, sink)) return false;
+  return keep(record.start, record.end, launched(sink, record.correlationId, record.end));
+}
+
 void CuptiDecoder::decode_held(ChunkSink& sink) {
   if (held_.empty()) return;
   std::vector<std::vector<uint8_t>> held;
@@ -188,9 +195,7 @@ bool CuptiDecoder::in_some_window(uint64_t start_ns) {
 }
 
 void CuptiDecoder::decode_kernel(const CUpti_ActivityKernel10& k, ChunkSink& sink) {
-  if (held_for_later(k, sink)) return;
-  const WindowLaunches::Origin origin = launched(sink, k.correlationId, k.end);
-  if (!keep(k.start, k.end, origin)) return;
+  if (!written_now(k, sink)) return;
   // CUPTI hands each kernel's name from one place: cached by address.
   const uint64_t name_id = k.name != nullptr ? sink.strings.intern_by_address(k.name, sink.chunk) : 0;
   const bool same_name_as_previous = k.name == previous_kernel_name_;
@@ -221,9 +226,7 @@ void CuptiDecoder::decode_other(const CUpti_Activity* activity, ChunkSink& sink)
   switch (activity->kind) {  // kernels: decode()
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(activity);
-      if (held_for_later(*m, sink)) return;
-      const WindowLaunches::Origin origin = launched(sink, m->correlationId, m->end);
-      if (!keep(m->start, m->end, origin)) return;
+      if (!written_now(*m, sink)) return;
       file::Memcpy copy = copy_of(*m);
       copy.kind = copy_kind_of(m->copyKind);
       sink.chunk.add(copy, {m->start, m->end});
@@ -231,9 +234,7 @@ void CuptiDecoder::decode_other(const CUpti_Activity* activity, ChunkSink& sink)
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(activity);
-      if (held_for_later(*m, sink)) return;
-      const WindowLaunches::Origin origin = launched(sink, m->correlationId, m->end);
-      if (!keep(m->start, m->end, origin)) return;
+      if (!written_now(*m, sink)) return;
       file::Memcpy copy = copy_of(*m);
       copy.kind = file::CopyKind::peer_to_peer;
       copy.src_device_id = m->srcDeviceId;
@@ -243,9 +244,7 @@ void CuptiDecoder::decode_other(const CUpti_Activity* activity, ChunkSink& sink)
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(activity);
-      if (held_for_later(*m, sink)) return;
-      const WindowLaunches::Origin origin = launched(sink, m->correlationId, m->end);
-      if (!keep(m->start, m->end, origin)) return;
+      if (!written_now(*m, sink)) return;
       file::Memset set;
       set.device_id = m->deviceId;
       set.context_id = m->contextId;

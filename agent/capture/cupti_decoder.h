@@ -64,6 +64,11 @@ class CuptiDecoder {
   // last kernel, launched inside it and started after its end, was lost).
   template <typename Record>
   bool held_for_later(const Record& record, const ChunkSink& sink);
+  // Whether a record of work its call launched (a kernel, copy or memset)
+  // is written now: not held for a later window, its launch counted as
+  // arrived, and kept by its window.
+  template <typename Record>
+  bool written_now(const Record& record, ChunkSink& sink);
   std::vector<std::vector<uint8_t>> held_;  // writer thread
 
   // A kernel record that repeats the one before it but for its times and
